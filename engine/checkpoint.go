@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cleanerlab/cleanerlab/engine/record"
+)
+
+// CleanerCheckpointFile is the name of the cleaner's checkpoint file in a log
+// directory root (the parent of the partition directories), as Kafka's
+// LogCleanerManager.offsetCheckpointFile.
+const CleanerCheckpointFile = "cleaner-offset-checkpoint"
+
+// checkpointVersion is the only version of Kafka's OffsetCheckpointFile format.
+const checkpointVersion = 0
+
+// ReadCheckpoint reads a Kafka offset checkpoint file (the format shared by
+// cleaner-offset-checkpoint, recovery-point-offset-checkpoint and
+// log-start-offset-checkpoint): a version line "0", an entry count line, then
+// "topic partition offset" lines. A missing file is an empty map. Errors wrap
+// ErrBadCheckpoint and name the file and line.
+func ReadCheckpoint(fsys FS, path string) (map[TopicPartition]record.Offset, error) {
+	if fsys == nil {
+		fsys = DefaultFS
+	}
+	out := map[TopicPartition]record.Offset{}
+	f, err := fsys.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	data, err := readAll(f)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	bad := func(line int, format string, args ...any) error {
+		return fmt.Errorf("%w: %s line %d: %s", ErrBadCheckpoint, path, line, fmt.Sprintf(format, args...))
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) < 2 {
+		return nil, bad(len(lines), "want a version line and a count line, file has %d lines", len(lines))
+	}
+	if v, err := strconv.Atoi(strings.TrimSpace(lines[0])); err != nil || v != checkpointVersion {
+		return nil, bad(1, "version %q, want %d", lines[0], checkpointVersion)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(lines[1]))
+	if err != nil || n < 0 {
+		return nil, bad(2, "entry count %q is not a non-negative integer", lines[1])
+	}
+	if len(lines)-2 != n {
+		return nil, bad(2, "entry count %d but %d entry lines", n, len(lines)-2)
+	}
+	for i, line := range lines[2:] {
+		fields := strings.Fields(line)
+		if len(fields) != 3 {
+			return nil, bad(i+3, "want \"topic partition offset\", got %q", line)
+		}
+		p, err1 := strconv.ParseInt(fields[1], 10, 32)
+		off, err2 := strconv.ParseInt(fields[2], 10, 64)
+		if err1 != nil || err2 != nil || p < 0 {
+			return nil, bad(i+3, "bad partition or offset in %q", line)
+		}
+		out[TopicPartition{Topic: fields[0], Partition: int32(p)}] = record.Offset(off)
+	}
+	return out, nil
+}
+
+// WriteCheckpoint writes entries in Kafka's checkpoint format, atomically
+// (path.tmp, fsync, rename, fsync the directory), sorted by topic then
+// partition so that the bytes are reproducible.
+func WriteCheckpoint(fsys FS, path string, entries map[TopicPartition]record.Offset) error {
+	if fsys == nil {
+		fsys = DefaultFS
+	}
+	tps := make([]TopicPartition, 0, len(entries))
+	for tp := range entries {
+		tps = append(tps, tp)
+	}
+	sort.Slice(tps, func(i, j int) bool {
+		if tps[i].Topic != tps[j].Topic {
+			return tps[i].Topic < tps[j].Topic
+		}
+		return tps[i].Partition < tps[j].Partition
+	})
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%d\n%d\n", checkpointVersion, len(tps))
+	for _, tp := range tps {
+		fmt.Fprintf(&b, "%s %d %d\n", tp.Topic, tp.Partition, int64(entries[tp]))
+	}
+	return writeFileAtomic(fsys, path, b.Bytes())
+}
+
+// CheckpointPath is the cleaner checkpoint of the log directory root that
+// holds the partition directory dir.
+func CheckpointPath(partitionDir string) string {
+	return filepath.Join(filepath.Dir(filepath.Clean(partitionDir)), CleanerCheckpointFile)
+}
+
+// UpdateCheckpoint sets one partition's entry in the checkpoint file at path,
+// keeping the others.
+func UpdateCheckpoint(fsys FS, path string, tp TopicPartition, off record.Offset) error {
+	entries, err := ReadCheckpoint(fsys, path)
+	if err != nil {
+		return err
+	}
+	entries[tp] = off
+	return WriteCheckpoint(fsys, path, entries)
+}

@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"github.com/cleanerlab/cleanerlab/engine/record"
+)
+
+// NoCheckpoint is passed as a checkpoint offset when the checkpoint file has
+// no entry for the log.
+const NoCheckpoint record.Offset = -1
+
+// LogToClean is the cleanable part of one log, as Kafka's LogToClean.
+type LogToClean struct {
+	TopicPartition TopicPartition
+	// FirstDirtyOffset is where this clean starts building the offset map.
+	FirstDirtyOffset record.Offset
+	// FirstUncleanableOffset is the base offset of the first segment that may
+	// not be cleaned (LogCleanerManager.cleanableOffsets, snapped down to a
+	// segment boundary as LogToClean.calculateCleanableBytes).
+	FirstUncleanableOffset record.Offset
+	// CleanBytes: bytes of the segments holding offsets below FirstDirtyOffset.
+	CleanBytes int64
+	// CleanableBytes: bytes of the segments in [FirstDirtyOffset's segment, FirstUncleanableOffset).
+	CleanableBytes int64
+	// CleanableRatio = CleanableBytes / (CleanBytes + CleanableBytes); 0 for an empty log.
+	CleanableRatio float64
+}
+
+// CleanableOffsets computes the cleanable range of l, as Kafka's
+// LogCleanerManager.cleanableOffsets and LogToClean:
+//   - first dirty offset: the checkpoint, or the log start offset when there is
+//     none or it lies outside [log start offset, log end offset];
+//   - first uncleanable offset: max(first dirty, min(last stable offset (which
+//     is bounded by the high watermark), active segment base offset, base of the
+//     first dirty segment whose largest timestamp is newer than
+//     nowMs - min.compaction.lag.ms when that lag is > 0)), then snapped down
+//     to the base offset of the segment holding it.
+func CleanableOffsets(l *Log, checkpoint record.Offset, nowMs int64) LogToClean {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	active := l.segments[len(l.segments)-1]
+	leo := active.nextOffset
+	firstDirty := checkpoint
+	if checkpoint < 0 || checkpoint < l.logStartOffset || checkpoint > leo {
+		firstDirty = l.logStartOffset
+	}
+	hw := l.highWatermark
+	if hw < 0 || hw > leo {
+		hw = leo
+	}
+	bound := min(hw, active.base) // the last stable offset is the high watermark until transactions are tracked
+	if lag := l.cfg.MinCompactionLagMs; lag > 0 {
+		for _, s := range l.segmentsInRange(firstDirty, active.base) {
+			if s.MaxTimestamp() > nowMs-lag {
+				bound = min(bound, s.base)
+				break
+			}
+		}
+	}
+	uncleanable := max(firstDirty, bound)
+
+	// Snap down: the segment holding `uncleanable`, unless that is the active one.
+	firstUncleanable := active.base
+	if uncleanable < active.base {
+		if segs := l.segmentsInRange(uncleanable, active.base); len(segs) > 0 {
+			firstUncleanable = segs[0].base
+		}
+	}
+	lt := LogToClean{TopicPartition: l.tp, FirstDirtyOffset: firstDirty, FirstUncleanableOffset: firstUncleanable}
+	for _, s := range l.segmentsInRange(-1, firstDirty) {
+		lt.CleanBytes += s.size
+	}
+	for _, s := range l.segmentsInRange(min(firstDirty, firstUncleanable), firstUncleanable) {
+		lt.CleanableBytes += s.size
+	}
+	if total := lt.CleanBytes + lt.CleanableBytes; total > 0 {
+		lt.CleanableRatio = float64(lt.CleanableBytes) / float64(total)
+	}
+	return lt
+}
+
+// groupSegmentsBySize groups consecutive segments, oldest first, so that each
+// group fits one cleaned segment, as Kafka's Cleaner.groupSegmentsBySize:
+// a segment joins the group while the sums of .log sizes stay <= maxBytes,
+// of offset-index and time-index sizes each <= maxIndexBytes, and (unless the
+// segment is empty) its estimated last offset (next segment's base - 1, or
+// firstUncleanable - 1 for the last one) minus the group's base offset fits
+// in an int32.
+func groupSegmentsBySize(segs []*Segment, maxBytes, maxIndexBytes int64, firstUncleanable record.Offset) [][]*Segment {
+	var groups [][]*Segment
+	for len(segs) > 0 {
+		group := []*Segment{segs[0]}
+		logSize, indexSize, timeIndexSize := segs[0].size, segs[0].OffsetIndexBytes(), segs[0].TimeIndexBytes()
+		segs = segs[1:]
+		for len(segs) > 0 {
+			next := segs[0]
+			lastOffset := firstUncleanable - 1
+			if len(segs) > 1 {
+				lastOffset = segs[1].base - 1
+			}
+			if logSize+next.size > maxBytes ||
+				indexSize+next.OffsetIndexBytes() > maxIndexBytes ||
+				timeIndexSize+next.TimeIndexBytes() > maxIndexBytes ||
+				(next.size != 0 && int64(lastOffset-group[0].base) > 1<<31-1) {
+				break
+			}
+			group = append(group, next)
+			logSize += next.size
+			indexSize += next.OffsetIndexBytes()
+			timeIndexSize += next.TimeIndexBytes()
+			segs = segs[1:]
+		}
+		groups = append(groups, group)
+	}
+	return groups
+}

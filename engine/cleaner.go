@@ -1,0 +1,292 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
+)
+
+// CleanerOptions are the seams of a Cleaner.
+type CleanerOptions struct {
+	// Now is the clock (delete horizons, lags). Default time.Now.
+	Now func() time.Time
+	// Map replaces the offset map built from the config (tests: a map with a
+	// chosen capacity). Its capacity is still capped by LoadFactor.
+	Map offsetmap.Map
+	// FsyncPolicy of cleaned segments. Default iosched.FsyncSegment (each
+	// cleaned segment fsynced before the swap, as Kafka flushes).
+	FsyncPolicy iosched.FsyncPolicy
+}
+
+// Cleaner cleans one log at a time, as one thread of Kafka's LogCleaner: it
+// owns one offset map (DedupeBufferBytes / Threads bytes) and one read and one
+// write buffer (IOBufferBytes / Threads / 2 bytes each), allocated once. Not
+// safe for concurrent use.
+type Cleaner struct {
+	cfg        CleanerConfig
+	now        func() time.Time
+	offsetMap  offsetmap.Map
+	maxEntries int
+	ioBufBytes int
+	reader     *iosched.Reader
+	writer     *iosched.Writer
+	dec        record.Decoder
+	builder    record.Builder
+	scratch    []byte   // rebuilt batches
+	kept       []uint64 // bitmap of kept records of the current batch
+}
+
+// NewCleaner allocates a cleaner's offset map and buffers. Errors: an invalid
+// config, an unknown hasher name, or ErrMapTooSmall when the map cannot hold
+// a single key at the load factor.
+func NewCleaner(cfg CleanerConfig, opts CleanerOptions) (*Cleaner, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Cleaner{cfg: cfg, now: opts.Now, offsetMap: opts.Map}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.offsetMap == nil {
+		h, err := offsetmap.NewHasher(cfg.Hasher)
+		if err != nil {
+			return nil, err
+		}
+		m, err := offsetmap.NewSkimpy(offsetmap.PerThreadMemoryBytes(cfg.DedupeBufferBytes, cfg.Threads), h)
+		if err != nil {
+			return nil, err
+		}
+		c.offsetMap = m
+	}
+	c.maxEntries = offsetmap.MaxEntries(c.offsetMap, cfg.LoadFactor)
+	if c.maxEntries < 1 {
+		return nil, fmt.Errorf("%w: %d slots x load factor %v; increase log.cleaner.dedupe.buffer.size or decrease log.cleaner.threads", ErrMapTooSmall, c.offsetMap.Slots(), cfg.LoadFactor)
+	}
+	c.ioBufBytes = int(cfg.IOBufferBytes / int64(cfg.Threads) / 2)
+	c.reader = iosched.NewReader(c.ioBufBytes, max(DefaultLogConfig().MaxMessageBytes, c.ioBufBytes))
+	policy := opts.FsyncPolicy
+	if policy == "" {
+		policy = iosched.FsyncSegment
+	}
+	c.writer = iosched.NewWriter(c.ioBufBytes, policy)
+	return c, nil
+}
+
+// OffsetMap is the cleaner's dedupe map.
+func (c *Cleaner) OffsetMap() offsetmap.Map { return c.offsetMap }
+
+// MaxMapEntries is the number of keys one clean can hold: slots x load factor.
+func (c *Cleaner) MaxMapEntries() int { return c.maxEntries }
+
+// CleanOptions choose the range and bookkeeping of one clean.
+type CleanOptions struct {
+	// FirstDirtyOffset overrides the checkpoint when >= 0 (as Kafka's tests
+	// pass LogToClean(firstDirtyOffset) directly). Default -1: read the
+	// checkpoint file.
+	FirstDirtyOffset record.Offset
+	// CheckpointPath is the cleaner-offset-checkpoint file to read and update.
+	// Default CheckpointPath(log.Dir()).
+	CheckpointPath string
+	// NoCheckpointUpdate leaves the checkpoint file alone.
+	NoCheckpointUpdate bool
+	// Force cleans even when the cleanable ratio is not above
+	// min.cleanable.dirty.ratio (as a direct call of Kafka's Cleaner.clean).
+	// When false, such a log is left alone and CleanStats.Skipped says why.
+	Force bool
+}
+
+// Clean runs one clean of l, as Kafka's Cleaner.doClean: build the offset map
+// over [first dirty, first uncleanable) until it is full, then recopy every
+// segment below the map's end offset, grouped by size, through .cleaned and
+// .swap files, and move the checkpoint to the end offset. It returns the
+// stats of the clean. Errors: ErrNotCompacted; a *record.CorruptionError
+// naming the file and byte position of a bad batch (the log is left as it
+// was: nothing is swapped in for the group being cleaned, and groups already
+// swapped in are complete and valid); ErrLegacyFormat for magic 0/1
+// messages; I/O errors.
+func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
+	cfg := l.Config()
+	if !cfg.Compact {
+		return nil, fmt.Errorf("%w: %s", ErrNotCompacted, l.Dir())
+	}
+	if l.readOnly {
+		return nil, fmt.Errorf("engine: clean %s: log opened read-only", l.Dir())
+	}
+	if c.reader.MaxBufferBytes() < cfg.MaxMessageBytes {
+		c.reader = iosched.NewReader(c.ioBufBytes, cfg.MaxMessageBytes)
+	}
+	ckptPath := opts.CheckpointPath
+	if ckptPath == "" {
+		ckptPath = CheckpointPath(l.Dir())
+	}
+	checkpoint := NoCheckpoint
+	if opts.FirstDirtyOffset >= 0 {
+		checkpoint = opts.FirstDirtyOffset
+	} else {
+		entries, err := ReadCheckpoint(l.fs, ckptPath)
+		if err != nil {
+			return nil, err
+		}
+		if off, ok := entries[l.tp]; ok {
+			checkpoint = off
+		}
+	}
+	start := c.now()
+	nowMs := start.UnixMilli()
+	lt := CleanableOffsets(l, checkpoint, nowMs)
+	stats := &CleanStats{TopicPartition: l.tp, LogToClean: lt, StartTime: start, NowMs: nowMs, MaxMapEntries: c.maxEntries, MapSlots: c.offsetMap.Slots()}
+	stats.StartSizeBytes = l.SizeBytes()
+	if lt.FirstDirtyOffset >= lt.FirstUncleanableOffset || lt.CleanableBytes == 0 {
+		stats.Skipped = fmt.Sprintf("nothing to clean: first dirty offset %d, first uncleanable offset %d", lt.FirstDirtyOffset, lt.FirstUncleanableOffset)
+		stats.finish(c.now(), l)
+		return stats, nil
+	}
+	if !opts.Force && !(lt.CleanableRatio > cfg.MinCleanableDirtyRatio) {
+		stats.Skipped = fmt.Sprintf("cleanable ratio %.4f is not above min.cleanable.dirty.ratio %v", lt.CleanableRatio, cfg.MinCleanableDirtyRatio)
+		stats.finish(c.now(), l)
+		return stats, nil
+	}
+	readBefore, writeBefore := c.reader.Stats(), c.writer.Stats()
+
+	if err := c.buildOffsetMap(l, lt.FirstDirtyOffset, lt.FirstUncleanableOffset, stats); err != nil {
+		return nil, err
+	}
+	endOffset := record.Offset(c.offsetMap.LatestOffset() + 1)
+	stats.EndOffset = endOffset
+	stats.MapEntries = c.offsetMap.Size()
+	stats.BufferUtilization = c.offsetMap.Utilization()
+	stats.MapStats = c.offsetMap.Stats()
+	stats.MapCompleteTime = c.now()
+	stats.MapReadTime = c.reader.Stats().Time - readBefore.Time
+
+	l.mu.Lock()
+	segs := l.segmentsInRange(0, endOffset)
+	l.mu.Unlock()
+	groups := groupSegmentsBySize(segs, cfg.SegmentBytes, cfg.SegmentIndexBytes, lt.FirstUncleanableOffset)
+	for _, g := range groups {
+		if err := c.cleanSegments(l, g, lt.FirstUncleanableOffset, nowMs, &cfg, stats); err != nil {
+			return nil, err
+		}
+		stats.Groups++
+		stats.SegmentsCleaned += len(g)
+	}
+	rs, ws := c.reader.Stats(), c.writer.Stats()
+	stats.ReadTime = rs.Time - readBefore.Time
+	stats.WriteTime = ws.WriteTime - writeBefore.WriteTime
+	stats.SyncTime = ws.SyncTime - writeBefore.SyncTime
+	stats.Syncs = ws.Syncs - writeBefore.Syncs
+	stats.CheckpointOffset = endOffset
+	if !opts.NoCheckpointUpdate {
+		if err := UpdateCheckpoint(l.fs, ckptPath, l.tp, endOffset); err != nil {
+			return nil, fmt.Errorf("engine: write checkpoint %s: %w", ckptPath, err)
+		}
+	}
+	stats.finish(c.now(), l)
+	return stats, nil
+}
+
+// buildOffsetMap fills the offset map from the dirty segments, as Kafka's
+// Cleaner.buildOffsetMap: clear it, then put every keyed record with offset
+// >= start of every data batch, segment by segment, until the map holds its
+// maximum entries (slots x load factor) and one more new put is due. The
+// map's latest offset advances per batch and, after each fully read segment,
+// to the next segment's base - 1 (end - 1 for the last).
+func (c *Cleaner) buildOffsetMap(l *Log, start, end record.Offset, stats *CleanStats) error {
+	c.offsetMap.Clear()
+	l.mu.Lock()
+	dirty := l.segmentsInRange(start, end)
+	l.mu.Unlock()
+	for i, s := range dirty {
+		next := end
+		if i+1 < len(dirty) {
+			next = dirty[i+1].base
+		}
+		full, err := c.buildOffsetMapForSegment(s, start, next, stats)
+		if err != nil {
+			return err
+		}
+		if full {
+			stats.MapFull = true
+			return nil
+		}
+	}
+	return nil
+}
+
+func (c *Cleaner) buildOffsetMapForSegment(s *Segment, start, nextSegmentStart record.Offset, stats *CleanStats) (full bool, err error) {
+	defer c.reader.Restore()
+	m := c.offsetMap
+	it := newBatchIter(c.reader, s.f, int64(s.ix.lookup(start)), s.size)
+	var r record.Record
+	for {
+		batch, pos, err := it.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return false, err
+		}
+		h, recs, err := c.decode(s, batch, pos)
+		if err != nil {
+			return false, err
+		}
+		stats.MapBytesRead += int64(len(batch))
+		if h.Attributes.Control() {
+			stats.MapMessagesRead++
+		} else {
+			for {
+				ok, err := recs.Next(&r)
+				if err != nil {
+					return false, c.corrupt(s, pos, "record", err)
+				}
+				if !ok {
+					break
+				}
+				if r.Key != nil && r.Offset(&h) >= start {
+					if m.Size() >= c.maxEntries {
+						return true, nil
+					}
+					m.Put(r.Key, int64(r.Offset(&h)))
+				}
+				stats.MapMessagesRead++
+			}
+		}
+		if h.LastOffset() >= start {
+			m.UpdateLatestOffset(int64(h.LastOffset()))
+		}
+	}
+	// Offsets gaps: the whole segment is mapped, so its end is covered.
+	m.UpdateLatestOffset(int64(nextSegmentStart - 1))
+	return false, nil
+}
+
+// decode checks one batch (v2 magic, CRC) and returns its header and records.
+func (c *Cleaner) decode(s *Segment, batch []byte, pos FilePos) (record.BatchHeader, record.RecordIterator, error) {
+	if len(batch) > record.MagicPos && batch[record.MagicPos] != record.MagicV2 && (batch[record.MagicPos] == 0 || batch[record.MagicPos] == 1) {
+		return record.BatchHeader{}, record.RecordIterator{}, &record.CorruptionError{Path: s.f.Name(), Pos: int64(pos),
+			Reason: fmt.Sprintf("magic %d message set", batch[record.MagicPos]), Err: ErrLegacyFormat}
+	}
+	if c.cfg.VerifyCRC {
+		if err := record.VerifyCRC(batch); err != nil {
+			return record.BatchHeader{}, record.RecordIterator{}, c.corrupt(s, pos, "batch CRC", err)
+		}
+	}
+	h, recs, err := c.dec.Records(batch)
+	if err != nil {
+		return h, recs, c.corrupt(s, pos, "batch", err)
+	}
+	return h, recs, nil
+}
+
+func (c *Cleaner) corrupt(s *Segment, pos FilePos, what string, err error) error {
+	var ce *record.CorruptionError
+	if errors.As(err, &ce) {
+		return err
+	}
+	return &record.CorruptionError{Path: s.f.Name(), Pos: int64(pos), Reason: what, Err: err}
+}

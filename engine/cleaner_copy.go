@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/cleanerlab/cleanerlab/engine/record"
+)
+
+// cleanSegments cleans one group into a single .cleaned segment with the
+// first segment's base offset and swaps it in, as Kafka's Cleaner.cleanSegments.
+// On error the .cleaned files are removed and the log is unchanged.
+func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable record.Offset, nowMs int64, cfg *LogConfig, stats *CleanStats) (err error) {
+	cleaned, err := createSegment(l.fs, l.dir, group[0].base, CleanedFileSuffix, cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			cleaned.f.Close()
+			for _, ext := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix} {
+				l.fs.Remove(cleaned.path(ext))
+			}
+		}
+	}()
+	c.writer.Reset(cleaned.f)
+	for _, s := range group {
+		if err := c.cleanInto(s, cleaned, firstUncleanable, nowMs, cfg, stats); err != nil {
+			return err
+		}
+	}
+	cleaned.ix.onBecomeInactive()
+	if err := c.writer.Finish(); err != nil {
+		return fmt.Errorf("engine: write %s: %w", cleaned.f.Name(), err)
+	}
+	if err := cleaned.writeIndexes(); err != nil {
+		return err
+	}
+	return l.replaceSegments(cleaned, group)
+}
+
+// cleanInto filters the batches of src into dest, as Kafka's
+// Cleaner.cleanInto with MemoryRecords.filterTo: a batch whose records all
+// stay is copied verbatim, unless it holds a retained tombstone and has no
+// delete horizon yet; then, or when some records go, it is rebuilt with the
+// same base offset, last offset delta, producer fields and codec. A batch
+// left with no record is dropped, except the one whose next offset is the
+// first uncleanable offset, which stays as an empty header so the log end
+// offset is kept (Kafka 4.x, KAFKA-17076). Control batches are copied as
+// they are: transaction markers are never put into or looked up in the map.
+func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, nowMs int64, cfg *LogConfig, stats *CleanStats) error {
+	defer c.reader.Restore()
+	it := newBatchIter(c.reader, src.f, 0, src.size)
+	for {
+		batch, pos, err := it.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		h, recs, err := c.decode(src, batch, pos)
+		if err != nil {
+			return err
+		}
+		stats.BytesRead += int64(len(batch))
+		stats.MessagesRead += int64(h.RecordCount)
+		if h.Attributes.Control() {
+			stats.MessagesWritten += int64(h.RecordCount)
+			if err := c.emit(dest, &h, batch, stats); err != nil {
+				return err
+			}
+			continue
+		}
+		out, keptCount, err := c.filterBatch(src, pos, &h, recs, nowMs, cfg.DeleteRetentionMs, stats)
+		if err != nil {
+			return err
+		}
+		switch {
+		case out != nil:
+			stats.MessagesWritten += int64(keptCount)
+			oh, err := record.ParseHeader(out)
+			if err != nil {
+				return fmt.Errorf("engine: rebuilt batch at %s byte %d: %w", src.f.Name(), pos, err)
+			}
+			if err := c.emit(dest, &oh, out, stats); err != nil {
+				return err
+			}
+		case keptCount < 0:
+			stats.MessagesWritten += int64(h.RecordCount)
+			if err := c.emit(dest, &h, batch, stats); err != nil {
+				return err
+			}
+		case h.NextOffset() == firstUncleanable:
+			empty := c.emptyBatch(&h)
+			eh, _ := record.ParseHeader(empty)
+			stats.EmptyBatchesRetained++
+			if err := c.emit(dest, &eh, empty, stats); err != nil {
+				return err
+			}
+		default:
+			stats.BatchesDropped++
+		}
+	}
+}
+
+// filterBatch decides which records of one data batch stay, as Kafka's
+// Cleaner.shouldRetainRecord. It returns keptCount -1 when the batch is to be
+// copied verbatim, a rebuilt batch (aliasing c.scratch) when some records go
+// or a delete horizon must be stamped, and nil with keptCount 0 when none stay.
+func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, recs record.RecordIterator, nowMs, deleteRetentionMs int64, stats *CleanStats) (out []byte, keptCount int, err error) {
+	n := int(h.RecordCount)
+	words := (n + 63) / 64
+	if cap(c.kept) < words {
+		c.kept = make([]uint64, words)
+	}
+	kept := c.kept[:words]
+	clear(kept)
+	horizon, hasHorizon := h.DeleteHorizonMs()
+	retainDeletes := !hasHorizon || nowMs < horizon
+	latest := c.offsetMap.LatestOffset()
+	containsTombstone := false
+	firstKeptTs, maxKeptTs := record.NoTimestamp, record.NoTimestamp
+	iter := recs // a copy: the second pass below starts again from the first record
+	var r record.Record
+	for i := 0; ; i++ {
+		ok, err := iter.Next(&r)
+		if err != nil {
+			return nil, 0, c.corrupt(src, pos, "record", err)
+		}
+		if !ok {
+			break
+		}
+		off := r.Offset(h)
+		keep := false
+		if int64(off) > latest {
+			keep = true
+		} else if r.Key == nil {
+			stats.InvalidMessagesRead++
+		} else {
+			found := c.offsetMap.Get(r.Key)
+			keep = int64(off) >= found && (r.Value != nil || retainDeletes)
+		}
+		if keep {
+			kept[i>>6] |= 1 << (i & 63)
+			keptCount++
+			if r.Value == nil {
+				containsTombstone = true
+			}
+			ts := r.Timestamp(h)
+			if keptCount == 1 {
+				firstKeptTs = ts
+			}
+			maxKeptTs = max(maxKeptTs, ts)
+		}
+	}
+	needHorizon := containsTombstone && !hasHorizon
+	if keptCount == n && !needHorizon {
+		return nil, -1, nil
+	}
+	if keptCount == 0 {
+		return nil, 0, nil
+	}
+
+	nh := *h
+	nh.Attributes &^= record.AttrDeleteHorizon
+	switch {
+	case needHorizon:
+		nh.BaseTimestamp = nowMs + deleteRetentionMs
+		nh.Attributes |= record.AttrDeleteHorizon
+		stats.HorizonsStamped++
+	case hasHorizon:
+		nh.BaseTimestamp = horizon
+		nh.Attributes |= record.AttrDeleteHorizon
+	default:
+		nh.BaseTimestamp = firstKeptTs
+	}
+	if !h.Attributes.LogAppendTime() {
+		nh.MaxTimestamp = maxKeptTs
+	}
+	c.builder.Reset(nh)
+	iter = recs
+	for i := 0; ; i++ {
+		ok, err := iter.Next(&r)
+		if err != nil {
+			return nil, 0, c.corrupt(src, pos, "record", err)
+		}
+		if !ok {
+			break
+		}
+		if kept[i>>6]&(1<<(i&63)) == 0 {
+			continue
+		}
+		r.TimestampDelta = r.Timestamp(h) - nh.BaseTimestamp
+		c.builder.Append(&r)
+	}
+	c.scratch, err = c.builder.Finish(c.scratch[:0])
+	if err != nil {
+		return nil, 0, fmt.Errorf("engine: rebuild batch from %s byte %d: %w", src.f.Name(), pos, err)
+	}
+	stats.BatchesRebuilt++
+	return c.scratch, keptCount, nil
+}
+
+// emptyBatch returns the 61-byte header-only batch Kafka's
+// DefaultRecordBatch.writeEmptyHeader writes for a batch retained empty:
+// count 0, codec none, no delete horizon, BaseTimestamp -1, the original
+// MaxTimestamp, offsets, producer fields, leader epoch and flags kept.
+func (c *Cleaner) emptyBatch(h *record.BatchHeader) []byte {
+	eh := *h
+	eh.Attributes &= record.AttrLogAppendTime | record.AttrTransactional | record.AttrControl
+	eh.Length = record.BatchHeaderSize - record.LogOverhead
+	eh.BaseTimestamp = record.NoTimestamp
+	eh.RecordCount = 0
+	eh.Magic = record.MagicV2
+	c.scratch = append(c.scratch[:0], make([]byte, record.BatchHeaderSize)...)
+	record.PutHeader(c.scratch, &eh)
+	record.UpdateCRC(c.scratch)
+	return c.scratch
+}
+
+// emit appends one output batch to dest through the writer and indexes it.
+func (c *Cleaner) emit(dest *Segment, h *record.BatchHeader, batch []byte, stats *CleanStats) error {
+	if err := c.writer.Write(batch); err != nil {
+		return fmt.Errorf("engine: write %s: %w", dest.f.Name(), err)
+	}
+	dest.ix.onBatch(h, FilePos(dest.size))
+	dest.size += int64(len(batch))
+	dest.nextOffset = h.NextOffset()
+	stats.BytesWritten += int64(len(batch))
+	return nil
+}

@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+)
+
+// LogConfig holds the per-log (topic) configs the store and cleaner use,
+// named after Kafka's topic configs. The zero value is not valid; start from
+// DefaultLogConfig.
+type LogConfig struct {
+	// SegmentBytes rolls the active segment when the next batch would take it
+	// past this many bytes. Default 1 GiB, as Kafka's segment.bytes.
+	SegmentBytes int64
+	// SegmentIndexBytes caps a segment's offset and time index files, in bytes.
+	// Default 10 MiB, as Kafka's segment.index.bytes.
+	SegmentIndexBytes int64
+	// IndexIntervalBytes: an offset-index entry is added when more than this
+	// many bytes were appended since the last one. Default 4096, as Kafka's
+	// index.interval.bytes.
+	IndexIntervalBytes int64
+	// DeleteRetentionMs: how long a tombstone survives after the clean that
+	// first retained it (its delete horizon = that clean's time + this).
+	// Default 86400000 (1 day), as Kafka's delete.retention.ms.
+	DeleteRetentionMs int64
+	// MinCompactionLagMs: a segment whose largest timestamp is newer than
+	// now - this is not cleaned. Default 0, as Kafka's min.compaction.lag.ms.
+	MinCompactionLagMs int64
+	// MinCleanableDirtyRatio: a log is eligible when its cleanable ratio is
+	// strictly greater. Default 0.5, as Kafka's min.cleanable.dirty.ratio.
+	MinCleanableDirtyRatio float64
+	// MaxMessageBytes: the largest batch, in bytes, the cleaner's buffers grow
+	// to. Default 1048588, as Kafka's max.message.bytes.
+	MaxMessageBytes int
+	// FileDeleteDelayMs: how long the files of a replaced segment stay as
+	// .deleted before they are removed. Default 60000, as Kafka's
+	// file.delete.delay.ms (log.segment.delete.delay.ms). 0 removes them at once.
+	FileDeleteDelayMs int64
+	// Compact: cleanup.policy contains "compact". Default true here (this lab
+	// cleans compacted logs); Kafka's default cleanup.policy is delete.
+	Compact bool
+}
+
+// DefaultLogConfig returns Kafka's defaults, with cleanup.policy=compact.
+func DefaultLogConfig() LogConfig {
+	return LogConfig{
+		SegmentBytes:           1 << 30,
+		SegmentIndexBytes:      10 << 20,
+		IndexIntervalBytes:     4096,
+		DeleteRetentionMs:      86_400_000,
+		MinCompactionLagMs:     0,
+		MinCleanableDirtyRatio: 0.5,
+		MaxMessageBytes:        1_048_588,
+		FileDeleteDelayMs:      60_000,
+		Compact:                true,
+	}
+}
+
+// Validate returns an error naming the first config out of range.
+func (c *LogConfig) Validate() error {
+	switch {
+	case c.SegmentBytes < 14 || c.SegmentBytes > math.MaxInt32:
+		return fmt.Errorf("engine: segment.bytes %d out of range [14, %d]", c.SegmentBytes, math.MaxInt32)
+	case c.SegmentIndexBytes < 4*timeIndexEntrySize:
+		return fmt.Errorf("engine: segment.index.bytes %d below %d", c.SegmentIndexBytes, 4*timeIndexEntrySize)
+	case c.IndexIntervalBytes < 0:
+		return fmt.Errorf("engine: index.interval.bytes %d is negative", c.IndexIntervalBytes)
+	case c.DeleteRetentionMs < 0:
+		return fmt.Errorf("engine: delete.retention.ms %d is negative", c.DeleteRetentionMs)
+	case c.MinCompactionLagMs < 0:
+		return fmt.Errorf("engine: min.compaction.lag.ms %d is negative", c.MinCompactionLagMs)
+	case c.MinCleanableDirtyRatio < 0 || c.MinCleanableDirtyRatio > 1:
+		return fmt.Errorf("engine: min.cleanable.dirty.ratio %v out of range [0, 1]", c.MinCleanableDirtyRatio)
+	case c.FileDeleteDelayMs < 0:
+		return fmt.Errorf("engine: file.delete.delay.ms %d is negative", c.FileDeleteDelayMs)
+	case c.MaxMessageBytes < 0:
+		return fmt.Errorf("engine: max.message.bytes %d is negative", c.MaxMessageBytes)
+	}
+	return nil
+}
+
+// CleanerConfig holds the broker-wide log.cleaner.* configs of one cleaner.
+type CleanerConfig struct {
+	// DedupeBufferBytes is the offset map memory shared by all cleaner threads;
+	// each thread gets DedupeBufferBytes / Threads. Default 128 MiB, as Kafka's
+	// log.cleaner.dedupe.buffer.size.
+	DedupeBufferBytes int64
+	// IOBufferBytes is the I/O buffer memory shared by all threads; each thread
+	// gets a read and a write buffer of IOBufferBytes / Threads / 2. Default
+	// 512 KiB, as Kafka's log.cleaner.io.buffer.size.
+	IOBufferBytes int64
+	// LoadFactor caps the offset map at this share of its slots. Default 0.9,
+	// as Kafka's log.cleaner.io.buffer.load.factor.
+	LoadFactor float64
+	// Threads is the number of cleaner threads. Default 1, as Kafka's
+	// log.cleaner.threads.
+	Threads int
+	// Hasher names the offset map's key hash: "md5" (Kafka's) or "xxh3-128".
+	// Default "md5".
+	Hasher string
+	// VerifyCRC re-checks the CRC of every batch read while cleaning, so that
+	// corruption is reported rather than copied. Default true.
+	VerifyCRC bool
+}
+
+// DefaultCleanerConfig returns Kafka's defaults.
+func DefaultCleanerConfig() CleanerConfig {
+	return CleanerConfig{
+		DedupeBufferBytes: 128 << 20,
+		IOBufferBytes:     512 << 10,
+		LoadFactor:        0.9,
+		Threads:           1,
+		Hasher:            "md5",
+		VerifyCRC:         true,
+	}
+}
+
+// Validate returns an error naming the first config out of range.
+func (c *CleanerConfig) Validate() error {
+	switch {
+	case c.Threads < 1:
+		return fmt.Errorf("engine: log.cleaner.threads %d must be at least 1", c.Threads)
+	case c.DedupeBufferBytes/int64(c.Threads) < 24:
+		return fmt.Errorf("engine: log.cleaner.dedupe.buffer.size %d gives each of %d threads less than one 24-byte map entry", c.DedupeBufferBytes, c.Threads)
+	case c.DedupeBufferBytes/int64(c.Threads) > math.MaxInt32:
+		// Kafka's limit: the per-thread map is one ByteBuffer.
+		return fmt.Errorf("engine: log.cleaner.dedupe.buffer.size %d per thread exceeds 2 GiB", c.DedupeBufferBytes/int64(c.Threads))
+	case c.IOBufferBytes/int64(c.Threads)/2 < 1024:
+		return fmt.Errorf("engine: log.cleaner.io.buffer.size %d gives each of %d threads buffers under 1 KiB", c.IOBufferBytes, c.Threads)
+	case c.LoadFactor <= 0 || c.LoadFactor > 1:
+		return fmt.Errorf("engine: log.cleaner.io.buffer.load.factor %v out of range (0, 1]", c.LoadFactor)
+	}
+	return nil
+}

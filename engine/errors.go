@@ -1,0 +1,38 @@
+package engine
+
+import "errors"
+
+// Errors of opening and reading a log.
+var (
+	// ErrNotLogDir: the directory holds no segment and is not named topic-partition.
+	ErrNotLogDir = errors.New("engine: not a Kafka partition directory")
+	// ErrCorruptIndex: an index file that cannot be decoded or disagrees with its
+	// log. Open rebuilds such an index from the log; Verify reports it.
+	ErrCorruptIndex = errors.New("engine: corrupt index")
+	// ErrOffsetOutOfRange: a read below the log start offset or past the log end offset.
+	ErrOffsetOutOfRange = errors.New("engine: offset out of range")
+	// ErrBadCheckpoint: a checkpoint file that is not in Kafka's text format.
+	ErrBadCheckpoint = errors.New("engine: bad checkpoint file")
+)
+
+// Errors of appending.
+var (
+	// ErrClosed: the log was closed.
+	ErrClosed = errors.New("engine: log is closed")
+	// ErrNonMonotonicOffset: an appended batch does not start at or after the log end offset.
+	ErrNonMonotonicOffset = errors.New("engine: appended offset is below the log end offset")
+	// ErrBatchTooLarge: an appended batch is larger than segment.bytes.
+	ErrBatchTooLarge = errors.New("engine: batch larger than segment.bytes")
+)
+
+// Errors of cleaning.
+var (
+	// ErrNotCompacted: cleanup.policy does not contain compact.
+	ErrNotCompacted = errors.New("engine: log is not compacted")
+	// ErrLegacyFormat: the cleaner met a magic 0/1 message set. The skeleton
+	// cleaner stops with this error (naming file and position) rather than
+	// follow Kafka's legacy rules.
+	ErrLegacyFormat = errors.New("engine: cannot clean legacy (magic 0/1) messages")
+	// ErrMapTooSmall: the offset map cannot hold even one key.
+	ErrMapTooSmall = errors.New("engine: offset map too small to hold one key")
+)

@@ -1,0 +1,231 @@
+package record
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/golang/snappy"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+)
+
+// Compression levels Kafka uses by default (compression.gzip.level,
+// compression.lz4.level, compression.zstd.level), which the cleaner also
+// uses when it recompresses a batch.
+const (
+	GzipLevel = gzip.DefaultCompression // -1: deflate's default (6)
+	LZ4Level  = lz4.Level9
+	ZstdLevel = 3
+)
+
+// lz4BlockSize is the frame block size Kafka's LZ4 output stream uses (64 KiB,
+// block size id 4), with independent blocks and no block or content checksum.
+const lz4BlockSize = lz4.Block64Kb
+
+// Builder encodes one v2 batch at a time. Reset starts a batch, Append adds
+// records, Finish appends the finished batch to a buffer. The zero value is
+// ready to use; a Builder keeps its buffers and compressors across batches.
+// It is not safe for concurrent use.
+type Builder struct {
+	h       BatchHeader
+	records []byte // encoded, uncompressed records
+	n       int32  // records appended
+
+	out appendWriter
+	gz  *gzip.Writer
+	lz  *lz4.Writer
+	zs  *zstd.Encoder
+}
+
+// Reset starts a new batch with header h, taken as given (BaseOffset,
+// PartitionLeaderEpoch, Attributes including the codec, LastOffsetDelta,
+// BaseTimestamp, MaxTimestamp, ProducerID, ProducerEpoch, BaseSequence);
+// Magic is forced to 2, and Length, CRC and RecordCount are computed by Finish.
+func (b *Builder) Reset(h BatchHeader) {
+	h.Magic = MagicV2
+	b.h = h
+	b.records = b.records[:0]
+	b.n = 0
+}
+
+// Header returns the header the batch will be written with (Length, CRC and
+// RecordCount are filled by Finish).
+func (b *Builder) Header() BatchHeader { return b.h }
+
+// Append encodes r (see AppendRecord) at the end of the batch's records.
+func (b *Builder) Append(r *Record) {
+	b.records = AppendRecord(b.records, r)
+	b.n++
+}
+
+// AppendRaw appends records already encoded (length varint first), count of
+// them, as a RecordIterator reads them; the bytes are not checked.
+func (b *Builder) AppendRaw(encoded []byte, count int32) {
+	b.records = append(b.records, encoded...)
+	b.n += count
+}
+
+// Len returns the number of records appended since Reset.
+func (b *Builder) Len() int { return int(b.n) }
+
+// UncompressedSize returns the bytes the batch would take with codec none:
+// BatchHeaderSize plus the encoded records.
+func (b *Builder) UncompressedSize() int { return BatchHeaderSize + len(b.records) }
+
+// Finish appends the whole batch to dst and returns the extended slice: the
+// header with Length and RecordCount computed, the records compressed with
+// the codec of the header's attributes at Kafka's default level (snappy in
+// xerial framing), and the CRC-32C. The Builder keeps its records; call Reset
+// before the next batch. Errors wrap ErrCodec (an unknown codec or a
+// compressor failure) or ErrBadLength (a batch over 2 GiB).
+func (b *Builder) Finish(dst []byte) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, make([]byte, BatchHeaderSize)...)
+	var err error
+	switch c := b.h.Attributes.Codec(); c {
+	case CodecNone:
+		dst = append(dst, b.records...)
+	case CodecGzip:
+		dst, err = b.gzip(dst)
+	case CodecSnappy:
+		dst = appendXerialSnappy(dst, b.records)
+	case CodecLZ4:
+		dst, err = b.lz4(dst)
+	case CodecZstd:
+		dst, err = b.zstd(dst)
+	default:
+		err = fmt.Errorf("%w: unknown codec id %d", ErrCodec, int8(c))
+	}
+	if err != nil {
+		return dst[:start], err
+	}
+	size := len(dst) - start
+	if size-LogOverhead > math.MaxInt32 {
+		return dst[:start], fmt.Errorf("%w: batch of %d bytes exceeds the int32 length field", ErrBadLength, size)
+	}
+	h := b.h
+	h.Length = int32(size - LogOverhead)
+	h.RecordCount = b.n
+	h.CRC = 0
+	batch := dst[start:]
+	PutHeader(batch, &h)
+	UpdateCRC(batch)
+	return dst, nil
+}
+
+// appendWriter is an io.Writer appending to a slice, so that stream
+// compressors write straight into the caller's buffer.
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+func (b *Builder) gzip(dst []byte) ([]byte, error) {
+	b.out.b = dst
+	if b.gz == nil {
+		gz, err := gzip.NewWriterLevel(&b.out, GzipLevel)
+		if err != nil {
+			return dst, fmt.Errorf("%w: gzip: %w", ErrCodec, err)
+		}
+		b.gz = gz
+	} else {
+		b.gz.Reset(&b.out)
+	}
+	return b.finishStream(b.gz, CodecGzip)
+}
+
+func (b *Builder) lz4(dst []byte) ([]byte, error) {
+	b.out.b = dst
+	if b.lz == nil {
+		b.lz = lz4.NewWriter(&b.out)
+		if err := b.lz.Apply(
+			lz4.BlockSizeOption(lz4BlockSize),
+			lz4.BlockChecksumOption(false),
+			lz4.ChecksumOption(false),
+			lz4.CompressionLevelOption(LZ4Level),
+			lz4.ConcurrencyOption(1),
+		); err != nil {
+			b.lz = nil
+			return dst, fmt.Errorf("%w: lz4: %w", ErrCodec, err)
+		}
+	} else {
+		b.lz.Reset(&b.out)
+	}
+	return b.finishStream(b.lz, CodecLZ4)
+}
+
+type writeCloser interface {
+	Write([]byte) (int, error)
+	Close() error
+}
+
+func (b *Builder) finishStream(w writeCloser, c Codec) ([]byte, error) {
+	_, err := w.Write(b.records)
+	if err == nil {
+		err = w.Close()
+	}
+	dst := b.out.b
+	b.out.b = nil
+	if err != nil {
+		return dst, fmt.Errorf("%w: %s: %w", ErrCodec, c, err)
+	}
+	return dst, nil
+}
+
+func (b *Builder) zstd(dst []byte) ([]byte, error) {
+	if b.zs == nil {
+		zs, err := zstd.NewWriter(nil,
+			zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(ZstdLevel)),
+			zstd.WithEncoderConcurrency(1),
+			zstd.WithEncoderCRC(false), // libzstd's default, as Kafka's zstd-jni stream writes
+			zstd.WithZeroFrames(true),  // an empty input is still one valid frame
+		)
+		if err != nil {
+			return dst, fmt.Errorf("%w: zstd: %w", ErrCodec, err)
+		}
+		b.zs = zs
+	}
+	return b.zs.EncodeAll(b.records, dst), nil
+}
+
+// appendXerialSnappy appends src compressed as snappy-java's
+// SnappyOutputStream writes it: the 16-byte xerial header, then for each
+// 32 KiB of input an int32 BE compressed length and the snappy block.
+func appendXerialSnappy(dst, src []byte) []byte {
+	dst = append(dst, xerialMagic[:]...)
+	dst = binary.BigEndian.AppendUint32(dst, 1) // version
+	dst = binary.BigEndian.AppendUint32(dst, 1) // minimum compatible version
+	for len(src) > 0 {
+		chunk := src[:min(len(src), xerialBlockSize)]
+		src = src[len(chunk):]
+		lenPos := len(dst)
+		dst = append(dst, 0, 0, 0, 0)
+		blockPos := len(dst)
+		need := snappy.MaxEncodedLen(len(chunk))
+		if cap(dst)-blockPos < need {
+			nd := make([]byte, blockPos, 2*cap(dst)+need)
+			copy(nd, dst)
+			dst = nd
+		}
+		enc := snappy.Encode(dst[blockPos:blockPos+need], chunk)
+		binary.BigEndian.PutUint32(dst[lenPos:], uint32(len(enc)))
+		dst = dst[:blockPos+len(enc)]
+	}
+	return dst
+}
+
+// BuildBatch is a convenience for tests and workload generators: it encodes
+// records into one batch with header h (taken as Builder.Reset takes it) and
+// appends it to dst. Errors are those of Builder.Finish.
+func BuildBatch(dst []byte, h BatchHeader, records []Record) ([]byte, error) {
+	var b Builder
+	b.Reset(h)
+	for i := range records {
+		b.Append(&records[i])
+	}
+	return b.Finish(dst)
+}

@@ -1,0 +1,336 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/iosched"
+)
+
+// File name suffixes. They are part of Kafka's on-disk layout (LogFileUtils)
+// and must not change. Temporary suffixes go after the extension:
+// 00000000000000001234.log.cleaned.
+const (
+	LogFileSuffix       = ".log"
+	IndexFileSuffix     = ".index"
+	TimeIndexFileSuffix = ".timeindex"
+	TxnIndexFileSuffix  = ".txnindex"
+	CleanedFileSuffix   = ".cleaned"
+	SwapFileSuffix      = ".swap"
+	DeletedFileSuffix   = ".deleted"
+)
+
+// segmentFileName is the 20-digit zero-padded base offset plus ext, as Kafka's
+// LogFileUtils.filenamePrefixFromOffset.
+func segmentFileName(base record.Offset, ext string) string {
+	return fmt.Sprintf("%020d%s", int64(base), ext)
+}
+
+// parseSegmentFileName returns the base offset of a name like
+// 00000000000000001234.log (with no further suffix) and whether it is one.
+func parseSegmentFileName(name, ext string) (record.Offset, bool) {
+	if !strings.HasSuffix(name, ext) {
+		return 0, false
+	}
+	digits := strings.TrimSuffix(name, ext)
+	if len(digits) != 20 {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || v < 0 {
+		return 0, false
+	}
+	return record.Offset(v), true
+}
+
+// Segment is one .log file with its .index and .timeindex, as Kafka's
+// LogSegment. The indexes are kept in memory and written, trimmed to their
+// entries, when the segment becomes inactive, is flushed or closed.
+type Segment struct {
+	fs         FS
+	dir        string
+	suffix     string // "" or a temporary suffix such as CleanedFileSuffix
+	base       record.Offset
+	f          File
+	size       int64
+	nextOffset record.Offset // offset after the last batch; base when empty
+	ix         indexer
+	indexDirty bool // in-memory indexes differ from the files
+	hadIndex   bool // the .index file existed at open
+	readOnly   bool
+}
+
+// BaseOffset is the offset in the segment's name: no batch in it is below.
+func (s *Segment) BaseOffset() record.Offset { return s.base }
+
+// Size is the .log file's size in bytes.
+func (s *Segment) Size() int64 { return s.size }
+
+// NextOffset is one past the last offset of the last batch; BaseOffset when empty.
+func (s *Segment) NextOffset() record.Offset { return s.nextOffset }
+
+// MaxTimestamp is the largest batch MaxTimestamp appended or read (ms), -1 if none.
+func (s *Segment) MaxTimestamp() int64 { return s.ix.maxTimestampSoFar }
+
+// LogPath is the path of the .log file (with its temporary suffix, if any).
+func (s *Segment) LogPath() string { return s.path(LogFileSuffix) }
+
+// OffsetIndex returns the in-memory offset index entries.
+func (s *Segment) OffsetIndex() []OffsetIndexEntry { return s.ix.offsets }
+
+// TimeIndex returns the in-memory time index entries.
+func (s *Segment) TimeIndex() []TimeIndexEntry { return s.ix.times }
+
+// OffsetIndexBytes is the size of the trimmed offset index file in bytes.
+func (s *Segment) OffsetIndexBytes() int64 { return int64(len(s.ix.offsets)) * offsetIndexEntrySize }
+
+// TimeIndexBytes is the size of the trimmed time index file in bytes.
+func (s *Segment) TimeIndexBytes() int64 { return int64(len(s.ix.times)) * timeIndexEntrySize }
+
+// File returns the open .log file.
+func (s *Segment) File() File { return s.f }
+
+func (s *Segment) path(ext string) string {
+	return filepath.Join(s.dir, segmentFileName(s.base, ext)+s.suffix)
+}
+
+// createSegment creates an empty segment (its .log truncated if present).
+func createSegment(fsys FS, dir string, base record.Offset, suffix string, cfg *LogConfig) (*Segment, error) {
+	s := &Segment{fs: fsys, dir: dir, suffix: suffix, base: base, nextOffset: base, ix: newIndexer(base, cfg.IndexIntervalBytes), indexDirty: true}
+	f, err := fsys.Create(s.path(LogFileSuffix))
+	if err != nil {
+		return nil, fmt.Errorf("engine: create segment: %w", err)
+	}
+	s.f = f
+	return s, nil
+}
+
+// openSegment opens an existing segment. Its indexes are read from their
+// files when present and consistent with the log, else rebuilt by reading the
+// log (as Kafka's LogSegment.recover). The next offset is found by reading
+// the log from the last offset-index entry.
+func openSegment(fsys FS, dir string, base record.Offset, cfg *LogConfig, rd *iosched.Reader, readOnly bool) (*Segment, error) {
+	s := &Segment{fs: fsys, dir: dir, base: base, nextOffset: base, ix: newIndexer(base, cfg.IndexIntervalBytes), readOnly: readOnly}
+	var f File
+	var err error
+	if readOnly {
+		f, err = fsys.Open(s.path(LogFileSuffix))
+	} else {
+		f, err = fsys.OpenAppend(s.path(LogFileSuffix))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("engine: open segment: %w", err)
+	}
+	s.f = f
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("engine: stat %s: %w", f.Name(), err)
+	}
+	s.size = st.Size()
+
+	loaded := s.loadIndexes()
+	if err := s.scan(loaded, rd); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// loadIndexes reads the index files; it reports whether both were usable.
+func (s *Segment) loadIndexes() bool {
+	oi, err := s.fs.Open(s.path(IndexFileSuffix))
+	if err != nil {
+		return false
+	}
+	s.hadIndex = true
+	offs, err := readOffsetIndex(oi, s.base)
+	oi.Close()
+	if err != nil {
+		return false
+	}
+	ti, err := s.fs.Open(s.path(TimeIndexFileSuffix))
+	if err != nil {
+		return false
+	}
+	times, err := readTimeIndex(ti, s.base)
+	ti.Close()
+	if err != nil {
+		return false
+	}
+	// Kafka's sanity checks: positions within the log, offsets increasing.
+	for i, e := range offs {
+		if int64(e.Pos) >= s.size && !(s.size == 0 && e.Pos == 0) || (i > 0 && e.Offset <= offs[i-1].Offset) {
+			return false
+		}
+	}
+	s.ix.offsets = offs
+	s.ix.times = times
+	if n := len(times); n > 0 {
+		s.ix.maxTimestampSoFar = times[n-1].Timestamp
+		s.ix.offsetOfMaxTsSoFar = times[n-1].Offset
+	}
+	return true
+}
+
+// scan reads the log to find the next offset. With usable indexes it reads
+// from the last offset-index entry; otherwise it reads everything, checks
+// every CRC and rebuilds both indexes, as Kafka's LogSegment.recover.
+func (s *Segment) scan(indexesUsable bool, rd *iosched.Reader) error {
+	start := int64(0)
+	if indexesUsable && len(s.ix.offsets) > 0 {
+		start = int64(s.ix.offsets[len(s.ix.offsets)-1].Pos)
+	}
+	if !indexesUsable {
+		s.ix = newIndexer(s.base, s.ix.intervalBytes)
+		s.indexDirty = true
+	}
+	it := newBatchIter(rd, s.f, start, s.size)
+	for {
+		batch, pos, err := it.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		h, err := s.header(batch, pos)
+		if err != nil {
+			return err
+		}
+		if !indexesUsable {
+			if err := record.VerifyCRC(batch); err != nil {
+				return &record.CorruptionError{Path: s.f.Name(), Pos: int64(pos), Reason: "batch CRC", Err: err}
+			}
+			s.ix.onBatch(&h, pos)
+		} else if h.MaxTimestamp > s.ix.maxTimestampSoFar {
+			s.ix.maxTimestampSoFar = h.MaxTimestamp
+			s.ix.offsetOfMaxTsSoFar = h.LastOffset()
+		}
+		s.nextOffset = h.NextOffset()
+	}
+	return nil
+}
+
+// header parses the batch header at pos, or the legacy message fields that
+// locate it, and checks that its offsets belong in this segment.
+func (s *Segment) header(batch []byte, pos FilePos) (record.BatchHeader, error) {
+	h, err := record.ParseHeader(batch)
+	if errors.Is(err, record.ErrLegacyMagic) {
+		// Legacy message sets: take the offset (of the last inner message for a
+		// compressed wrapper, as Kafka's shallow iteration gives) for bookkeeping.
+		h = record.BatchHeader{BaseOffset: record.Offset(beUint64(batch)), Magic: int8(batch[record.MagicPos]), MaxTimestamp: record.NoTimestamp}
+		h.Length = int32(len(batch) - record.LogOverhead)
+		err = nil
+	}
+	if err != nil {
+		return h, &record.CorruptionError{Path: s.f.Name(), Pos: int64(pos), Reason: "batch header", Err: err}
+	}
+	if h.BaseOffset < s.base || h.LastOffset()-s.base > math.MaxInt32 {
+		return h, &record.CorruptionError{Path: s.f.Name(), Pos: int64(pos), Reason: fmt.Sprintf("batch offsets [%d, %d] outside segment base %d + int32 range", h.BaseOffset, h.LastOffset(), s.base), Err: record.ErrBadLength}
+	}
+	return h, nil
+}
+
+func beUint64(b []byte) uint64 {
+	_ = b[7]
+	return uint64(b[0])<<56 | uint64(b[1])<<48 | uint64(b[2])<<40 | uint64(b[3])<<32 |
+		uint64(b[4])<<24 | uint64(b[5])<<16 | uint64(b[6])<<8 | uint64(b[7])
+}
+
+// append writes whole batches (already validated by the caller) at the end
+// of the segment and indexes them.
+func (s *Segment) append(batches []byte, headers []record.BatchHeader) error {
+	if s.readOnly {
+		return fmt.Errorf("engine: %s opened read-only", s.f.Name())
+	}
+	if _, err := s.f.Write(batches); err != nil {
+		return fmt.Errorf("engine: append to %s: %w", s.f.Name(), err)
+	}
+	pos := FilePos(s.size)
+	for i := range headers {
+		s.ix.onBatch(&headers[i], pos)
+		pos += FilePos(headers[i].Size())
+	}
+	s.size += int64(len(batches))
+	if n := len(headers); n > 0 {
+		s.nextOffset = headers[n-1].NextOffset()
+	}
+	s.indexDirty = true
+	return nil
+}
+
+// writeIndexes writes the trimmed .index and .timeindex files when they
+// changed since they were read.
+func (s *Segment) writeIndexes() error {
+	if s.readOnly || !s.indexDirty {
+		return nil
+	}
+	oi, err := s.ix.encodeOffsetIndex(nil)
+	if err != nil {
+		return err
+	}
+	ti, err := s.ix.encodeTimeIndex(nil)
+	if err != nil {
+		return err
+	}
+	if err := writeWhole(s.fs, s.path(IndexFileSuffix), oi); err != nil {
+		return err
+	}
+	if err := writeWhole(s.fs, s.path(TimeIndexFileSuffix), ti); err != nil {
+		return err
+	}
+	s.indexDirty = false
+	return nil
+}
+
+// writeWhole writes data to path and fsyncs it (no rename: index files are
+// derived data that recovery can rebuild).
+func writeWhole(fsys FS, path string, data []byte) error {
+	f, err := fsys.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// close writes the indexes and closes the .log file.
+func (s *Segment) close() error {
+	err := s.writeIndexes()
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// renameSuffix renames all the segment's files from the current suffix to
+// newSuffix. Missing index files are skipped.
+func (s *Segment) renameSuffix(newSuffix string) error {
+	for _, ext := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
+		from := s.path(ext)
+		to := filepath.Join(s.dir, segmentFileName(s.base, ext)+newSuffix)
+		if err := s.fs.Rename(from, to); err != nil {
+			if ext != LogFileSuffix && errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			return fmt.Errorf("engine: rename %s: %w", from, err)
+		}
+	}
+	s.suffix = newSuffix
+	return nil
+}

@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// replaceSegments swaps a cleaned segment in for the group it replaces, as
+// Kafka's LocalLog.replaceSegments, in an order that a crash at any step
+// leaves recoverable by Kafka's LogLoader rules:
+//  1. rename the new segment's files .cleaned -> .swap;
+//  2. rename every old segment's files to .deleted (oldest first);
+//  3. rename the new segment's files .swap -> no suffix;
+//  4. fsync the directory;
+//  5. remove the .deleted files after file.delete.delay.ms (at once when it is 0).
+//
+// The new segment replaces the group in the segment list under l.mu.
+func (l *Log) replaceSegments(cleaned *Segment, old []*Segment) error {
+	if err := cleaned.f.Close(); err != nil {
+		return fmt.Errorf("engine: close %s: %w", cleaned.f.Name(), err)
+	}
+	if err := cleaned.renameSuffix(SwapFileSuffix); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range old {
+		if err := s.renameSuffix(DeletedFileSuffix); err != nil {
+			return err
+		}
+	}
+	if err := cleaned.renameSuffix(""); err != nil {
+		return err
+	}
+	if err := l.fs.SyncDir(l.dir); err != nil {
+		return fmt.Errorf("engine: fsync directory %s: %w", l.dir, err)
+	}
+	// Reopen the new segment's .log for reading and appending.
+	f, err := l.fs.OpenAppend(cleaned.path(LogFileSuffix))
+	if err != nil {
+		return fmt.Errorf("engine: reopen %s: %w", cleaned.path(LogFileSuffix), err)
+	}
+	cleaned.f = f
+	cleaned.indexDirty = false
+
+	first := -1
+	for i, s := range l.segments {
+		if s == old[0] {
+			first = i
+			break
+		}
+	}
+	if first < 0 || first+len(old) > len(l.segments) {
+		return fmt.Errorf("engine: %s: segments changed while cleaning", l.dir)
+	}
+	segs := append([]*Segment(nil), l.segments[:first]...)
+	segs = append(segs, cleaned)
+	segs = append(segs, l.segments[first+len(old):]...)
+	l.segments = segs
+
+	for _, s := range old {
+		s.f.Close()
+		l.scheduleDelete(s)
+	}
+	return nil
+}
+
+// scheduleDelete removes the .deleted files of s now when
+// file.delete.delay.ms is 0; otherwise they stay until the log is closed or
+// DeleteExpired runs past the delay (Kafka deletes them asynchronously, and
+// any left over at the next open).
+// REQUIRES: l.mu held.
+func (l *Log) scheduleDelete(s *Segment) {
+	if l.cfg.FileDeleteDelayMs == 0 {
+		s.removeFiles()
+		return
+	}
+	l.pendingDeletes = append(l.pendingDeletes, pendingDelete{seg: s, at: l.nowMs() + l.cfg.FileDeleteDelayMs})
+}
+
+// DeleteExpired removes the .deleted files whose file.delete.delay.ms has passed.
+func (l *Log) DeleteExpired() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.nowMs()
+	keep := l.pendingDeletes[:0]
+	for _, p := range l.pendingDeletes {
+		if now >= p.at {
+			p.seg.removeFiles()
+		} else {
+			keep = append(keep, p)
+		}
+	}
+	l.pendingDeletes = keep
+}
+
+type pendingDelete struct {
+	seg *Segment
+	at  int64 // ms
+}
+
+// removeFiles removes the segment's files under its current suffix.
+func (s *Segment) removeFiles() {
+	for _, ext := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
+		if err := s.fs.Remove(filepath.Join(s.dir, segmentFileName(s.base, ext)+s.suffix)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+	}
+}
