@@ -52,11 +52,11 @@ func (OSFS) OpenAppend(path string) (File, error) {
 	return os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0o644)
 }
 
-func (OSFS) Rename(oldpath, newpath string) error       { return os.Rename(oldpath, newpath) }
-func (OSFS) Remove(path string) error                   { return os.Remove(path) }
-func (OSFS) ReadDir(dir string) ([]fs.DirEntry, error)  { return os.ReadDir(dir) }
-func (OSFS) Stat(path string) (fs.FileInfo, error)      { return os.Stat(path) }
-func (OSFS) MkdirAll(dir string) error                  { return os.MkdirAll(dir, 0o755) }
+func (OSFS) Rename(oldpath, newpath string) error      { return os.Rename(oldpath, newpath) }
+func (OSFS) Remove(path string) error                  { return os.Remove(path) }
+func (OSFS) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
+func (OSFS) Stat(path string) (fs.FileInfo, error)     { return os.Stat(path) }
+func (OSFS) MkdirAll(dir string) error                 { return os.MkdirAll(dir, 0o755) }
 
 func (OSFS) SyncDir(dir string) error {
 	d, err := os.Open(dir)
@@ -99,4 +99,3 @@ func writeFileAtomic(fsys FS, path string, data []byte) error {
 	}
 	return fsys.SyncDir(filepath.Dir(path))
 }
-
