@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
@@ -18,6 +19,9 @@ type CleanerOptions struct {
 	// Map replaces the offset map built from the config (tests: a map with a
 	// chosen capacity). Its capacity is still capped by LoadFactor.
 	Map offsetmap.Map
+	// Progress, when set, has every byte the cleaner reads added to it (map
+	// building and copying), so a caller can show progress by polling it.
+	Progress *atomic.Int64
 	// FsyncPolicy of cleaned segments. Default iosched.FsyncSegment (each
 	// cleaned segment fsynced before the swap, as Kafka flushes).
 	FsyncPolicy iosched.FsyncPolicy
@@ -39,6 +43,7 @@ type Cleaner struct {
 	builder    record.Builder
 	scratch    []byte   // rebuilt batches
 	kept       []uint64 // bitmap of kept records of the current batch
+	progress   *atomic.Int64
 }
 
 // NewCleaner allocates a cleaner's offset map and buffers. Errors: an invalid
@@ -48,7 +53,7 @@ func NewCleaner(cfg CleanerConfig, opts CleanerOptions) (*Cleaner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Cleaner{cfg: cfg, now: opts.Now, offsetMap: opts.Map}
+	c := &Cleaner{cfg: cfg, now: opts.Now, offsetMap: opts.Map, progress: opts.Progress}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -236,6 +241,9 @@ func (c *Cleaner) buildOffsetMapForSegment(s *Segment, start, nextSegmentStart r
 			return false, err
 		}
 		stats.MapBytesRead += int64(len(batch))
+		if c.progress != nil {
+			c.progress.Add(int64(len(batch)))
+		}
 		if h.Attributes.Control() {
 			stats.MapMessagesRead++
 		} else {

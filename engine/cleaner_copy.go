@@ -65,6 +65,9 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 			return err
 		}
 		stats.BytesRead += int64(len(batch))
+		if c.progress != nil {
+			c.progress.Add(int64(len(batch)))
+		}
 		stats.MessagesRead += int64(h.RecordCount)
 		if h.Attributes.Control() {
 			stats.MessagesWritten += int64(h.RecordCount)
