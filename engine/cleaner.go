@@ -90,10 +90,11 @@ func (c *Cleaner) MaxMapEntries() int { return c.maxEntries }
 
 // CleanOptions choose the range and bookkeeping of one clean.
 type CleanOptions struct {
-	// FirstDirtyOffset overrides the checkpoint when >= 0 (as Kafka's tests
-	// pass LogToClean(firstDirtyOffset) directly). Default -1: read the
-	// checkpoint file.
-	FirstDirtyOffset record.Offset
+	// FirstDirtyOffset replaces the checkpoint when OverrideFirstDirty is set
+	// (as Kafka's tests pass LogToClean(firstDirtyOffset) directly). By
+	// default the checkpoint file gives it.
+	FirstDirtyOffset   record.Offset
+	OverrideFirstDirty bool
 	// CheckpointPath is the cleaner-offset-checkpoint file to read and update.
 	// Default CheckpointPath(log.Dir()).
 	CheckpointPath string
@@ -130,7 +131,7 @@ func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 		ckptPath = CheckpointPath(l.Dir())
 	}
 	checkpoint := NoCheckpoint
-	if opts.FirstDirtyOffset >= 0 {
+	if opts.OverrideFirstDirty {
 		checkpoint = opts.FirstDirtyOffset
 	} else {
 		entries, err := ReadCheckpoint(l.fs, ckptPath)

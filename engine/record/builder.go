@@ -82,7 +82,7 @@ func (b *Builder) UncompressedSize() int { return BatchHeaderSize + len(b.record
 // compressor failure) or ErrBadLength (a batch over 2 GiB).
 func (b *Builder) Finish(dst []byte) ([]byte, error) {
 	start := len(dst)
-	dst = append(dst, make([]byte, BatchHeaderSize)...)
+	dst = append(dst, zeroHeader[:]...)
 	var err error
 	switch c := b.h.Attributes.Codec(); c {
 	case CodecNone:
@@ -114,6 +114,8 @@ func (b *Builder) Finish(dst []byte) ([]byte, error) {
 	UpdateCRC(batch)
 	return dst, nil
 }
+
+var zeroHeader [BatchHeaderSize]byte
 
 // appendWriter is an io.Writer appending to a slice, so that stream
 // compressors write straight into the caller's buffer.

@@ -95,23 +95,20 @@ func (d *Decoder) Decompress(c Codec, src []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: unknown codec id %d", ErrCodec, int8(c))
 	}
 	if err != nil {
-		if !errors.Is(err, ErrCodec) {
-			err = fmt.Errorf("%w: %s: %w", ErrCodec, c, err)
-		}
-		return nil, err
+		return nil, fmt.Errorf("%w: %s: %w", ErrCodec, c, err)
 	}
 	return d.buf, nil
 }
 
 var errTooBig = errors.New("decompressed records exceed the decoder's limit")
 
-func (d *Decoder) tooBig(c Codec) error {
-	return fmt.Errorf("%w: %s: %w (%d bytes)", ErrCodec, c, errTooBig, d.limit())
+func (d *Decoder) tooBig() error {
+	return fmt.Errorf("%w of %d bytes", errTooBig, d.limit())
 }
 
 // readAll reads r to its end into d.buf, growing d.buf at most to limit+1
 // bytes so that going past the limit is detected without reading further.
-func (d *Decoder) readAll(r io.Reader, c Codec) error {
+func (d *Decoder) readAll(r io.Reader) error {
 	limit := d.limit()
 	buf := d.buf[:0]
 	zeroReads := 0
@@ -119,7 +116,7 @@ func (d *Decoder) readAll(r io.Reader, c Codec) error {
 		if len(buf) == cap(buf) {
 			if len(buf) > limit {
 				d.buf = buf[:0]
-				return d.tooBig(c)
+				return d.tooBig()
 			}
 			newCap := max(2*cap(buf), 64<<10)
 			newCap = min(newCap, limit+1)
@@ -131,7 +128,7 @@ func (d *Decoder) readAll(r io.Reader, c Codec) error {
 		buf = buf[:len(buf)+n]
 		if len(buf) > limit {
 			d.buf = buf[:0]
-			return d.tooBig(c)
+			return d.tooBig()
 		}
 		if err == io.EOF {
 			d.buf = buf
@@ -157,7 +154,7 @@ func (d *Decoder) gunzip(src []byte) error {
 	if err := d.gz.Reset(&d.src); err != nil {
 		return err
 	}
-	return d.readAll(&d.gz, CodecGzip)
+	return d.readAll(&d.gz)
 }
 
 func (d *Decoder) unlz4(src []byte) error {
@@ -167,7 +164,7 @@ func (d *Decoder) unlz4(src []byte) error {
 	} else {
 		d.lz.Reset(&d.src)
 	}
-	return d.readAll(d.lz, CodecLZ4)
+	return d.readAll(d.lz)
 }
 
 func (d *Decoder) unzstd(src []byte) error {
@@ -188,12 +185,12 @@ func (d *Decoder) unzstd(src []byte) error {
 	out, err := d.zs.DecodeAll(src, d.buf[:0])
 	if err != nil {
 		if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
-			return d.tooBig(CodecZstd)
+			return d.tooBig()
 		}
 		return err
 	}
 	if len(out) > limit {
-		return d.tooBig(CodecZstd)
+		return d.tooBig()
 	}
 	d.buf = out
 	return nil
@@ -248,7 +245,7 @@ func (d *Decoder) appendSnappyBlock(block []byte) error {
 	limit := d.limit()
 	if n > limit-len(d.buf) {
 		d.buf = d.buf[:0]
-		return d.tooBig(CodecSnappy)
+		return d.tooBig()
 	}
 	start := len(d.buf)
 	if cap(d.buf)-start < n {
