@@ -16,8 +16,8 @@ import (
 // uses when it recompresses a batch.
 const (
 	GzipLevel = gzip.DefaultCompression // -1: deflate's default (6)
-	LZ4Level  = lz4.Level9
-	ZstdLevel = 3
+	LZ4Level  = 9                       // lz4 HC level 9 (pierrec's lz4.Level9)
+	ZstdLevel = 3                       // zstd level 3 (klauspost's SpeedDefault)
 )
 
 // lz4BlockSize is the frame block size Kafka's LZ4 output stream uses (64 KiB,
@@ -148,7 +148,7 @@ func (b *Builder) lz4(dst []byte) ([]byte, error) {
 			lz4.BlockSizeOption(lz4BlockSize),
 			lz4.BlockChecksumOption(false),
 			lz4.ChecksumOption(false),
-			lz4.CompressionLevelOption(LZ4Level),
+			lz4.CompressionLevelOption(lz4.Level9), // = LZ4Level
 			lz4.ConcurrencyOption(1),
 		); err != nil {
 			b.lz = nil

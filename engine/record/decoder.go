@@ -65,7 +65,9 @@ func (d *Decoder) Records(batch []byte) (BatchHeader, RecordIterator, error) {
 		return h, RecordIterator{}, fmt.Errorf("%w: batch at offset %d is %d bytes but %d were given", ErrBadLength, h.BaseOffset, size, len(batch))
 	}
 	records := batch[RecordsPos:]
-	if c := h.Attributes.Codec(); c != CodecNone {
+	// A header-only batch (as cleaning leaves when it must keep an empty
+	// batch) has nothing to decompress whatever its codec bits say.
+	if c := h.Attributes.Codec(); c != CodecNone && (len(records) > 0 || h.RecordCount > 0) {
 		records, err = d.Decompress(c, records)
 		if err != nil {
 			return h, RecordIterator{}, fmt.Errorf("batch at offset %d: %w", h.BaseOffset, err)

@@ -348,3 +348,30 @@ func inside(s, buf []byte) bool {
 	lo := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
 	return p >= lo && p+uintptr(len(s)) <= lo+uintptr(len(buf))
 }
+
+// TestHeaderOnlyBatch: a 61-byte batch with no records decodes to zero
+// records, whatever its codec bits.
+func TestHeaderOnlyBatch(t *testing.T) {
+	var d Decoder
+	for _, c := range allCodecs {
+		var b Builder
+		b.Reset(BatchHeader{BaseOffset: 5, LastOffsetDelta: 3, BaseTimestamp: NoTimestamp, ProducerID: 9, ProducerEpoch: 1, BaseSequence: 4})
+		batch, err := b.Finish(nil)
+		if err != nil || len(batch) != BatchHeaderSize {
+			t.Fatalf("%d bytes, %v", len(batch), err)
+		}
+		batch[AttributesPos+1] |= byte(c)
+		UpdateCRC(batch)
+		h, it, err := d.Records(batch)
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		if h.Length != BatchHeaderSize-LogOverhead || h.RecordCount != 0 || h.NextOffset() != 9 {
+			t.Fatalf("%s: header %+v", c, h)
+		}
+		var r Record
+		if ok, err := it.Next(&r); ok || err != nil {
+			t.Fatalf("%s: Next = %v, %v", c, ok, err)
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package iosched
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Default sizes, as Kafka's defaults.
+const (
+	// DefaultReadBufferBytes is log.cleaner.io.buffer.size (524288) / threads (1) / 2:
+	// the per-thread read buffer of Kafka's cleaner.
+	DefaultReadBufferBytes = 256 << 10
+	// DefaultMaxBufferBytes is max.message.bytes (1048588): the largest batch the
+	// cleaner's buffers may grow to hold.
+	DefaultMaxBufferBytes = 1048588
+)
+
+// ReadStats counts what a Reader did since it was made.
+type ReadStats struct {
+	Bytes int64         // bytes returned by ReadAt calls (file bytes read)
+	Reads int64         // ReadAt (pread) calls, retries of short reads included
+	Time  time.Duration // wall time spent inside ReadAt calls
+}
+
+// Reader reads a segment file sequentially by pread into one reusable buffer, as
+// Kafka's cleaner reads with its read buffer. The buffer is allocated once, at
+// bufferBytes, in NewReader, and Read never allocates. Grow allocates only when it
+// goes past the largest size reached so far (at most log2(max/initial) times in a
+// Reader's life, and never for batches that fit the initial buffer); Restore keeps
+// the larger array and only shrinks what a Read fills. So a Reader costs bufferBytes
+// until a batch needs more, not maxBufferBytes up front, which matters when there is
+// one Reader per open log. A Reader is not safe for concurrent use: one per thread.
+type Reader struct {
+	backing []byte // len == the largest size reached; allocated by NewReader and growing Grow calls only
+	size    int    // bytes a Read fills at most: initial..maxCap
+	initial int    // size after Restore
+	maxCap  int    // the cap of Grow
+	stats   ReadStats
+}
+
+// NewReader returns a Reader whose buffer holds bufferBytes (Kafka:
+// log.cleaner.io.buffer.size / log.cleaner.threads / 2; 256 KiB by default) and may
+// grow up to maxBufferBytes (Kafka: max.message.bytes; 1048588 by default). A
+// maxBufferBytes below bufferBytes is raised to it, and a bufferBytes < 1 becomes
+// DefaultReadBufferBytes.
+func NewReader(bufferBytes, maxBufferBytes int) *Reader {
+	if bufferBytes < 1 {
+		bufferBytes = DefaultReadBufferBytes
+	}
+	if maxBufferBytes < bufferBytes {
+		maxBufferBytes = bufferBytes
+	}
+	return &Reader{
+		backing: make([]byte, bufferBytes),
+		size:    bufferBytes,
+		initial: bufferBytes,
+		maxCap:  maxBufferBytes,
+	}
+}
+
+// Read fills the buffer with up to BufferBytes() bytes of f starting at byte pos,
+// never reading at or past limit (the file size in bytes). It returns the bytes read,
+// which alias the buffer and stay valid until the next Read or Grow. At or
+// beyond limit it returns an empty slice and nil; a negative pos is an *IOError.
+//
+// Short reads are retried until the buffer or limit is reached. io.EOF (or a read
+// making no progress) before limit is an *IOError wrapping io.ErrUnexpectedEOF (or
+// ErrNoProgress) naming the file and the position reached; other read errors are
+// returned as an *IOError wrapping them.
+func (r *Reader) Read(f File, pos, limit int64) ([]byte, error) {
+	if pos < 0 {
+		return nil, &IOError{Op: "read", Path: f.Name(), Pos: pos, Err: errors.New("negative position")}
+	}
+	if pos >= limit {
+		return r.backing[:0], nil
+	}
+	want := int64(r.size)
+	if rem := limit - pos; rem < want {
+		want = rem
+	}
+	buf := r.backing[:want]
+	filled := 0
+	for filled < len(buf) {
+		start := time.Now()
+		n, err := f.ReadAt(buf[filled:], pos+int64(filled))
+		r.stats.Time += time.Since(start)
+		r.stats.Reads++
+		r.stats.Bytes += int64(n)
+		filled += n
+		if filled == len(buf) {
+			break // a full read may come with io.EOF at the file's end: not an error
+		}
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil, &IOError{Op: "read", Path: f.Name(), Pos: pos + int64(filled),
+				Err: fmt.Errorf("end of file before limit %d: %w", limit, io.ErrUnexpectedEOF)}
+		case err != nil:
+			return nil, &IOError{Op: "read", Path: f.Name(), Pos: pos + int64(filled), Err: err}
+		case n == 0:
+			return nil, &IOError{Op: "read", Path: f.Name(), Pos: pos + int64(filled), Err: ErrNoProgress}
+		}
+	}
+	return buf, nil
+}
+
+// Grow doubles the buffer (Kafka's growBuffers) until it holds need bytes, capped at
+// the max buffer size in bytes. If need exceeds the cap it returns an error wrapping
+// ErrBatchTooLarge that names need and the cap, and leaves the size unchanged. The
+// bytes of the last Read are not kept: Read again after Grow.
+func (r *Reader) Grow(need int) error {
+	if need > r.maxCap {
+		return fmt.Errorf("%w: batch needs %d bytes, max buffer is %d bytes (max.message.bytes)",
+			ErrBatchTooLarge, need, r.maxCap)
+	}
+	for r.size < need {
+		r.size = min(r.size*2, r.maxCap)
+	}
+	if r.size > len(r.backing) {
+		r.backing = make([]byte, r.size)
+	}
+	return nil
+}
+
+// Restore sets the buffer back to its initial size (Kafka's restoreBuffers).
+func (r *Reader) Restore() { r.size = r.initial }
+
+// BufferBytes is the current buffer size in bytes: the most one Read returns.
+func (r *Reader) BufferBytes() int { return r.size }
+
+// MaxBufferBytes is the cap of Grow in bytes.
+func (r *Reader) MaxBufferBytes() int { return r.maxCap }
+
+// Stats returns the counts since NewReader.
+func (r *Reader) Stats() ReadStats { return r.stats }

@@ -1,0 +1,149 @@
+package results
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// File names inside a run directory.
+const (
+	RunJSONFile  = "run.json"
+	ReportMDFile = "report.md"
+)
+
+// Row is one figure of the report's cleaner table, in the order the caller gives:
+// e.g. {"read", "512.0", "MiB", "bytes of log read by the cleaner"}. Value is already
+// formatted; Unit says what it counts.
+type Row struct {
+	Name    string `json:"name"`
+	Value   string `json:"value"`
+	Unit    string `json:"unit"`
+	Meaning string `json:"meaning,omitempty"`
+}
+
+// Verification is the outcome of checking the cleaned log against the workload's
+// ground truth.
+type Verification struct {
+	Passed bool   `json:"passed"`
+	Detail string `json:"detail"`
+}
+
+// Run is the record of one run, written as run.json and report.md.
+type Run struct {
+	// ID is "<UTC start YYYYMMDD-HHMMSS>-<first 8 hex of sha256 of the config JSON>";
+	// Write sets it from StartedAt and Config when empty.
+	ID        string    `json:"id"`
+	StartedAt time.Time `json:"started_at"`
+	// Config is the resolved experiment: any JSON-marshalable value
+	// (json.RawMessage included). ReadRun gives it back as json.RawMessage.
+	Config      any          `json:"config"`
+	Environment Environment  `json:"environment"`
+	Before      Counters     `json:"counters_before"`
+	After       Counters     `json:"counters_after"`
+	Delta       CounterDelta `json:"counters_delta"`
+	// Phases maps a phase name ("generate", "cache", "clean", "verify") to its wall
+	// time; JSON holds nanoseconds.
+	Phases map[string]time.Duration `json:"phases_ns,omitempty"`
+	// Stats is the cleaner's own stats struct, as the caller gives it. ReadRun gives
+	// it back as json.RawMessage.
+	Stats any `json:"stats,omitempty"`
+	// Rows are the report's cleaner figures, in order.
+	Rows []Row `json:"rows,omitempty"`
+	// Verification is nil when the run was not verified.
+	Verification *Verification `json:"verification,omitempty"`
+	Notes        []string      `json:"notes,omitempty"`
+}
+
+// NewID returns "<startedAt in UTC as YYYYMMDD-HHMMSS>-<first 8 hex digits of the
+// sha256 of config's JSON>". It fails only if config cannot be marshalled.
+func NewID(startedAt time.Time, config any) (string, error) {
+	b, err := json.Marshal(config)
+	if err != nil {
+		return "", fmt.Errorf("results: run id: marshal config: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return startedAt.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(sum[:4]), nil
+}
+
+// SetCounters records the snapshots taken around the clean and their delta.
+func (r *Run) SetCounters(before, after Counters) {
+	r.Before, r.After, r.Delta = before, after, after.Delta(before)
+}
+
+// Write creates dir/<ID>/ (dir itself is created if need be) holding run.json
+// (indented) and report.md, and returns the path of dir/<ID>. It sets ID first when
+// empty (an error if StartedAt is zero too). A run directory that already exists is not overwritten: the error wraps
+// fs.ErrExist.
+func (r *Run) Write(dir string) (path string, err error) {
+	if r.ID == "" {
+		if r.StartedAt.IsZero() {
+			return "", fmt.Errorf("results: run has neither ID nor StartedAt")
+		}
+		if r.ID, err = NewID(r.StartedAt, r.Config); err != nil {
+			return "", err
+		}
+	}
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("results: marshal run %s: %w", r.ID, err)
+	}
+	js = append(js, '\n')
+	report, err := r.Report()
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("results: %w", err)
+	}
+	path = filepath.Join(dir, r.ID)
+	if err := os.Mkdir(path, 0o755); err != nil {
+		return "", fmt.Errorf("results: run directory: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(path, RunJSONFile), js, 0o644); err != nil {
+		return path, fmt.Errorf("results: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(path, ReportMDFile), []byte(report), 0o644); err != nil {
+		return path, fmt.Errorf("results: %w", err)
+	}
+	return path, nil
+}
+
+// ReadRun reads dir/run.json as written by Write, with Config and Stats as compact
+// json.RawMessage (nil when absent), so that NewID(r.StartedAt, r.Config) gives r.ID
+// back.
+func ReadRun(dir string) (*Run, error) {
+	b, err := os.ReadFile(filepath.Join(dir, RunJSONFile))
+	if err != nil {
+		return nil, fmt.Errorf("results: %w", err)
+	}
+	type plain Run // no methods, so no recursion
+	var raw struct {
+		plain
+		Config json.RawMessage `json:"config"`
+		Stats  json.RawMessage `json:"stats,omitempty"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("results: %s: %w", filepath.Join(dir, RunJSONFile), err)
+	}
+	r := Run(raw.plain)
+	for _, f := range []struct {
+		raw json.RawMessage
+		dst *any
+	}{{raw.Config, &r.Config}, {raw.Stats, &r.Stats}} {
+		if f.raw == nil {
+			continue
+		}
+		var c bytes.Buffer
+		if err := json.Compact(&c, f.raw); err != nil {
+			return nil, fmt.Errorf("results: %s: %w", filepath.Join(dir, RunJSONFile), err)
+		}
+		*f.dst = json.RawMessage(c.Bytes())
+	}
+	return &r, nil
+}
