@@ -36,3 +36,10 @@ var (
 	// ErrMapTooSmall: the offset map cannot hold even one key.
 	ErrMapTooSmall = errors.New("engine: offset map too small to hold one key")
 )
+
+// Errors of verifying.
+var (
+	// ErrVerifyFailed: Verify found the log inconsistent; the error names the
+	// first problem's file and byte position, the report lists them all.
+	ErrVerifyFailed = errors.New("engine: log fails verification")
+)

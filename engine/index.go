@@ -85,9 +85,12 @@ func (ix *indexer) maybeAppendTime(ts int64, off record.Offset) {
 }
 
 // onBecomeInactive appends the roll-time entry (max timestamp so far), as
-// Kafka's LogSegment.onBecomeInactiveSegment.
-func (ix *indexer) onBecomeInactive() {
+// Kafka's LogSegment.onBecomeInactiveSegment and LogSegment.close do. It
+// reports whether an entry was appended.
+func (ix *indexer) onBecomeInactive() bool {
+	n := len(ix.times)
 	ix.maybeAppendTime(ix.maxTimestampSoFar, ix.offsetOfMaxTsSoFar)
+	return len(ix.times) > n
 }
 
 // lookup returns the position of the largest entry <= target, else 0, as

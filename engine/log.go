@@ -350,6 +350,17 @@ func (l *Log) Close() error {
 	if l.closed {
 		return nil
 	}
+	if !l.readOnly {
+		// Kafka's LogSegment.close appends the max-timestamp entry to the time
+		// index, so a cleanly closed active segment has it too.
+		l.mu.Lock()
+		for _, s := range l.segments {
+			if s.ix.onBecomeInactive() {
+				s.indexDirty = true
+			}
+		}
+		l.mu.Unlock()
+	}
 	err := l.Flush()
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -137,7 +137,14 @@ func openSegment(fsys FS, dir string, base record.Offset, cfg *LogConfig, rd *io
 	s.size = st.Size()
 
 	loaded := s.loadIndexes()
-	if err := s.scan(loaded, rd); err != nil {
+	err = s.scan(loaded, rd)
+	if err != nil && loaded {
+		// The last index entry points at bytes that are not a batch: the index
+		// is corrupt, so rebuild it from the whole log, as Kafka does.
+		s.nextOffset = base
+		err = s.scan(false, rd)
+	}
+	if err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -206,7 +213,7 @@ func (s *Segment) scan(indexesUsable bool, rd *iosched.Reader) error {
 			return err
 		}
 		if !indexesUsable {
-			if err := record.VerifyCRC(batch); err != nil {
+			if err := verifyBatchCRC(batch); err != nil {
 				return &record.CorruptionError{Path: s.f.Name(), Pos: int64(pos), Reason: "batch CRC", Err: err}
 			}
 			s.ix.onBatch(&h, pos)

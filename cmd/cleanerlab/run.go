@@ -50,10 +50,8 @@ func newRunCmd() *cobra.Command {
 		Fsync:    string(iosched.FsyncSegment),
 		Verify:   true,
 	}, out: "runs", progress: "auto", compression: "none"}
-	// The default workload: about 256 MiB of 100-byte values, half of it dirty.
-	// 2M keys so that the compacted base (≈128 MiB ≈ 1M records) can hold
-	// distinct keys only.
-	rf.cfg.Workload.Keys = 2_000_000
+	// The default workload (workloads.DefaultSpec): about 256 MiB of 100-byte
+	// values, half of it dirty, 2M keys.
 	rf.cfg.Log.SegmentBytes = rf.cfg.Workload.SegmentBytes
 	rf.cfg.Log.FileDeleteDelayMs = 0
 
@@ -79,7 +77,7 @@ unless --dir puts it on the disk under test (and --keep keeps it).`,
 	f.IntVar(&w.ValueBytes, "value-bytes", w.ValueBytes, "bytes per value")
 	f.Float64Var(&w.TombstoneRatio, "tombstone-ratio", w.TombstoneRatio, "share of dirty writes that are tombstones (null values)")
 	f.Float64Var(&w.DirtyRatio, "dirty-ratio", w.DirtyRatio, "target cleanable ratio: dirty bytes / log bytes")
-	f.Var((*byteSize)(&w.LogBytes), "log-bytes", "approximate .log bytes per partition (suffixes KiB, MiB, GiB)")
+	f.Var((*byteSize)(&w.LogBytes), "log-bytes", "approximate .log bytes of all partitions together (suffixes KiB, MiB, GiB)")
 	f.IntVar(&w.RecordsPerBatch, "records-per-batch", w.RecordsPerBatch, "records per batch written by the generator")
 	f.StringVar(&rf.compression, "compression", rf.compression, "codec of generated batches: none, gzip, snappy, lz4, zstd")
 	f.Uint64Var(&w.Seed, "seed", w.Seed, "seed of the workload: same seed, same bytes")
@@ -143,9 +141,9 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 	run.Environment = env
 
 	// 1. Generate.
-	fmt.Fprintf(out, "generating %d partition(s) of ~%s in %s\n", cfg.Workload.Partitions, results.FormatBytes(cfg.Workload.LogBytes), root)
+	fmt.Fprintf(out, "generating ~%s in %d partition(s) under %s\n", results.FormatBytes(cfg.Workload.LogBytes), cfg.Workload.Partitions, root)
 	t0 := time.Now()
-	bar := newBar(showProgress, cfg.Workload.LogBytes*int64(cfg.Workload.Partitions), "generate")
+	bar := newBar(showProgress, cfg.Workload.LogBytes, "generate")
 	gen, err := workloads.Generate(root, cfg.Workload, cfg.Log, func(done, total int64) { bar.set(done) })
 	bar.finish()
 	if err != nil {
@@ -319,6 +317,8 @@ func cleanAll(logs []*engine.Log, cfg engine.CleanerConfig, opts engine.CleanerO
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				// run measures one clean of each log whatever its ratio, as a
+				// direct call of Kafka's Cleaner.clean (the generator set the ratio).
 				st, err := cleaners[t].Clean(logs[i], engine.CleanOptions{Force: true})
 				if err != nil {
 					errs[t] = fmt.Errorf("%s: %w", logs[i].TopicPartition(), err)

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/engine/record"
+)
+
+func newVerifyCmd() *cobra.Command {
+	var dir string
+	var checkpoint int64
+	var ignoreCheckpoint bool
+	cmd := &cobra.Command{
+		Use:   "verify --dir PARTITION_DIR",
+		Short: "Check a partition directory: CRCs, offsets, indexes, and compaction below the checkpoint",
+		Long: `verify opens a partition directory read-only (nothing on disk changes) and
+checks every batch's CRC and records, that offsets increase across batches and
+segments, that the .index and .timeindex files agree with the log, and, when
+the cleaner checkpoint in the parent directory has an entry for the partition
+(or --checkpoint is given), that no key appears twice below it. It lists every
+problem with its file and byte position and exits 2 when there is one.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" {
+				return errors.New("verify: --dir is required")
+			}
+			rep, err := engine.Verify(dir, engine.VerifyOptions{Checkpoint: record.Offset(max(checkpoint, 0)), IgnoreCheckpoint: ignoreCheckpoint})
+			out := cmd.OutOrStdout()
+			if rep != nil && rep.Segments > 0 {
+				ckpt := "none"
+				if rep.CheckpointOffset >= 0 {
+					ckpt = fmt.Sprint(rep.CheckpointOffset)
+				}
+				fmt.Fprintf(out, "%s: %d segments, %d bytes, offsets [%d, %d), %d batches (%d control, %d empty, %d legacy), %d records, %d keys, %d tombstones, %d keyless; %d offset-index and %d time-index entries; checkpoint %s\n",
+					rep.TopicPartition, rep.Segments, rep.Bytes, rep.LogStartOffset, rep.LogEndOffset, rep.Batches, rep.ControlBatches, rep.EmptyBatches, rep.LegacyBatches,
+					rep.Records, rep.Keys, rep.Tombstones, rep.KeylessRecords, rep.OffsetIndexEntries, rep.TimeIndexEntries, ckpt)
+			}
+			if rep != nil {
+				for _, n := range rep.Notes {
+					fmt.Fprintf(out, "note: %s\n", n)
+				}
+				for _, p := range rep.Problems {
+					fmt.Fprintf(out, "PROBLEM %s\n", p)
+				}
+			}
+			if err != nil {
+				return exitError{code: 2, err: err}
+			}
+			fmt.Fprintln(out, "OK")
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "partition directory (named topic-partition)")
+	cmd.Flags().Int64Var(&checkpoint, "checkpoint", 0, "check that no key appears twice below this offset (0: the cleaner checkpoint file's entry)")
+	cmd.Flags().BoolVar(&ignoreCheckpoint, "ignore-checkpoint", false, "skip the compaction check")
+	return cmd
+}

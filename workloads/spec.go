@@ -1,0 +1,283 @@
+package workloads
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/cleanerlab/cleanerlab/engine/record"
+)
+
+// KeyPrefix starts every generated key; the rest of the key is the key id in
+// decimal, zero-padded so that the key is exactly Spec.KeyBytes long
+// ("k000000000000042" for id 42 and 16 bytes).
+const KeyPrefix = "k"
+
+// DistributionUniform picks every key of a dirty-head write with equal
+// probability.
+const DistributionUniform = "uniform"
+
+// distributions lists the Distribution values Validate accepts.
+var distributions = []string{DistributionUniform}
+
+// DefaultStartTimeMs is the CreateTime of the first record when Spec.StartTimeMs
+// is left at its default: 2023-11-14T22:13:20Z, fixed so that the same seed
+// gives the same bytes.
+const DefaultStartTimeMs int64 = 1_700_000_000_000
+
+// Limits of a Spec, beyond which Validate refuses it.
+const (
+	// MaxKeys bounds Keys: the ground truth keeps 8 bytes per key, and the
+	// generator's key permutation 4 bytes per key (uint32 ids).
+	MaxKeys = math.MaxUint32
+	// MaxPartitions bounds Partitions.
+	MaxPartitions = 1 << 16
+	// MaxRecordsPerBatch bounds RecordsPerBatch.
+	MaxRecordsPerBatch = 1 << 20
+	// maxTopicLength is Kafka's limit on topic names (Topic.MAX_NAME_LENGTH).
+	maxTopicLength = 249
+)
+
+// Spec describes one workload: the keys, the records, the log's shape and the
+// seed. Start from DefaultSpec. Keys are split over partitions as a key-hash
+// partitioner would: key id i belongs to partition i mod Partitions; LogBytes
+// is shared out evenly, so each partition holds about LogBytes/Partitions
+// bytes of the same cleanable ratio.
+type Spec struct {
+	// Keys is the key cardinality of the topic: key ids 0 .. Keys-1, split
+	// over the partitions. Default 2,000,000: the clean base holds each key at
+	// most once, and at the default sizes (about 129 bytes per record) 1,000,000
+	// keys fill only 123 MiB, short of the 128 MiB base of a 256 MiB log at
+	// dirty ratio 0.5; 2,000,000 keys reach dirty ratios down to 0.05.
+	Keys int64
+	// KeyBytes is the size of every key in bytes: KeyPrefix followed by the
+	// zero-padded decimal key id. It must hold Keys distinct keys
+	// (len(KeyPrefix) + digits of Keys-1). Default 16.
+	KeyBytes int
+	// ValueBytes is the size of every non-null value in bytes; the bytes are
+	// pseudo-random (incompressible), computed from the seed, the partition and
+	// the record's offset (see GroundTruth.AppendValue). 0 writes empty values,
+	// which are not tombstones. Default 100.
+	ValueBytes int
+	// TombstoneRatio is the share of dirty-head writes that are tombstones
+	// (null values), in [0, 1]. The clean base holds no tombstones. Default 0.
+	TombstoneRatio float64
+	// DirtyRatio is the cleanable ratio the generated log is to have, in (0, 1):
+	// the dirty head takes about DirtyRatio x LogBytes and the clean base the
+	// rest. Default 0.5.
+	DirtyRatio float64
+	// SegmentBytes is the segment.bytes the log is written with, in bytes; it
+	// overrides the LogConfig given to Generate. Default 64 MiB.
+	SegmentBytes int64
+	// LogBytes is the approximate total of the .log files over all
+	// partitions, in bytes (index files not counted). Default 256 MiB.
+	LogBytes int64
+	// RecordsPerBatch is the number of records in each batch (the last batch
+	// of the base and of the head may hold fewer). Default 16.
+	RecordsPerBatch int
+	// Codec compresses every batch. Values are incompressible, so only the
+	// keys and record framing shrink. Default record.CodecNone.
+	Codec record.Codec
+	// Seed drives every random choice (key order of the base, keys and
+	// tombstones of the head) and the value bytes. Default 1.
+	Seed uint64
+	// Distribution names how dirty-head writes pick their keys. Only
+	// "uniform" is implemented. Default "uniform".
+	Distribution string
+	// StartTimeMs is the CreateTime of offset 0, in ms since the epoch; the
+	// record at offset o has timestamp StartTimeMs + o (1 ms per record).
+	// Default DefaultStartTimeMs (fixed, so that a seed gives fixed bytes).
+	StartTimeMs int64
+	// Topic names the partition directories (<Topic>-<partition>) and the
+	// checkpoint entries. Default "cleanerlab".
+	Topic string
+	// Partitions is the number of partitions generated. Default 1.
+	Partitions int
+}
+
+// DefaultSpec returns the defaults documented on Spec's fields.
+func DefaultSpec() Spec {
+	return Spec{
+		Keys:            2_000_000,
+		KeyBytes:        16,
+		ValueBytes:      100,
+		TombstoneRatio:  0,
+		DirtyRatio:      0.5,
+		SegmentBytes:    64 << 20,
+		LogBytes:        256 << 20,
+		RecordsPerBatch: 16,
+		Codec:           record.CodecNone,
+		Seed:            1,
+		Distribution:    DistributionUniform,
+		StartTimeMs:     DefaultStartTimeMs,
+		Topic:           "cleanerlab",
+		Partitions:      1,
+	}
+}
+
+// keyDigits is the number of decimal digits of the largest key id.
+func (s *Spec) keyDigits() int {
+	return len(strconv.FormatInt(max(s.Keys-1, 0), 10))
+}
+
+// Validate returns an error naming the first field out of range and the range.
+func (s *Spec) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("workloads: "+format, args...)
+	}
+	switch {
+	case s.Keys < 1 || s.Keys > MaxKeys:
+		return bad("keys %d out of range [1, %d]", s.Keys, int64(MaxKeys))
+	case s.Partitions < 1 || s.Partitions > MaxPartitions:
+		return bad("partitions %d out of range [1, %d]", s.Partitions, MaxPartitions)
+	case s.Keys < int64(s.Partitions):
+		return bad("keys %d is fewer than partitions %d: some partition would have no key", s.Keys, s.Partitions)
+	case s.KeyBytes < len(KeyPrefix)+s.keyDigits():
+		return bad("key bytes %d cannot hold %d distinct keys: need %d (prefix %q + %d digits)",
+			s.KeyBytes, s.Keys, len(KeyPrefix)+s.keyDigits(), KeyPrefix, s.keyDigits())
+	case s.ValueBytes < 0:
+		return bad("value bytes %d is negative", s.ValueBytes)
+	case !(s.TombstoneRatio >= 0 && s.TombstoneRatio <= 1):
+		return bad("tombstone ratio %v out of range [0, 1]", s.TombstoneRatio)
+	case !(s.DirtyRatio > 0 && s.DirtyRatio < 1):
+		return bad("dirty ratio %v out of range (0, 1)", s.DirtyRatio)
+	case s.SegmentBytes < 1 || s.SegmentBytes > math.MaxInt32:
+		return bad("segment bytes %d out of range [1, %d]", s.SegmentBytes, math.MaxInt32)
+	case s.LogBytes < 1:
+		return bad("log bytes %d must be positive", s.LogBytes)
+	case s.RecordsPerBatch < 1 || s.RecordsPerBatch > MaxRecordsPerBatch:
+		return bad("records per batch %d out of range [1, %d]", s.RecordsPerBatch, MaxRecordsPerBatch)
+	case s.Codec < record.CodecNone || s.Codec > record.CodecZstd:
+		return bad("codec %v unknown (want none, gzip, snappy, lz4 or zstd)", s.Codec)
+	case s.Distribution != DistributionUniform:
+		return bad("unknown distribution %q (valid: %s)", s.Distribution, strings.Join(distributions, ", "))
+	case s.StartTimeMs < 0:
+		return bad("start time %d ms is negative", s.StartTimeMs)
+	}
+	if err := validTopic(s.Topic); err != nil {
+		return err
+	}
+	// A key or value past 2^31 bytes cannot be encoded, and the largest batch
+	// must fit a segment: Log.Append refuses anything larger than segment.bytes.
+	if int64(s.KeyBytes)+int64(s.ValueBytes) > math.MaxInt32/2 {
+		return bad("key bytes %d + value bytes %d too large for one record", s.KeyBytes, s.ValueBytes)
+	}
+	if b := s.maxBatchBytes(); b > s.SegmentBytes {
+		return bad("a batch of %d records takes up to %d bytes, more than segment bytes %d: lower records per batch or raise segment bytes",
+			s.RecordsPerBatch, b, s.SegmentBytes)
+	}
+	return nil
+}
+
+// validTopic checks a topic name as Kafka's Topic.validate: 1 to 249
+// characters of [a-zA-Z0-9._-], not "." or "..".
+func validTopic(t string) error {
+	if t == "" || t == "." || t == ".." || len(t) > maxTopicLength {
+		return fmt.Errorf("workloads: topic %q is not a valid Kafka topic name (1 to %d characters, not \".\" or \"..\")", t, maxTopicLength)
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return fmt.Errorf("workloads: topic %q has %q at byte %d; Kafka topic names use only [a-zA-Z0-9._-]", t, c, i)
+		}
+	}
+	return nil
+}
+
+// recordBytes is the encoded size of the record at offsetDelta of a batch
+// (its timestamp delta equals its offset delta), with a value or a null one.
+func (s *Spec) recordBytes(offsetDelta int, tombstone bool) int {
+	body := 1 + record.SizeofVarlong(int64(offsetDelta)) + record.SizeofVarint(int32(offsetDelta)) +
+		record.SizeofVarint(int32(s.KeyBytes)) + s.KeyBytes + 1 // attributes, deltas, key, header count 0
+	if tombstone {
+		body += record.SizeofVarint(-1)
+	} else {
+		body += record.SizeofVarint(int32(s.ValueBytes)) + s.ValueBytes
+	}
+	return record.SizeofVarint(int32(body)) + body
+}
+
+// uncompressedBatchBytes is the size of a codec-none batch of n records
+// with values.
+func (s *Spec) uncompressedBatchBytes(n int) int64 {
+	b := int64(record.BatchHeaderSize)
+	for d := 0; d < n; d++ {
+		b += int64(s.recordBytes(d, false))
+	}
+	return b
+}
+
+// maxBatchBytes bounds the size of any batch the generator writes: a full
+// batch with values, plus, for compressed codecs, the worst expansion of
+// incompressible data (a generous 1/8 + 1 KiB over every codec's framing).
+func (s *Spec) maxBatchBytes() int64 {
+	b := s.uncompressedBatchBytes(s.RecordsPerBatch)
+	if s.Codec != record.CodecNone {
+		b += b/8 + 1024
+	}
+	return b
+}
+
+// maxBaseBytes is the size, uncompressed, of a clean base holding each of
+// keys keys once, in full batches of RecordsPerBatch plus one last batch.
+func (s *Spec) maxBaseBytes(keys int64) int64 {
+	rpb := int64(s.RecordsPerBatch)
+	full, rest := keys/rpb, keys%rpb
+	b := full * s.uncompressedBatchBytes(s.RecordsPerBatch)
+	if rest > 0 {
+		b += s.uncompressedBatchBytes(int(rest))
+	}
+	return b
+}
+
+// partitionKeys is the number of key ids i in [0, Keys) with i mod
+// Partitions == p.
+func (s *Spec) partitionKeys(p int) int64 {
+	P := int64(s.Partitions)
+	return (s.Keys - int64(p) + P - 1) / P
+}
+
+// partitionTargets returns the clean-base and dirty-head byte targets of
+// each partition: (1-DirtyRatio) and DirtyRatio of LogBytes/Partitions.
+func (s *Spec) partitionTargets() (clean, dirty int64) {
+	per := float64(s.LogBytes) / float64(s.Partitions)
+	clean = max(int64(math.Round((1-s.DirtyRatio)*per)), 1)
+	dirty = max(int64(math.Round(s.DirtyRatio*per)), 1)
+	return clean, dirty
+}
+
+// checkReachable returns an error when some partition's clean base cannot
+// reach its byte target with each of its keys written once, saying what
+// would work instead.
+func (s *Spec) checkReachable() error {
+	clean, _ := s.partitionTargets()
+	// The partition with the fewest keys is the last one.
+	p := s.Partitions - 1
+	kp := s.partitionKeys(p)
+	have := s.maxBaseBytes(kp)
+	if have >= clean {
+		return nil
+	}
+	// Smallest per-partition key count whose base reaches the target.
+	lo, hi := kp, 2*kp
+	for s.maxBaseBytes(hi) < clean {
+		lo, hi = hi, 2*hi
+	}
+	for lo+1 < hi {
+		mid := lo + (hi-lo)/2
+		if s.maxBaseBytes(mid) >= clean {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	needKeys := hi * int64(s.Partitions)
+	per := float64(s.LogBytes) / float64(s.Partitions)
+	minRatio := math.Ceil((1-float64(have)/per)*1000) / 1000
+	maxLogBytes := int64(float64(have)/(1-s.DirtyRatio)) * int64(s.Partitions)
+	return fmt.Errorf("workloads: dirty ratio %v is unreachable with %d keys: the clean base holds each key at most once, "+
+		"so partition %d (%d keys) has at most %d bytes of clean base, but (1 - %v) x %d bytes = %d bytes are needed; "+
+		"use keys >= %d, or dirty ratio >= %.3f, or log bytes <= %d",
+		s.DirtyRatio, s.Keys, p, kp, have, s.DirtyRatio, int64(per), clean, needKeys, minRatio, maxLogBytes)
+}
