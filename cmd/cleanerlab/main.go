@@ -12,6 +12,17 @@ import (
 )
 
 func main() {
+	if err := newRootCmd().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "cleanerlab:", err)
+		var ee exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
+		os.Exit(1)
+	}
+}
+
+func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cleanerlab",
 		Short: "A benchmark and tuning lab for Kafka-style log compaction on real disks",
@@ -22,14 +33,7 @@ workload's ground truth and reports throughput, page-cache and disk counters.`,
 		SilenceErrors: true,
 	}
 	root.AddCommand(newRunCmd(), newCleanCmd(), newDumpCmd(), newVerifyCmd())
-	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "cleanerlab:", err)
-		var ee exitError
-		if errors.As(err, &ee) {
-			os.Exit(ee.code)
-		}
-		os.Exit(1)
-	}
+	return root
 }
 
 // exitError carries a specific exit status (e.g. 2 for verification failures).
