@@ -114,7 +114,10 @@ type CleanOptions struct {
 // naming the file and byte position of a bad batch (the log is left as it
 // was: nothing is swapped in for the group being cleaned, and groups already
 // swapped in are complete and valid); ErrLegacyFormat for magic 0/1
-// messages; I/O errors.
+// messages; I/O errors. An I/O error in the middle of a swap leaves its
+// .swap and .deleted files for the next Open to complete, as Kafka's log
+// loader does; until then the open Log still reads the old segments, so it
+// should be closed and reopened (Kafka takes the log directory offline).
 func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 	cfg := l.Config()
 	if !cfg.Compact {

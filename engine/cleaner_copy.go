@@ -19,8 +19,13 @@ func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable recor
 	defer func() {
 		if err != nil {
 			cleaned.f.Close()
-			for _, ext := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix} {
-				l.fs.Remove(cleaned.path(ext))
+			// Only output not yet renamed to .swap may go: once the swap has
+			// begun, the old segments may already be .deleted, and the .swap
+			// (or renamed) files are what recovery completes the swap with.
+			if cleaned.suffix == CleanedFileSuffix {
+				for _, ext := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix} {
+					l.fs.Remove(cleaned.path(ext))
+				}
 			}
 		}
 	}()
@@ -159,7 +164,11 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 		}
 	}
 	needHorizon := containsTombstone && !hasHorizon
-	if keptCount == n && !needHorizon {
+	// A batch already empty (a header kept by an earlier clean) is not
+	// copied as it is: like any batch left with no record it goes unless it
+	// must stay (MemoryRecords.filterTo writes only retained records or a
+	// RETAIN_EMPTY header).
+	if keptCount == n && n > 0 && !needHorizon {
 		return nil, -1, nil
 	}
 	if keptCount == 0 {

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -83,6 +85,15 @@ func recoverSwap(fsys FS, dir string, cfg *LogConfig, rd *iosched.Reader) error 
 		}
 		minSwap = min(minSwap, base)
 		maxSwap = max(maxSwap, s.nextOffset)
+		// The index files at the swap's base offset belong to the replaced
+		// segment (Kafka's LogLoader deletes them too): with an empty swap,
+		// whose offset range below is empty, they would outlive it. The
+		// swap's own index files, if any, are renamed in below.
+		for _, ext := range []string{IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
+			if err := fsys.Remove(filepath.Join(dir, segmentFileName(base, ext))); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("engine: recover %s: %w", dir, err)
+			}
+		}
 	}
 	if maxSwap >= 0 {
 		for _, e := range entries {
@@ -91,7 +102,7 @@ func recoverSwap(fsys FS, dir string, cfg *LogConfig, rd *iosched.Reader) error 
 				continue
 			}
 			if base, ok := segmentBase(name); ok && base >= minSwap && base < maxSwap {
-				if err := fsys.Remove(filepath.Join(dir, name)); err != nil {
+				if err := fsys.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 					return fmt.Errorf("engine: recover %s: %w", dir, err)
 				}
 			}
