@@ -4,7 +4,8 @@ import "errors"
 
 // Errors of opening and reading a log.
 var (
-	// ErrNotLogDir: the directory holds no segment and is not named topic-partition.
+	// ErrNotLogDir: the directory is not named topic-partition (as Kafka
+	// requires of a partition directory), or a read-only open found no segment in it.
 	ErrNotLogDir = errors.New("engine: not a Kafka partition directory")
 	// ErrCorruptIndex: an index file that cannot be decoded or disagrees with its
 	// log. Open rebuilds such an index from the log; Verify reports it.
