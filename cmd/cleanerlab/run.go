@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -39,6 +40,7 @@ type runFlags struct {
 	out         string
 	progress    string
 	dropCaches  bool
+	cpuProfile  string
 }
 
 func newRunCmd() *cobra.Command {
@@ -93,6 +95,7 @@ unless --dir puts it on the disk under test (and --keep keeps it).`,
 	f.BoolVar(&rf.keep, "keep", false, "keep the data directory")
 	f.StringVar(&rf.out, "out", rf.out, "directory of run records")
 	f.StringVar(&rf.progress, "progress", rf.progress, "progress bars: auto (when stderr is a terminal), always, never")
+	f.StringVar(&rf.cpuProfile, "cpuprofile", "", "write a CPU profile of the clean phase to this file (go tool pprof)")
 	return cmd
 }
 
@@ -185,9 +188,14 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 		total += l.SizeBytes()
 	}
 	bar = newBar(showProgress, total, "clean")
+	stopProfile, err := startCPUProfile(rf.cpuProfile)
+	if err != nil {
+		return err
+	}
 	stop := bar.poll(&progress)
 	stats, err := cleanAll(logs, cfg.Cleaner, engine.CleanerOptions{Progress: &progress, FsyncPolicy: policy})
 	stop()
+	stopProfile()
 	bar.finish()
 	cleanWall := time.Since(t0)
 	after, _ := results.Snapshot(env.DataDir.Device)
@@ -234,6 +242,23 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 		return exitError{code: 2, err: fmt.Errorf("verification failed:\n%s", run.Verification.Detail)}
 	}
 	return nil
+}
+
+// startCPUProfile starts a CPU profile into path ("" = none); the returned
+// func stops it and closes the file.
+func startCPUProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("run: --cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("run: --cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // dataRoot returns the log directory root of this run and a cleanup func
