@@ -29,8 +29,10 @@ func newBatchIter(r *iosched.Reader, f File, start, limit int64) batchIter {
 
 // next returns the next whole batch (or legacy message) and its position.
 // It returns io.EOF at the limit, and a *record.CorruptionError for a batch
-// whose size field is bad or runs past the limit (TornTail set when it is
-// the last thing in the file).
+// whose size field is bad or runs past the limit. TornTail is set for a torn
+// tail: fewer bytes left than a batch header, a batch of a known magic
+// running past the end with no whole valid batch after its start, or a
+// zero-filled tail.
 func (it *batchIter) next() ([]byte, FilePos, error) {
 	if it.pos >= it.limit {
 		return nil, FilePos(it.pos), io.EOF
@@ -45,12 +47,15 @@ func (it *batchIter) next() ([]byte, FilePos, error) {
 	if len(it.buf)-off < record.MinPeekSize {
 		return nil, FilePos(it.pos), it.corrupt(true, fmt.Sprintf("%d bytes left, less than a batch header", it.limit-it.pos), record.ErrTruncated)
 	}
-	size, _, err := record.PeekBatch(it.buf[off:])
+	size, magic, err := record.PeekBatch(it.buf[off:])
 	if err != nil {
-		return nil, FilePos(it.pos), it.corrupt(false, "bad batch size", err)
+		// A zero-filled tail (a file extended by a write whose data never
+		// reached the disk) is torn; any other bad size field is corruption.
+		return nil, FilePos(it.pos), it.corrupt(it.zeroToEnd(), "bad batch size", err)
 	}
 	if int64(size) > it.limit-it.pos {
-		return nil, FilePos(it.pos), it.corrupt(true, fmt.Sprintf("batch of %d bytes but only %d bytes left in the file", size, it.limit-it.pos), record.ErrTruncated)
+		torn := (magic == record.MagicV2 || magic == 0 || magic == 1) && size <= it.r.MaxBufferBytes() && !it.wholeBatchAfter()
+		return nil, FilePos(it.pos), it.corrupt(torn, fmt.Sprintf("batch of %d bytes but only %d bytes left in the file", size, it.limit-it.pos), record.ErrTruncated)
 	}
 	if off+size > len(it.buf) {
 		if size > it.r.BufferBytes() {
@@ -80,6 +85,62 @@ func (it *batchIter) fill() error {
 	it.buf = b
 	it.bufPos = it.pos
 	return nil
+}
+
+// zeroToEnd reports whether every byte from it.pos to the limit is zero.
+func (it *batchIter) zeroToEnd() bool {
+	var buf [4096]byte
+	for pos := it.pos; pos < it.limit; {
+		n := int(min(int64(len(buf)), it.limit-pos))
+		if _, err := it.f.ReadAt(buf[:n], pos); err != nil {
+			return false
+		}
+		for _, b := range buf[:n] {
+			if b != 0 {
+				return false
+			}
+		}
+		pos += int64(n)
+	}
+	return true
+}
+
+// wholeBatchAfter reports whether a whole v2 batch with a valid CRC starts
+// somewhere between it.pos and the limit. The bytes from a batch whose size
+// field runs past the end of the file are a torn tail only when they are a
+// prefix of one batch; a valid batch inside them means the size field itself
+// is corrupt, in the middle of the file. Only bytes within max.message.bytes
+// of the end are searched (a longer batch is an error anyway).
+func (it *batchIter) wholeBatchAfter() bool {
+	n := it.limit - it.pos
+	if n > int64(it.r.MaxBufferBytes()) || n < 2*record.BatchHeaderSize {
+		return false
+	}
+	rest := make([]byte, n)
+	if _, err := it.f.ReadAt(rest, it.pos); err != nil && !errors.Is(err, io.EOF) {
+		return false
+	}
+	// Hostile bytes could make every position look like a header: past a
+	// budget of CRC work, give up and call it corruption (never cut what is
+	// not surely torn).
+	budget := 8 * n
+	for o := 1; o+record.BatchHeaderSize <= len(rest); o++ {
+		b := rest[o:]
+		if b[record.MagicPos] != record.MagicV2 {
+			continue
+		}
+		h, err := record.ParseHeader(b)
+		if err != nil || h.Size() > len(b) {
+			continue
+		}
+		if budget -= int64(h.Size()); budget < 0 {
+			return true
+		}
+		if record.VerifyCRC(b[:h.Size()]) == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (it *batchIter) corrupt(torn bool, reason string, err error) error {

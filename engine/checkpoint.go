@@ -2,9 +2,7 @@ package engine
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -32,7 +30,7 @@ func ReadCheckpoint(fsys FS, path string) (map[TopicPartition]record.Offset, err
 	}
 	out := map[TopicPartition]record.Offset{}
 	f, err := fsys.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	if isNotExist(err) {
 		return out, nil
 	}
 	if err != nil {
@@ -109,6 +107,13 @@ func CheckpointPath(partitionDir string) string {
 // UpdateCheckpoint sets one partition's entry in the checkpoint file at path,
 // keeping the others.
 func UpdateCheckpoint(fsys FS, path string, tp TopicPartition, off record.Offset) error {
+	if fsys == nil {
+		fsys = DefaultFS
+	}
+	// Serialised per file: partitions of one root cleaned by several
+	// threads update the same file.
+	unlock := lockCheckpoint(path)
+	defer unlock()
 	entries, err := ReadCheckpoint(fsys, path)
 	if err != nil {
 		return err

@@ -46,8 +46,9 @@ type Cleaner struct {
 	progress   *atomic.Int64
 }
 
-// NewCleaner allocates a cleaner's offset map and buffers. Errors: an invalid
-// config, an unknown hasher name, or ErrMapTooSmall when the map cannot hold
+// NewCleaner allocates a cleaner's offset map (of layout cfg.OffsetMap) and
+// buffers. Errors: an invalid config, an unknown hasher or layout name, or
+// ErrMapTooSmall when the map cannot hold
 // a single key at the load factor.
 func NewCleaner(cfg CleanerConfig, opts CleanerOptions) (*Cleaner, error) {
 	if err := cfg.Validate(); err != nil {
@@ -62,7 +63,7 @@ func NewCleaner(cfg CleanerConfig, opts CleanerOptions) (*Cleaner, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := offsetmap.NewSkimpy(offsetmap.PerThreadMemoryBytes(cfg.DedupeBufferBytes, cfg.Threads), h)
+		m, err := offsetmap.New(cfg.OffsetMap, offsetmap.PerThreadMemoryBytes(cfg.DedupeBufferBytes, cfg.Threads), h)
 		if err != nil {
 			return nil, err
 		}
@@ -259,11 +260,14 @@ func (c *Cleaner) buildOffsetMapForSegment(s *Segment, start, nextSegmentStart r
 				if !ok {
 					break
 				}
-				if r.Key != nil && r.Offset(&h) >= start {
-					if m.Size() >= c.maxEntries {
+				if off := int64(r.Offset(&h)); r.Key != nil && off >= int64(start) {
+					// A map that cannot store this offset (one stored
+					// relative to the pass's first) is full, too: the pass
+					// ends before this record and the next one starts here.
+					if m.Size() >= c.maxEntries || !m.Fits(off) {
 						return true, nil
 					}
-					m.Put(r.Key, int64(r.Offset(&h)))
+					m.Put(r.Key, off)
 				}
 				stats.MapMessagesRead++
 			}

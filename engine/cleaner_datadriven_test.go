@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -347,19 +346,33 @@ func (h *ddHarness) dump(t *testing.T) string {
 			b.WriteString(" active")
 		}
 		fmt.Fprintf(&b, " files=%s", strings.Join(exts, ","))
+		// Decoded as a reader sees them: the zero tail of an active
+		// segment's preallocated index is not entries.
 		if data, err := os.ReadFile(prefix + IndexFileSuffix); err == nil && len(data) > 0 {
-			var es []string
-			for p := 0; p+8 <= len(data); p += 8 {
-				es = append(es, fmt.Sprintf("%d@%d", int64(s.BaseOffset())+int64(binary.BigEndian.Uint32(data[p:])), binary.BigEndian.Uint32(data[p+4:])))
+			es, err := DecodeOffsetIndex(data, s.BaseOffset())
+			if err != nil {
+				t.Fatal(err)
 			}
-			fmt.Fprintf(&b, " index=%s", strings.Join(es, ","))
+			var strs []string
+			for _, e := range es {
+				strs = append(strs, fmt.Sprintf("%d@%d", e.Offset, e.Pos))
+			}
+			if len(strs) > 0 {
+				fmt.Fprintf(&b, " index=%s", strings.Join(strs, ","))
+			}
 		}
 		if data, err := os.ReadFile(prefix + TimeIndexFileSuffix); err == nil && len(data) > 0 {
-			var es []string
-			for p := 0; p+12 <= len(data); p += 12 {
-				es = append(es, fmt.Sprintf("%d@%d", int64(binary.BigEndian.Uint64(data[p:])), int64(s.BaseOffset())+int64(binary.BigEndian.Uint32(data[p+8:]))))
+			es, err := DecodeTimeIndex(data, s.BaseOffset())
+			if err != nil {
+				t.Fatal(err)
 			}
-			fmt.Fprintf(&b, " timeindex=%s", strings.Join(es, ","))
+			var strs []string
+			for _, e := range es {
+				strs = append(strs, fmt.Sprintf("%d@%d", e.Timestamp, e.Offset))
+			}
+			if len(strs) > 0 {
+				fmt.Fprintf(&b, " timeindex=%s", strings.Join(strs, ","))
+			}
 		}
 		b.WriteString("\n")
 		data, err := os.ReadFile(prefix + LogFileSuffix)

@@ -3,6 +3,10 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
+
+	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
 
 // LogConfig holds the per-log (topic) configs the store and cleaner use,
@@ -39,6 +43,23 @@ type LogConfig struct {
 	// Compact: cleanup.policy contains "compact". Default true here (this lab
 	// cleans compacted logs); Kafka's default cleanup.policy is delete.
 	Compact bool
+	// Delete: cleanup.policy contains "delete", so retention.ms and
+	// retention.bytes apply. Default false here (cleanup.policy=compact);
+	// segments below the log start offset are deleted whatever the policy.
+	Delete bool
+	// SegmentMs rolls the active segment once this many ms separate the new
+	// batch's largest timestamp from the first batch's (or, without
+	// timestamps, once the segment is this old). Default 604800000 (7 days),
+	// as Kafka's segment.ms.
+	SegmentMs int64
+	// RetentionMs: with Delete, a segment whose largest timestamp is more
+	// than this many ms old is deleted. -1: no limit. Default 604800000 (7
+	// days), as Kafka's retention.ms.
+	RetentionMs int64
+	// RetentionBytes: with Delete, the oldest segments are deleted while the
+	// log stays at least this many bytes without them. -1: no limit. Default
+	// -1, as Kafka's retention.bytes.
+	RetentionBytes int64
 }
 
 // DefaultLogConfig returns Kafka's defaults, with cleanup.policy=compact.
@@ -53,6 +74,9 @@ func DefaultLogConfig() LogConfig {
 		MaxMessageBytes:        1_048_588,
 		FileDeleteDelayMs:      60_000,
 		Compact:                true,
+		SegmentMs:              604_800_000,
+		RetentionMs:            604_800_000,
+		RetentionBytes:         -1,
 	}
 }
 
@@ -75,6 +99,12 @@ func (c *LogConfig) Validate() error {
 		return fmt.Errorf("engine: file.delete.delay.ms %d is negative", c.FileDeleteDelayMs)
 	case c.MaxMessageBytes < 0:
 		return fmt.Errorf("engine: max.message.bytes %d is negative", c.MaxMessageBytes)
+	case c.SegmentMs < 1:
+		return fmt.Errorf("engine: segment.ms %d must be at least 1", c.SegmentMs)
+	case c.RetentionMs < -1:
+		return fmt.Errorf("engine: retention.ms %d is below -1", c.RetentionMs)
+	case c.RetentionBytes < -1:
+		return fmt.Errorf("engine: retention.bytes %d is below -1", c.RetentionBytes)
 	}
 	return nil
 }
@@ -95,9 +125,18 @@ type CleanerConfig struct {
 	// Threads is the number of cleaner threads. Default 1, as Kafka's
 	// log.cleaner.threads.
 	Threads int
-	// Hasher names the offset map's key hash: "md5" (Kafka's) or "xxh3-128".
-	// Default "md5".
+	// Hasher names the offset map's key hash, one of offsetmap.HasherNames:
+	// "md5" (Kafka's), "sha1", "sha256", "xxh3-64", "xxh3-128", "metro-64",
+	// "metro-128", "murmur3-128", "fnv1a-64". Default "md5".
 	Hasher string
+	// OffsetMap names the offset map's layout, one of offsetmap.LayoutNames:
+	// "skimpy" (Kafka's SkimpyOffsetMap: digest + 8-byte offset per entry,
+	// 24 bytes with md5), "dense16" or "bucket16" (16 bytes: 96-bit
+	// fingerprint + 32-bit relative offset), "dense12" (12 bytes: 64-bit
+	// fingerprint). The denser layouts hold more keys per pass at a stated
+	// risk of fingerprint collisions (offsetmap.LayoutInfo). Default "skimpy";
+	// empty means "skimpy". Not a Kafka config.
+	OffsetMap string
 	// VerifyCRC re-checks the CRC of every batch read while cleaning, so that
 	// corruption is reported rather than copied. Default true.
 	VerifyCRC bool
@@ -111,6 +150,7 @@ func DefaultCleanerConfig() CleanerConfig {
 		LoadFactor:        0.9,
 		Threads:           1,
 		Hasher:            "md5",
+		OffsetMap:         "skimpy",
 		VerifyCRC:         true,
 	}
 }
@@ -129,6 +169,18 @@ func (c *CleanerConfig) Validate() error {
 		return fmt.Errorf("engine: log.cleaner.io.buffer.size %d gives each of %d threads buffers under 1 KiB", c.IOBufferBytes, c.Threads)
 	case c.LoadFactor <= 0 || c.LoadFactor > 1:
 		return fmt.Errorf("engine: log.cleaner.io.buffer.load.factor %v out of range (0, 1]", c.LoadFactor)
+	}
+	// Names are checked here, not only when the cleaner allocates its map,
+	// so that a caller learns of a typo before generating or reading a log.
+	// An empty Hasher is left to NewCleaner, which needs it only when no map
+	// is given in CleanerOptions.
+	if c.Hasher != "" {
+		if _, err := offsetmap.NewHasher(c.Hasher); err != nil {
+			return fmt.Errorf("engine: hasher: %w", err)
+		}
+	}
+	if !slices.Contains(offsetmap.LayoutNames(), strings.ToLower(c.OffsetMap)) && c.OffsetMap != "" {
+		return fmt.Errorf("engine: offset map %q unknown (valid: %s)", c.OffsetMap, strings.Join(offsetmap.LayoutNames(), ", "))
 	}
 	return nil
 }

@@ -6,127 +6,25 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/engine/vfs/vfstest"
 )
 
-// errInjected marks the errors faultFS injects.
-var errInjected = errors.New("injected fault")
-
-// faultFS wraps an FS, records every rename, remove, directory fsync and
-// file fsync in order, and fails the one with index failAt (counting from 0)
-// with EIO. It never fails more than one operation.
-type faultFS struct {
-	FS
-	failAt int
-	ops    []string
-	hit    bool
-}
-
-func (f *faultFS) op(kind, path string, more ...string) error {
-	desc := kind + " " + filepath.Base(path)
-	for _, m := range more {
-		desc += " " + filepath.Base(m)
+// swapOps selects the operations the swap crash loop fails in turn:
+// renames, removals, and file and directory fsyncs.
+func swapOps(op vfstest.Op) bool {
+	switch op.Kind {
+	case vfstest.OpRename, vfstest.OpRemove, vfstest.OpSync, vfstest.OpSyncDir:
+		return true
 	}
-	n := len(f.ops)
-	f.ops = append(f.ops, desc)
-	if n == f.failAt {
-		f.hit = true
-		return &os.PathError{Op: kind, Path: path, Err: fmt.Errorf("%w: %w", errInjected, syscall.EIO)}
-	}
-	return nil
+	return false
 }
-
-func (f *faultFS) Rename(oldpath, newpath string) error {
-	if err := f.op("rename", oldpath, newpath); err != nil {
-		return err
-	}
-	return f.FS.Rename(oldpath, newpath)
-}
-
-func (f *faultFS) Remove(path string) error {
-	if err := f.op("remove", path); err != nil {
-		return err
-	}
-	return f.FS.Remove(path)
-}
-
-func (f *faultFS) SyncDir(dir string) error {
-	if err := f.op("syncdir", dir); err != nil {
-		return err
-	}
-	return f.FS.SyncDir(dir)
-}
-
-func (f *faultFS) Create(path string) (File, error) {
-	file, err := f.FS.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	return &faultFile{File: file, fs: f}, nil
-}
-
-func (f *faultFS) OpenAppend(path string) (File, error) {
-	file, err := f.FS.OpenAppend(path)
-	if err != nil {
-		return nil, err
-	}
-	return &faultFile{File: file, fs: f}, nil
-}
-
-// faultFile counts its Sync calls as faultFS operations.
-type faultFile struct {
-	File
-	fs *faultFS
-}
-
-func (f *faultFile) Sync() error {
-	if err := f.fs.op("sync", f.Name()); err != nil {
-		return err
-	}
-	return f.File.Sync()
-}
-
-// noSyncFS is the OS file system without fsync: the crash loop simulates
-// failing operations, not lost writes, and real fsyncs would only slow it.
-type noSyncFS struct{ OSFS }
-
-func (noSyncFS) SyncDir(string) error { return nil }
-
-func (n noSyncFS) Create(path string) (File, error) {
-	f, err := n.OSFS.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	return noSyncFile{f}, nil
-}
-
-func (n noSyncFS) OpenAppend(path string) (File, error) {
-	f, err := n.OSFS.OpenAppend(path)
-	if err != nil {
-		return nil, err
-	}
-	return noSyncFile{f}, nil
-}
-
-type noSyncFile struct{ File }
-
-func (noSyncFile) Sync() error { return nil }
 
 // crashLog drops l as a crash would: every file descriptor is closed and
 // nothing more is written (no index, no pending delete).
-func crashLog(l *Log) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, s := range l.segments {
-		s.f.Close()
-	}
-	l.segments = nil
-	l.pendingDeletes = nil
-	l.closed = true
-}
+func crashLog(l *Log) { l.abandon() }
 
 // crashTestLog writes the C13 layout: segments @0, @10 and @20, active @30.
 // Offsets 0-29 hold keys k0-k6 in turn, two records per batch, with a
@@ -211,13 +109,13 @@ func crashLoop(t *testing.T, pristine string, cfg *LogConfig, crash bool, orig, 
 		root := t.TempDir()
 		dir := filepath.Join(root, "crash-0")
 		copyDir(t, pristine, dir)
-		ffs := &faultFS{FS: noSyncFS{}, failAt: k}
+		ffs := vfstest.NewFaultFS(vfstest.NoSyncFS{}, vfstest.Fault{At: k, Count: swapOps})
 		l, err := Open(dir, Options{Config: cfg, FS: ffs, Now: fixedClock(crashNowMs)})
 		if err != nil {
 			t.Fatalf("k=%d: open: %v", k, err)
 		}
 		st, cleanErr := testCleanerWithMap(t, crashNowMs, 24<<10).Clean(l, CleanOptions{Force: true})
-		if !ffs.hit {
+		if !ffs.Hit() {
 			// The clean ran to the end without reaching operation k.
 			if cleanErr != nil {
 				t.Fatalf("k=%d: clean without fault: %v", k, cleanErr)
@@ -225,8 +123,8 @@ func crashLoop(t *testing.T, pristine string, cfg *LogConfig, crash bool, orig, 
 			if st.Groups < 1 {
 				t.Fatalf("clean did nothing: %+v", st)
 			}
-			checkSwapOrder(t, ffs.ops)
-			ffs.failAt = -1
+			checkSwapOrder(t, opStrings(ffs.Ops()))
+			ffs.Disarm()
 			if err := l.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -236,8 +134,9 @@ func crashLoop(t *testing.T, pristine string, cfg *LogConfig, crash bool, orig, 
 			t.Logf("%d operations faulted in turn", k)
 			return
 		}
-		if cleanErr != nil && !errors.Is(cleanErr, errInjected) {
-			t.Errorf("k=%d (%s): clean error %v does not wrap the injected fault", k, ffs.ops[k], cleanErr)
+		ops := ffs.Ops()
+		if cleanErr != nil && !errors.Is(cleanErr, vfstest.ErrInjected) {
+			t.Errorf("k=%d (%s): clean error %v does not wrap the injected fault", k, ops[k], cleanErr)
 		}
 		if crash {
 			crashLog(l)
@@ -245,14 +144,14 @@ func crashLoop(t *testing.T, pristine string, cfg *LogConfig, crash bool, orig, 
 			l.Close() // may report the fault again; the reopen is what matters
 		}
 
-		l, err = Open(dir, Options{Config: cfg, FS: noSyncFS{}, Now: fixedClock(crashNowMs)})
+		l, err = Open(dir, Options{Config: cfg, FS: vfstest.NoSyncFS{}, Now: fixedClock(crashNowMs)})
 		if err != nil {
-			t.Fatalf("k=%d (%s): reopen: %v", k, ffs.ops[k], err)
+			t.Fatalf("k=%d (%s): reopen: %v", k, ops[k], err)
 		}
 		if err := l.Close(); err != nil {
 			t.Fatal(err)
 		}
-		what := fmt.Sprintf("k=%d (%s)", k, ffs.ops[k])
+		what := fmt.Sprintf("k=%d (%s)", k, ops[k])
 		checkNoTempFiles(t, what, root)
 		_, got, next := readPartition(t, dir)
 		if next != origNext {
@@ -264,7 +163,7 @@ func crashLoop(t *testing.T, pristine string, cfg *LogConfig, crash bool, orig, 
 		}
 
 		// Finish the job: the outcome is that of a clean without faults.
-		l, err = Open(dir, Options{Config: cfg, FS: noSyncFS{}, Now: fixedClock(crashNowMs)})
+		l, err = Open(dir, Options{Config: cfg, FS: vfstest.NoSyncFS{}, Now: fixedClock(crashNowMs)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,6 +177,15 @@ func crashLoop(t *testing.T, pristine string, cfg *LogConfig, crash bool, orig, 
 		compareRecords(t, what+": after a second clean", want, got)
 		mustVerify(t, dir, VerifyOptions{})
 	}
+}
+
+// opStrings formats operations as the order checks read them.
+func opStrings(ops []vfstest.Op) []string {
+	out := make([]string, len(ops))
+	for i, o := range ops {
+		out[i] = o.String()
+	}
+	return out
 }
 
 // checkBetween asserts that got holds only original records and at least

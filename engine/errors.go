@@ -2,15 +2,21 @@ package engine
 
 import "errors"
 
+// The engine's sentinel errors, by phase. Errors about bad bytes are a
+// *record.CorruptionError (file, byte position, reason, TornTail) wrapping
+// one of these or a record sentinel; test with errors.Is and errors.As.
+
 // Errors of opening and reading a log.
 var (
 	// ErrNotLogDir: the directory is not named topic-partition (as Kafka
 	// requires of a partition directory), or a read-only open found no segment in it.
 	ErrNotLogDir = errors.New("engine: not a Kafka partition directory")
-	// ErrCorruptIndex: an index file that cannot be decoded or disagrees with its
-	// log. Open rebuilds such an index from the log; Verify reports it.
+	// ErrCorruptIndex: an index file (.index, .timeindex, .txnindex) that
+	// cannot be decoded or disagrees with its log. Open rebuilds such an
+	// index from the log; Verify and dump report it.
 	ErrCorruptIndex = errors.New("engine: corrupt index")
-	// ErrOffsetOutOfRange: a read below the log start offset or past the log end offset.
+	// ErrOffsetOutOfRange: a read below the log start offset or past the log
+	// end offset, or DeleteRecords past the high watermark.
 	ErrOffsetOutOfRange = errors.New("engine: offset out of range")
 	// ErrBadCheckpoint: a checkpoint file that is not in Kafka's text format.
 	ErrBadCheckpoint = errors.New("engine: bad checkpoint file")
@@ -24,15 +30,19 @@ var (
 	ErrNonMonotonicOffset = errors.New("engine: appended offset is below the log end offset")
 	// ErrBatchTooLarge: an appended batch is larger than segment.bytes.
 	ErrBatchTooLarge = errors.New("engine: batch larger than segment.bytes")
+	// ErrReadOnly: a change (append, roll, clean, retention) asked of a log
+	// opened with Options.ReadOnly.
+	ErrReadOnly = errors.New("engine: log opened read-only")
 )
 
 // Errors of cleaning.
 var (
 	// ErrNotCompacted: cleanup.policy does not contain compact.
 	ErrNotCompacted = errors.New("engine: log is not compacted")
-	// ErrLegacyFormat: the cleaner met a magic 0/1 message set. The skeleton
-	// cleaner stops with this error (naming file and position) rather than
-	// follow Kafka's legacy rules.
+	// ErrLegacyFormat: the cleaner met a magic 0/1 message. By design (README,
+	// "Legacy messages") the cleaner stops with this error, inside a
+	// *record.CorruptionError naming the file and byte position, rather than
+	// follow Kafka's legacy cleaning rules; dump and verify decode them.
 	ErrLegacyFormat = errors.New("engine: cannot clean legacy (magic 0/1) messages")
 	// ErrMapTooSmall: the offset map cannot hold even one key.
 	ErrMapTooSmall = errors.New("engine: offset map too small to hold one key")

@@ -1,74 +1,24 @@
 package engine
 
 import (
-	"io/fs"
-	"os"
 	"path/filepath"
+
+	"github.com/cleanerlab/cleanerlab/engine/vfs"
 )
 
-// File is what the engine needs of an open file. *os.File satisfies it.
-type File interface {
-	ReadAt(p []byte, off int64) (int, error)
-	Write(p []byte) (int, error)
-	Sync() error
-	Close() error
-	Stat() (fs.FileInfo, error)
-	Truncate(size int64) error
-	Fd() uintptr
-	Name() string
-}
+// File is what the engine needs of an open file (vfs.File). *os.File satisfies it.
+type File = vfs.File
 
-// FS is the narrow seam through which the engine reaches files, so tests can
-// log every operation or inject errors. Paths are OS paths.
-type FS interface {
-	// Create creates or truncates path for writing (mode 0644).
-	Create(path string) (File, error)
-	// Open opens path read-only.
-	Open(path string) (File, error)
-	// OpenAppend opens an existing path for appending writes (and reads).
-	OpenAppend(path string) (File, error)
-	Rename(oldpath, newpath string) error
-	Remove(path string) error
-	ReadDir(dir string) ([]fs.DirEntry, error)
-	Stat(path string) (fs.FileInfo, error)
-	MkdirAll(dir string) error
-	// SyncDir fsyncs a directory so that renames and creations in it are durable.
-	SyncDir(dir string) error
-}
+// FS is the narrow seam through which the engine reaches files (vfs.FS), so
+// tests can log every operation or inject errors (package vfs/vfstest). Every
+// file access of the engine goes through one.
+type FS = vfs.FS
 
 // OSFS is the FS of the operating system.
-type OSFS struct{}
+type OSFS = vfs.OSFS
 
 // DefaultFS is the FS used when a caller passes none.
-var DefaultFS FS = OSFS{}
-
-func (OSFS) Create(path string) (File, error) {
-	return os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
-}
-
-func (OSFS) Open(path string) (File, error) { return os.Open(path) }
-
-func (OSFS) OpenAppend(path string) (File, error) {
-	return os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0o644)
-}
-
-func (OSFS) Rename(oldpath, newpath string) error      { return os.Rename(oldpath, newpath) }
-func (OSFS) Remove(path string) error                  { return os.Remove(path) }
-func (OSFS) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
-func (OSFS) Stat(path string) (fs.FileInfo, error)     { return os.Stat(path) }
-func (OSFS) MkdirAll(dir string) error                 { return os.MkdirAll(dir, 0o755) }
-
-func (OSFS) SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+var DefaultFS FS = vfs.Default
 
 // writeFileAtomic replaces path with data: write path.tmp, fsync, close,
 // rename over path, fsync the directory. It is the one atomic-replace helper
@@ -99,3 +49,6 @@ func writeFileAtomic(fsys FS, path string, data []byte) error {
 	}
 	return fsys.SyncDir(filepath.Dir(path))
 }
+
+// isNotExist reports whether err says a file does not exist.
+func isNotExist(err error) bool { return vfs.IsNotExist(err) }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
@@ -14,6 +15,16 @@ import (
 const (
 	offsetIndexEntrySize = 8  // relativeOffset int32, filePosition int32
 	timeIndexEntrySize   = 12 // timestamp int64, relativeOffset int32
+	txnIndexEntrySize    = 34 // version int16, producerId int64, firstOffset, lastOffset, lastStableOffset int64
+	txnIndexVersion      = 0  // TransactionIndex's only entry version
+)
+
+// OffsetIndexEntrySize, TimeIndexEntrySize and TxnIndexEntrySize are the
+// bytes of one entry of a .index, .timeindex and .txnindex file.
+const (
+	OffsetIndexEntrySize = offsetIndexEntrySize
+	TimeIndexEntrySize   = timeIndexEntrySize
+	TxnIndexEntrySize    = txnIndexEntrySize
 )
 
 // FilePos is a byte position in a segment's .log file.
@@ -37,6 +48,8 @@ type TimeIndexEntry struct {
 type indexer struct {
 	base               record.Offset
 	intervalBytes      int64
+	maxOffsets         int // capacity of the offset index in entries; 0: unbounded
+	maxTimes           int // capacity of the time index in entries, the reserved last slot included; 0: unbounded
 	offsets            []OffsetIndexEntry
 	times              []TimeIndexEntry
 	bytesSinceLast     int64
@@ -46,6 +59,27 @@ type indexer struct {
 
 func newIndexer(base record.Offset, intervalBytes int64) indexer {
 	return indexer{base: base, intervalBytes: intervalBytes, maxTimestampSoFar: record.NoTimestamp, offsetOfMaxTsSoFar: base}
+}
+
+// maxIndexEntries returns the capacity, in entries, of an offset index and a
+// time index of segment.index.bytes: the preallocated file size rounded down
+// to whole entries, as Kafka's AbstractIndex (10 MiB: 1,310,720 offset and
+// 873,813 time entries).
+func maxIndexEntries(segmentIndexBytes int64) (offsets, times int) {
+	return int(segmentIndexBytes / offsetIndexEntrySize), int(segmentIndexBytes / timeIndexEntrySize)
+}
+
+// setCapacity bounds the indexes by segment.index.bytes.
+func (ix *indexer) setCapacity(segmentIndexBytes int64) {
+	ix.maxOffsets, ix.maxTimes = maxIndexEntries(segmentIndexBytes)
+}
+
+// full reports whether either index is full, as Kafka's OffsetIndex.isFull
+// and TimeIndex.isFull (which keeps its last slot for the roll-time entry):
+// the segment must roll before the next append.
+func (ix *indexer) full() bool {
+	return (ix.maxOffsets > 0 && len(ix.offsets) >= ix.maxOffsets) ||
+		(ix.maxTimes > 0 && len(ix.times) >= ix.maxTimes-1)
 }
 
 // onBatch records one batch appended at pos, as Kafka's LogSegment.append:
@@ -59,7 +93,7 @@ func (ix *indexer) onBatch(h *record.BatchHeader, pos FilePos) {
 	}
 	if ix.bytesSinceLast > ix.intervalBytes {
 		ix.appendOffset(h.LastOffset(), pos)
-		ix.maybeAppendTime(ix.maxTimestampSoFar, ix.offsetOfMaxTsSoFar)
+		ix.maybeAppendTime(ix.maxTimestampSoFar, ix.offsetOfMaxTsSoFar, false)
 		ix.bytesSinceLast = 0
 	}
 	ix.bytesSinceLast += int64(h.Size())
@@ -69,15 +103,22 @@ func (ix *indexer) appendOffset(off record.Offset, pos FilePos) {
 	if n := len(ix.offsets); n > 0 && off <= ix.offsets[n-1].Offset {
 		return // Kafka's OffsetIndex rejects non-increasing offsets; recovery never produces them
 	}
+	if ix.maxOffsets > 0 && len(ix.offsets) >= ix.maxOffsets {
+		return // full: the log rolls before this happens; an index entry is only a hint
+	}
 	ix.offsets = append(ix.offsets, OffsetIndexEntry{Offset: off, Pos: pos})
 }
 
 // maybeAppendTime appends when ts is greater than the last entry's, as
-// Kafka's TimeIndex.maybeAppend (initial last entry: timestamp -1).
-func (ix *indexer) maybeAppendTime(ts int64, off record.Offset) {
+// Kafka's TimeIndex.maybeAppend (initial last entry: timestamp -1). Only the
+// roll-time append (skipFullCheck) may take the last slot.
+func (ix *indexer) maybeAppendTime(ts int64, off record.Offset, skipFullCheck bool) {
 	last := record.NoTimestamp
 	if n := len(ix.times); n > 0 {
 		last = ix.times[n-1].Timestamp
+	}
+	if ix.maxTimes > 0 && (len(ix.times) >= ix.maxTimes || (!skipFullCheck && len(ix.times) >= ix.maxTimes-1)) {
+		return
 	}
 	if ts > last {
 		ix.times = append(ix.times, TimeIndexEntry{Timestamp: ts, Offset: off})
@@ -89,7 +130,7 @@ func (ix *indexer) maybeAppendTime(ts int64, off record.Offset) {
 // reports whether an entry was appended.
 func (ix *indexer) onBecomeInactive() bool {
 	n := len(ix.times)
-	ix.maybeAppendTime(ix.maxTimestampSoFar, ix.offsetOfMaxTsSoFar)
+	ix.maybeAppendTime(ix.maxTimestampSoFar, ix.offsetOfMaxTsSoFar, true)
 	return len(ix.times) > n
 }
 
@@ -127,44 +168,146 @@ func (ix *indexer) encodeTimeIndex(dst []byte) ([]byte, error) {
 	return dst, nil
 }
 
-// readOffsetIndex decodes a .index file. Trailing zero entries (the unused
-// part of a preallocated index) end it, as Kafka's entry count does for an
-// index that was not trimmed (relative offset 0 is only valid as the first entry).
-func readOffsetIndex(f File, base record.Offset) ([]OffsetIndexEntry, error) {
-	data, err := readAll(f)
+// readIndexEntries reads the entries of an index file up to its first zero
+// entry (see zeroEntries), in chunks, so that opening a log whose active
+// segment's preallocated index holds few entries does not read the whole
+// (10 MiB by default) file. A size that is not a whole number of entries is
+// an error wrapping ErrCorruptIndex.
+func readIndexEntries(f File, entrySize int) ([]byte, error) {
+	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	if len(data)%offsetIndexEntrySize != 0 {
-		return nil, fmt.Errorf("%w: %s: size %d is not a multiple of %d", ErrCorruptIndex, f.Name(), len(data), offsetIndexEntrySize)
+	size := st.Size()
+	if size%int64(entrySize) != 0 {
+		return nil, fmt.Errorf("%w: %s: size %d is not a multiple of %d", ErrCorruptIndex, f.Name(), size, entrySize)
 	}
-	var out []OffsetIndexEntry
-	for i := 0; i+offsetIndexEntrySize <= len(data); i += offsetIndexEntrySize {
-		rel := binary.BigEndian.Uint32(data[i:])
-		pos := binary.BigEndian.Uint32(data[i+4:])
-		if rel == 0 && pos == 0 && i > 0 {
-			break
+	const chunk = 96 << 10 // a multiple of 8 and 12
+	var out []byte
+	zero := make([]byte, entrySize)
+	for pos := int64(0); pos < size; {
+		n := min(int64(chunk), size-pos)
+		start := len(out)
+		out = append(out, make([]byte, n)...)
+		if m, err := f.ReadAt(out[start:], pos); err != nil && !(err == io.EOF && int64(m) == n) {
+			return nil, err
 		}
-		out = append(out, OffsetIndexEntry{Offset: base + record.Offset(rel), Pos: FilePos(pos)})
+		for i := start; i < len(out); i += entrySize {
+			if !bytesEqual(out[i:i+entrySize], zero) {
+				continue
+			}
+			if i == 0 {
+				// A zero first entry is an entry, unless the next one is
+				// zero too (a preallocated index without entries).
+				if size == int64(entrySize) || (len(out) >= 2*entrySize && !bytesEqual(out[entrySize:2*entrySize], zero)) {
+					continue
+				}
+			}
+			return out[:i], nil
+		}
+		pos += n
 	}
 	return out, nil
 }
 
-// readTimeIndex decodes a .timeindex file; an all-zero entry after the first ends it.
-func readTimeIndex(f File, base record.Offset) ([]TimeIndexEntry, error) {
-	data, err := readAll(f)
+func bytesEqual(a, b []byte) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// readOffsetIndex reads and decodes a .index file (DecodeOffsetIndex).
+func readOffsetIndex(f File, base record.Offset) ([]OffsetIndexEntry, error) {
+	data, err := readIndexEntries(f, offsetIndexEntrySize)
 	if err != nil {
 		return nil, err
 	}
+	out, err := DecodeOffsetIndex(data, base)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return out, nil
+}
+
+// zeroEntries returns how many whole entries of size at the end of data are
+// all zero: the unused part of a preallocated index. An index whose entries
+// are all zero is empty when it has more than one (a preallocated index
+// with no entry yet: Kafka never indexes the first batch at position 0);
+// otherwise the first entry is kept, as relative offset 0 is valid there.
+func zeroEntries(data []byte, size int) int {
+	n := len(data) / size
+	// The bytes after the last non-zero byte, found 8 bytes at a time (a
+	// preallocated 10 MiB index is mostly zeros).
+	end := len(data)
+	for end >= 8 && binary.LittleEndian.Uint64(data[end-8:end]) == 0 {
+		end -= 8
+	}
+	for end > 0 && data[end-1] == 0 {
+		end--
+	}
+	z := n - (end+size-1)/size // whole entries after the last non-zero byte
+	if z == n && n == 1 {
+		return 0
+	}
+	return z
+}
+
+// DecodeOffsetIndex decodes the bytes of a .index file of the segment with
+// base offset base. Trailing zero entries (the unused part of a
+// preallocated index, see zeroEntries) are not entries. Errors wrap
+// ErrCorruptIndex: a size that is not a whole number of entries, a relative
+// offset or position above 2^31-1, or entries whose offsets do not increase.
+func DecodeOffsetIndex(data []byte, base record.Offset) ([]OffsetIndexEntry, error) {
+	if len(data)%offsetIndexEntrySize != 0 {
+		return nil, fmt.Errorf("%w: size %d is not a multiple of %d", ErrCorruptIndex, len(data), offsetIndexEntrySize)
+	}
+	var out []OffsetIndexEntry
+	end := len(data) - zeroEntries(data, offsetIndexEntrySize)*offsetIndexEntrySize
+	for i := 0; i < end; i += offsetIndexEntrySize {
+		rel := binary.BigEndian.Uint32(data[i:])
+		pos := binary.BigEndian.Uint32(data[i+4:])
+		if rel > math.MaxInt32 || pos > math.MaxInt32 {
+			return nil, fmt.Errorf("%w: entry at byte %d: relative offset %d or position %d above 2^31-1", ErrCorruptIndex, i, rel, pos)
+		}
+		e := OffsetIndexEntry{Offset: base + record.Offset(rel), Pos: FilePos(pos)}
+		if n := len(out); n > 0 && e.Offset <= out[n-1].Offset {
+			return nil, fmt.Errorf("%w: entry at byte %d: offset %d not above the previous entry's %d", ErrCorruptIndex, i, e.Offset, out[n-1].Offset)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// readTimeIndex reads and decodes a .timeindex file (DecodeTimeIndex).
+func readTimeIndex(f File, base record.Offset) ([]TimeIndexEntry, error) {
+	data, err := readIndexEntries(f, timeIndexEntrySize)
+	if err != nil {
+		return nil, err
+	}
+	out, err := DecodeTimeIndex(data, base)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return out, nil
+}
+
+// DecodeTimeIndex decodes the bytes of a .timeindex file; trailing zero
+// entries (see zeroEntries) are not entries. Errors wrap ErrCorruptIndex: a
+// size that is not a whole number of entries or a relative offset above 2^31-1.
+func DecodeTimeIndex(data []byte, base record.Offset) ([]TimeIndexEntry, error) {
 	if len(data)%timeIndexEntrySize != 0 {
-		return nil, fmt.Errorf("%w: %s: size %d is not a multiple of %d", ErrCorruptIndex, f.Name(), len(data), timeIndexEntrySize)
+		return nil, fmt.Errorf("%w: size %d is not a multiple of %d", ErrCorruptIndex, len(data), timeIndexEntrySize)
 	}
 	var out []TimeIndexEntry
-	for i := 0; i+timeIndexEntrySize <= len(data); i += timeIndexEntrySize {
+	end := len(data) - zeroEntries(data, timeIndexEntrySize)*timeIndexEntrySize
+	for i := 0; i < end; i += timeIndexEntrySize {
 		ts := int64(binary.BigEndian.Uint64(data[i:]))
 		rel := binary.BigEndian.Uint32(data[i+8:])
-		if ts == 0 && rel == 0 && i > 0 {
-			break
+		if rel > math.MaxInt32 {
+			return nil, fmt.Errorf("%w: entry at byte %d: relative offset %d above 2^31-1", ErrCorruptIndex, i, rel)
 		}
 		out = append(out, TimeIndexEntry{Timestamp: ts, Offset: base + record.Offset(rel)})
 	}

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,12 +43,16 @@ type Options struct {
 	Config *LogConfig
 	// FS is the file system seam. Default DefaultFS.
 	FS FS
-	// ReadOnly opens every file read-only: nothing on disk is changed, indexes
-	// missing on disk are rebuilt in memory only, and appends fail.
+	// ReadOnly opens every file read-only: nothing on disk is changed (no
+	// swap recovery, no truncation, no marker removed), indexes missing on
+	// disk are rebuilt in memory only, a torn tail a read-write open would
+	// cut is reported in Recovery() and left out of what the Log reads, and
+	// appends, rolls, cleaning and retention fail with ErrReadOnly.
 	ReadOnly bool
 	// Create makes the directory when it does not exist.
 	Create bool
-	// Now is the clock (file.delete.delay.ms). Default time.Now.
+	// Now is the clock (file.delete.delay.ms, segment.ms without
+	// timestamps). Default time.Now.
 	Now func() time.Time
 }
 
@@ -61,6 +63,7 @@ type Log struct {
 	mu       sync.Mutex
 	fs       FS
 	dir      string
+	root     string // the log directory root: dir's parent
 	tp       TopicPartition
 	cfg      LogConfig
 	readOnly bool
@@ -76,92 +79,19 @@ type Log struct {
 	now           func() time.Time
 	// pendingDeletes are replaced segments waiting out file.delete.delay.ms.
 	pendingDeletes []pendingDelete // REQUIRES: mu held
+	// recovery is what Open found and did.
+	recovery *RecoveryReport
+	// txn is the producers' open transactions; nil until first needed
+	// (loadTxnState). REQUIRES: mu held.
+	txn *txnState
 }
 
 func (l *Log) nowMs() int64 { return l.now().UnixMilli() }
 
-// Open opens the partition directory dir (named topic-partition). Segments
-// are the *.log files with a 20-digit base offset name; other files
-// (snapshots, checkpoints, partition.metadata) are left alone. A directory
-// without segments gets an empty active segment at offset 0 (unless ReadOnly,
-// where it is an error). Errors name the file and byte position of bad input.
-func Open(dir string, opts Options) (*Log, error) {
-	cfg := DefaultLogConfig()
-	if opts.Config != nil {
-		cfg = *opts.Config
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	fsys := opts.FS
-	if fsys == nil {
-		fsys = DefaultFS
-	}
-	dir = filepath.Clean(dir)
-	tp, err := ParseTopicPartition(filepath.Base(dir))
-	if err != nil {
-		return nil, err
-	}
-	if _, err := fsys.Stat(dir); err != nil {
-		if errors.Is(err, os.ErrNotExist) && opts.Create && !opts.ReadOnly {
-			if err := fsys.MkdirAll(dir); err != nil {
-				return nil, fmt.Errorf("engine: create %s: %w", dir, err)
-			}
-		} else {
-			return nil, fmt.Errorf("engine: open log %s: %w", dir, err)
-		}
-	}
-	l := &Log{fs: fsys, dir: dir, tp: tp, cfg: cfg, readOnly: opts.ReadOnly, highWatermark: -1,
-		reader: iosched.NewReader(256<<10, max(cfg.MaxMessageBytes, 256<<10)), now: opts.Now}
-	if l.now == nil {
-		l.now = time.Now
-	}
-	if !opts.ReadOnly {
-		if err := recoverSwap(fsys, dir, &cfg, l.reader); err != nil {
-			return nil, err
-		}
-	}
-	entries, err := fsys.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("engine: list %s: %w", dir, err)
-	}
-	var bases []record.Offset
-	for _, e := range entries {
-		if base, ok := parseSegmentFileName(e.Name(), LogFileSuffix); ok && !e.IsDir() {
-			bases = append(bases, base)
-		}
-	}
-	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
-	for _, base := range bases {
-		s, err := openSegment(fsys, dir, base, &cfg, l.reader, opts.ReadOnly)
-		if err != nil {
-			l.closeSegments()
-			return nil, err
-		}
-		if n := len(l.segments); n > 0 && l.segments[n-1].nextOffset > base {
-			l.closeSegments()
-			s.f.Close()
-			return nil, fmt.Errorf("engine: %s: segment %s overlaps the previous one, which ends at offset %d", dir, segmentFileName(base, LogFileSuffix), l.segments[n-1].nextOffset)
-		}
-		l.segments = append(l.segments, s)
-	}
-	if len(l.segments) == 0 {
-		if opts.ReadOnly {
-			return nil, fmt.Errorf("%w: %s holds no segment (*.log with a 20-digit base offset)", ErrNotLogDir, dir)
-		}
-		s, err := createSegment(fsys, dir, 0, "", &cfg)
-		if err != nil {
-			return nil, err
-		}
-		l.segments = append(l.segments, s)
-	}
-	l.logStartOffset = l.segments[0].base
-	return l, nil
-}
-
+// closeSegments closes every segment's files without writing anything.
 func (l *Log) closeSegments() {
 	for _, s := range l.segments {
-		s.f.Close()
+		s.closeFiles()
 	}
 }
 
@@ -222,9 +152,23 @@ func (l *Log) HighWatermark() record.Offset {
 	return l.highWatermark
 }
 
-// LastStableOffset is min(first offset of an open transaction, high
-// watermark). Transactions are not tracked yet, so it is the high watermark.
-func (l *Log) LastStableOffset() record.Offset { return l.HighWatermark() }
+// LastStableOffset is min(first offset of the earliest open transaction,
+// high watermark), as Kafka's UnifiedLog.lastStableOffset. The first call
+// after an open reads every batch header of the log to learn which
+// transactions are open (the log keeps no producer snapshots); an error of
+// that read is returned with the high watermark.
+func (l *Log) LastStableOffset() (record.Offset, error) {
+	hw := l.HighWatermark()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.ensureTxnState(); err != nil {
+		return hw, err
+	}
+	if first, ok := l.txn.firstUnstable(); ok && first < hw {
+		return first, nil
+	}
+	return hw, nil
+}
 
 // SizeBytes is the sum of the .log file sizes.
 func (l *Log) SizeBytes() int64 {
@@ -240,8 +184,13 @@ func (l *Log) SizeBytes() int64 {
 // Append appends one or more whole v2 batches, back to back, whose offsets
 // start at or after the log end offset. Every batch's header and CRC are
 // checked first; nothing is written if one is bad. The active segment is
-// rolled first when the batches would take it past segment.bytes or their
-// last offset would not fit a 32-bit offset relative to its base.
+// rolled first, as Kafka's LogSegment.shouldRoll, when the batches would take
+// it past segment.bytes, when segment.ms has passed since its first batch's
+// timestamp (or, without timestamps, since it was created or loaded), or
+// when its offset or time index is full; and before any batch whose last
+// offset would not fit a 32-bit offset relative to the segment's base (the
+// new segment's base is that batch's base offset). An ABORT marker adds its
+// transaction to the .txnindex of the segment it lands in.
 func (l *Log) Append(batches []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -249,7 +198,7 @@ func (l *Log) Append(batches []byte) error {
 		return ErrClosed
 	}
 	if l.readOnly {
-		return fmt.Errorf("engine: append to %s: log opened read-only", l.dir)
+		return fmt.Errorf("%w: append to %s", ErrReadOnly, l.dir)
 	}
 	if len(batches) == 0 {
 		return nil
@@ -259,6 +208,7 @@ func (l *Log) Append(batches []byte) error {
 	}
 	headers := make([]record.BatchHeader, 0, 8)
 	expect := l.segments[len(l.segments)-1].nextOffset
+	maxTs := record.NoTimestamp
 	for pos := 0; pos < len(batches); {
 		h, err := record.ParseHeader(batches[pos:])
 		if err != nil {
@@ -274,37 +224,89 @@ func (l *Log) Append(batches []byte) error {
 			return fmt.Errorf("%w: batch base offset %d, log end offset %d", ErrNonMonotonicOffset, h.BaseOffset, expect)
 		}
 		expect = h.NextOffset()
+		maxTs = max(maxTs, h.MaxTimestamp)
 		headers = append(headers, h)
 		pos += h.Size()
 	}
+	if err := l.ensureTxnState(); err != nil {
+		return err
+	}
 	active := l.segments[len(l.segments)-1]
-	last := headers[len(headers)-1].LastOffset()
-	if active.size > 0 && (active.size+int64(len(batches)) > l.cfg.SegmentBytes || last-active.base > math.MaxInt32) {
+	if l.shouldRoll(active, int64(len(batches)), maxTs) {
 		if err := l.roll(headers[0].BaseOffset); err != nil {
 			return err
 		}
 		active = l.segments[len(l.segments)-1]
 	}
-	return active.append(batches, headers)
+	if err := active.activate(); err != nil {
+		return err
+	}
+	// Write runs of batches; roll before a batch whose last offset is out of
+	// the active segment's relative-offset range (KAFKA-4451, case C21).
+	var txnBatches []txnBatch
+	from, fromPos, pos := 0, 0, 0
+	for i := range headers {
+		if headers[i].LastOffset()-active.base > math.MaxInt32 {
+			if i > from {
+				if err := active.append(batches[fromPos:pos], headers[from:i]); err != nil {
+					return err
+				}
+				txnBatches = txnBatchesOf(batches[fromPos:pos], headers[from:i], active, txnBatches)
+			}
+			if err := l.roll(headers[i].BaseOffset); err != nil {
+				return err
+			}
+			active = l.segments[len(l.segments)-1]
+			if err := active.activate(); err != nil {
+				return err
+			}
+			from, fromPos = i, pos
+		}
+		pos += headers[i].Size()
+	}
+	if err := active.append(batches[fromPos:], headers[from:]); err != nil {
+		return err
+	}
+	txnBatches = txnBatchesOf(batches[fromPos:], headers[from:], active, txnBatches)
+	return l.txn.apply(txnBatches, func(seg *Segment, a AbortedTxn) error { return seg.appendTxn(a) })
+}
+
+// shouldRoll is Kafka's LogSegment.shouldRoll for an append of n bytes whose
+// largest batch timestamp is maxTs (segment.jitter.ms is 0 here).
+// REQUIRES: l.mu held.
+func (l *Log) shouldRoll(active *Segment, n, maxTs int64) bool {
+	if active.size == 0 {
+		return false
+	}
+	if active.size > l.cfg.SegmentBytes-n || active.ix.full() {
+		return true
+	}
+	waited := l.nowMs() - active.created
+	if first := active.firstBatchMaxTimestamp(); first >= 0 {
+		waited = maxTs - first
+	}
+	return waited > l.cfg.SegmentMs
 }
 
 // roll makes the active segment inactive (its roll-time index entry, its
-// indexes written trimmed) and starts a new one at base.
+// indexes written trimmed) and starts a new active one at base (at least
+// the log end offset).
 // REQUIRES: l.mu held.
 func (l *Log) roll(base record.Offset) error {
 	active := l.segments[len(l.segments)-1]
 	if base < active.nextOffset {
 		base = active.nextOffset
 	}
-	active.ix.onBecomeInactive()
-	active.indexDirty = true
-	if err := active.writeIndexes(); err != nil {
+	if err := active.seal(); err != nil {
 		return err
 	}
 	s, err := createSegment(l.fs, l.dir, base, "", &l.cfg)
 	if err != nil {
 		return err
 	}
+	// Its index files are created, preallocated, by its first append (as
+	// Kafka's lazy indexes are, on the first shouldRoll check).
+	s.created = l.nowMs()
 	l.segments = append(l.segments, s)
 	return nil
 }
@@ -317,6 +319,9 @@ func (l *Log) Roll() error {
 	if l.closed {
 		return ErrClosed
 	}
+	if l.readOnly {
+		return fmt.Errorf("%w: roll %s", ErrReadOnly, l.dir)
+	}
 	active := l.segments[len(l.segments)-1]
 	if active.size == 0 {
 		return nil
@@ -324,13 +329,21 @@ func (l *Log) Roll() error {
 	return l.roll(active.nextOffset)
 }
 
-// Flush writes every changed index and fsyncs every .log file and the directory.
+// Flush writes every changed index, fsyncs every .log file and the
+// directory, and records the log end offset as the partition's recovery
+// point (recovery-point-offset-checkpoint) and its log start offset
+// (log-start-offset-checkpoint), as Kafka's flush and checkpoint tasks do.
 func (l *Log) Flush() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return ErrClosed
 	}
+	return l.flush()
+}
+
+// flush is Flush. REQUIRES: l.mu held.
+func (l *Log) flush() error {
 	if l.readOnly {
 		return nil
 	}
@@ -342,39 +355,87 @@ func (l *Log) Flush() error {
 			return fmt.Errorf("engine: fsync %s: %w", s.f.Name(), err)
 		}
 	}
-	return l.fs.SyncDir(l.dir)
+	if err := l.fs.SyncDir(l.dir); err != nil {
+		return fmt.Errorf("engine: fsync %s: %w", l.dir, err)
+	}
+	return l.writeCheckpoints()
 }
 
-// Close flushes (unless read-only) and closes every file.
+// writeCheckpoints writes the partition's recovery point (the log end
+// offset: everything is flushed) and log start offset entries. Kafka keeps
+// a log start offset entry only when it is above the first segment's base.
+// REQUIRES: l.mu held.
+func (l *Log) writeCheckpoints() error {
+	leo := l.segments[len(l.segments)-1].nextOffset
+	if err := updateCheckpointEntry(l.fs, filepath.Join(l.root, RecoveryPointCheckpointFile), l.tp, leo, false); err != nil {
+		return err
+	}
+	return l.writeLogStartOffset()
+}
+
+// writeLogStartOffset writes the partition's log-start-offset-checkpoint
+// entry. REQUIRES: l.mu held.
+func (l *Log) writeLogStartOffset() error {
+	above := l.logStartOffset > l.segments[0].base
+	return updateCheckpointEntry(l.fs, filepath.Join(l.root, LogStartOffsetCheckpointFile), l.tp, l.logStartOffset, !above)
+}
+
+// Close flushes (unless read-only) and closes every file, as Kafka's
+// shutdown: the active segment becomes inactive (its roll-time time-index
+// entry; both indexes trimmed), the checkpoints are written, and once the
+// last read-write Log of the log directory root is closed without error,
+// CleanShutdownFile is written there so that the next open skips recovery.
 func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.closed {
 		return nil
 	}
+	var err error
 	if !l.readOnly {
-		// Kafka's LogSegment.close appends the max-timestamp entry to the time
-		// index, so a cleanly closed active segment has it too.
-		l.mu.Lock()
+		// Kafka's LogSegment.close appends the max-timestamp entry to the
+		// time index of every segment, so a cleanly closed active segment
+		// has it too.
 		for _, s := range l.segments {
 			if s.ix.onBecomeInactive() {
 				s.indexDirty = true
 			}
 		}
-		l.mu.Unlock()
+		err = l.flush()
 	}
-	err := l.Flush()
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.closed = true
 	for _, p := range l.pendingDeletes {
 		p.seg.removeFiles()
 	}
 	l.pendingDeletes = nil
 	for _, s := range l.segments {
-		if cerr := s.f.Close(); err == nil {
+		if cerr := s.close(); err == nil {
 			err = cerr
 		}
 	}
+	if !l.readOnly {
+		if last := releaseRoot(l.root); last && err == nil {
+			err = writeCleanShutdown(l.fs, l.root)
+		}
+	}
 	return err
+}
+
+// writeCleanShutdown creates the clean-shutdown marker in root, durably.
+func writeCleanShutdown(fsys FS, root string) error {
+	path := filepath.Join(root, CleanShutdownFile)
+	f, err := fsys.Create(path)
+	if err != nil {
+		return fmt.Errorf("engine: create %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("engine: fsync %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("engine: close %s: %w", path, err)
+	}
+	return fsys.SyncDir(root)
 }
 
 // segmentsInRange returns the segments holding offsets in [from, to): those

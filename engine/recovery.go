@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -90,7 +88,7 @@ func recoverSwap(fsys FS, dir string, cfg *LogConfig, rd *iosched.Reader) error 
 		// whose offset range below is empty, they would outlive it. The
 		// swap's own index files, if any, are renamed in below.
 		for _, ext := range []string{IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
-			if err := fsys.Remove(filepath.Join(dir, segmentFileName(base, ext))); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := fsys.Remove(filepath.Join(dir, segmentFileName(base, ext))); err != nil && !isNotExist(err) {
 				return fmt.Errorf("engine: recover %s: %w", dir, err)
 			}
 		}
@@ -102,7 +100,7 @@ func recoverSwap(fsys FS, dir string, cfg *LogConfig, rd *iosched.Reader) error 
 				continue
 			}
 			if base, ok := segmentBase(name); ok && base >= minSwap && base < maxSwap {
-				if err := fsys.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				if err := fsys.Remove(filepath.Join(dir, name)); err != nil && !isNotExist(err) {
 					return fmt.Errorf("engine: recover %s: %w", dir, err)
 				}
 			}

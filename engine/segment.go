@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -50,9 +49,14 @@ func parseSegmentFileName(name, ext string) (record.Offset, bool) {
 	return record.Offset(v), true
 }
 
-// Segment is one .log file with its .index and .timeindex, as Kafka's
-// LogSegment. The indexes are kept in memory and written, trimmed to their
-// entries, when the segment becomes inactive, is flushed or closed.
+// Segment is one .log file with its .index, .timeindex and .txnindex, as
+// Kafka's LogSegment. The offset and time indexes are kept in memory. While
+// the segment is active their files are preallocated to segment.index.bytes
+// (rounded down to whole entries) and new entries are written into them at
+// each flush; when the segment becomes inactive (roll, close) the roll-time
+// entry is appended and the files are trimmed to their entries, as Kafka's
+// mmapped indexes are. The .txnindex is written as ABORT markers are
+// appended.
 type Segment struct {
 	fs         FS
 	dir        string
@@ -65,6 +69,20 @@ type Segment struct {
 	indexDirty bool // in-memory indexes differ from the files
 	hadIndex   bool // the .index file existed at open
 	readOnly   bool
+
+	// Active-segment index files, preallocated; nil when inactive.
+	oiFile, tiFile       File
+	oiWritten, tiWritten int // entries already written into them
+
+	txns        []AbortedTxn // the .txnindex entries
+	hadTxnIndex bool         // the .txnindex file exists
+	txnCorrupt  bool         // the .txnindex file exists but cannot be decoded
+	// abortMarkers are the offsets of the ABORT markers a full scan met.
+	abortMarkers []record.Offset
+
+	created     int64 // ms when created or loaded (segment.ms without timestamps)
+	rollTs      int64 // MaxTimestamp of the first batch, -1 if none (Kafka's rollingBasedTimestamp)
+	rollTsKnown bool
 }
 
 // BaseOffset is the offset in the segment's name: no batch in it is below.
@@ -102,8 +120,12 @@ func (s *Segment) path(ext string) string {
 }
 
 // createSegment creates an empty segment (its .log truncated if present).
+// Its indexes are in memory until written; a Log makes it the active
+// segment with activate.
 func createSegment(fsys FS, dir string, base record.Offset, suffix string, cfg *LogConfig) (*Segment, error) {
-	s := &Segment{fs: fsys, dir: dir, suffix: suffix, base: base, nextOffset: base, ix: newIndexer(base, cfg.IndexIntervalBytes), indexDirty: true}
+	s := &Segment{fs: fsys, dir: dir, suffix: suffix, base: base, nextOffset: base, ix: newIndexer(base, cfg.IndexIntervalBytes), indexDirty: true,
+		rollTs: record.NoTimestamp, rollTsKnown: true}
+	s.ix.setCapacity(cfg.SegmentIndexBytes)
 	f, err := fsys.Create(s.path(LogFileSuffix))
 	if err != nil {
 		return nil, fmt.Errorf("engine: create segment: %w", err)
@@ -112,12 +134,139 @@ func createSegment(fsys FS, dir string, base record.Offset, suffix string, cfg *
 	return s, nil
 }
 
+// activate makes s the active segment: its .index and .timeindex files are
+// (re)created preallocated to the capacity segment.index.bytes gives them,
+// with the in-memory entries written at their head, as Kafka's LogSegment
+// keeps the active segment's indexes (and LogLoader resizes them at load).
+func (s *Segment) activate() error {
+	if s.readOnly || s.oiFile != nil {
+		return nil
+	}
+	oi, err := s.fs.Create(s.path(IndexFileSuffix))
+	if err != nil {
+		return fmt.Errorf("engine: create %s: %w", s.path(IndexFileSuffix), err)
+	}
+	ti, err := s.fs.Create(s.path(TimeIndexFileSuffix))
+	if err != nil {
+		oi.Close()
+		return fmt.Errorf("engine: create %s: %w", s.path(TimeIndexFileSuffix), err)
+	}
+	s.oiFile, s.tiFile = oi, ti
+	s.oiWritten, s.tiWritten = 0, 0
+	fail := func(err error) error {
+		s.closeIndexFiles()
+		return err
+	}
+	if err := oi.Truncate(int64(s.ix.maxOffsets) * offsetIndexEntrySize); err != nil {
+		return fail(fmt.Errorf("engine: preallocate %s: %w", oi.Name(), err))
+	}
+	if err := ti.Truncate(int64(s.ix.maxTimes) * timeIndexEntrySize); err != nil {
+		return fail(fmt.Errorf("engine: preallocate %s: %w", ti.Name(), err))
+	}
+	if err := s.writeNewIndexEntries(); err != nil {
+		return fail(err)
+	}
+	s.hadIndex = true
+	s.indexDirty = false
+	return nil
+}
+
+func (s *Segment) closeIndexFiles() {
+	if s.oiFile != nil {
+		s.oiFile.Close()
+	}
+	if s.tiFile != nil {
+		s.tiFile.Close()
+	}
+	s.oiFile, s.tiFile = nil, nil
+}
+
+// writeNewIndexEntries writes the entries not yet in the preallocated files
+// at their slots.
+func (s *Segment) writeNewIndexEntries() error {
+	if n := len(s.ix.offsets); n > s.oiWritten {
+		sub := indexer{base: s.ix.base, offsets: s.ix.offsets[s.oiWritten:]}
+		b, err := sub.encodeOffsetIndex(nil)
+		if err != nil {
+			return err
+		}
+		if _, err := s.oiFile.WriteAt(b, int64(s.oiWritten)*offsetIndexEntrySize); err != nil {
+			return fmt.Errorf("engine: write %s: %w", s.oiFile.Name(), err)
+		}
+		s.oiWritten = n
+	}
+	if n := len(s.ix.times); n > s.tiWritten {
+		sub := indexer{base: s.ix.base, times: s.ix.times[s.tiWritten:]}
+		b, err := sub.encodeTimeIndex(nil)
+		if err != nil {
+			return err
+		}
+		if _, err := s.tiFile.WriteAt(b, int64(s.tiWritten)*timeIndexEntrySize); err != nil {
+			return fmt.Errorf("engine: write %s: %w", s.tiFile.Name(), err)
+		}
+		s.tiWritten = n
+	}
+	return nil
+}
+
+// seal makes the active segment inactive, as Kafka's
+// LogSegment.onBecomeInactiveSegment: the roll-time time-index entry (the
+// largest timestamp so far, which may take the reserved last slot), then
+// both index files written, trimmed to their entries and fsynced.
+func (s *Segment) seal() error {
+	if s.ix.onBecomeInactive() {
+		s.indexDirty = true
+	}
+	if s.oiFile == nil {
+		return s.writeIndexes()
+	}
+	defer s.closeIndexFiles()
+	if err := s.writeNewIndexEntries(); err != nil {
+		return err
+	}
+	for _, t := range []struct {
+		f    File
+		size int64
+	}{{s.oiFile, int64(len(s.ix.offsets)) * offsetIndexEntrySize}, {s.tiFile, int64(len(s.ix.times)) * timeIndexEntrySize}} {
+		if err := t.f.Truncate(t.size); err != nil {
+			return fmt.Errorf("engine: trim %s: %w", t.f.Name(), err)
+		}
+		if err := t.f.Sync(); err != nil {
+			return fmt.Errorf("engine: fsync %s: %w", t.f.Name(), err)
+		}
+	}
+	s.indexDirty = false
+	return nil
+}
+
+// firstBatchMaxTimestamp returns the MaxTimestamp of the segment's first v2
+// batch (-1 when empty, legacy or unreadable), read once: Kafka's
+// rollingBasedTimestamp, which segment.ms is measured from.
+func (s *Segment) firstBatchMaxTimestamp() int64 {
+	if s.rollTsKnown {
+		return s.rollTs
+	}
+	s.rollTsKnown = true
+	s.rollTs = record.NoTimestamp
+	if s.size < record.BatchHeaderSize {
+		return s.rollTs
+	}
+	var b [record.BatchHeaderSize]byte
+	if n, _ := s.f.ReadAt(b[:], 0); n == len(b) {
+		if h, err := record.ParseHeader(b[:]); err == nil {
+			s.rollTs = h.MaxTimestamp
+		}
+	}
+	return s.rollTs
+}
+
 // openSegment opens an existing segment. Its indexes are read from their
 // files when present and consistent with the log, else rebuilt by reading the
 // log (as Kafka's LogSegment.recover). The next offset is found by reading
 // the log from the last offset-index entry.
-func openSegment(fsys FS, dir string, base record.Offset, cfg *LogConfig, rd *iosched.Reader, readOnly bool) (*Segment, error) {
-	s := &Segment{fs: fsys, dir: dir, base: base, nextOffset: base, ix: newIndexer(base, cfg.IndexIntervalBytes), readOnly: readOnly}
+func openSegment(fsys FS, dir string, base record.Offset, cfg *LogConfig, rd *iosched.Reader, readOnly, recover bool) (*Segment, error) {
+	s := &Segment{fs: fsys, dir: dir, base: base, nextOffset: base, ix: newIndexer(base, cfg.IndexIntervalBytes), readOnly: readOnly, rollTs: record.NoTimestamp}
+	s.ix.setCapacity(cfg.SegmentIndexBytes)
 	var f File
 	var err error
 	if readOnly {
@@ -136,15 +285,37 @@ func openSegment(fsys FS, dir string, base record.Offset, cfg *LogConfig, rd *io
 	}
 	s.size = st.Size()
 
-	loaded := s.loadIndexes()
-	err = s.scan(loaded, rd)
-	if err != nil && loaded {
-		// The last index entry points at bytes that are not a batch: the index
-		// is corrupt, so rebuild it from the whole log, as Kafka does.
-		s.nextOffset = base
+	txnOK, err := s.loadTxnIndex()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("engine: read %s: %w", s.path(TxnIndexFileSuffix), err)
+	}
+	if !txnOK {
+		s.txnCorrupt = true
+	}
+	if recover {
+		// Kafka's LogSegment.recover: every batch re-read, its CRC checked,
+		// the indexes rebuilt. A torn tail is returned (with s) for the
+		// loader to truncate.
+		if _, serr := fsys.Stat(s.path(IndexFileSuffix)); serr == nil {
+			s.hadIndex = true
+		}
 		err = s.scan(false, rd)
+	} else {
+		loaded := s.loadIndexes()
+		err = s.scan(loaded, rd)
+		if err != nil && loaded {
+			// The last index entry points at bytes that are not a batch: the index
+			// is corrupt, so rebuild it from the whole log, as Kafka does.
+			s.nextOffset = base
+			err = s.scan(false, rd)
+		}
 	}
 	if err != nil {
+		var ce *record.CorruptionError
+		if recover && errors.As(err, &ce) && ce.TornTail {
+			return s, err
+		}
 		f.Close()
 		return nil, err
 	}
@@ -196,8 +367,11 @@ func (s *Segment) scan(indexesUsable bool, rd *iosched.Reader) error {
 		start = int64(s.ix.offsets[len(s.ix.offsets)-1].Pos)
 	}
 	if !indexesUsable {
+		maxOffsets, maxTimes := s.ix.maxOffsets, s.ix.maxTimes
 		s.ix = newIndexer(s.base, s.ix.intervalBytes)
+		s.ix.maxOffsets, s.ix.maxTimes = maxOffsets, maxTimes
 		s.indexDirty = true
+		s.abortMarkers = s.abortMarkers[:0]
 	}
 	it := newBatchIter(rd, s.f, start, s.size)
 	for {
@@ -214,9 +388,18 @@ func (s *Segment) scan(indexesUsable bool, rd *iosched.Reader) error {
 		}
 		if !indexesUsable {
 			if err := verifyBatchCRC(batch); err != nil {
-				return &record.CorruptionError{Path: s.f.Name(), Pos: int64(pos), Reason: "batch CRC", Err: err}
+				// A last batch that fails its CRC is a torn write (its later
+				// pages never reached the disk); one followed by more bytes
+				// is corruption in the middle.
+				torn := int64(pos)+int64(len(batch)) == s.size
+				return &record.CorruptionError{Path: s.f.Name(), Pos: int64(pos), Reason: "batch CRC", TornTail: torn, Err: err}
 			}
 			s.ix.onBatch(&h, pos)
+			if h.Attributes.Control() && h.Magic == record.MagicV2 {
+				if t, err := controlType(batch); err == nil && t == record.ControlAbort {
+					s.abortMarkers = append(s.abortMarkers, h.BaseOffset)
+				}
+			}
 		} else if h.MaxTimestamp > s.ix.maxTimestampSoFar {
 			s.ix.maxTimestampSoFar = h.MaxTimestamp
 			s.ix.offsetOfMaxTsSoFar = h.LastOffset()
@@ -262,6 +445,9 @@ func (s *Segment) append(batches []byte, headers []record.BatchHeader) error {
 		return fmt.Errorf("engine: append to %s: %w", s.f.Name(), err)
 	}
 	pos := FilePos(s.size)
+	if s.size == 0 && len(headers) > 0 {
+		s.rollTs, s.rollTsKnown = headers[0].MaxTimestamp, true
+	}
 	for i := range headers {
 		s.ix.onBatch(&headers[i], pos)
 		pos += FilePos(headers[i].Size())
@@ -274,10 +460,25 @@ func (s *Segment) append(batches []byte, headers []record.BatchHeader) error {
 	return nil
 }
 
-// writeIndexes writes the trimmed .index and .timeindex files when they
-// changed since they were read.
+// writeIndexes writes the .index and .timeindex files when they changed
+// since they were read: for the active segment, the new entries into the
+// preallocated files, fsynced; otherwise both files whole, trimmed to their
+// entries.
 func (s *Segment) writeIndexes() error {
 	if s.readOnly || !s.indexDirty {
+		return nil
+	}
+	if s.oiFile != nil {
+		if err := s.writeNewIndexEntries(); err != nil {
+			return err
+		}
+		if err := s.oiFile.Sync(); err != nil {
+			return fmt.Errorf("engine: fsync %s: %w", s.oiFile.Name(), err)
+		}
+		if err := s.tiFile.Sync(); err != nil {
+			return fmt.Errorf("engine: fsync %s: %w", s.tiFile.Name(), err)
+		}
+		s.indexDirty = false
 		return nil
 	}
 	oi, err := s.ix.encodeOffsetIndex(nil)
@@ -316,13 +517,25 @@ func writeWhole(fsys FS, path string, data []byte) error {
 	return f.Close()
 }
 
-// close writes the indexes and closes the .log file.
+// close writes the indexes (trimmed) and closes the segment's files.
 func (s *Segment) close() error {
-	err := s.writeIndexes()
+	var err error
+	if s.oiFile != nil {
+		err = s.seal()
+	} else {
+		err = s.writeIndexes()
+	}
 	if cerr := s.f.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// closeFiles closes the segment's open files without writing anything (a
+// failed open, or a crash in tests).
+func (s *Segment) closeFiles() {
+	s.closeIndexFiles()
+	s.f.Close()
 }
 
 // renameSuffix renames all the segment's files from the current suffix to
@@ -332,7 +545,7 @@ func (s *Segment) renameSuffix(newSuffix string) error {
 		from := s.path(ext)
 		to := filepath.Join(s.dir, segmentFileName(s.base, ext)+newSuffix)
 		if err := s.fs.Rename(from, to); err != nil {
-			if ext != LogFileSuffix && errors.Is(err, os.ErrNotExist) {
+			if ext != LogFileSuffix && isNotExist(err) {
 				continue
 			}
 			return fmt.Errorf("engine: rename %s: %w", from, err)

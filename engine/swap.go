@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 )
 
@@ -72,19 +70,28 @@ func (l *Log) replaceSegments(cleaned *Segment, old []*Segment) error {
 // DeleteExpired runs past the delay (Kafka deletes them asynchronously, and
 // any left over at the next open).
 // REQUIRES: l.mu held.
-func (l *Log) scheduleDelete(s *Segment) {
+func (l *Log) scheduleDelete(s *Segment) { l.scheduleDeleteAt(s, l.nowMs()) }
+
+// scheduleDeleteAt is scheduleDelete with the time given (ms).
+// REQUIRES: l.mu held.
+func (l *Log) scheduleDeleteAt(s *Segment, nowMs int64) {
 	if l.cfg.FileDeleteDelayMs == 0 {
 		s.removeFiles()
 		return
 	}
-	l.pendingDeletes = append(l.pendingDeletes, pendingDelete{seg: s, at: l.nowMs() + l.cfg.FileDeleteDelayMs})
+	l.pendingDeletes = append(l.pendingDeletes, pendingDelete{seg: s, at: nowMs + l.cfg.FileDeleteDelayMs})
 }
 
 // DeleteExpired removes the .deleted files whose file.delete.delay.ms has passed.
 func (l *Log) DeleteExpired() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	now := l.nowMs()
+	l.deleteExpired(l.nowMs())
+}
+
+// deleteExpired removes the .deleted files due by now (ms).
+// REQUIRES: l.mu held.
+func (l *Log) deleteExpired(now int64) {
 	keep := l.pendingDeletes[:0]
 	for _, p := range l.pendingDeletes {
 		if now >= p.at {
@@ -104,7 +111,7 @@ type pendingDelete struct {
 // removeFiles removes the segment's files under its current suffix.
 func (s *Segment) removeFiles() {
 	for _, ext := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
-		if err := s.fs.Remove(filepath.Join(s.dir, segmentFileName(s.base, ext)+s.suffix)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := s.fs.Remove(filepath.Join(s.dir, segmentFileName(s.base, ext)+s.suffix)); err != nil && !isNotExist(err) {
 			continue
 		}
 	}

@@ -4,10 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -47,6 +45,8 @@ const (
 	CheckTimeIndex  = "timeindex"  // a .timeindex entry disagrees with the log
 	CheckCompaction = "compaction" // a key appears twice below the cleaner checkpoint
 	CheckCheckpoint = "checkpoint" // the checkpoint file cannot be read
+	CheckTxnIndex   = "txnindex"   // a .txnindex entry disagrees with the log
+	CheckRecovery   = "recovery"   // a segment a read-write open would delete (after a torn tail)
 )
 
 // VerifyProblem is one inconsistency Verify found.
@@ -97,6 +97,7 @@ type VerifyReport struct {
 
 	OffsetIndexEntries int // entries read from .index files
 	TimeIndexEntries   int // entries read from .timeindex files
+	TxnIndexEntries    int // entries read from .txnindex files
 
 	Problems []VerifyProblem
 	Notes    []VerifyNote
@@ -135,8 +136,9 @@ func (r *VerifyReport) note(path, format string, args ...any) {
 // Verify opens the partition directory dir read-only (nothing on disk
 // changes) and checks it whole, collecting every problem rather than
 // stopping at the first:
-//   - every batch's CRC (CRC-32C for v2, CRC-32 IEEE for magic 0/1) and, for
-//     v2, that its records decode and their count is the header's;
+//   - every batch's CRC (CRC-32C for v2, CRC-32 IEEE for magic 0/1) and that
+//     its records decode (v2: and their count is the header's; magic 0/1:
+//     the inner messages of compressed wrappers, with their own CRCs);
 //   - offsets strictly increasing across batches, records and segments, and
 //     every batch inside its segment's [base offset, next segment's base);
 //   - each .index file on disk: entries increasing, each pointing at a batch
@@ -144,12 +146,16 @@ func (r *VerifyReport) note(path, format string, args ...any) {
 //     ending below that offset;
 //   - each .timeindex file on disk: timestamps increasing, offsets within
 //     the segment, no timestamp above the segment's largest batch timestamp;
+//   - each .txnindex against the segment's ABORT markers (checkTxnIndex);
 //   - when the cleaner checkpoint (or opts.Checkpoint) has an entry, no key
 //     appears twice among the data records below it (tombstones count;
-//     control records do not).
+//     control records do not);
+//   - what a read-write open would change: a torn tail it would cut and the
+//     segments after it it would delete are problems (Open's recovery,
+//     without the clean-shutdown marker, from the recovery point).
 //
-// Missing index files, legacy batches and leftover temporary files are
-// notes, not problems. The report is never nil. The error is nil when no
+// Missing index files, legacy batches, orphan indexes and leftover
+// temporary files are notes, not problems. The report is never nil. The error is nil when no
 // problem was found; otherwise it is report.Err() (a *record.CorruptionError
 // naming the file and byte position), or the error of Open when the
 // partition cannot be opened at all (then the report holds it as its one
@@ -174,12 +180,14 @@ func Verify(dir string, opts VerifyOptions) (*VerifyReport, error) {
 	rep.LogEndOffset = l.LogEndOffset()
 	rep.CheckpointOffset = verifyCheckpoint(rep, fsys, l, &opts)
 	noteTempFiles(rep, fsys, l.Dir())
+	noteRecovery(rep, l.Recovery())
 
 	v := verifier{
-		rep:  rep,
-		rd:   iosched.NewReader(iosched.DefaultReadBufferBytes, math.MaxInt32),
-		keys: map[string]record.Offset{},
-		last: -1,
+		rep:     rep,
+		rd:      iosched.NewReader(iosched.DefaultReadBufferBytes, math.MaxInt32),
+		keys:    map[string]record.Offset{},
+		last:    -1,
+		txnOpen: map[int64]record.Offset{},
 	}
 	segs := l.Segments()
 	for i, s := range segs {
@@ -221,6 +229,27 @@ func verifyCheckpoint(rep *VerifyReport, fsys FS, l *Log, opts *VerifyOptions) r
 	return off
 }
 
+// noteRecovery turns what a read-write open would change into problems (a
+// torn tail to cut, segments after it to delete) and notes (orphan indexes,
+// the recovery itself).
+func noteRecovery(rep *VerifyReport, r *RecoveryReport) {
+	if r == nil {
+		return
+	}
+	if !r.CleanShutdown && len(r.RecoveredSegments) > 0 {
+		rep.Notes = append(rep.Notes, VerifyNote{Path: rep.Dir, Message: fmt.Sprintf("no clean-shutdown marker (%s): segments from the recovery point %d on re-checked, as Open recovers them", CleanShutdownFile, r.RecoveryPoint)})
+	}
+	for _, t := range r.Truncations {
+		rep.problem(CheckFraming, t.Path, t.Pos, t.Err, "a whole batch (torn tail)", "%s: a read-write open cuts the last %d bytes", t.Err.Reason, t.BytesCut)
+	}
+	for _, p := range r.DeletedSegments {
+		rep.problem(CheckRecovery, p, -1, nil, "no segment after a torn tail", "a segment a read-write open deletes")
+	}
+	for _, p := range r.RemovedOrphans {
+		rep.note(p, "orphan index (no .log of its base offset): a read-write open deletes it")
+	}
+}
+
 // noteTempFiles notes the files an interrupted clean or swap leaves, which
 // a read-only open does not recover.
 func noteTempFiles(rep *VerifyReport, fsys FS, dir string) {
@@ -240,11 +269,16 @@ func noteTempFiles(rep *VerifyReport, fsys FS, dir string) {
 
 // verifier carries the state of one Verify across segments.
 type verifier struct {
-	rep  *VerifyReport
-	rd   *iosched.Reader
-	dec  record.Decoder
-	keys map[string]record.Offset // key -> first offset below the checkpoint, or -1 if only seen at or above it
-	last record.Offset            // last offset of the previous batch (or record) in the log, -1 at the start
+	rep    *VerifyReport
+	rd     *iosched.Reader
+	dec    record.Decoder
+	keys   map[string]record.Offset // key -> first offset below the checkpoint, or -1 if only seen at or above it
+	legacy []record.LegacyMessage   // scratch for decoded magic 0/1 messages
+	last   record.Offset            // last offset of the previous batch (or record) in the log, -1 at the start
+	// txnOpen maps each producer with an open transaction to the offset of
+	// its first batch; aborts are the ABORT markers of the current segment.
+	txnOpen map[int64]record.Offset
+	aborts  []abortSeen
 }
 
 // batchSpan is what the index checks need of one batch.
@@ -273,6 +307,7 @@ func (v *verifier) segment(fsys FS, s *Segment, nextBase record.Offset) {
 		stoppedAt   = int64(-1) // position where the walk stopped early, -1 if it did not
 		spanScratch batchSpan
 	)
+	v.aborts = v.aborts[:0]
 	it := newBatchIter(v.rd, s.f, 0, s.size)
 	defer v.rd.Restore()
 	for {
@@ -322,7 +357,7 @@ func (v *verifier) segment(fsys FS, s *Segment, nextBase record.Offset) {
 		segLast = span.last
 	}
 	if legacy > 0 {
-		rep.note(logPath, "%d magic 0/1 message(s): CRC-32 and offsets checked, records not decoded; the cleaner refuses them", legacy)
+		rep.note(logPath, "%d magic 0/1 message(s) (compressed wrappers decoded): the cleaner stops at the first one (%v)", legacy, ErrLegacyFormat)
 	}
 	if stoppedAt >= 0 {
 		rep.note(logPath, "walk stopped at byte %d: later batches and index entries of this segment are not checked", stoppedAt)
@@ -341,6 +376,7 @@ func (v *verifier) segment(fsys FS, s *Segment, nextBase record.Offset) {
 		}
 	}
 	v.checkTimeIndex(fsys, timeIdxPath, s, segLast, maxTs)
+	v.checkTxnIndex(fsys, s, nextBase)
 }
 
 // batch checks one batch or legacy message at pos and returns its span;
@@ -352,12 +388,36 @@ func (v *verifier) batch(logPath string, s *Segment, batch []byte, pos FilePos, 
 	if magic == 0 || magic == 1 {
 		*legacy++
 		rep.LegacyBatches++
-		if err := verifyLegacyCRC(batch); err != nil {
-			rep.problem(CheckCRC, logPath, int64(pos), err, "a CRC-32 matching the message", "%v", err)
-		}
 		span.base = record.Offset(binary.BigEndian.Uint64(batch))
 		span.last = span.base
+		if err := record.VerifyLegacyCRC(batch); err != nil {
+			rep.problem(CheckCRC, logPath, int64(pos), err, "a CRC-32 matching the message", "%v", err)
+			v.checkOffsets(logPath, s, pos, span, nextBase)
+			return span, true
+		}
+		// Deep: a compressed wrapper's inner messages, with absolute offsets.
+		recs, err := v.dec.LegacyRecords(batch, v.legacy[:0])
+		v.legacy = recs[:0]
+		if err != nil {
+			rep.problem(CheckDecode, logPath, int64(pos), err, "decodable magic 0/1 messages", "%v", err)
+			v.checkOffsets(logPath, s, pos, span, nextBase)
+			return span, true
+		}
+		span.base = recs[0].Offset
 		v.checkOffsets(logPath, s, pos, span, nextBase)
+		for i := range recs {
+			r := &recs[i]
+			rep.Records++
+			if r.Value == nil {
+				rep.Tombstones++
+			}
+			if r.Key == nil {
+				rep.KeylessRecords++
+				continue
+			}
+			v.key(logPath, pos, r.Key, r.Offset)
+		}
+		*maxTs = max(*maxTs, recs[len(recs)-1].Timestamp)
 		return span, true
 	}
 	h, err := record.ParseHeader(batch)
@@ -407,8 +467,11 @@ func (v *verifier) batch(logPath string, s *Segment, batch []byte, pos FilePos, 
 		prevOff = off
 		rep.Records++
 		if h.Attributes.Control() {
-			if _, err := record.ParseControlKey(r.Key); err != nil {
+			typ, err := record.ParseControlKey(r.Key)
+			if err != nil {
 				rep.problem(CheckDecode, logPath, int64(pos), err, "a 4-byte control record key", "%v", err)
+			} else if h.Attributes.Transactional() && typ.IsTxnMarker() {
+				v.txnMarker(&h, typ)
 			}
 			continue
 		}
@@ -424,7 +487,107 @@ func (v *verifier) batch(logPath string, s *Segment, batch []byte, pos FilePos, 
 	if n != h.RecordCount {
 		rep.problem(CheckDecode, logPath, int64(pos), nil, fmt.Sprintf("%d records (the header's count)", h.RecordCount), "%d", n)
 	}
+	if h.Attributes.Transactional() && !h.Attributes.Control() && h.HasProducerID() {
+		if _, open := v.txnOpen[h.ProducerID]; !open {
+			v.txnOpen[h.ProducerID] = h.BaseOffset
+		}
+	}
 	return span, true
+}
+
+// abortSeen is an ABORT marker Verify met in the current segment.
+type abortSeen struct {
+	offset    record.Offset
+	pid       int64
+	firstData record.Offset // first data batch of the transaction seen in the log, -1 if none
+}
+
+// txnMarker ends the producer's open transaction at a COMMIT or ABORT marker.
+func (v *verifier) txnMarker(h *record.BatchHeader, typ record.ControlType) {
+	first, open := v.txnOpen[h.ProducerID]
+	if !open {
+		first = -1
+	}
+	delete(v.txnOpen, h.ProducerID)
+	if typ == record.ControlAbort {
+		v.aborts = append(v.aborts, abortSeen{offset: h.BaseOffset, pid: h.ProducerID, firstData: first})
+	}
+}
+
+// checkTxnIndex checks a segment's .txnindex (a missing file holds no
+// entry) against the ABORT markers of the segment:
+//   - every entry is well formed (version 0, last offsets strictly
+//     increasing and in the segment, first offset <= last offset, last
+//     stable offset <= last offset + 1);
+//   - every entry's last offset is an ABORT marker of its producer in the
+//     segment, and its first offset is at or below the first data batch of
+//     that transaction found in the log;
+//   - every ABORT marker whose transaction has a data batch in the log has
+//     an entry. (A marker without data needs none: Kafka's cleaner writes
+//     entries only for transactions it saw batches of.)
+func (v *verifier) checkTxnIndex(fsys FS, s *Segment, nextBase record.Offset) {
+	path := s.path(TxnIndexFileSuffix)
+	rep := v.rep
+	var data []byte
+	f, err := fsys.Open(path)
+	switch {
+	case isNotExist(err):
+	case err != nil:
+		rep.problem(CheckTxnIndex, path, -1, err, "a readable .txnindex", "%v", err)
+		return
+	default:
+		data, err = readAll(f)
+		f.Close()
+		if err != nil {
+			rep.problem(CheckTxnIndex, path, -1, err, "a readable .txnindex", "%v", err)
+			return
+		}
+	}
+	if len(data)%txnIndexEntrySize != 0 {
+		rep.problem(CheckTxnIndex, path, int64(len(data)-len(data)%txnIndexEntrySize), ErrCorruptIndex,
+			fmt.Sprintf("a size that is a multiple of %d bytes", txnIndexEntrySize), "%d bytes", len(data))
+		return
+	}
+	markers := map[record.Offset]abortSeen{}
+	for _, a := range v.aborts {
+		markers[a.offset] = a
+	}
+	indexed := map[record.Offset]bool{}
+	last := record.Offset(-1)
+	for i := 0; i < len(data); i += txnIndexEntrySize {
+		e, err := DecodeTxnIndex(data[i:i+txnIndexEntrySize], s.base)
+		if err != nil {
+			rep.problem(CheckTxnIndex, path, int64(i), err, "a well-formed entry", "%v", err)
+			continue
+		}
+		a := e[0]
+		rep.TxnIndexEntries++
+		if a.LastOffset <= last {
+			rep.problem(CheckTxnIndex, path, int64(i), ErrCorruptIndex, fmt.Sprintf("a last offset above %d (entries increasing)", last), "%d", a.LastOffset)
+		}
+		last = max(last, a.LastOffset)
+		if a.LastOffset >= nextBase {
+			rep.problem(CheckTxnIndex, path, int64(i), nil, fmt.Sprintf("a last offset below the next segment's base %d", nextBase), "%d", a.LastOffset)
+		}
+		if a.LastStableOffset > a.LastOffset+1 {
+			rep.problem(CheckTxnIndex, path, int64(i), nil, fmt.Sprintf("a last stable offset at most last offset + 1 = %d", a.LastOffset+1), "%d", a.LastStableOffset)
+		}
+		m, ok := markers[a.LastOffset]
+		switch {
+		case !ok:
+			rep.problem(CheckTxnIndex, path, int64(i), nil, fmt.Sprintf("an ABORT marker of producer %d at offset %d in %s", a.ProducerID, a.LastOffset, s.LogPath()), "none (%s)", a)
+		case m.pid != a.ProducerID:
+			rep.problem(CheckTxnIndex, path, int64(i), nil, fmt.Sprintf("producer %d, whose ABORT marker is at offset %d", m.pid, a.LastOffset), "producer %d", a.ProducerID)
+		case m.firstData >= 0 && a.FirstOffset > m.firstData:
+			rep.problem(CheckTxnIndex, path, int64(i), nil, fmt.Sprintf("a first offset at most %d, the transaction's first batch", m.firstData), "%d", a.FirstOffset)
+		}
+		indexed[a.LastOffset] = true
+	}
+	for _, m := range v.aborts {
+		if m.firstData >= 0 && !indexed[m.offset] {
+			rep.problem(CheckTxnIndex, path, -1, nil, fmt.Sprintf("an entry for producer %d's transaction aborted at offset %d (first batch at %d)", m.pid, m.offset, m.firstData), "none")
+		}
+	}
 }
 
 // checkOffsets checks that the batch follows the previous one and lies in
@@ -480,18 +643,10 @@ func (v *verifier) readOffsetIndex(fsys FS, path string, base record.Offset) (en
 	if !ok {
 		return nil, false
 	}
-	zeroTail := 0
-	for i := 0; i+offsetIndexEntrySize <= len(data); i += offsetIndexEntrySize {
+	zeroTail := zeroEntries(data, offsetIndexEntrySize)
+	for i := 0; i < len(data)-zeroTail*offsetIndexEntrySize; i += offsetIndexEntrySize {
 		rel := binary.BigEndian.Uint32(data[i:])
 		pos := binary.BigEndian.Uint32(data[i+4:])
-		if i > 0 && rel == 0 && pos == 0 {
-			zeroTail++
-			continue
-		}
-		if zeroTail > 0 {
-			v.rep.problem(CheckIndex, path, int64(i), nil, "only zero entries after the first zero entry (a preallocated tail)", "relative offset %d, position %d", rel, pos)
-			return nil, false
-		}
 		if rel > math.MaxInt32 || pos > math.MaxInt32 {
 			v.rep.problem(CheckIndex, path, int64(i), nil, "a relative offset and a position in [0, 2^31-1]", "relative offset %d, position %d", rel, pos)
 			continue
@@ -519,18 +674,10 @@ func (v *verifier) checkTimeIndex(fsys FS, path string, s *Segment, segLast reco
 	}
 	rep := v.rep
 	lastTs, lastOff := int64(math.MinInt64), record.Offset(-1)
-	zeroTail := 0
-	for i := 0; i+timeIndexEntrySize <= len(data); i += timeIndexEntrySize {
+	zeroTail := zeroEntries(data, timeIndexEntrySize)
+	for i := 0; i < len(data)-zeroTail*timeIndexEntrySize; i += timeIndexEntrySize {
 		ts := int64(binary.BigEndian.Uint64(data[i:]))
 		rel := binary.BigEndian.Uint32(data[i+8:])
-		if i > 0 && ts == 0 && rel == 0 {
-			zeroTail++
-			continue
-		}
-		if zeroTail > 0 {
-			rep.problem(CheckTimeIndex, path, int64(i), nil, "only zero entries after the first zero entry (a preallocated tail)", "timestamp %d, relative offset %d", ts, rel)
-			return
-		}
 		rep.TimeIndexEntries++
 		off := s.base + record.Offset(rel)
 		switch {
@@ -562,7 +709,7 @@ func (v *verifier) checkTimeIndex(fsys FS, path string, s *Segment, segLast reco
 // problem.
 func (v *verifier) readIndexFile(fsys FS, path, check string, entrySize int) ([]byte, bool) {
 	f, err := fsys.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	if isNotExist(err) {
 		v.rep.note(path, "missing: Open rebuilds it from the log")
 		return nil, false
 	}
@@ -584,27 +731,10 @@ func (v *verifier) readIndexFile(fsys FS, path, check string, entrySize int) ([]
 	return data, true
 }
 
-// legacyCRCPos is where a magic 0/1 message stores its CRC: after the offset
-// (8 bytes) and the size (4). Part of Kafka's legacy format; must not change.
-const legacyCRCPos = 12
-
-// verifyLegacyCRC checks the CRC-32 (IEEE) of one magic 0/1 message, which
-// covers the bytes from the magic byte to the end of the message.
-func verifyLegacyCRC(msg []byte) error {
-	if len(msg) <= record.MagicPos {
-		return record.ErrShortHeader
-	}
-	stored := binary.BigEndian.Uint32(msg[legacyCRCPos:])
-	if got := crc32.ChecksumIEEE(msg[record.MagicPos:]); got != stored {
-		return fmt.Errorf("%w: stored 0x%08x, computed 0x%08x (CRC-32 IEEE of a magic %d message)", record.ErrCRCMismatch, stored, got, msg[record.MagicPos])
-	}
-	return nil
-}
-
 // verifyBatchCRC checks the CRC of one v2 batch or legacy message.
 func verifyBatchCRC(batch []byte) error {
 	if len(batch) > record.MagicPos && (batch[record.MagicPos] == 0 || batch[record.MagicPos] == 1) {
-		return verifyLegacyCRC(batch)
+		return record.VerifyLegacyCRC(batch)
 	}
 	return record.VerifyCRC(batch)
 }

@@ -68,14 +68,14 @@ func BenchmarkSkimpy(b *testing.B) {
 					j := i % n
 					if j == 0 && i > 0 {
 						b.StopTimer()
-						total = total.add(m.Stats())
+						total = total.Add(m.Stats())
 						m.Clear()
 						b.StartTimer()
 					}
 					m.Put(keys[j], int64(i))
 				}
 				b.StopTimer()
-				report(b, total.add(m.Stats()))
+				report(b, total.Add(m.Stats()))
 			})
 			fill := func(b *testing.B) {
 				b.StopTimer()
@@ -97,7 +97,7 @@ func BenchmarkSkimpy(b *testing.B) {
 				if sink < 0 {
 					b.Fatal("a key was absent")
 				}
-				report(b, m.Stats().sub(before))
+				report(b, m.Stats().Sub(before))
 			})
 			b.Run(prefix+"/op=get-miss", func(b *testing.B) {
 				fill(b)
@@ -110,7 +110,7 @@ func BenchmarkSkimpy(b *testing.B) {
 				if sink != -int64(b.N) {
 					b.Fatal("an absent key was found")
 				}
-				report(b, m.Stats().sub(before))
+				report(b, m.Stats().Sub(before))
 			})
 			m = nil // free the buffer before the next hasher's
 		}
@@ -122,9 +122,6 @@ func report(b *testing.B, s Stats) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/key")
 	b.ReportMetric(s.MeanProbes(), "probes/key")
 }
-
-func (s Stats) add(o Stats) Stats { return Stats{s.Lookups + o.Lookups, s.Probes + o.Probes} }
-func (s Stats) sub(o Stats) Stats { return Stats{s.Lookups - o.Lookups, s.Probes - o.Probes} }
 
 // BenchmarkHasher measures one digest of a 16-byte key.
 func BenchmarkHasher(b *testing.B) {

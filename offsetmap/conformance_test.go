@@ -15,9 +15,10 @@ type newMapFunc func(t *testing.T, memoryBytes int, h Hasher) Map
 func testKey(i int) []byte { return fmt.Appendf(nil, "key-%012d", i) }
 
 // runConformance checks the Map contract with every hasher: put, get,
-// overwrite, latest offset, size, utilisation, stats and clear. Every layout
-// of Map must pass it.
-func runConformance(t *testing.T, newMap newMapFunc) {
+// overwrite, fits, latest offset, size, utilisation, stats and clear. Every
+// layout of Map must pass it. relative says whether the layout stores
+// offsets relative to the pass's first one (and so refuses some in Fits).
+func runConformance(t *testing.T, relative bool, newMap newMapFunc) {
 	for _, name := range HasherNames() {
 		t.Run("hasher="+name, func(t *testing.T) {
 			h, err := NewHasher(name)
@@ -26,12 +27,12 @@ func runConformance(t *testing.T, newMap newMapFunc) {
 			}
 			const memory = 64 << 10
 			m := newMap(t, memory, h)
-			conformance(t, m, h, memory)
+			conformance(t, m, h, memory, relative)
 		})
 	}
 }
 
-func conformance(t *testing.T, m Map, h Hasher, memory int) {
+func conformance(t *testing.T, m Map, h Hasher, memory int, relative bool) {
 	t.Helper()
 	if m.Hasher().Name() != h.Name() {
 		t.Errorf("Hasher() = %s, want %s", m.Hasher().Name(), h.Name())
@@ -92,9 +93,11 @@ func conformance(t *testing.T, m Map, h Hasher, memory int) {
 
 	// Overwrite: size unchanged, new offset returned, latest offset follows
 	// the put even backwards (Kafka's put sets lastOffset unconditionally).
-	m.Put(testKey(5), 3)
-	if m.Size() != n || m.Get(testKey(5)) != 3 || m.LatestOffset() != 3 {
-		t.Errorf("after overwrite: Size %d Get %d LatestOffset %d, want %d 3 3", m.Size(), m.Get(testKey(5)), m.LatestOffset(), n)
+	// The offset is above the pass's first, so that every layout takes it.
+	back := offsetOf(0) + 3
+	m.Put(testKey(5), back)
+	if m.Size() != n || m.Get(testKey(5)) != back || m.LatestOffset() != back {
+		t.Errorf("after overwrite: Size %d Get %d LatestOffset %d, want %d %d %d", m.Size(), m.Get(testKey(5)), m.LatestOffset(), n, back, back)
 	}
 	if m.Get(testKey(6)) != offsetOf(6) {
 		t.Error("overwrite disturbed another key")
@@ -116,15 +119,40 @@ func conformance(t *testing.T, m Map, h Hasher, memory int) {
 		}
 	}
 
+	// Fits: an empty map takes any offset >= 0. After a Put, Kafka's layout
+	// still takes any; a relative one neither offsets below that first Put
+	// (the base) nor past the span of 2^31 or more above it.
+	m.Clear()
+	if !m.Fits(0) || !m.Fits(math.MaxInt64) {
+		t.Errorf("empty map: Fits(0) %v Fits(MaxInt64) %v, want true true", m.Fits(0), m.Fits(math.MaxInt64))
+	}
+	m.Put(nil, 7)
+	far := int64(math.MaxInt64)
+	if relative {
+		far = 7 + minPassSpan
+		if m.Fits(6) || m.Fits(math.MaxInt64) || m.Fits(-1) || !m.Fits(7) || !m.Fits(far) {
+			t.Errorf("relative map with base 7: Fits(6) %v Fits(MaxInt64) %v Fits(-1) %v Fits(7) %v Fits(7+2^31) %v; want false false false true true",
+				m.Fits(6), m.Fits(math.MaxInt64), m.Fits(-1), m.Fits(7), m.Fits(far))
+		}
+	} else if !m.Fits(6) || !m.Fits(math.MaxInt64) || !m.Fits(0) {
+		t.Errorf("whole-offset map: Fits(6) %v Fits(MaxInt64) %v Fits(0) %v, want all true", m.Fits(6), m.Fits(math.MaxInt64), m.Fits(0))
+	}
+	if s := m.Stats(); s.Lookups != 1 {
+		t.Errorf("Fits counted as lookups: %+v", s)
+	}
+
 	// Reuse after Clear, with extreme offsets and odd keys.
 	m.Clear()
 	for i, tc := range []struct {
 		key    []byte
 		offset int64
 	}{
-		{nil, 0}, // nil and empty keys are the same key
-		{[]byte{0}, math.MaxInt64},
-		{make([]byte, 4096), 1},
+		// nil and empty keys are the same key. Not at offset 0: murmur3-128
+		// digests the empty key to 16 zero bytes, and Skimpy then writes an
+		// all-zero entry, which reads as empty (TestSkimpyZeroEntry).
+		{nil, 7},
+		{[]byte{0}, far},
+		{make([]byte, 4096), 9},
 		{testKey(0), 42},
 	} {
 		m.Put(tc.key, tc.offset)
@@ -132,17 +160,32 @@ func conformance(t *testing.T, m Map, h Hasher, memory int) {
 			t.Errorf("case %d: Get = %d, want %d", i, got, tc.offset)
 		}
 	}
-	if got := m.Get([]byte{}); got != 0 || m.Size() != 4 || m.LatestOffset() != 42 {
-		t.Errorf("Get(empty key) = %d, Size %d, LatestOffset %d; want 0 4 42", got, m.Size(), m.LatestOffset())
+	if got := m.Get([]byte{}); got != 7 || m.Size() != 4 || m.LatestOffset() != 42 {
+		t.Errorf("Get(empty key) = %d, Size %d, LatestOffset %d; want 7 4 42", got, m.Size(), m.LatestOffset())
 	}
 }
 
 func TestSkimpyConformance(t *testing.T) {
-	runConformance(t, func(t *testing.T, memoryBytes int, h Hasher) Map {
+	runConformance(t, false, func(t *testing.T, memoryBytes int, h Hasher) Map {
 		m, err := NewSkimpy(memoryBytes, h)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return m
 	})
+}
+
+// TestLayoutConformance runs the suite on every layout as New builds it.
+func TestLayoutConformance(t *testing.T) {
+	for _, layout := range LayoutNames() {
+		t.Run("map="+layout, func(t *testing.T) {
+			runConformance(t, layout != LayoutSkimpy, func(t *testing.T, memoryBytes int, h Hasher) Map {
+				m, err := New(layout, memoryBytes, h)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return m
+			})
+		})
+	}
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/dgryski/go-metro"
+	"github.com/twmb/murmur3"
 	"github.com/zeebo/xxh3"
 )
 
@@ -39,11 +41,32 @@ const (
 	// HasherXXH3_128 is github.com/zeebo/xxh3 Hash128, unseeded: 16 bytes, Hi
 	// then Lo, each big-endian (the same bytes as xxh3.Uint128.Bytes).
 	HasherXXH3_128 = "xxh3-128"
+	// HasherMetro64 is github.com/dgryski/go-metro Hash64 (MetroHash64),
+	// seed 0: 8 bytes, little-endian, as the reference implementation copies
+	// its result to memory on x86.
+	HasherMetro64 = "metro-64"
+	// HasherMetro128 is github.com/dgryski/go-metro Hash128 (MetroHash128),
+	// seed 0: 16 bytes, the two 64-bit halves in order, each little-endian,
+	// as the reference implementation's output buffer.
+	HasherMetro128 = "metro-128"
+	// HasherMurmur3_128 is github.com/twmb/murmur3 Sum128 (MurmurHash3
+	// x64_128), seed 0: 16 bytes, h1 then h2, each little-endian, as the
+	// reference MurmurHash3_x64_128 writes its output (and Guava's
+	// Hashing.murmur3_128 prints it).
+	HasherMurmur3_128 = "murmur3-128"
+	// HasherFNV1a64 is 64-bit FNV-1a (the same function as hash/fnv's
+	// New64a, computed here without its allocation): 8 bytes, big-endian, as
+	// hash/fnv's Sum appends it. Fast on short keys but not designed against
+	// collisions of structured keys; listed to show what a weak hash costs.
+	HasherFNV1a64 = "fnv1a-64"
 )
 
 // hasherNames lists every name NewHasher accepts, in the order HasherNames
 // returns them.
-var hasherNames = []string{HasherMD5, HasherSHA1, HasherSHA256, HasherXXH3_64, HasherXXH3_128}
+var hasherNames = []string{
+	HasherMD5, HasherSHA1, HasherSHA256, HasherXXH3_64, HasherXXH3_128,
+	HasherMetro64, HasherMetro128, HasherMurmur3_128, HasherFNV1a64,
+}
 
 // HasherNames returns the names NewHasher accepts, md5 (Kafka's) first. The
 // caller may modify the returned slice.
@@ -66,6 +89,14 @@ func NewHasher(name string) (Hasher, error) {
 		return xxh3x64Hasher{}, nil
 	case HasherXXH3_128:
 		return xxh3x128Hasher{}, nil
+	case HasherMetro64:
+		return metro64Hasher{}, nil
+	case HasherMetro128:
+		return metro128Hasher{}, nil
+	case HasherMurmur3_128:
+		return murmur3x128Hasher{}, nil
+	case HasherFNV1a64:
+		return fnv1a64Hasher{}, nil
 	}
 	return nil, fmt.Errorf("offsetmap: unknown hasher %q (valid: %s)", name, strings.Join(hasherNames, ", "))
 }
@@ -114,4 +145,57 @@ func (xxh3x128Hasher) Sum(dst, key []byte) {
 	_ = dst[15]
 	binary.BigEndian.PutUint64(dst[0:8], h.Hi)
 	binary.BigEndian.PutUint64(dst[8:16], h.Lo)
+}
+
+type metro64Hasher struct{}
+
+func (metro64Hasher) Name() string { return HasherMetro64 }
+func (metro64Hasher) Size() int    { return 8 }
+func (metro64Hasher) Sum(dst, key []byte) {
+	binary.LittleEndian.PutUint64(dst[:8], metro.Hash64(key, 0))
+}
+
+type metro128Hasher struct{}
+
+func (metro128Hasher) Name() string { return HasherMetro128 }
+func (metro128Hasher) Size() int    { return 16 }
+func (metro128Hasher) Sum(dst, key []byte) {
+	a, b := metro.Hash128(key, 0)
+	_ = dst[15]
+	binary.LittleEndian.PutUint64(dst[0:8], a)
+	binary.LittleEndian.PutUint64(dst[8:16], b)
+}
+
+type murmur3x128Hasher struct{}
+
+func (murmur3x128Hasher) Name() string { return HasherMurmur3_128 }
+func (murmur3x128Hasher) Size() int    { return 16 }
+func (murmur3x128Hasher) Sum(dst, key []byte) {
+	h1, h2 := murmur3.Sum128(key)
+	_ = dst[15]
+	binary.LittleEndian.PutUint64(dst[0:8], h1)
+	binary.LittleEndian.PutUint64(dst[8:16], h2)
+}
+
+// FNV-1a parameters for 64 bits (Fowler, Noll, Vo; the IETF draft
+// draft-eastlake-fnv and hash/fnv use the same).
+const (
+	fnv64Offset = 0xcbf29ce484222325
+	fnv64Prime  = 0x100000001b3
+)
+
+// fnv1a64Hasher is hand-rolled because hash/fnv.New64a returns a heap-allocated
+// hash.Hash64: one allocation per key unless the caller keeps one, and then
+// Reset/Write/Sum64 cost three interface calls per key.
+type fnv1a64Hasher struct{}
+
+func (fnv1a64Hasher) Name() string { return HasherFNV1a64 }
+func (fnv1a64Hasher) Size() int    { return 8 }
+func (fnv1a64Hasher) Sum(dst, key []byte) {
+	h := uint64(fnv64Offset)
+	for _, c := range key {
+		h ^= uint64(c)
+		h *= fnv64Prime
+	}
+	binary.BigEndian.PutUint64(dst[:8], h)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"hash/fnv"
 	"slices"
 	"strings"
 	"testing"
@@ -11,9 +12,16 @@ import (
 	"github.com/zeebo/xxh3"
 )
 
+// metroTestString is the test input of the MetroHash reference implementation
+// (metrohash64.cpp and metrohash128.cpp, test_string): 63 ASCII bytes.
+const metroTestString = "012345678901234567890123456789012345678901234567890123456789012"
+
 // TestHasherVectors checks each hasher's digest of known inputs: published
-// vectors for md5, sha1 and sha256 (RFC 1321, FIPS 180), and the xxh3
-// library's own values written big-endian.
+// vectors for md5, sha1 and sha256 (RFC 1321, FIPS 180), MetroHash's
+// reference vectors (test_seed_0 of metrohash64.cpp and metrohash128.cpp),
+// MurmurHash3 x64_128 as Guava's Murmur3Hash128Test and the SMHasher
+// reference print it, FNV-1a 64 from the FNV reference test suite
+// (draft-eastlake-fnv), and the xxh3 library's own values written big-endian.
 func TestHasherVectors(t *testing.T) {
 	xxh128 := func(s string) string {
 		h := xxh3.Hash128([]byte(s))
@@ -43,6 +51,15 @@ func TestHasherVectors(t *testing.T) {
 		{"xxh3-128", "key-000000000000", xxh128("key-000000000000")},
 		{"xxh3-64", "", xxh64("")},
 		{"xxh3-64", "key-000000000000", xxh64("key-000000000000")},
+		{"metro-64", metroTestString, "6b753dae06704bad"},
+		{"metro-128", metroTestString, "c77ce2bfa4ed9f9b0548b2ac5074a297"},
+		// Seed 0 and empty input: every step of MurmurHash3 x64_128 is zero.
+		{"murmur3-128", "", "00000000000000000000000000000000"},
+		// Guava: h1 = 0xe34bbc7bbc071b6c, h2 = 0x7a433ca9c49a9347.
+		{"murmur3-128", "The quick brown fox jumps over the lazy dog", "6c1b07bc7bbc4be347939ac4a93c437a"},
+		{"fnv1a-64", "", "cbf29ce484222325"},
+		{"fnv1a-64", "a", "af63dc4c8601ec8c"},
+		{"fnv1a-64", "foobar", "85944171f73967e8"},
 	} {
 		h, err := NewHasher(tc.hasher)
 		if err != nil {
@@ -52,6 +69,18 @@ func TestHasherVectors(t *testing.T) {
 		h.Sum(dst, []byte(tc.key))
 		if got := hex.EncodeToString(dst); got != tc.want {
 			t.Errorf("%s(%q) = %s, want %s", tc.hasher, tc.key, got, tc.want)
+		}
+	}
+	// fnv1a-64 is hash/fnv's New64a, byte for byte.
+	fh, _ := NewHasher("fnv1a-64")
+	for i := range 100 {
+		k := testKey(i * 7919)
+		std := fnv.New64a()
+		std.Write(k)
+		got := make([]byte, 8)
+		fh.Sum(got, k)
+		if want := std.Sum(nil); !bytes.Equal(got, want) {
+			t.Fatalf("fnv1a-64(%s) = %x, hash/fnv says %x", k, got, want)
 		}
 	}
 	// xxh3-128's byte order is the library's own Uint128.Bytes.
@@ -64,7 +93,8 @@ func TestHasherVectors(t *testing.T) {
 }
 
 func TestHasherNamesAndSizes(t *testing.T) {
-	want := map[string]int{"md5": 16, "sha1": 20, "sha256": 32, "xxh3-64": 8, "xxh3-128": 16}
+	want := map[string]int{"md5": 16, "sha1": 20, "sha256": 32, "xxh3-64": 8, "xxh3-128": 16,
+		"metro-64": 8, "metro-128": 16, "murmur3-128": 16, "fnv1a-64": 8}
 	names := HasherNames()
 	if names[0] != "md5" || len(names) != len(want) {
 		t.Fatalf("HasherNames() = %v", names)
@@ -95,7 +125,7 @@ func TestHasherNamesAndSizes(t *testing.T) {
 }
 
 func TestNewHasherAliases(t *testing.T) {
-	for alias, name := range map[string]string{"MD5": "md5", "SHA-1": "sha1", "SHA-256": "sha256", "XXH3-128": "xxh3-128"} {
+	for alias, name := range map[string]string{"MD5": "md5", "SHA-1": "sha1", "SHA-256": "sha256", "XXH3-128": "xxh3-128", "Murmur3-128": "murmur3-128", "FNV1A-64": "fnv1a-64"} {
 		h, err := NewHasher(alias)
 		if err != nil || h.Name() != name {
 			t.Errorf("NewHasher(%q) = %v, %v; want %s", alias, h, err, name)

@@ -10,10 +10,21 @@ type Map interface {
 	// Put maps key to offset, inserting it or overwriting the key's previous
 	// offset, and sets LatestOffset to offset (Kafka's put does
 	// lastOffset = offset). The caller keeps Size() below Slots() (the
-	// cleaner stops at MaxEntries); a map may panic when asked to Put into a
-	// full table, as Skimpy does where Kafka's put throws.
+	// cleaner stops at MaxEntries) and puts only offsets that Fits accepts;
+	// a map may panic otherwise, as Skimpy does where Kafka's put throws.
 	Put(key []byte, offset int64)
+	// Fits reports whether Put may store offset now. Kafka's map stores
+	// whole 8-byte offsets and accepts any; a denser map stores an offset
+	// relative to the first Put since Clear (the pass's base) in fewer bits,
+	// and refuses an offset below the base or too far above it. The cleaner
+	// treats a refusal as a full map: the pass ends before that record and
+	// the next clean starts there (as Kafka's cleaner does when the map
+	// fills). Fits does not count as a lookup.
+	Fits(offset int64) bool
 	// Get returns the offset last put for key, or -1 when key is absent.
+	// Whatever the layout stores, the value is a whole log offset, so the
+	// copy loop compares it with the offsets of records below the pass's
+	// base as well as above it.
 	Get(key []byte) int64
 	// Clear empties the map: no entries, LatestOffset -1, Stats zero.
 	Clear()
@@ -38,6 +49,25 @@ type Map interface {
 	Hasher() Hasher
 }
 
+// Batcher is implemented by maps that handle many keys faster together than
+// one at a time: they hash a group of keys and prefetch each one's table
+// memory before probing any, so that the cache misses of the group overlap
+// instead of following one another. The results and statistics are those
+// of calling Put or Get on each key in order, so a caller may use either.
+// (The cleaner's build and copy loops could hand over the keys of a record
+// batch at once; they call Put and Get today.)
+type Batcher interface {
+	// PutBatch does Put(keys[i], offsets[i]) for each i in order, with
+	// Put's requirements before each key. len(offsets) >= len(keys).
+	PutBatch(keys [][]byte, offsets []int64)
+	// GetBatch sets offsets[i] = Get(keys[i]) for each i.
+	// len(offsets) >= len(keys).
+	GetBatch(keys [][]byte, offsets []int64)
+}
+
+// Fits is always true: Skimpy stores every offset whole, as Kafka's map.
+func (m *Skimpy) Fits(offset int64) bool { return true }
+
 // Stats counts a map's work since its last Clear, as Kafka's SkimpyOffsetMap
 // counts lookups and probes.
 type Stats struct {
@@ -46,6 +76,18 @@ type Stats struct {
 	// Probes is the number of slots examined by those calls (at least one per
 	// Put; Get on an empty map still probes its first slot).
 	Probes int64
+}
+
+// Add returns the sum of s and o, counter by counter (to total the stats of
+// several passes, as Clear resets a map's).
+func (s Stats) Add(o Stats) Stats {
+	return Stats{Lookups: s.Lookups + o.Lookups, Probes: s.Probes + o.Probes}
+}
+
+// Sub returns s - o, counter by counter (the work done between two Stats of
+// one pass).
+func (s Stats) Sub(o Stats) Stats {
+	return Stats{Lookups: s.Lookups - o.Lookups, Probes: s.Probes - o.Probes}
 }
 
 // CollisionRate is (Probes - Lookups) / Lookups: the mean number of extra

@@ -370,4 +370,28 @@ func TestStats(t *testing.T) {
 	if s.CollisionRate() != 0.25 || s.MeanProbes() != 1.25 {
 		t.Errorf("CollisionRate %v MeanProbes %v, want 0.25 1.25", s.CollisionRate(), s.MeanProbes())
 	}
+	if got := s.Add(Stats{1, 2}); got != (Stats{5, 7}) {
+		t.Errorf("Add = %+v, want {5 7}", got)
+	}
+	if got := s.Sub(Stats{1, 2}); got != (Stats{3, 3}) {
+		t.Errorf("Sub = %+v, want {3 3}", got)
+	}
+}
+
+// TestSkimpyZeroEntry shows a limit of Kafka's emptiness test with a hasher
+// whose digest can be zero: MurmurHash3 x64_128 with seed 0 digests the empty
+// key to 16 zero bytes (every step of the algorithm maps zero to zero), so
+// Put(empty key, 0) writes a 24-byte entry of zeros, which isEmpty reads as a
+// free slot: the key is lost, as it would be in Kafka's SkimpyOffsetMap. The
+// cleaner then keeps every record of that key (Get says -1), which is safe.
+func TestSkimpyZeroEntry(t *testing.T) {
+	m := mustSkimpy(t, 1024, "murmur3-128")
+	m.Put(nil, 0)
+	if got := m.Get(nil); got != -1 || m.Size() != 1 {
+		t.Errorf("Get(empty key) after Put at offset 0 = %d, Size %d; want -1 (lost), 1", got, m.Size())
+	}
+	m.Put(nil, 1) // a nonzero offset makes the entry visible
+	if got := m.Get(nil); got != 1 {
+		t.Errorf("Get(empty key) after Put at offset 1 = %d, want 1", got)
+	}
 }

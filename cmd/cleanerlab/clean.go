@@ -43,6 +43,7 @@ and byte position; the log is left as it was.`,
 				return err
 			}
 			defer l.Close()
+			printRecovery(cmd.OutOrStdout(), l.Recovery())
 			if roll {
 				if err := l.Roll(); err != nil {
 					return err

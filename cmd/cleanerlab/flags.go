@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
 
 // byteSize is a flag value in bytes that also accepts binary suffixes:
@@ -58,7 +59,44 @@ func logConfigFlags(fs *pflag.FlagSet, cfg *engine.LogConfig) {
 	fs.Int64Var(&cfg.MinCompactionLagMs, "min.compaction.lag.ms", cfg.MinCompactionLagMs, "min.compaction.lag.ms: segments with records newer than this are not cleaned (ms)")
 	fs.Float64Var(&cfg.MinCleanableDirtyRatio, "min.cleanable.dirty.ratio", cfg.MinCleanableDirtyRatio, "min.cleanable.dirty.ratio: clean only when the cleanable ratio is above this")
 	fs.IntVar(&cfg.MaxMessageBytes, "max.message.bytes", cfg.MaxMessageBytes, "max.message.bytes: the largest batch the cleaner's buffers grow to (bytes)")
-	fs.Int64Var(&cfg.FileDeleteDelayMs, "file.delete.delay.ms", cfg.FileDeleteDelayMs, "file.delete.delay.ms: how long replaced segments stay as .deleted (ms)")
+	fs.Int64Var(&cfg.FileDeleteDelayMs, "file.delete.delay.ms", cfg.FileDeleteDelayMs, "file.delete.delay.ms: how long replaced or deleted segments stay as .deleted (ms)")
+	fs.Int64Var(&cfg.SegmentMs, "segment.ms", cfg.SegmentMs, "segment.ms: roll the active segment once its batches' timestamps span this long (ms)")
+	fs.Int64Var(&cfg.RetentionMs, "retention.ms", cfg.RetentionMs, "retention.ms: with cleanup.policy delete, delete segments whose newest record is older (ms; -1: no limit)")
+	fs.Int64Var(&cfg.RetentionBytes, "retention.bytes", cfg.RetentionBytes, "retention.bytes: with cleanup.policy delete, delete the oldest segments while the log stays at least this large (bytes; -1: no limit)")
+	fs.Var((*cleanupPolicy)(cfg), "cleanup.policy", "cleanup.policy: compact, delete, or compact,delete")
+}
+
+// cleanupPolicy is cleanup.policy as a flag: a comma-separated list of
+// compact and delete.
+type cleanupPolicy engine.LogConfig
+
+func (p *cleanupPolicy) String() string {
+	var parts []string
+	if p.Compact {
+		parts = append(parts, "compact")
+	}
+	if p.Delete {
+		parts = append(parts, "delete")
+	}
+	return strings.Join(parts, ",")
+}
+
+func (p *cleanupPolicy) Type() string { return "policy" }
+
+func (p *cleanupPolicy) Set(s string) error {
+	compact, del := false, false
+	for _, part := range strings.Split(s, ",") {
+		switch strings.TrimSpace(part) {
+		case "compact":
+			compact = true
+		case "delete":
+			del = true
+		default:
+			return fmt.Errorf("%q: cleanup.policy is a list of compact and delete", s)
+		}
+	}
+	p.Compact, p.Delete = compact, del
+	return nil
 }
 
 // cleanerConfigFlags binds the broker's log.cleaner.* configs as flags named after them.
@@ -67,5 +105,7 @@ func cleanerConfigFlags(fs *pflag.FlagSet, cfg *engine.CleanerConfig) {
 	fs.Var((*byteSize)(&cfg.IOBufferBytes), "log.cleaner.io.buffer.size", "log.cleaner.io.buffer.size: I/O buffer memory shared by all threads; each gets a read and a write buffer of size/threads/2 (bytes)")
 	fs.Float64Var(&cfg.LoadFactor, "log.cleaner.io.buffer.load.factor", cfg.LoadFactor, "log.cleaner.io.buffer.load.factor: share of the offset map's slots a clean may fill")
 	fs.IntVar(&cfg.Threads, "log.cleaner.threads", cfg.Threads, "log.cleaner.threads: cleaner threads (partitions are cleaned in parallel; memory is divided among them)")
-	fs.StringVar(&cfg.Hasher, "hasher", cfg.Hasher, "offset map key hash: md5 (Kafka's) or xxh3-128")
+	fs.StringVar(&cfg.Hasher, "hasher", cfg.Hasher, "offset map key hash: "+strings.Join(offsetmap.HasherNames(), ", ")+" (md5 is Kafka's; see cleanerlab hashers)")
+	fs.StringVar(&cfg.OffsetMap, "offset-map", cfg.OffsetMap, "offset map layout: "+strings.Join(offsetmap.LayoutNames(), ", ")+
+		" (skimpy is Kafka's; the others hold more keys per MiB at a stated collision risk, see cleanerlab hashers)")
 }

@@ -1,6 +1,6 @@
 // Command cleanerlab generates Kafka-format logs, cleans them the way Kafka's
 // log cleaner does, verifies the result and reports throughput, page-cache
-// and disk counters. Subcommands: run, clean, dump, verify.
+// and disk counters. Subcommands: run, clean, dump, verify, retention.
 package main
 
 import (
@@ -32,7 +32,7 @@ workload's ground truth and reports throughput, page-cache and disk counters.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newCleanCmd(), newDumpCmd(), newVerifyCmd())
+	root.AddCommand(newRunCmd(), newCleanCmd(), newDumpCmd(), newVerifyCmd(), newRetentionCmd(), newHashersCmd())
 	return root
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
 	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
@@ -224,7 +225,7 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 		run.Phases["verify"] = time.Since(t0)
 	}
 
-	run.Rows = runRows(stats, cleanWall, run.Delta)
+	run.Rows = runRows(stats, cfg.Cleaner, cleanWall, run.Delta)
 	path, werr := run.Write(rf.out)
 
 	printRunTable(out, run, stats)
@@ -360,8 +361,8 @@ func cleanAll(logs []*engine.Log, cfg engine.CleanerConfig, opts engine.CleanerO
 	return stats, nil
 }
 
-func runRows(stats []*engine.CleanStats, wall time.Duration, d results.CounterDelta) []results.Row {
-	var read, written, mapRead, recRead, recKept int64
+func runRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, wall time.Duration, d results.CounterDelta) []results.Row {
+	var read, written, mapRead, recRead, recKept, mapKeys int64
 	var mapTime, copyTime, syncTime time.Duration
 	util := 0.0
 	for _, st := range stats {
@@ -374,6 +375,7 @@ func runRows(stats []*engine.CleanStats, wall time.Duration, d results.CounterDe
 		copyTime += st.CopyTime()
 		syncTime += st.SyncTime
 		util = max(util, st.BufferUtilization)
+		mapKeys = max(mapKeys, int64(st.MapEntries))
 	}
 	f1 := func(v float64) string { return fmt.Sprintf("%.1f", v) }
 	mib := func(n int64) string { return f1(float64(n) / (1 << 20)) }
@@ -391,6 +393,7 @@ func runRows(stats []*engine.CleanStats, wall time.Duration, d results.CounterDe
 		{Name: "fsync time", Value: secs(syncTime), Unit: "s", Meaning: "inside fsync of cleaned segments"},
 		{Name: "map utilisation", Value: f1(100 * util), Unit: "%", Meaning: "max over cleans of keys in the map / slots"},
 	}
+	rows = append(rows, mapRows(cfg, mapKeys)...)
 	if d.DiskNote == "" {
 		rows = append(rows,
 			results.Row{Name: "disk read", Value: mib(d.DiskReadBytes), Unit: "MiB", Meaning: "device " + d.Device + " sectors read during the clean (all processes)"},
@@ -432,4 +435,25 @@ func printRunTable(w io.Writer, run *results.Run, stats []*engine.CleanStats) {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	fmt.Fprintln(w)
+}
+
+// mapRows describes the offset map of the run: its layout and hasher, its
+// density and the collision risk of the largest pass, computed by
+// offsetmap.LayoutInfo from the layout's fingerprint width (a model
+// prediction, not a measurement: the birthday bound).
+func mapRows(cfg engine.CleanerConfig, keys int64) []results.Row {
+	h, err := offsetmap.NewHasher(cfg.Hasher)
+	if err != nil {
+		return nil // the cleaner would have refused it
+	}
+	info, err := offsetmap.Describe(cfg.OffsetMap, h)
+	if err != nil {
+		return nil
+	}
+	return []results.Row{
+		{Name: "offset map", Value: info.Layout, Meaning: fmt.Sprintf("--offset-map: %d bytes per entry, %d-bit fingerprints", info.EntryBytes, info.FingerprintBits)},
+		{Name: "hasher", Value: info.Hasher, Meaning: "--hasher: the key digest the map stores"},
+		{Name: "map keys per MiB", Value: fmt.Sprintf("%.0f", info.KeysPerMiB()), Unit: "keys/MiB", Meaning: "slots per MiB of dedupe buffer (2^20 / bytes per entry); a pass fills up to the load factor of them"},
+		{Name: "collision probability", Value: fmt.Sprintf("%.3g", info.CollisionProbability(keys)), Meaning: fmt.Sprintf("model: chance that the largest pass's %d keys held two with equal fingerprints (1-exp(-n(n-1)/2^(b+1)), b = %d); such a pair makes the cleaner drop a live record", keys, info.FingerprintBits)},
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -18,8 +19,12 @@ func newVerifyCmd() *cobra.Command {
 		Use:   "verify --dir PARTITION_DIR",
 		Short: "Check a partition directory: CRCs, offsets, indexes, and compaction below the checkpoint",
 		Long: `verify opens a partition directory read-only (nothing on disk changes) and
-checks every batch's CRC and records, that offsets increase across batches and
-segments, that the .index and .timeindex files agree with the log, and, when
+checks every batch's CRC and records (magic 0/1 messages too, compressed
+wrappers decoded), that offsets increase across batches and segments, that the
+.index, .timeindex and .txnindex files agree with the log, that nothing would
+be cut by recovery (without the clean-shutdown marker in the parent directory,
+a torn tail after the recovery point is a problem: a read-write open would
+truncate it), and, when
 the cleaner checkpoint in the parent directory has an entry for the partition
 (or --checkpoint is given), that no key appears twice below it. It lists every
 problem with its file and byte position and exits 2 when there is one.`,
@@ -35,9 +40,9 @@ problem with its file and byte position and exits 2 when there is one.`,
 				if rep.CheckpointOffset >= 0 {
 					ckpt = fmt.Sprint(rep.CheckpointOffset)
 				}
-				fmt.Fprintf(out, "%s: %d segments, %d bytes, offsets [%d, %d), %d batches (%d control, %d empty, %d legacy), %d records, %d keys, %d tombstones, %d keyless; %d offset-index and %d time-index entries; checkpoint %s\n",
+				fmt.Fprintf(out, "%s: %d segments, %d bytes, offsets [%d, %d), %d batches (%d control, %d empty, %d legacy), %d records, %d keys, %d tombstones, %d keyless; %d offset-index, %d time-index and %d txn-index entries; checkpoint %s\n",
 					rep.TopicPartition, rep.Segments, rep.Bytes, rep.LogStartOffset, rep.LogEndOffset, rep.Batches, rep.ControlBatches, rep.EmptyBatches, rep.LegacyBatches,
-					rep.Records, rep.Keys, rep.Tombstones, rep.KeylessRecords, rep.OffsetIndexEntries, rep.TimeIndexEntries, ckpt)
+					rep.Records, rep.Keys, rep.Tombstones, rep.KeylessRecords, rep.OffsetIndexEntries, rep.TimeIndexEntries, rep.TxnIndexEntries, ckpt)
 			}
 			if rep != nil {
 				for _, n := range rep.Notes {
@@ -58,4 +63,20 @@ problem with its file and byte position and exits 2 when there is one.`,
 	cmd.Flags().Int64Var(&checkpoint, "checkpoint", 0, "check that no key appears twice below this offset (0: the cleaner checkpoint file's entry)")
 	cmd.Flags().BoolVar(&ignoreCheckpoint, "ignore-checkpoint", false, "skip the compaction check")
 	return cmd
+}
+
+// printRecovery prints what a read-write Open found and changed.
+func printRecovery(w io.Writer, r *engine.RecoveryReport) {
+	if r == nil {
+		return
+	}
+	for _, t := range r.Truncations {
+		fmt.Fprintf(w, "recovery: %s\n", t)
+	}
+	for _, p := range r.DeletedSegments {
+		fmt.Fprintf(w, "recovery: deleted %s (after a torn tail)\n", p)
+	}
+	for _, p := range r.RemovedOrphans {
+		fmt.Fprintf(w, "recovery: removed orphan index %s\n", p)
+	}
 }

@@ -1,0 +1,344 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/iosched"
+)
+
+// RecoveryReport says what Open found and did, as Kafka's LogLoader logs
+// it. For a read-only open nothing is changed on disk (Applied is false):
+// the report then says what a read-write open would do, and the Log reads
+// the log as that open would leave it.
+type RecoveryReport struct {
+	// Applied is true when the changes below were made on disk.
+	Applied bool
+	// CleanShutdown: the log directory root held CleanShutdownFile, so no
+	// segment was recovered.
+	CleanShutdown bool
+	// RecoveryPoint is the partition's entry of
+	// recovery-point-offset-checkpoint (0 when it has none); segments from
+	// the one holding it on were recovered. -1 after a clean shutdown.
+	RecoveryPoint record.Offset
+	// RecoveredSegments are the base offsets of the segments recovered:
+	// every batch re-read, its CRC checked, the indexes rebuilt.
+	RecoveredSegments []record.Offset
+	// RebuiltIndexes are the index files rebuilt from the log (missing,
+	// corrupt, or of a recovered segment).
+	RebuiltIndexes []string
+	// Truncations are the torn tails cut (at most one: the segments after
+	// it are deleted).
+	Truncations []Truncation
+	// DeletedSegments are the .log files of the segments after a torn tail,
+	// deleted with their indexes.
+	DeletedSegments []string
+	// RemovedOrphans are index files without a .log file, deleted.
+	RemovedOrphans []string
+}
+
+// Truncation is a torn tail cut from a segment at open.
+type Truncation struct {
+	Path     string
+	Pos      int64 // the file's new size: where the torn batch started
+	BytesCut int64 // bytes removed
+	// Err is the torn tail as a read found it (TornTail set).
+	Err *record.CorruptionError
+}
+
+func (t Truncation) String() string {
+	return fmt.Sprintf("%s: torn tail of %d bytes cut at byte %d (%s)", t.Path, t.BytesCut, t.Pos, t.Err.Reason)
+}
+
+// Changed reports whether the open changed (or, read-only, would change)
+// anything on disk apart from the indexes it rebuilt.
+func (r *RecoveryReport) Changed() bool {
+	return len(r.Truncations) > 0 || len(r.DeletedSegments) > 0 || len(r.RemovedOrphans) > 0
+}
+
+// Open opens the partition directory dir (named topic-partition), as
+// Kafka's LogLoader:
+//  1. an interrupted swap is finished or undone (recoverSwap; read-write only);
+//  2. index files without their .log are deleted (orphans);
+//  3. the *.log files with a 20-digit base offset name are loaded in
+//     order; a missing or corrupt .index/.timeindex is rebuilt from the log,
+//     a corrupt .txnindex from the log's transaction markers;
+//  4. unless the log directory root holds CleanShutdownFile, the segments
+//     from the one holding the partition's recovery point
+//     (recovery-point-offset-checkpoint; 0 when absent) on are recovered:
+//     every CRC re-checked and the indexes rebuilt. A torn tail (an
+//     incomplete or CRC-failing last batch, or a zero-filled tail) is cut
+//     off and the segments after it deleted; the report says how many
+//     bytes were cut. This truncation is the one change to existing data
+//     Open makes. Corruption in the middle of a file is an error, and
+//     nothing is changed;
+//  5. the log start offset is the partition's entry of
+//     log-start-offset-checkpoint or the first segment's base offset,
+//     whichever is larger.
+//
+// Other files (snapshots, leader-epoch-checkpoint, partition.metadata) are
+// left alone. A directory without segments gets an empty active segment at
+// offset 0 (unless ReadOnly, where it is an error). A read-write open
+// removes CleanShutdownFile; Close writes it back once the last Log of the
+// root is closed. A read-only open changes nothing on disk: a torn tail is
+// reported in Recovery() and left out of what the Log reads. Errors name the
+// file and byte position of bad input.
+func Open(dir string, opts Options) (*Log, error) {
+	cfg := DefaultLogConfig()
+	if opts.Config != nil {
+		cfg = *opts.Config
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	fsys := opts.FS
+	if fsys == nil {
+		fsys = DefaultFS
+	}
+	dir = filepath.Clean(dir)
+	tp, err := ParseTopicPartition(filepath.Base(dir))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := fsys.Stat(dir); err != nil {
+		if isNotExist(err) && opts.Create && !opts.ReadOnly {
+			if err := fsys.MkdirAll(dir); err != nil {
+				return nil, fmt.Errorf("engine: create %s: %w", dir, err)
+			}
+		} else {
+			return nil, fmt.Errorf("engine: open log %s: %w", dir, err)
+		}
+	}
+	l := &Log{fs: fsys, dir: dir, root: filepath.Dir(dir), tp: tp, cfg: cfg, readOnly: opts.ReadOnly, highWatermark: -1,
+		reader: iosched.NewReader(256<<10, max(cfg.MaxMessageBytes, 256<<10)), now: opts.Now}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	rep := &RecoveryReport{Applied: !opts.ReadOnly, RecoveryPoint: -1}
+	l.recovery = rep
+	markerPath := filepath.Join(l.root, CleanShutdownFile)
+	if _, err := fsys.Stat(markerPath); err == nil {
+		rep.CleanShutdown = true
+	}
+	if !opts.ReadOnly {
+		if err := recoverSwap(fsys, dir, &cfg, l.reader); err != nil {
+			return nil, err
+		}
+	}
+	entries, err := fsys.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("engine: list %s: %w", dir, err)
+	}
+	var bases []record.Offset
+	hasLog := map[record.Offset]bool{}
+	for _, e := range entries {
+		if base, ok := parseSegmentFileName(e.Name(), LogFileSuffix); ok && !e.IsDir() {
+			bases = append(bases, base)
+			hasLog[base] = true
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		for _, ext := range []string{IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
+			if base, ok := parseSegmentFileName(name, ext); ok && !hasLog[base] && !e.IsDir() {
+				rep.RemovedOrphans = append(rep.RemovedOrphans, filepath.Join(dir, name))
+			}
+		}
+	}
+	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
+
+	if !rep.CleanShutdown {
+		rep.RecoveryPoint = 0
+		if off, ok, err := checkpointEntry(fsys, filepath.Join(l.root, RecoveryPointCheckpointFile), tp); err != nil {
+			return nil, err
+		} else if ok && off > 0 {
+			rep.RecoveryPoint = off
+		}
+	}
+	var torn *Truncation
+	for i, base := range bases {
+		recover := !rep.CleanShutdown && (i == len(bases)-1 || bases[i+1] > rep.RecoveryPoint)
+		s, err := openSegment(fsys, dir, base, &cfg, l.reader, opts.ReadOnly, recover)
+		if err != nil && s == nil {
+			l.closeSegments()
+			return nil, err
+		}
+		if n := len(l.segments); n > 0 && l.segments[n-1].nextOffset > base {
+			l.closeSegments()
+			s.closeFiles()
+			return nil, fmt.Errorf("engine: %s: segment %s overlaps the previous one, which ends at offset %d", dir, segmentFileName(base, LogFileSuffix), l.segments[n-1].nextOffset)
+		}
+		l.segments = append(l.segments, s)
+		if recover {
+			rep.RecoveredSegments = append(rep.RecoveredSegments, base)
+		}
+		if s.indexDirty {
+			rep.RebuiltIndexes = append(rep.RebuiltIndexes, s.path(IndexFileSuffix), s.path(TimeIndexFileSuffix))
+		}
+		if err != nil {
+			var ce *record.CorruptionError
+			errors.As(err, &ce)
+			torn = &Truncation{Path: s.LogPath(), Pos: ce.Pos, BytesCut: s.size - ce.Pos, Err: ce}
+			rep.Truncations = append(rep.Truncations, *torn)
+			s.size = ce.Pos
+			s.dropTxnsFrom(s.nextOffset)
+			for _, later := range bases[i+1:] {
+				rep.DeletedSegments = append(rep.DeletedSegments, filepath.Join(dir, segmentFileName(later, LogFileSuffix)))
+			}
+			break
+		}
+	}
+	if !opts.ReadOnly {
+		if err := l.applyRecovery(markerPath, torn); err != nil {
+			l.closeSegments()
+			return nil, err
+		}
+	}
+	if len(l.segments) == 0 {
+		if opts.ReadOnly {
+			return nil, fmt.Errorf("%w: %s holds no segment (*.log with a 20-digit base offset)", ErrNotLogDir, dir)
+		}
+		s, err := createSegment(fsys, dir, 0, "", &cfg)
+		if err != nil {
+			releaseRoot(l.root)
+			return nil, err
+		}
+		l.segments = append(l.segments, s)
+	}
+	// A rebuilt or recovered segment's .txnindex must hold every ABORT marker
+	// it has; a corrupt one is rebuilt whatever the shutdown.
+	recovered := map[record.Offset]bool{}
+	for _, b := range rep.RecoveredSegments {
+		recovered[b] = true
+	}
+	rebuilt, err := l.rebuildTxnIndexes(func(s *Segment) bool {
+		return s.txnCorrupt || (recovered[s.base] && txnIndexLacksMarkers(s))
+	})
+	rep.RebuiltIndexes = append(rep.RebuiltIndexes, rebuilt...)
+	if err != nil {
+		l.abandon()
+		return nil, err
+	}
+
+	l.logStartOffset = l.segments[0].base
+	if off, ok, err := checkpointEntry(fsys, filepath.Join(l.root, LogStartOffsetCheckpointFile), tp); err != nil {
+		l.abandon()
+		return nil, err
+	} else if ok && off > l.logStartOffset {
+		l.logStartOffset = min(off, l.segments[len(l.segments)-1].nextOffset)
+	}
+	now := l.nowMs()
+	for _, s := range l.segments {
+		s.created = now
+	}
+	if !opts.ReadOnly {
+		if err := l.segments[len(l.segments)-1].activate(); err != nil {
+			l.abandon()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// applyRecovery makes the changes loading decided on: the clean-shutdown
+// marker removed first (a crash from here on is an unclean shutdown), then
+// the torn tail cut, the segments after it and the orphan indexes deleted.
+// It counts the Log as open in its root.
+func (l *Log) applyRecovery(markerPath string, torn *Truncation) error {
+	rep := l.recovery
+	acquireRoot(l.root)
+	if rep.CleanShutdown {
+		if err := l.fs.Remove(markerPath); err != nil && !isNotExist(err) {
+			releaseRoot(l.root)
+			return fmt.Errorf("engine: remove %s: %w", markerPath, err)
+		}
+		if err := l.fs.SyncDir(l.root); err != nil {
+			releaseRoot(l.root)
+			return fmt.Errorf("engine: fsync %s: %w", l.root, err)
+		}
+	}
+	fail := func(err error) error {
+		releaseRoot(l.root)
+		return err
+	}
+	if torn != nil {
+		s := l.segments[len(l.segments)-1]
+		if err := s.f.Truncate(torn.Pos); err != nil {
+			return fail(fmt.Errorf("engine: truncate %s to %d bytes: %w", torn.Path, torn.Pos, err))
+		}
+		if err := s.f.Sync(); err != nil {
+			return fail(fmt.Errorf("engine: fsync %s: %w", torn.Path, err))
+		}
+		if len(s.txns) > 0 || s.hadTxnIndex {
+			if err := s.writeTxnIndex(); err != nil {
+				return fail(err)
+			}
+		}
+		for _, p := range rep.DeletedSegments {
+			base := strings.TrimSuffix(filepath.Base(p), LogFileSuffix)
+			for _, ext := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
+				if err := l.fs.Remove(filepath.Join(l.dir, base+ext)); err != nil && !isNotExist(err) {
+					return fail(fmt.Errorf("engine: remove %s: %w", base+ext, err))
+				}
+			}
+		}
+	}
+	for _, p := range rep.RemovedOrphans {
+		if err := l.fs.Remove(p); err != nil && !isNotExist(err) {
+			return fail(fmt.Errorf("engine: remove orphan index %s: %w", p, err))
+		}
+	}
+	if torn != nil || len(rep.RemovedOrphans) > 0 {
+		if err := l.fs.SyncDir(l.dir); err != nil {
+			return fail(fmt.Errorf("engine: fsync %s: %w", l.dir, err))
+		}
+	}
+	return nil
+}
+
+// abandon closes every file and forgets the log, writing nothing (a failed
+// open; a crash in tests).
+func (l *Log) abandon() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return
+	}
+	l.closeSegments()
+	l.segments = nil
+	l.pendingDeletes = nil
+	l.closed = true
+	if !l.readOnly {
+		releaseRoot(l.root)
+	}
+}
+
+// dropTxnsFrom drops the aborted transactions whose marker is at or after
+// off (a truncation), as Kafka's TransactionIndex.truncateTo.
+func (s *Segment) dropTxnsFrom(off record.Offset) {
+	n := 0
+	for _, a := range s.txns {
+		if a.LastOffset < off {
+			s.txns[n] = a
+			n++
+		}
+	}
+	if n != len(s.txns) {
+		s.txns = s.txns[:n]
+	}
+	kept := s.abortMarkers[:0]
+	for _, m := range s.abortMarkers {
+		if m < off {
+			kept = append(kept, m)
+		}
+	}
+	s.abortMarkers = kept
+}
+
+// Recovery returns what Open found and did.
+func (l *Log) Recovery() *RecoveryReport { return l.recovery }

@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/cleanerlab/cleanerlab/engine/record"
+)
+
+// Files of a log directory root (the parent of the partition directories),
+// named as Kafka's LogManager and LogLoader name them. Part of Kafka's
+// on-disk layout; they must not change.
+const (
+	// CleanShutdownFile marks a clean shutdown: it is written when the last
+	// Log of the root open in this process is closed without error, and
+	// removed when a Log is opened read-write, so that a crash in between
+	// is seen at the next open (Kafka's LogLoader.CLEAN_SHUTDOWN_FILE, KAFKA-10471).
+	CleanShutdownFile = ".kafka_cleanshutdown"
+	// RecoveryPointCheckpointFile holds each partition's recovery point:
+	// the offset below which everything was flushed. After an unclean
+	// shutdown, segments from the one holding it on are recovered.
+	RecoveryPointCheckpointFile = "recovery-point-offset-checkpoint"
+	// LogStartOffsetCheckpointFile holds each partition's log start offset
+	// when it is above the first segment's base offset (after DeleteRecords
+	// or a retention that left part of a segment below it).
+	LogStartOffsetCheckpointFile = "log-start-offset-checkpoint"
+)
+
+// rootFile is the path of a root file of the log directory holding the
+// partition directory dir.
+func rootFile(partitionDir, name string) string {
+	return filepath.Join(filepath.Dir(filepath.Clean(partitionDir)), name)
+}
+
+// openLogs counts, per log directory root, the read-write Logs open in this
+// process. Kafka's LogManager owns a whole log directory and writes the
+// clean-shutdown marker once every log in it is closed; a Log here is one
+// partition, so the last one of a root to close writes it. It is a
+// process-wide table, like the directory lock Kafka takes.
+var openLogs = struct {
+	sync.Mutex
+	n map[string]int
+}{n: map[string]int{}}
+
+// acquireRoot counts one more read-write Log open in root.
+func acquireRoot(root string) {
+	openLogs.Lock()
+	defer openLogs.Unlock()
+	openLogs.n[root]++
+}
+
+// releaseRoot counts one Log of root less and reports whether it was the
+// last one open in this process.
+func releaseRoot(root string) bool {
+	openLogs.Lock()
+	defer openLogs.Unlock()
+	openLogs.n[root]--
+	if openLogs.n[root] <= 0 {
+		delete(openLogs.n, root)
+		return true
+	}
+	return false
+}
+
+// checkpointLocks serialises the read-modify-write of each checkpoint file
+// (several partitions of one root update the same file).
+var checkpointLocks sync.Map // path -> *sync.Mutex
+
+func lockCheckpoint(path string) func() {
+	m, _ := checkpointLocks.LoadOrStore(filepath.Clean(path), &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+// updateCheckpointEntry sets (or, when remove is true, deletes) one
+// partition's entry of the checkpoint file at path, keeping the others.
+func updateCheckpointEntry(fsys FS, path string, tp TopicPartition, off record.Offset, remove bool) error {
+	unlock := lockCheckpoint(path)
+	defer unlock()
+	entries, err := ReadCheckpoint(fsys, path)
+	if err != nil {
+		return err
+	}
+	old, had := entries[tp]
+	if remove {
+		if !had {
+			if _, serr := fsys.Stat(path); serr == nil {
+				return nil // nothing to change
+			}
+		}
+		delete(entries, tp)
+	} else {
+		if had && old == off {
+			return nil
+		}
+		entries[tp] = off
+	}
+	if err := WriteCheckpoint(fsys, path, entries); err != nil {
+		return fmt.Errorf("engine: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// checkpointEntry returns tp's entry of the checkpoint file at path.
+func checkpointEntry(fsys FS, path string, tp TopicPartition) (record.Offset, bool, error) {
+	unlock := lockCheckpoint(path)
+	defer unlock()
+	entries, err := ReadCheckpoint(fsys, path)
+	if err != nil {
+		return 0, false, err
+	}
+	off, ok := entries[tp]
+	return off, ok, nil
+}
