@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
 )
@@ -41,6 +42,14 @@ func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable recor
 	}
 	if err := cleaned.writeIndexes(); err != nil {
 		return err
+	}
+	// Keep the last replaced segment's modification time, as Kafka's
+	// cleanSegments (cleaned.setLastModified): retention and the legacy delete
+	// horizon read it.
+	if st, err := group[len(group)-1].f.Stat(); err == nil {
+		if err := l.fs.Chtimes(cleaned.path(LogFileSuffix), st.ModTime(), st.ModTime()); err != nil {
+			return fmt.Errorf("engine: set mtime of %s: %w", cleaned.path(LogFileSuffix), err)
+		}
 	}
 	return l.replaceSegments(cleaned, group)
 }
@@ -179,7 +188,12 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 	nh.Attributes &^= record.AttrDeleteHorizon
 	switch {
 	case needHorizon:
+		// Kafka computes currentTime + delete.retention.ms in a long, which wraps
+		// for huge retentions and then drops tombstones at once; saturate instead.
 		nh.BaseTimestamp = nowMs + deleteRetentionMs
+		if deleteRetentionMs > math.MaxInt64-nowMs {
+			nh.BaseTimestamp = math.MaxInt64
+		}
 		nh.Attributes |= record.AttrDeleteHorizon
 		stats.HorizonsStamped++
 	case hasHorizon:

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // File is what the engine needs of an open file. *os.File satisfies it.
@@ -34,6 +35,8 @@ type FS interface {
 	MkdirAll(dir string) error
 	// SyncDir fsyncs a directory so that renames and creations in it are durable.
 	SyncDir(dir string) error
+	// Chtimes sets a file's access and modification times.
+	Chtimes(path string, atime, mtime time.Time) error
 }
 
 // OSFS is the FS of the operating system.
@@ -57,6 +60,10 @@ func (OSFS) Remove(path string) error                  { return os.Remove(path) 
 func (OSFS) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
 func (OSFS) Stat(path string) (fs.FileInfo, error)     { return os.Stat(path) }
 func (OSFS) MkdirAll(dir string) error                 { return os.MkdirAll(dir, 0o755) }
+
+func (OSFS) Chtimes(path string, atime, mtime time.Time) error {
+	return os.Chtimes(path, atime, mtime)
+}
 
 func (OSFS) SyncDir(dir string) error {
 	d, err := os.Open(dir)

@@ -48,7 +48,9 @@ type Options struct {
 	// ReadOnly opens every file read-only: nothing on disk is changed, indexes
 	// missing on disk are rebuilt in memory only, and appends fail.
 	ReadOnly bool
-	// Create makes the directory when it does not exist.
+	// Create makes the directory when it does not exist, and an empty active
+	// segment at offset 0 when it holds no segment. Without it, a directory
+	// with no segment is an error (ErrNotLogDir) and nothing is written.
 	Create bool
 	// Now is the clock (file.delete.delay.ms). Default time.Now.
 	Now func() time.Time
@@ -146,7 +148,7 @@ func Open(dir string, opts Options) (*Log, error) {
 		l.segments = append(l.segments, s)
 	}
 	if len(l.segments) == 0 {
-		if opts.ReadOnly {
+		if opts.ReadOnly || !opts.Create {
 			return nil, fmt.Errorf("%w: %s holds no segment (*.log with a 20-digit base offset)", ErrNotLogDir, dir)
 		}
 		s, err := createSegment(fsys, dir, 0, "", &cfg)
