@@ -76,6 +76,8 @@ type Log struct {
 	highWatermark record.Offset
 	reader        *iosched.Reader
 	now           func() time.Time
+	// producers is the producer state, nil until LoadProducerState.
+	producers producerState // REQUIRES: mu held
 	// pendingDeletes are replaced segments waiting out file.delete.delay.ms.
 	pendingDeletes []pendingDelete // REQUIRES: mu held
 }
@@ -287,7 +289,15 @@ func (l *Log) Append(batches []byte) error {
 		}
 		active = l.segments[len(l.segments)-1]
 	}
-	return active.append(batches, headers)
+	if err := active.append(batches, headers); err != nil {
+		return err
+	}
+	if l.producers != nil {
+		for i := range headers {
+			l.producers.update(&headers[i])
+		}
+	}
+	return nil
 }
 
 // roll makes the active segment inactive (its roll-time index entry, its

@@ -167,6 +167,12 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 		if err != nil {
 			return err
 		}
+		// A broker holds its producer state in memory; build it before the
+		// timed clean.
+		if err := l.LoadProducerState(); err != nil {
+			l.Close()
+			return err
+		}
 		logs = append(logs, l)
 	}
 
