@@ -174,12 +174,16 @@ func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 	stats.MapCompleteTime = c.now()
 	stats.MapReadTime = c.reader.Stats().Time - readBefore.Time
 
+	active, err := l.ActiveProducers(nowMs)
+	if err != nil {
+		return nil, err
+	}
 	l.mu.Lock()
 	segs := l.segmentsInRange(0, endOffset)
 	l.mu.Unlock()
 	groups := groupSegmentsBySize(segs, cfg.SegmentBytes, cfg.SegmentIndexBytes, lt.FirstUncleanableOffset)
 	for _, g := range groups {
-		if err := c.cleanSegments(l, g, lt.FirstUncleanableOffset, nowMs, &cfg, stats); err != nil {
+		if err := c.cleanSegments(l, g, lt.FirstUncleanableOffset, nowMs, &cfg, active, stats); err != nil {
 			return nil, err
 		}
 		stats.Groups++

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
 )
@@ -11,7 +12,7 @@ import (
 // cleanSegments cleans one group into a single .cleaned segment with the
 // first segment's base offset and swaps it in, as Kafka's Cleaner.cleanSegments.
 // On error the .cleaned files are removed and the log is unchanged.
-func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable record.Offset, nowMs int64, cfg *LogConfig, stats *CleanStats) (err error) {
+func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable record.Offset, nowMs int64, cfg *LogConfig, active map[int64]ProducerEntry, stats *CleanStats) (err error) {
 	cleaned, err := createSegment(l.fs, l.dir, group[0].base, CleanedFileSuffix, cfg)
 	if err != nil {
 		return err
@@ -31,7 +32,7 @@ func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable recor
 	}()
 	c.writer.Reset(cleaned.f)
 	for _, s := range group {
-		if err := c.cleanInto(s, cleaned, firstUncleanable, nowMs, cfg, stats); err != nil {
+		if err := c.cleanInto(s, cleaned, firstUncleanable, nowMs, cfg, active, stats); err != nil {
 			return err
 		}
 	}
@@ -42,6 +43,14 @@ func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable recor
 	if err := cleaned.writeIndexes(); err != nil {
 		return err
 	}
+	// Keep the last replaced segment's modification time, as Kafka's
+	// cleanSegments (cleaned.setLastModified): retention and the legacy delete
+	// horizon read it.
+	if st, err := group[len(group)-1].f.Stat(); err == nil {
+		if err := l.fs.Chtimes(cleaned.path(LogFileSuffix), st.ModTime(), st.ModTime()); err != nil {
+			return fmt.Errorf("engine: set mtime of %s: %w", cleaned.path(LogFileSuffix), err)
+		}
+	}
 	return l.replaceSegments(cleaned, group)
 }
 
@@ -50,11 +59,13 @@ func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable recor
 // stay is copied verbatim, unless it holds a retained tombstone and has no
 // delete horizon yet; then, or when some records go, it is rebuilt with the
 // same base offset, last offset delta, producer fields and codec. A batch
-// left with no record is dropped, except the one whose next offset is the
-// first uncleanable offset, which stays as an empty header so the log end
-// offset is kept (Kafka 4.x, KAFKA-17076). Control batches are copied as
-// they are: transaction markers are never put into or looked up in the map.
-func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, nowMs int64, cfg *LogConfig, stats *CleanStats) error {
+// left with no record is dropped, except (Kafka's RETAIN_EMPTY) the batch
+// holding an active producer's last sequence, so its producer state
+// survives, and the one whose next offset is the first uncleanable offset,
+// so the log end offset is kept (Kafka 4.x, KAFKA-17076): those stay as
+// empty headers. Control batches are copied as they are: transaction markers
+// are never put into or looked up in the map.
+func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, nowMs int64, cfg *LogConfig, active map[int64]ProducerEntry, stats *CleanStats) error {
 	defer c.reader.Restore()
 	it := newBatchIter(c.reader, src.f, 0, src.size)
 	for {
@@ -100,7 +111,7 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 			if err := c.emit(dest, &h, batch, stats); err != nil {
 				return err
 			}
-		case h.NextOffset() == firstUncleanable:
+		case isLastBatchOfProducer(active, &h) || h.NextOffset() == firstUncleanable:
 			empty := c.emptyBatch(&h)
 			eh, _ := record.ParseHeader(empty)
 			stats.EmptyBatchesRetained++
@@ -179,7 +190,12 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 	nh.Attributes &^= record.AttrDeleteHorizon
 	switch {
 	case needHorizon:
+		// Kafka computes currentTime + delete.retention.ms in a long, which wraps
+		// for huge retentions and then drops tombstones at once; saturate instead.
 		nh.BaseTimestamp = nowMs + deleteRetentionMs
+		if deleteRetentionMs > math.MaxInt64-nowMs {
+			nh.BaseTimestamp = math.MaxInt64
+		}
 		nh.Attributes |= record.AttrDeleteHorizon
 		stats.HorizonsStamped++
 	case hasHorizon:

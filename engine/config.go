@@ -40,6 +40,10 @@ type LogConfig struct {
 	// .deleted before they are removed. Default 60000, as Kafka's
 	// file.delete.delay.ms (log.segment.delete.delay.ms). 0 removes them at once.
 	FileDeleteDelayMs int64
+	// ProducerIDExpirationMs: a producer whose last batch is older than this
+	// (and has no open transaction) is expired: the cleaner no longer keeps its
+	// last batch. Default 86400000 (1 day), as Kafka's producer.id.expiration.ms.
+	ProducerIDExpirationMs int64
 	// Compact: cleanup.policy contains "compact". Default true here (this lab
 	// cleans compacted logs); Kafka's default cleanup.policy is delete.
 	Compact bool
@@ -73,6 +77,7 @@ func DefaultLogConfig() LogConfig {
 		MinCleanableDirtyRatio: 0.5,
 		MaxMessageBytes:        1_048_588,
 		FileDeleteDelayMs:      60_000,
+		ProducerIDExpirationMs: 86_400_000,
 		Compact:                true,
 		SegmentMs:              604_800_000,
 		RetentionMs:            604_800_000,
@@ -97,6 +102,8 @@ func (c *LogConfig) Validate() error {
 		return fmt.Errorf("engine: min.cleanable.dirty.ratio %v out of range [0, 1]", c.MinCleanableDirtyRatio)
 	case c.FileDeleteDelayMs < 0:
 		return fmt.Errorf("engine: file.delete.delay.ms %d is negative", c.FileDeleteDelayMs)
+	case c.ProducerIDExpirationMs < 0:
+		return fmt.Errorf("engine: producer.id.expiration.ms %d is negative", c.ProducerIDExpirationMs)
 	case c.MaxMessageBytes < 0:
 		return fmt.Errorf("engine: max.message.bytes %d is negative", c.MaxMessageBytes)
 	case c.SegmentMs < 1:

@@ -85,7 +85,9 @@ func TestAppendCrashLoop(t *testing.T) {
 					continue // the directory itself was not created
 				}
 
-				l, err = Open(dir, Options{Config: &cfg, FS: vfstest.NoSyncFS{}})
+				// The broker owns the partition: a crash before its first segment
+				// existed leaves a directory to start afresh in.
+				l, err = Open(dir, Options{Config: &cfg, FS: vfstest.NoSyncFS{}, Create: true})
 				if err != nil {
 					t.Fatalf("%s: reopen: %v", what, err)
 				}

@@ -83,7 +83,7 @@ func (r *RecoveryReport) Changed() bool {
 //
 // Other files (snapshots, leader-epoch-checkpoint, partition.metadata) are
 // left alone. A directory without segments gets an empty active segment at
-// offset 0 (unless ReadOnly, where it is an error). A read-write open
+// offset 0 with opts.Create; otherwise it is an error (ErrNotLogDir). A read-write open
 // removes CleanShutdownFile; Close writes it back once the last Log of the
 // root is closed. A read-only open changes nothing on disk: a torn tail is
 // reported in Recovery() and left out of what the Log reads. Errors name the
@@ -200,7 +200,7 @@ func Open(dir string, opts Options) (*Log, error) {
 		}
 	}
 	if len(l.segments) == 0 {
-		if opts.ReadOnly {
+		if opts.ReadOnly || !opts.Create {
 			return nil, fmt.Errorf("%w: %s holds no segment (*.log with a 20-digit base offset)", ErrNotLogDir, dir)
 		}
 		s, err := createSegment(fsys, dir, 0, "", &cfg)

@@ -77,6 +77,8 @@ type Log struct {
 	highWatermark record.Offset
 	reader        *iosched.Reader
 	now           func() time.Time
+	// producers is the producer state, nil until LoadProducerState.
+	producers producerState // REQUIRES: mu held
 	// pendingDeletes are replaced segments waiting out file.delete.delay.ms.
 	pendingDeletes []pendingDelete // REQUIRES: mu held
 	// recovery is what Open found and did.
@@ -266,6 +268,11 @@ func (l *Log) Append(batches []byte) error {
 	}
 	if err := active.append(batches[fromPos:], headers[from:]); err != nil {
 		return err
+	}
+	if l.producers != nil {
+		for i := range headers {
+			l.producers.update(&headers[i])
+		}
 	}
 	txnBatches = txnBatchesOf(batches[fromPos:], headers[from:], active, txnBatches)
 	return l.txn.apply(txnBatches, func(seg *Segment, a AbortedTxn) error { return seg.appendTxn(a) })

@@ -14,6 +14,9 @@ import (
 type CleanStats struct {
 	TopicPartition TopicPartition
 	LogToClean     LogToClean
+	// Thread is the cleaner thread that ran the clean (set by the caller that
+	// runs several cleaners; 0 otherwise).
+	Thread int
 	// Skipped is non-empty when nothing was cleaned, and says why.
 	Skipped string
 	NowMs   int64 // the clock of this clean (delete horizons), ms since the epoch

@@ -63,7 +63,11 @@ type VerifyProblem struct {
 }
 
 func (p VerifyProblem) String() string {
-	return fmt.Sprintf("%s: %s at byte %d: expected %s, found %s", p.Check, p.Path, p.Pos, p.Expected, p.Found)
+	msg := fmt.Sprintf("%s: %s at byte %d: expected %s, found %s", p.Check, p.Path, p.Pos, p.Expected, p.Found)
+	if p.Err != nil {
+		msg += " (" + p.Err.Error() + ")"
+	}
+	return msg
 }
 
 // VerifyNote is something worth knowing that is not an inconsistency, such as

@@ -167,7 +167,8 @@ func (s *Spec) Validate() error {
 		return bad("a batch of %d records takes up to %d bytes, more than segment bytes %d: lower records per batch or raise segment bytes",
 			s.RecordsPerBatch, b, s.SegmentBytes)
 	}
-	return nil
+	// The clean base must reach its size with each key at most once.
+	return s.checkReachable()
 }
 
 // validTopic checks a topic name as Kafka's Topic.validate: 1 to 249
@@ -276,8 +277,12 @@ func (s *Spec) checkReachable() error {
 	per := float64(s.LogBytes) / float64(s.Partitions)
 	minRatio := math.Ceil((1-float64(have)/per)*1000) / 1000
 	maxLogBytes := int64(float64(have)/(1-s.DirtyRatio)) * int64(s.Partitions)
+	ratioFix := ""
+	if minRatio < 1 { // the ratio must stay below 1: offer it only when one works
+		ratioFix = fmt.Sprintf(", or dirty ratio >= %.3f", minRatio)
+	}
 	return fmt.Errorf("workloads: dirty ratio %v is unreachable with %d keys: the clean base holds each key at most once, "+
 		"so partition %d (%d keys) has at most %d bytes of clean base, but (1 - %v) x %d bytes = %d bytes are needed; "+
-		"use keys >= %d, or dirty ratio >= %.3f, or log bytes <= %d",
-		s.DirtyRatio, s.Keys, p, kp, have, s.DirtyRatio, int64(per), clean, needKeys, minRatio, maxLogBytes)
+		"use keys >= %d%s, or log bytes <= %d",
+		s.DirtyRatio, s.Keys, p, kp, have, s.DirtyRatio, int64(per), clean, needKeys, ratioFix, maxLogBytes)
 }

@@ -64,6 +64,7 @@ func TestValidate(t *testing.T) {
 	ok.Keys, ok.KeyBytes = 1000, 4 // "k999"
 	ok.Topic = "__consumer_offsets"
 	ok.ValueBytes = 0
+	ok.LogBytes = 16 << 10 // reachable with 1000 keys of 4 bytes
 	if err := ok.Validate(); err != nil {
 		t.Errorf("valid spec: %v", err)
 	}

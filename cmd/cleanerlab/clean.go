@@ -38,6 +38,11 @@ and byte position; the log is left as it was.`,
 			if passes < 1 {
 				return fmt.Errorf("clean: --passes %d must be at least 1", passes)
 			}
+			// Read the checkpoint before changing anything, so that a bad one
+			// leaves the directory as it was.
+			if _, err := engine.ReadCheckpoint(nil, engine.CheckpointPath(dir)); err != nil {
+				return err
+			}
 			l, err := engine.Open(dir, engine.Options{Config: &logCfg})
 			if err != nil {
 				return err

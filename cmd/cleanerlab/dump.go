@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -295,6 +297,14 @@ func dumpLog(w io.Writer, path string, o *dumpOptions, starts map[engine.FilePos
 	var dec record.Decoder
 	var r record.Record
 	var legacy []record.LegacyMessage
+	// The segment's base offset from its name (00000000000000001234.log), when it has one.
+	base := record.Offset(-1)
+	if name := filepath.Base(path); len(name) == 20+len(engine.LogFileSuffix) && strings.HasSuffix(name, engine.LogFileSuffix) {
+		if v, err := strconv.ParseInt(name[:20], 10, 64); err == nil {
+			base = record.Offset(v)
+		}
+	}
+	next := base // offsets must not go below the previous batch's next offset
 	return engine.ScanFile(nil, path, 0, func(pos engine.FilePos, batch []byte) error {
 		starts[pos] = firstOffsetOf(batch)
 		magic := int8(batch[record.MagicPos])
@@ -327,6 +337,16 @@ func dumpLog(w io.Writer, path string, o *dumpOptions, starts map[engine.FilePos
 		if crcErr != nil {
 			return &record.CorruptionError{Path: path, Pos: int64(pos), Reason: "batch CRC", Err: crcErr}
 		}
+		// The base offset is outside the CRC: check it against the segment.
+		if base >= 0 && (h.BaseOffset < base || h.LastOffset()-base > math.MaxInt32) {
+			return &record.CorruptionError{Path: path, Pos: int64(pos), Err: record.ErrBadLength,
+				Reason: fmt.Sprintf("batch offsets [%d, %d] outside the segment's range [%d, %d]", h.BaseOffset, h.LastOffset(), base, int64(base)+math.MaxInt32)}
+		}
+		if h.BaseOffset < next {
+			return &record.CorruptionError{Path: path, Pos: int64(pos), Err: record.ErrBadLength,
+				Reason: fmt.Sprintf("batch base offset %d below the previous batch's next offset %d", h.BaseOffset, next)}
+		}
+		next = h.NextOffset()
 		if !o.records {
 			return nil
 		}

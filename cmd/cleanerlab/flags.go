@@ -59,6 +59,7 @@ func logConfigFlags(fs *pflag.FlagSet, cfg *engine.LogConfig) {
 	fs.Int64Var(&cfg.MinCompactionLagMs, "min.compaction.lag.ms", cfg.MinCompactionLagMs, "min.compaction.lag.ms: segments with records newer than this are not cleaned (ms)")
 	fs.Float64Var(&cfg.MinCleanableDirtyRatio, "min.cleanable.dirty.ratio", cfg.MinCleanableDirtyRatio, "min.cleanable.dirty.ratio: clean only when the cleanable ratio is above this")
 	fs.IntVar(&cfg.MaxMessageBytes, "max.message.bytes", cfg.MaxMessageBytes, "max.message.bytes: the largest batch the cleaner's buffers grow to (bytes)")
+	fs.Int64Var(&cfg.ProducerIDExpirationMs, "producer.id.expiration.ms", cfg.ProducerIDExpirationMs, "producer.id.expiration.ms: after this long without a batch a producer expires and the cleaner stops keeping its last batch (ms)")
 	fs.Int64Var(&cfg.FileDeleteDelayMs, "file.delete.delay.ms", cfg.FileDeleteDelayMs, "file.delete.delay.ms: how long replaced or deleted segments stay as .deleted (ms)")
 	fs.Int64Var(&cfg.SegmentMs, "segment.ms", cfg.SegmentMs, "segment.ms: roll the active segment once its batches' timestamps span this long (ms)")
 	fs.Int64Var(&cfg.RetentionMs, "retention.ms", cfg.RetentionMs, "retention.ms: with cleanup.policy delete, delete segments whose newest record is older (ms; -1: no limit)")

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
@@ -251,5 +252,95 @@ func TestBadInput(t *testing.T) {
 	}
 	if out, err := cli(t, "verify", "--dir", part); err == nil || !strings.Contains(out, "PROBLEM") {
 		t.Errorf("verify of the corrupt copy: %v\n%s", err, out)
+	}
+}
+
+// Faults a tester found: each must leave the directory as it was.
+func TestCleanRefusesWithoutChanges(t *testing.T) {
+	needFixtures(t)
+	root := t.TempDir()
+
+	// A directory with no segment (KRaft's __cluster_metadata-0 holds only a
+	// snapshot): an error, and no segment file created.
+	meta := filepath.Join(root, "__cluster_metadata-0")
+	copyDir(t, filepath.Join(fixtures, "cp-kraft-ksql-txn/__cluster_metadata-0"), meta)
+	before := hashTree(t, root)
+	if _, err := cli(t, "clean", "--dir", meta, "--roll", "--force"); !errors.Is(err, engine.ErrNotLogDir) {
+		t.Errorf("clean of a directory without segments: %v, want ErrNotLogDir", err)
+	}
+	assertSameTree(t, root, before)
+
+	// A garbage checkpoint: an error before --roll changes anything.
+	part := filepath.Join(root, "_schemas-0")
+	copyDir(t, filepath.Join(fixtures, "cp-kraft-ksql-txn/_schemas-0"), part)
+	os.WriteFile(filepath.Join(root, "cleaner-offset-checkpoint"), []byte("hello\nworld\n"), 0o644)
+	before = hashTree(t, root)
+	if _, err := cli(t, "clean", "--dir", part, "--roll", "--force"); !errors.Is(err, engine.ErrBadCheckpoint) {
+		t.Errorf("clean with a garbage checkpoint: %v, want ErrBadCheckpoint", err)
+	}
+	assertSameTree(t, root, before)
+}
+
+func assertSameTree(t *testing.T, root string, before map[string][32]byte) {
+	t.Helper()
+	after := hashTree(t, root)
+	for p, h := range before {
+		if got, ok := after[p]; !ok || got != h {
+			t.Errorf("%s changed or vanished", p)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("%s appeared", p)
+		}
+	}
+}
+
+// The cleaned segment keeps the replaced segment's mtime, as Kafka's
+// cleanSegments does (setLastModified).
+func TestCleanKeepsSegmentMtime(t *testing.T) {
+	needFixtures(t)
+	part := filepath.Join(t.TempDir(), "docker-connect-status-0")
+	copyDir(t, filepath.Join(fixtures, "cp5-connect-lz4/docker-connect-status-0"), part)
+	seg := filepath.Join(part, "00000000000000000000.log")
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(seg, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := cli(t, "clean", "--dir", part, "--roll", "--force"); err != nil {
+		t.Fatalf("clean: %v\n%s", err, out)
+	}
+	st, err := os.Stat(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.ModTime().Equal(old) {
+		t.Errorf("cleaned segment mtime %v, want %v", st.ModTime(), old)
+	}
+}
+
+// A base offset flipped outside the CRC'd bytes: dump stops with an error
+// naming the batch, as clean and verify do.
+func TestDumpBadBaseOffset(t *testing.T) {
+	needFixtures(t)
+	part := filepath.Join(t.TempDir(), "docker-connect-configs-0")
+	copyDir(t, filepath.Join(fixtures, "cp5-connect-lz4/docker-connect-configs-0"), part)
+	seg := filepath.Join(part, "00000000000000000000.log")
+	b, _ := os.ReadFile(seg)
+	b[3] ^= 0xff // inside BaseOffset of the first batch
+	os.WriteFile(seg, b, 0o644)
+	_, err := cli(t, "dump", "--dir", part)
+	var ce *record.CorruptionError
+	if !errors.As(err, &ce) || ce.Pos != 0 || ce.Path != seg {
+		t.Errorf("dump of a batch with a bad base offset: %v", err)
+	}
+}
+
+// run reports a log that could not be cleaned as an error, not as a passing run.
+func TestRunNothingCleanable(t *testing.T) {
+	_, err := cli(t, "run", "--progress", "never", "--out", t.TempDir(), "--keys", "20000", "--log-bytes", "1MiB",
+		"--segment.bytes", "256KiB", "--min.compaction.lag.ms", "999999999999")
+	if err == nil || !strings.Contains(err.Error(), "was not cleaned") {
+		t.Errorf("run with every segment inside min.compaction.lag.ms: %v", err)
 	}
 }

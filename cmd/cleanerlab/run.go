@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -134,6 +133,9 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 		return err
 	}
 
+	if err := os.MkdirAll(rf.out, 0o755); err != nil {
+		return fmt.Errorf("run: --out %s: %w", rf.out, err)
+	}
 	root, cleanup, err := dataRoot(rf.dir, rf.keep)
 	if err != nil {
 		return err
@@ -164,6 +166,12 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 	for _, d := range gen.Dirs {
 		l, err := engine.Open(d, engine.Options{Config: &cfg.Log})
 		if err != nil {
+			return err
+		}
+		// A broker holds its producer state in memory; build it before the
+		// timed clean.
+		if err := l.LoadProducerState(); err != nil {
+			l.Close()
 			return err
 		}
 		logs = append(logs, l)
@@ -203,6 +211,11 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 	if err != nil {
 		return err
 	}
+	for _, st := range stats {
+		if !st.Cleaned() {
+			return fmt.Errorf("run: %s was not cleaned: %s", st.TopicPartition, st.Skipped)
+		}
+	}
 	run.Phases["clean"] = cleanWall
 	run.SetCounters(before, after)
 	run.Stats = stats
@@ -229,14 +242,14 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 	path, werr := run.Write(rf.out)
 
 	printRunTable(out, run, stats)
-	for i, st := range stats {
-		fmt.Fprint(out, st.KafkaMessage(i%cfg.Cleaner.Threads))
+	for _, st := range stats {
+		fmt.Fprint(out, st.KafkaMessage(st.Thread))
 	}
 	if werr != nil {
 		return fmt.Errorf("run: write record: %w", werr)
 	}
 	fmt.Fprintf(out, "record: %s\n", path)
-	if rf.keep || rf.dir != "" {
+	if rf.keep {
 		fmt.Fprintf(out, "data: %s\n", root)
 	}
 	if run.Verification != nil && !run.Verification.Passed {
@@ -350,6 +363,7 @@ func cleanAll(logs []*engine.Log, cfg engine.CleanerConfig, opts engine.CleanerO
 					errs[t] = fmt.Errorf("%s: %w", logs[i].TopicPartition(), err)
 					return
 				}
+				st.Thread = t
 				stats[i] = st
 			}
 		}()
@@ -412,13 +426,10 @@ func runRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, wall time.Dur
 
 func printRunTable(w io.Writer, run *results.Run, stats []*engine.CleanStats) {
 	fmt.Fprintln(w)
-	names := make([]string, 0, len(run.Phases))
-	for k := range run.Phases {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		fmt.Fprintf(w, "phase %-10s %8.3f s\n", k, run.Phases[k].Seconds())
+	for _, k := range []string{"generate", "cache", "clean", "verify"} {
+		if d, ok := run.Phases[k]; ok {
+			fmt.Fprintf(w, "phase %-10s %8.3f s\n", k, d.Seconds())
+		}
 	}
 	fmt.Fprintln(w)
 	for _, r := range run.Rows {

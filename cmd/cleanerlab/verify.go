@@ -33,7 +33,14 @@ problem with its file and byte position and exits 2 when there is one.`,
 			if dir == "" {
 				return errors.New("verify: --dir is required")
 			}
-			rep, err := engine.Verify(dir, engine.VerifyOptions{Checkpoint: record.Offset(max(checkpoint, 0)), IgnoreCheckpoint: ignoreCheckpoint})
+			if checkpoint < -1 {
+				return fmt.Errorf("verify: --checkpoint %d: want an offset >= 0, or -1 for the checkpoint file's entry", checkpoint)
+			}
+			opts := engine.VerifyOptions{IgnoreCheckpoint: ignoreCheckpoint || checkpoint == 0}
+			if checkpoint > 0 {
+				opts.Checkpoint = record.Offset(checkpoint)
+			}
+			rep, err := engine.Verify(dir, opts)
 			out := cmd.OutOrStdout()
 			if rep != nil && rep.Segments > 0 {
 				ckpt := "none"
@@ -60,7 +67,7 @@ problem with its file and byte position and exits 2 when there is one.`,
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "partition directory (named topic-partition)")
-	cmd.Flags().Int64Var(&checkpoint, "checkpoint", 0, "check that no key appears twice below this offset (0: the cleaner checkpoint file's entry)")
+	cmd.Flags().Int64Var(&checkpoint, "checkpoint", -1, "check that no key appears twice below this offset (-1: the cleaner checkpoint file's entry)")
 	cmd.Flags().BoolVar(&ignoreCheckpoint, "ignore-checkpoint", false, "skip the compaction check")
 	return cmd
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"time"
 )
 
 // File is what the engine needs of an open file. *os.File satisfies it.
@@ -48,6 +49,8 @@ type FS interface {
 	// SyncDir fsyncs a directory so that renames, creations and removals in it
 	// are durable.
 	SyncDir(dir string) error
+	// Chtimes sets a file's access and modification times.
+	Chtimes(path string, atime, mtime time.Time) error
 }
 
 // OSFS is the FS of the operating system.
@@ -75,6 +78,10 @@ func (OSFS) Remove(path string) error                  { return os.Remove(path) 
 func (OSFS) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
 func (OSFS) Stat(path string) (fs.FileInfo, error)     { return os.Stat(path) }
 func (OSFS) MkdirAll(dir string) error                 { return os.MkdirAll(dir, 0o755) }
+
+func (OSFS) Chtimes(path string, atime, mtime time.Time) error {
+	return os.Chtimes(path, atime, mtime)
+}
 
 func (OSFS) SyncDir(dir string) error {
 	d, err := os.Open(dir)

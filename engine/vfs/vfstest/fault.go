@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine/vfs"
 )
@@ -112,3 +113,6 @@ func (f *FaultFS) ReadDir(dir string) ([]fs.DirEntry, error)   { return f.inner.
 func (f *FaultFS) Stat(path string) (fs.FileInfo, error)       { return f.inner.Stat(path) }
 func (f *FaultFS) MkdirAll(dir string) error                   { return f.inner.MkdirAll(dir) }
 func (f *FaultFS) SyncDir(dir string) error                    { return f.inner.SyncDir(dir) }
+func (f *FaultFS) Chtimes(path string, atime, mtime time.Time) error {
+	return f.inner.Chtimes(path, atime, mtime)
+}

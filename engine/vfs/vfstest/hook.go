@@ -2,6 +2,7 @@ package vfstest
 
 import (
 	"io/fs"
+	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine/vfs"
 )
@@ -90,6 +91,13 @@ func (h *hookFS) MkdirAll(dir string) error {
 		return err
 	}
 	return h.fs.MkdirAll(dir)
+}
+
+func (h *hookFS) Chtimes(path string, atime, mtime time.Time) error {
+	if err := h.call(Op{Kind: OpChtimes, Path: path}); err != nil {
+		return err
+	}
+	return h.fs.Chtimes(path, atime, mtime)
 }
 
 func (h *hookFS) SyncDir(dir string) error {

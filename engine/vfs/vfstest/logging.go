@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"sync"
+	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine/vfs"
 )
@@ -70,6 +71,9 @@ func (l *LoggingFS) ReadDir(dir string) ([]fs.DirEntry, error)   { return l.inne
 func (l *LoggingFS) Stat(path string) (fs.FileInfo, error)       { return l.inner.Stat(path) }
 func (l *LoggingFS) MkdirAll(dir string) error                   { return l.inner.MkdirAll(dir) }
 func (l *LoggingFS) SyncDir(dir string) error                    { return l.inner.SyncDir(dir) }
+func (l *LoggingFS) Chtimes(path string, atime, mtime time.Time) error {
+	return l.inner.Chtimes(path, atime, mtime)
+}
 
 // NoSyncFS is an FS whose file and directory fsyncs do nothing: crash loops
 // simulate failing operations, not lost writes, and real fsyncs only slow
@@ -102,6 +106,9 @@ func (n NoSyncFS) ReadDir(dir string) ([]fs.DirEntry, error) { return n.base().R
 func (n NoSyncFS) Stat(path string) (fs.FileInfo, error)     { return n.base().Stat(path) }
 func (n NoSyncFS) MkdirAll(dir string) error                 { return n.base().MkdirAll(dir) }
 func (NoSyncFS) SyncDir(string) error                        { return nil }
+func (n NoSyncFS) Chtimes(path string, atime, mtime time.Time) error {
+	return n.base().Chtimes(path, atime, mtime)
+}
 
 type noSyncFile struct{ vfs.File }
 

@@ -25,6 +25,7 @@ const (
 	OpStat          OpKind = "stat"
 	OpMkdirAll      OpKind = "mkdir"
 	OpSyncDir       OpKind = "syncdir"
+	OpChtimes       OpKind = "chtimes"
 	OpRead          OpKind = "read"
 	OpWrite         OpKind = "write"
 	OpWriteAt       OpKind = "write-at"
@@ -71,7 +72,7 @@ func (o Op) String() string {
 // and directory creation. Opens, reads, stats and closes are not.
 func (o Op) Mutating() bool {
 	switch o.Kind {
-	case OpCreate, OpRename, OpRemove, OpMkdirAll, OpSyncDir, OpWrite, OpWriteAt, OpSync, OpTruncate:
+	case OpCreate, OpRename, OpRemove, OpMkdirAll, OpSyncDir, OpWrite, OpWriteAt, OpSync, OpTruncate, OpChtimes:
 		return true
 	}
 	return false
