@@ -43,7 +43,9 @@ type Cleaner struct {
 	builder    record.Builder
 	scratch    []byte   // rebuilt batches
 	kept       []uint64 // bitmap of kept records of the current batch
-	progress   *atomic.Int64
+	// batchScratch: per-record facts and map keys of the batch being filtered.
+	batchScratch batchScratch
+	progress     *atomic.Int64
 }
 
 // NewCleaner allocates a cleaner's offset map (of layout cfg.OffsetMap) and
@@ -256,6 +258,11 @@ func (c *Cleaner) buildOffsetMapForSegment(s *Segment, start, nextSegmentStart r
 		if h.Attributes.Control() {
 			stats.MapMessagesRead++
 		} else {
+			// Gather the batch's keys at or after start, then put them
+			// together (a Batcher map overlaps their cache misses).
+			sc := &c.batchScratch
+			sc.reset()
+			records := int32(0)
 			for {
 				ok, err := recs.Next(&r)
 				if err != nil {
@@ -265,16 +272,17 @@ func (c *Cleaner) buildOffsetMapForSegment(s *Segment, start, nextSegmentStart r
 					break
 				}
 				if off := int64(r.Offset(&h)); r.Key != nil && off >= int64(start) {
-					// A map that cannot store this offset (one stored
-					// relative to the pass's first) is full, too: the pass
-					// ends before this record and the next one starts here.
-					if m.Size() >= c.maxEntries || !m.Fits(off) {
-						return true, nil
-					}
-					m.Put(r.Key, off)
+					sc.keys = append(sc.keys, r.Key)
+					sc.offsets = append(sc.offsets, off)
+					sc.keyRecord = append(sc.keyRecord, records)
 				}
-				stats.MapMessagesRead++
+				records++
 			}
+			if full := c.putKeys(sc); full >= 0 {
+				stats.MapMessagesRead += int64(full)
+				return true, nil
+			}
+			stats.MapMessagesRead += int64(records)
 		}
 		if h.LastOffset() >= start {
 			m.UpdateLatestOffset(int64(h.LastOffset()))
@@ -283,6 +291,32 @@ func (c *Cleaner) buildOffsetMapForSegment(s *Segment, start, nextSegmentStart r
 	// Offsets gaps: the whole segment is mapped, so its end is covered.
 	m.UpdateLatestOffset(int64(nextSegmentStart - 1))
 	return false, nil
+}
+
+// putKeys puts the gathered keys of one batch into the map, as Kafka's
+// buildOffsetMapForSegment does record by record: before each put, a map
+// holding its maximum entries, or unable to store the offset (a layout
+// storing offsets relative to the pass's first), is full, and the pass ends
+// before that record. It returns the index within the batch of the record
+// that found the map full, or -1 when every key went in.
+func (c *Cleaner) putKeys(sc *batchScratch) int32 {
+	m := c.offsetMap
+	n := len(sc.keys)
+	if n == 0 {
+		return -1
+	}
+	// Offsets increase within a batch, so if the first and last fit, all do.
+	if b, ok := m.(offsetmap.Batcher); ok && n <= c.maxEntries-m.Size() && m.Fits(sc.offsets[0]) && m.Fits(sc.offsets[n-1]) {
+		b.PutBatch(sc.keys, sc.offsets)
+		return -1
+	}
+	for j, k := range sc.keys {
+		if m.Size() >= c.maxEntries || !m.Fits(sc.offsets[j]) {
+			return sc.keyRecord[j]
+		}
+		m.Put(k, sc.offsets[j])
+	}
+	return -1
 }
 
 // decode checks one batch (v2 magic, CRC) and returns its header and records.

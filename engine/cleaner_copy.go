@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
 
 // cleanSegments cleans one group into a single .cleaned segment with the
@@ -129,19 +130,22 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 // copied verbatim, a rebuilt batch (aliasing c.scratch) when some records go
 // or a delete horizon must be stamped, and nil with keptCount 0 when none stay.
 func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, recs record.RecordIterator, nowMs, deleteRetentionMs int64, stats *CleanStats) (out []byte, keptCount int, err error) {
+	// The bitmap and the scratch slices grow with the records actually
+	// decoded, never with the header's count, which a bad batch could inflate.
 	n := int(h.RecordCount)
-	words := (n + 63) / 64
-	if cap(c.kept) < words {
-		c.kept = make([]uint64, words)
-	}
-	kept := c.kept[:words]
-	clear(kept)
+	kept := c.kept[:0]
 	horizon, hasHorizon := h.DeleteHorizonMs()
 	retainDeletes := !hasHorizon || nowMs < horizon
 	latest := c.offsetMap.LatestOffset()
 	containsTombstone := false
 	firstKeptTs, maxKeptTs := record.NoTimestamp, record.NoTimestamp
-	iter := recs // a copy: the second pass below starts again from the first record
+
+	// Pass 1: note each record's offset, timestamp and kind, and queue the
+	// keys that need a map lookup, so that they are looked up together (a
+	// Batcher map overlaps their cache misses).
+	sc := &c.batchScratch
+	sc.reset()
+	iter := recs // a copy: the rebuild below starts again from the first record
 	var r record.Record
 	for i := 0; ; i++ {
 		ok, err := iter.Next(&r)
@@ -151,28 +155,45 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 		if !ok {
 			break
 		}
-		off := r.Offset(h)
-		keep := false
-		if int64(off) > latest {
-			keep = true
-		} else if r.Key == nil {
+		if i>>6 >= len(kept) {
+			kept = append(kept, 0)
+		}
+		off := int64(r.Offset(h))
+		sc.offsets = append(sc.offsets, off)
+		sc.timestamps = append(sc.timestamps, r.Timestamp(h))
+		sc.tombstone = append(sc.tombstone, r.Value == nil)
+		switch {
+		case off > latest:
+			kept[i>>6] |= 1 << (i & 63) // beyond the map: kept, as Kafka's pastLatestOffset
+		case r.Key == nil:
 			stats.InvalidMessagesRead++
-		} else {
-			found := c.offsetMap.Get(r.Key)
-			keep = int64(off) >= found && (r.Value != nil || retainDeletes)
+		default:
+			sc.keys = append(sc.keys, r.Key)
+			sc.keyRecord = append(sc.keyRecord, int32(i))
 		}
-		if keep {
+	}
+	c.kept = kept
+	sc.lookup(c.offsetMap)
+	// Pass 2: Kafka's Cleaner.shouldRetainRecord for the looked-up records:
+	// kept iff its offset is the map's for the key (or later) and it has a
+	// value or deletes are still retained.
+	for j, i := range sc.keyRecord {
+		if sc.offsets[i] >= sc.found[j] && (!sc.tombstone[i] || retainDeletes) {
 			kept[i>>6] |= 1 << (i & 63)
-			keptCount++
-			if r.Value == nil {
-				containsTombstone = true
-			}
-			ts := r.Timestamp(h)
-			if keptCount == 1 {
-				firstKeptTs = ts
-			}
-			maxKeptTs = max(maxKeptTs, ts)
 		}
+	}
+	for i := range sc.offsets {
+		if kept[i>>6]&(1<<(i&63)) == 0 {
+			continue
+		}
+		keptCount++
+		if sc.tombstone[i] {
+			containsTombstone = true
+		}
+		if keptCount == 1 {
+			firstKeptTs = sc.timestamps[i]
+		}
+		maxKeptTs = max(maxKeptTs, sc.timestamps[i])
 	}
 	needHorizon := containsTombstone && !hasHorizon
 	// A batch already empty (a header kept by an earlier clean) is not
@@ -258,4 +279,40 @@ func (c *Cleaner) emit(dest *Segment, h *record.BatchHeader, batch []byte, stats
 	dest.nextOffset = h.NextOffset()
 	stats.BytesWritten += int64(len(batch))
 	return nil
+}
+
+// batchScratch holds one batch's per-record facts and the keys it looks up
+// in the offset map. Its slices are reused from batch to batch: no
+// allocation per record or per batch once they have grown.
+type batchScratch struct {
+	offsets    []int64
+	timestamps []int64
+	tombstone  []bool
+	keys       [][]byte // alias the batch (or its decompressed records) until the next batch
+	keyRecord  []int32  // index of the record each key belongs to
+	found      []int64  // map offsets of keys
+}
+
+func (sc *batchScratch) reset() {
+	sc.offsets = sc.offsets[:0]
+	sc.timestamps = sc.timestamps[:0]
+	sc.tombstone = sc.tombstone[:0]
+	sc.keys = sc.keys[:0]
+	sc.keyRecord = sc.keyRecord[:0]
+}
+
+// lookup fills found with the map's offset of every queued key, in one
+// GetBatch call when the map is a Batcher.
+func (sc *batchScratch) lookup(m offsetmap.Map) {
+	if cap(sc.found) < len(sc.keys) {
+		sc.found = make([]int64, len(sc.keys))
+	}
+	sc.found = sc.found[:len(sc.keys)]
+	if b, ok := m.(offsetmap.Batcher); ok {
+		b.GetBatch(sc.keys, sc.found)
+		return
+	}
+	for j, k := range sc.keys {
+		sc.found[j] = m.Get(k)
+	}
 }
