@@ -15,15 +15,21 @@ import (
 // a batch past even that is an error. Each batch returned aliases the buffer
 // and is valid until the next call.
 type batchIter struct {
-	r      *iosched.Reader
+	r      iosched.SegmentReader
 	f      File
 	pos    int64 // file position of the next batch
 	limit  int64 // file size: bytes past it are never read
 	buf    []byte
 	bufPos int64 // file position of buf[0]
+	// beforeRead, when set, is called before every read of the file; its
+	// error stops the walk (the cleaner's CheckDone).
+	beforeRead func() error
+	// oversize, when set, is reused to hold a batch larger than the
+	// reader's max buffer; otherwise such a batch gets its own slice.
+	oversize *[]byte
 }
 
-func newBatchIter(r *iosched.Reader, f File, start, limit int64) batchIter {
+func newBatchIter(r iosched.SegmentReader, f File, start, limit int64) batchIter {
 	return batchIter{r: r, f: f, pos: start, limit: limit, bufPos: start}
 }
 
@@ -58,6 +64,9 @@ func (it *batchIter) next() ([]byte, FilePos, error) {
 		return nil, FilePos(it.pos), it.corrupt(torn, fmt.Sprintf("batch of %d bytes but only %d bytes left in the file", size, it.limit-it.pos), record.ErrTruncated)
 	}
 	if off+size > len(it.buf) {
+		if size > it.r.MaxBufferBytes() {
+			return it.readOversize(size, magic)
+		}
 		if size > it.r.BufferBytes() {
 			if err := it.r.Grow(size); err != nil {
 				return nil, FilePos(it.pos), it.corrupt(false, fmt.Sprintf("batch of %d bytes", size), err)
@@ -77,7 +86,54 @@ func (it *batchIter) next() ([]byte, FilePos, error) {
 	return batch, pos, nil
 }
 
+// readOversize reads one batch larger than the reader's buffer may grow to
+// (max.message.bytes was lowered after it was written, or a clean's
+// recompression or delete horizon made it larger), as Kafka's
+// growBuffersOrFail does once the buffer is at max.message.bytes: only
+// after a sanity check of its header (a known magic, a size within the
+// bytes left in the file, a v2 header that parses) is a buffer of exactly
+// its size used.
+func (it *batchIter) readOversize(size int, magic int8) ([]byte, FilePos, error) {
+	pos := FilePos(it.pos)
+	if magic != record.MagicV2 && magic != 0 && magic != 1 {
+		return nil, pos, it.corrupt(false, fmt.Sprintf("batch of %d bytes with magic %d", size, magic), record.ErrBadMagic)
+	}
+	if it.beforeRead != nil {
+		if err := it.beforeRead(); err != nil {
+			return nil, pos, err
+		}
+	}
+	var buf []byte
+	if it.oversize != nil {
+		if cap(*it.oversize) < size {
+			*it.oversize = make([]byte, size)
+		}
+		buf = (*it.oversize)[:size]
+	} else {
+		buf = make([]byte, size)
+	}
+	if n, err := it.f.ReadAt(buf, it.pos); n < size {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, pos, fmt.Errorf("engine: read %s at byte %d: %w", it.f.Name(), it.pos, err)
+	}
+	if magic == record.MagicV2 {
+		if _, err := record.ParseHeader(buf); err != nil {
+			return nil, pos, it.corrupt(false, fmt.Sprintf("batch of %d bytes", size), err)
+		}
+	}
+	it.buf, it.bufPos = nil, it.pos+int64(size)
+	it.pos += int64(size)
+	return buf, pos, nil
+}
+
 func (it *batchIter) fill() error {
+	if it.beforeRead != nil {
+		if err := it.beforeRead(); err != nil {
+			return err
+		}
+	}
 	b, err := it.r.Read(it.f, it.pos, it.limit)
 	if err != nil {
 		return fmt.Errorf("engine: read %s at byte %d: %w", it.f.Name(), it.pos, err)

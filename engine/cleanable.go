@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"math"
+
 	"github.com/cleanerlab/cleanerlab/engine/record"
 )
 
@@ -23,34 +25,81 @@ type LogToClean struct {
 	CleanableBytes int64
 	// CleanableRatio = CleanableBytes / (CleanBytes + CleanableBytes); 0 for an empty log.
 	CleanableRatio float64
+	// LastStableOffset is the bound the open transactions and the high
+	// watermark put on the clean: min(first offset of the earliest open
+	// transaction, high watermark).
+	LastStableOffset record.Offset
+	// MaxCompactionDelayMs is how long past max.compaction.lag.ms the oldest
+	// dirty segment is (Kafka's LogCleanerManager.maxCompactionDelay): now -
+	// max.compaction.lag.ms - the earliest first-batch timestamp of the
+	// non-active segments from the first dirty offset, when positive; else 0.
+	MaxCompactionDelayMs int64
+	// NeedCompactionNow: MaxCompactionDelayMs > 0, so the log is cleaned
+	// whatever its ratio as long as it has cleanable bytes.
+	NeedCompactionNow bool
+	// ForceUpdateCheckpoint: the checkpoint lay outside [log start offset,
+	// log end offset], so the first dirty offset was reset to the log start
+	// offset and the checkpoint should be rewritten with it.
+	ForceUpdateCheckpoint bool
 }
+
+// TotalBytes = CleanBytes + CleanableBytes (Kafka's LogToClean.totalBytes).
+func (lt *LogToClean) TotalBytes() int64 { return lt.CleanBytes + lt.CleanableBytes }
 
 // CleanableOffsets computes the cleanable range of l, as Kafka's
 // LogCleanerManager.cleanableOffsets and LogToClean:
 //   - first dirty offset: the checkpoint, or the log start offset when there is
 //     none or it lies outside [log start offset, log end offset];
-//   - first uncleanable offset: max(first dirty, min(last stable offset (which
-//     is bounded by the high watermark), active segment base offset, base of the
-//     first dirty segment whose largest timestamp is newer than
-//     nowMs - min.compaction.lag.ms when that lag is > 0)), then snapped down
-//     to the base offset of the segment holding it.
+//   - first uncleanable offset: max(first dirty, min(last stable offset (the
+//     first offset of the earliest open transaction, bounded by the high
+//     watermark), active segment base offset, base of the first dirty
+//     segment whose largest timestamp is newer than nowMs -
+//     min.compaction.lag.ms when that lag is > 0)), then snapped down to the
+//     base offset of the segment holding it.
+//
+// The last stable offset needs the producer state, which the first call
+// after an open loads by reading every batch header; when that read fails,
+// nothing is cleanable (first uncleanable = first dirty). Log.CleanableOffsets
+// returns the error, with the range computed as if no transaction were open.
 func CleanableOffsets(l *Log, checkpoint record.Offset, nowMs int64) LogToClean {
+	lt, err := l.CleanableOffsets(checkpoint, nowMs)
+	if err != nil {
+		lt.FirstUncleanableOffset = lt.FirstDirtyOffset
+		lt.CleanableBytes, lt.CleanableRatio = 0, 0
+	}
+	return lt
+}
+
+// CleanableOffsets is the package function CleanableOffsets, with the error
+// of loading the producer state (the last stable offset needs it).
+func (l *Log) CleanableOffsets(checkpoint record.Offset, nowMs int64) (LogToClean, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	active := l.segments[len(l.segments)-1]
 	leo := active.nextOffset
 	firstDirty := checkpoint
+	lt := LogToClean{TopicPartition: l.tp}
 	if checkpoint < 0 || checkpoint < l.logStartOffset || checkpoint > leo {
 		firstDirty = l.logStartOffset
+		lt.ForceUpdateCheckpoint = checkpoint >= 0
 	}
+	lt.FirstDirtyOffset = firstDirty
 	hw := l.highWatermark
 	if hw < 0 || hw > leo {
 		hw = leo
 	}
-	bound := min(hw, active.base) // the last stable offset is the high watermark until transactions are tracked
+	lso := hw
+	err := l.ensureProducerState()
+	if err == nil {
+		if first, ok := l.pstate.firstUnstableOffset(); ok && first < lso {
+			lso = first
+		}
+	}
+	lt.LastStableOffset = lso
+	bound := min(lso, active.base)
 	if lag := l.cfg.MinCompactionLagMs; lag > 0 {
 		for _, s := range l.segmentsInRange(firstDirty, active.base) {
-			if s.MaxTimestamp() > nowMs-lag {
+			if l.largestTimestamp(s) > nowMs-lag {
 				bound = min(bound, s.base)
 				break
 			}
@@ -65,7 +114,7 @@ func CleanableOffsets(l *Log, checkpoint record.Offset, nowMs int64) LogToClean 
 			firstUncleanable = segs[0].base
 		}
 	}
-	lt := LogToClean{TopicPartition: l.tp, FirstDirtyOffset: firstDirty, FirstUncleanableOffset: firstUncleanable}
+	lt.FirstUncleanableOffset = firstUncleanable
 	for _, s := range l.segmentsInRange(-1, firstDirty) {
 		lt.CleanBytes += s.size
 	}
@@ -75,7 +124,36 @@ func CleanableOffsets(l *Log, checkpoint record.Offset, nowMs int64) LogToClean 
 	if total := lt.CleanBytes + lt.CleanableBytes; total > 0 {
 		lt.CleanableRatio = float64(lt.CleanableBytes) / float64(total)
 	}
-	return lt
+	lt.MaxCompactionDelayMs = l.maxCompactionDelay(firstDirty, nowMs)
+	lt.NeedCompactionNow = lt.MaxCompactionDelayMs > 0
+	return lt, err
+}
+
+// maxCompactionDelay is Kafka's LogCleanerManager.maxCompactionDelay: the
+// earliest first-batch max timestamp (> 0) of the non-active segments from
+// firstDirty on; when it is before now - max.compaction.lag.ms, the delay
+// between the two, else 0.
+// REQUIRES: l.mu held.
+func (l *Log) maxCompactionDelay(firstDirty record.Offset, nowMs int64) int64 {
+	active := l.segments[len(l.segments)-1]
+	earliest := int64(math.MaxInt64)
+	for _, s := range l.segmentsInRange(firstDirty, active.base) {
+		if s == active {
+			continue
+		}
+		if ts := s.firstBatchMaxTimestamp(); ts > 0 && ts < earliest {
+			earliest = ts
+		}
+	}
+	lag := max(l.cfg.MaxCompactionLagMs, 0)
+	if nowMs < math.MinInt64+lag { // now - lag is before any timestamp
+		return 0
+	}
+	cleanUntil := nowMs - lag
+	if earliest < cleanUntil {
+		return cleanUntil - earliest
+	}
+	return 0
 }
 
 // groupSegmentsBySize groups consecutive segments, oldest first, so that each

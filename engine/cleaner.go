@@ -22,9 +22,20 @@ type CleanerOptions struct {
 	// Progress, when set, has every byte the cleaner reads added to it (map
 	// building and copying), so a caller can show progress by polling it.
 	Progress *atomic.Int64
-	// FsyncPolicy of cleaned segments. Default iosched.FsyncSegment (each
-	// cleaned segment fsynced before the swap, as Kafka flushes).
+	// FsyncPolicy of cleaned segments (iosched.ParseFsyncPolicy). Default
+	// iosched.FsyncSegment (each cleaned segment fsynced before the swap, as
+	// Kafka flushes). Every policy but none also fsyncs the directory after
+	// each swap.
 	FsyncPolicy iosched.FsyncPolicy
+	// Throttler, when set, is the I/O throttle shared by all cleaner threads
+	// (Kafka has one; NewThrottler makes it from the config). When nil and
+	// CleanerConfig.MaxIOBytesPerSecond > 0, NewCleaner makes one for this
+	// cleaner alone.
+	Throttler iosched.Throttler
+	// PhaseProbe, when set, measures each phase of a clean (map build,
+	// copy) from the kernel's counters into CleanStats.IO (e.g.
+	// iosched.ThreadPhaseProbe).
+	PhaseProbe iosched.PhaseProbe
 }
 
 // Cleaner cleans one log at a time, as one thread of Kafka's LogCleaner: it
@@ -37,7 +48,10 @@ type Cleaner struct {
 	offsetMap  offsetmap.Map
 	maxEntries int
 	ioBufBytes int
-	reader     *iosched.Reader
+	reader     iosched.SegmentReader // of cfg.IOPath; metered when throttled
+	metered    *meteredReader        // reader, when throttled; else nil
+	throttler  iosched.Throttler     // nil: unthrottled
+	probe      iosched.PhaseProbe
 	writer     *iosched.Writer
 	dec        record.Decoder
 	builder    record.Builder
@@ -46,6 +60,12 @@ type Cleaner struct {
 	// batchScratch: per-record facts and map keys of the batch being filtered.
 	batchScratch batchScratch
 	progress     *atomic.Int64
+	// oversize holds a batch larger than the read buffer may grow to
+	// (max.message.bytes lowered after it was written), read after a header
+	// sanity check as Kafka's growBuffersOrFail does.
+	oversize []byte
+	// checkDone is the current clean's CleanOptions.CheckDone.
+	checkDone func() error
 }
 
 // NewCleaner allocates a cleaner's offset map (of layout cfg.OffsetMap) and
@@ -76,12 +96,9 @@ func NewCleaner(cfg CleanerConfig, opts CleanerOptions) (*Cleaner, error) {
 		return nil, fmt.Errorf("%w: %d slots x load factor %v; increase log.cleaner.dedupe.buffer.size or decrease log.cleaner.threads", ErrMapTooSmall, c.offsetMap.Slots(), cfg.LoadFactor)
 	}
 	c.ioBufBytes = int(cfg.IOBufferBytes / int64(cfg.Threads) / 2)
-	c.reader = iosched.NewReader(c.ioBufBytes, max(DefaultLogConfig().MaxMessageBytes, c.ioBufBytes))
-	policy := opts.FsyncPolicy
-	if policy == "" {
-		policy = iosched.FsyncSegment
+	if err := c.initIO(cfg, opts); err != nil {
+		return nil, err
 	}
-	c.writer = iosched.NewWriter(c.ioBufBytes, policy)
 	return c, nil
 }
 
@@ -107,6 +124,14 @@ type CleanOptions struct {
 	// min.cleanable.dirty.ratio (as a direct call of Kafka's Cleaner.clean).
 	// When false, such a log is left alone and CleanStats.Skipped says why.
 	Force bool
+	// Range, when set, is the range to clean as the manager chose it
+	// (Kafka's LogToClean handed to Cleaner.clean): the checkpoint is not
+	// read and the ratio not checked.
+	Range *LogToClean
+	// CheckDone is called before every buffer the clean reads (Kafka's
+	// checkDone); a non-nil error stops the clean with that error, the group
+	// being cleaned left as it was. The manager aborts cleans with it.
+	CheckDone func() error
 }
 
 // Clean runs one clean of l, as Kafka's Cleaner.doClean: build the offset map
@@ -130,27 +155,37 @@ func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 		return nil, fmt.Errorf("engine: clean %s: log opened read-only", l.Dir())
 	}
 	if c.reader.MaxBufferBytes() < cfg.MaxMessageBytes {
-		c.reader = iosched.NewReader(c.ioBufBytes, cfg.MaxMessageBytes)
+		if err := c.newReader(cfg.MaxMessageBytes); err != nil {
+			return nil, err
+		}
 	}
 	ckptPath := opts.CheckpointPath
 	if ckptPath == "" {
 		ckptPath = CheckpointPath(l.Dir())
 	}
-	checkpoint := NoCheckpoint
-	if opts.OverrideFirstDirty {
-		checkpoint = opts.FirstDirtyOffset
-	} else {
-		entries, err := ReadCheckpoint(l.fs, ckptPath)
-		if err != nil {
-			return nil, err
-		}
-		if off, ok := entries[l.tp]; ok {
-			checkpoint = off
-		}
-	}
 	start := c.now()
 	nowMs := start.UnixMilli()
-	lt := CleanableOffsets(l, checkpoint, nowMs)
+	var lt LogToClean
+	if opts.Range != nil {
+		lt = *opts.Range
+	} else {
+		checkpoint := NoCheckpoint
+		if opts.OverrideFirstDirty {
+			checkpoint = opts.FirstDirtyOffset
+		} else {
+			entries, err := ReadCheckpoint(l.fs, ckptPath)
+			if err != nil {
+				return nil, err
+			}
+			if off, ok := entries[l.tp]; ok {
+				checkpoint = off
+			}
+		}
+		var err error
+		if lt, err = l.CleanableOffsets(checkpoint, nowMs); err != nil {
+			return nil, err
+		}
+	}
 	stats := &CleanStats{TopicPartition: l.tp, LogToClean: lt, StartTime: start, NowMs: nowMs, MaxMapEntries: c.maxEntries, MapSlots: c.offsetMap.Slots()}
 	stats.StartSizeBytes = l.SizeBytes()
 	if lt.FirstDirtyOffset >= lt.FirstUncleanableOffset || lt.CleanableBytes == 0 {
@@ -158,16 +193,25 @@ func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 		stats.finish(c.now(), l)
 		return stats, nil
 	}
-	if !opts.Force && !(lt.CleanableRatio > cfg.MinCleanableDirtyRatio) {
+	if opts.Range == nil && !opts.Force && !(lt.CleanableRatio > cfg.MinCleanableDirtyRatio) && !lt.NeedCompactionNow {
 		stats.Skipped = fmt.Sprintf("cleanable ratio %.4f is not above min.cleanable.dirty.ratio %v", lt.CleanableRatio, cfg.MinCleanableDirtyRatio)
 		stats.finish(c.now(), l)
 		return stats, nil
 	}
+	c.checkDone = opts.CheckDone
+	defer func() { c.checkDone = nil }()
 	readBefore, writeBefore := c.reader.Stats(), c.writer.Stats()
+	c.startIO(stats)
+	defer c.stopIO(stats)
 
+	endMap := c.startPhase(PhaseMap, func() ([]*Segment, []int64) {
+		return l.mapPhaseSegments(lt.FirstDirtyOffset, lt.FirstUncleanableOffset)
+	}, &stats.IO.Map)
+	defer endMap()
 	if err := c.buildOffsetMap(l, lt.FirstDirtyOffset, lt.FirstUncleanableOffset, stats); err != nil {
 		return nil, err
 	}
+	endMap()
 	endOffset := record.Offset(c.offsetMap.LatestOffset() + 1)
 	stats.EndOffset = endOffset
 	stats.MapEntries = c.offsetMap.Size()
@@ -182,20 +226,27 @@ func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 	}
 	l.mu.Lock()
 	segs := l.segmentsInRange(0, endOffset)
+	l.acquire(segs)
 	l.mu.Unlock()
+	defer l.release(segs)
+	endCopy := c.startPhase(PhaseCopy, func() ([]*Segment, []int64) { return l.copyPhaseSegments(endOffset) }, &stats.IO.Copy)
+	defer endCopy()
 	groups := groupSegmentsBySize(segs, cfg.SegmentBytes, cfg.SegmentIndexBytes, lt.FirstUncleanableOffset)
+	// One transaction tracker for the whole round (KAFKA-8351, case C2).
+	txns := newCleanedTxnMetadata()
 	for _, g := range groups {
-		if err := c.cleanSegments(l, g, lt.FirstUncleanableOffset, nowMs, &cfg, active, stats); err != nil {
+		if err := c.cleanSegments(l, g, lt.FirstUncleanableOffset, nowMs, &cfg, active, txns, stats); err != nil {
 			return nil, err
 		}
 		stats.Groups++
 		stats.SegmentsCleaned += len(g)
 	}
+	endCopy()
 	rs, ws := c.reader.Stats(), c.writer.Stats()
 	stats.ReadTime = rs.Time - readBefore.Time
 	stats.WriteTime = ws.WriteTime - writeBefore.WriteTime
 	stats.SyncTime = ws.SyncTime - writeBefore.SyncTime
-	stats.Syncs = ws.Syncs - writeBefore.Syncs
+	stats.Syncs = ws.Syncs + ws.Datasyncs - writeBefore.Syncs - writeBefore.Datasyncs
 	stats.CheckpointOffset = endOffset
 	if !opts.NoCheckpointUpdate {
 		if err := UpdateCheckpoint(l.fs, ckptPath, l.tp, endOffset); err != nil {
@@ -216,13 +267,19 @@ func (c *Cleaner) buildOffsetMap(l *Log, start, end record.Offset, stats *CleanS
 	c.offsetMap.Clear()
 	l.mu.Lock()
 	dirty := l.segmentsInRange(start, end)
+	l.acquire(dirty)
+	// Aborted transactions of the whole dirty range: their data never
+	// enters the map (KAFKA-REFERENCE §3).
+	txns := newCleanedTxnMetadata()
+	txns.addAborted(collectAbortedTxns(l.segments, start, end))
 	l.mu.Unlock()
+	defer l.release(dirty)
 	for i, s := range dirty {
 		next := end
 		if i+1 < len(dirty) {
 			next = dirty[i+1].base
 		}
-		full, err := c.buildOffsetMapForSegment(s, start, next, stats)
+		full, err := c.buildOffsetMapForSegment(s, start, next, txns, stats)
 		if err != nil {
 			return err
 		}
@@ -234,10 +291,10 @@ func (c *Cleaner) buildOffsetMap(l *Log, start, end record.Offset, stats *CleanS
 	return nil
 }
 
-func (c *Cleaner) buildOffsetMapForSegment(s *Segment, start, nextSegmentStart record.Offset, stats *CleanStats) (full bool, err error) {
+func (c *Cleaner) buildOffsetMapForSegment(s *Segment, start, nextSegmentStart record.Offset, txns *cleanedTxnMetadata, stats *CleanStats) (full bool, err error) {
 	defer c.reader.Restore()
 	m := c.offsetMap
-	it := newBatchIter(c.reader, s.f, int64(s.ix.lookup(start)), s.size)
+	it := c.iter(s, int64(s.ix.lookup(start)))
 	var r record.Record
 	for {
 		batch, pos, err := it.next()
@@ -255,9 +312,20 @@ func (c *Cleaner) buildOffsetMapForSegment(s *Segment, start, nextSegmentStart r
 		if c.progress != nil {
 			c.progress.Add(int64(len(batch)))
 		}
-		if h.Attributes.Control() {
+		switch {
+		case h.Attributes.Control():
+			typ, empty, err := c.controlTypeOf(s, pos, recs)
+			if err != nil {
+				return false, err
+			}
+			if _, err := txns.onControlBatchRead(&h, typ, empty); err != nil {
+				return false, err
+			}
 			stats.MapMessagesRead++
-		} else {
+		case txns.onBatchRead(&h):
+			// Aborted data: not put in the map (KAFKA-REFERENCE §3, case C4).
+			stats.MapMessagesRead += int64(h.RecordCount)
+		default:
 			// Gather the batch's keys at or after start, then put them
 			// together (a Batcher map overlaps their cache misses).
 			sc := &c.batchScratch
@@ -291,6 +359,34 @@ func (c *Cleaner) buildOffsetMapForSegment(s *Segment, start, nextSegmentStart r
 	// Offsets gaps: the whole segment is mapped, so its end is covered.
 	m.UpdateLatestOffset(int64(nextSegmentStart - 1))
 	return false, nil
+}
+
+// iter returns a batch iterator over the whole .log of s from byte pos,
+// reading through the cleaner's buffer, calling the clean's CheckDone before
+// every read, and reading a batch past the buffer's cap into c.oversize.
+func (c *Cleaner) iter(s *Segment, pos int64) batchIter {
+	it := newBatchIter(c.reader, s.f, pos, s.size)
+	it.beforeRead = c.checkDone
+	it.oversize = &c.oversize
+	return it
+}
+
+// controlTypeOf returns the type of the first record of a control batch,
+// and empty when it holds none (a batch an earlier clean emptied).
+func (c *Cleaner) controlTypeOf(s *Segment, pos FilePos, recs record.RecordIterator) (typ record.ControlType, empty bool, err error) {
+	var r record.Record
+	ok, err := recs.Next(&r)
+	if err != nil {
+		return 0, false, c.corrupt(s, pos, "control record", err)
+	}
+	if !ok {
+		return 0, true, nil
+	}
+	typ, err = record.ParseControlKey(r.Key)
+	if err != nil {
+		return 0, false, c.corrupt(s, pos, "control record key", err)
+	}
+	return typ, false, nil
 }
 
 // putKeys puts the gathered keys of one batch into the map, as Kafka's

@@ -12,28 +12,40 @@ import (
 
 // cleanSegments cleans one group into a single .cleaned segment with the
 // first segment's base offset and swaps it in, as Kafka's Cleaner.cleanSegments.
-// On error the .cleaned files are removed and the log is unchanged.
-func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable record.Offset, nowMs int64, cfg *LogConfig, active map[int64]ProducerEntry, stats *CleanStats) (err error) {
+// The aborted transactions of each segment's whole offset range (KAFKA-13727,
+// case C7) join the round's transaction tracker txns before its batches are
+// read; ABORT markers kept put their AbortedTxn in the cleaned segment's
+// .txnindex. On error the .cleaned files are removed and the log is unchanged.
+func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable record.Offset, nowMs int64, cfg *LogConfig, active map[int64]ProducerEntry, txns *cleanedTxnMetadata, stats *CleanStats) (err error) {
 	cleaned, err := createSegment(l.fs, l.dir, group[0].base, CleanedFileSuffix, cfg)
 	if err != nil {
 		return err
 	}
 	defer func() {
+		txns.cleanedIndex = nil
 		if err != nil {
 			cleaned.f.Close()
 			// Only output not yet renamed to .swap may go: once the swap has
 			// begun, the old segments may already be .deleted, and the .swap
 			// (or renamed) files are what recovery completes the swap with.
 			if cleaned.suffix == CleanedFileSuffix {
-				for _, ext := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix} {
+				for _, ext := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
 					l.fs.Remove(cleaned.path(ext))
 				}
 			}
 		}
 	}()
+	txns.cleanedIndex = cleaned
 	c.writer.Reset(cleaned.f)
-	for _, s := range group {
-		if err := c.cleanInto(s, cleaned, firstUncleanable, nowMs, cfg, active, stats); err != nil {
+	for i, s := range group {
+		upper := s.nextOffset
+		if i+1 < len(group) {
+			upper = group[i+1].base
+		}
+		l.mu.Lock()
+		txns.addAborted(collectAbortedTxns(l.segments, s.base, upper))
+		l.mu.Unlock()
+		if err := c.cleanInto(s, cleaned, firstUncleanable, nowMs, cfg, active, txns, stats); err != nil {
 			return err
 		}
 	}
@@ -44,6 +56,11 @@ func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable recor
 	if err := cleaned.writeIndexes(); err != nil {
 		return err
 	}
+	if len(cleaned.txns) > 0 {
+		if err := cleaned.writeTxnIndex(); err != nil {
+			return err
+		}
+	}
 	// Keep the last replaced segment's modification time, as Kafka's
 	// cleanSegments (cleaned.setLastModified): retention and the legacy delete
 	// horizon read it.
@@ -52,23 +69,40 @@ func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable recor
 			return fmt.Errorf("engine: set mtime of %s: %w", cleaned.path(LogFileSuffix), err)
 		}
 	}
-	return l.replaceSegments(cleaned, group)
+	if c.checkDone != nil {
+		if err := c.checkDone(); err != nil {
+			return err
+		}
+	}
+	return l.replaceSegments(cleaned, group, c.writer.Policy().SyncsDir())
 }
 
+// batchRetention is Kafka's MemoryRecords.RecordFilter.BatchRetention.
+type batchRetention int8
+
+const (
+	deleteEmpty batchRetention = iota // dropped when no record remains
+	retainEmpty                       // kept, as a header, even with no record
+	deleteBatch                       // dropped without looking at its records
+)
+
 // cleanInto filters the batches of src into dest, as Kafka's
-// Cleaner.cleanInto with MemoryRecords.filterTo: a batch whose records all
-// stay is copied verbatim, unless it holds a retained tombstone and has no
-// delete horizon yet; then, or when some records go, it is rebuilt with the
-// same base offset, last offset delta, producer fields and codec. A batch
-// left with no record is dropped, except (Kafka's RETAIN_EMPTY) the batch
-// holding an active producer's last sequence, so its producer state
-// survives, and the one whose next offset is the first uncleanable offset,
-// so the log end offset is kept (Kafka 4.x, KAFKA-17076): those stay as
-// empty headers. Control batches are copied as they are: transaction markers
-// are never put into or looked up in the map.
-func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, nowMs int64, cfg *LogConfig, active map[int64]ProducerEntry, stats *CleanStats) error {
+// Cleaner.cleanInto with MemoryRecords.filterTo. Each batch first updates
+// the round's transaction state (checkBatchRetention): a data batch of an
+// aborted transaction loses its records; a control batch that may be
+// discarded (an ABORT or COMMIT marker with no batch of its transaction in
+// this round) is dropped once its delete horizon has passed, and gets a
+// horizon stamped (now + delete.retention.ms) the first time it is kept.
+// The batch holding an active producer's last data (or, for a producer that
+// wrote only markers, a marker of its epoch) and the one whose next offset
+// is the first uncleanable offset (Kafka 4.x, KAFKA-17076) stay, as empty
+// headers when nothing else of them is kept (RETAIN_EMPTY); other batches
+// go when no record is kept. Data records are kept by the offset map
+// (filterBatch); a batch whose records all stay is copied verbatim unless a
+// horizon must be stamped.
+func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, nowMs int64, cfg *LogConfig, active map[int64]ProducerEntry, txns *cleanedTxnMetadata, stats *CleanStats) error {
 	defer c.reader.Restore()
-	it := newBatchIter(c.reader, src.f, 0, src.size)
+	it := c.iter(src, 0)
 	for {
 		batch, pos, err := it.next()
 		if errors.Is(err, io.EOF) {
@@ -85,15 +119,43 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 		if c.progress != nil {
 			c.progress.Add(int64(len(batch)))
 		}
-		stats.MessagesRead += int64(h.RecordCount)
-		if h.Attributes.Control() {
-			stats.MessagesWritten += int64(h.RecordCount)
-			if err := c.emit(dest, &h, batch, stats); err != nil {
+
+		control := h.Attributes.Control()
+		var canDiscard, discardRecords bool
+		if control {
+			typ, empty, err := c.controlTypeOf(src, pos, recs)
+			if err != nil {
 				return err
+			}
+			if canDiscard, err = txns.onControlBatchRead(&h, typ, empty); err != nil {
+				return err
+			}
+			horizon, hasHorizon := h.DeleteHorizonMs()
+			discardRecords = canDiscard && hasHorizon && horizon <= nowMs
+		} else {
+			canDiscard = txns.onBatchRead(&h)
+			discardRecords = canDiscard
+		}
+		retention := deleteEmpty
+		switch {
+		case h.HasProducerID() && isLastBatchOfProducer(active, &h):
+			retention = retainEmpty
+		case h.NextOffset() == firstUncleanable:
+			retention = retainEmpty
+		case discardRecords:
+			retention = deleteBatch
+		}
+		if retention == deleteBatch {
+			stats.BatchesDropped++
+			if control {
+				stats.MarkersDiscarded++
+			} else {
+				stats.AbortedBatchesDiscarded++
 			}
 			continue
 		}
-		out, keptCount, err := c.filterBatch(src, pos, &h, recs, nowMs, cfg.DeleteRetentionMs, stats)
+		stats.MessagesRead += int64(h.RecordCount)
+		out, keptCount, err := c.filterBatch(src, pos, &h, recs, nowMs, cfg.DeleteRetentionMs, discardRecords, canDiscard && control, stats)
 		if err != nil {
 			return err
 		}
@@ -112,7 +174,7 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 			if err := c.emit(dest, &h, batch, stats); err != nil {
 				return err
 			}
-		case isLastBatchOfProducer(active, &h) || h.NextOffset() == firstUncleanable:
+		case retention == retainEmpty:
 			empty := c.emptyBatch(&h)
 			eh, _ := record.ParseHeader(empty)
 			stats.EmptyBatchesRetained++
@@ -121,15 +183,29 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 			}
 		default:
 			stats.BatchesDropped++
+			if !control && discardRecords {
+				stats.AbortedBatchesDiscarded++
+			}
 		}
 	}
 }
 
-// filterBatch decides which records of one data batch stay, as Kafka's
-// Cleaner.shouldRetainRecord. It returns keptCount -1 when the batch is to be
-// copied verbatim, a rebuilt batch (aliasing c.scratch) when some records go
-// or a delete horizon must be stamped, and nil with keptCount 0 when none stay.
-func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, recs record.RecordIterator, nowMs, deleteRetentionMs int64, stats *CleanStats) (out []byte, keptCount int, err error) {
+// filterBatch decides which records of one batch stay, as Kafka's
+// Cleaner.shouldRetainRecord inside MemoryRecords.filterTo: none when
+// discardRecords (aborted data, or an expired marker kept only as a
+// header); every record of a control batch; a data record when it lies
+// past the map's latest offset, or has a key whose map offset is at or
+// below its own and a value or a delete horizon still ahead. It returns
+// keptCount -1 when the batch is to be copied verbatim, a rebuilt batch
+// (aliasing c.scratch) when some records go or a delete horizon must be
+// stamped (a kept tombstone, or markerForEmptyTxn: a kept marker that may
+// be discarded once its horizon passes), and nil with keptCount 0 when none
+// stay.
+func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, recs record.RecordIterator, nowMs, deleteRetentionMs int64, discardRecords, markerForEmptyTxn bool, stats *CleanStats) (out []byte, keptCount int, err error) {
+	if discardRecords {
+		return nil, 0, nil
+	}
+	control := h.Attributes.Control()
 	// The bitmap and the scratch slices grow with the records actually
 	// decoded, never with the header's count, which a bad batch could inflate.
 	n := int(h.RecordCount)
@@ -161,8 +237,10 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 		off := int64(r.Offset(h))
 		sc.offsets = append(sc.offsets, off)
 		sc.timestamps = append(sc.timestamps, r.Timestamp(h))
-		sc.tombstone = append(sc.tombstone, r.Value == nil)
+		sc.tombstone = append(sc.tombstone, r.Value == nil && !control)
 		switch {
+		case control:
+			kept[i>>6] |= 1 << (i & 63) // control records stay (Kafka's filter)
 		case off > latest:
 			kept[i>>6] |= 1 << (i & 63) // beyond the map: kept, as Kafka's pastLatestOffset
 		case r.Key == nil:
@@ -195,7 +273,7 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 		}
 		maxKeptTs = max(maxKeptTs, sc.timestamps[i])
 	}
-	needHorizon := containsTombstone && !hasHorizon
+	needHorizon := (containsTombstone || markerForEmptyTxn) && !hasHorizon
 	// A batch already empty (a header kept by an earlier clean) is not
 	// copied as it is: like any batch left with no record it goes unless it
 	// must stay (MemoryRecords.filterTo writes only retained records or a

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
@@ -19,6 +20,7 @@ import (
 //
 //	log [segment-bytes=N] [delete-retention-ms=N] [index-interval-bytes=N]
 //	    [min-compaction-lag-ms=N] [file-delete-delay-ms=N (default 0)]
+//	    [max-message-bytes=N] [producer-id-expiration-ms=N]
 //	  Starts an empty partition directory t-0 in a fresh log directory.
 //	batch [offset=N] [ts=N] [codec=C] [producer=N] [epoch=N] [seq=N] [txn]
 //	      [horizon=N] [control=commit|abort]
@@ -32,9 +34,22 @@ import (
 //	checkpoint [offset=N]
 //	  Writes the partition's cleaner checkpoint entry, then prints it.
 //	clean now=MS [first-dirty=N] [map-keys=N (default 1000)] [hw=N] [force=false]
+//	      [io-buffer-bytes=N] [during-at=K]
 //	  Runs one clean at time MS (first-dirty: as Kafka's tests pass
-//	  LogToClean(firstDirtyOffset); hw: Log.SetHighWatermark first), then
-//	  prints its stats, the log, the checkpoint and Verify's verdict.
+//	  LogToClean(firstDirtyOffset); hw: Log.SetHighWatermark first;
+//	  io-buffer-bytes: log.cleaner.io.buffer.size, so the read buffer is
+//	  half of it), then prints its stats, the log, the checkpoint and
+//	  Verify's verdict. The input, if any, holds commands run while the
+//	  clean works, at its K-th read (CheckDone; default 1), one per line:
+//	  "roll", "append O: K=V ..." (one batch at the log end offset),
+//	  "delete-records N" (Log.DeleteRecords), "retention" (Log.DeleteOldSegments).
+//	lso
+//	  Prints the last stable offset and the high watermark.
+//	ls
+//	  Lists the files of the partition directory.
+//	consume isolation=read_committed|read_uncommitted [from=N]
+//	  Reads the log as a consumer (Log.NewConsumer) and prints every record
+//	  delivered, then the position reached.
 //	print
 //	  Prints every segment (base offset, files, time index entries), its
 //	  batches (offsets, record count, base and max timestamp, attributes) and
@@ -91,6 +106,10 @@ func (h *ddHarness) run(t *testing.T, d *datadriven.TestData) string {
 				h.cfg.MinCompactionLagMs = v
 			case "file-delete-delay-ms":
 				h.cfg.FileDeleteDelayMs = v
+			case "max-message-bytes":
+				h.cfg.MaxMessageBytes = int(v)
+			case "producer-id-expiration-ms":
+				h.cfg.ProducerIDExpirationMs = v
 			default:
 				d.Fatalf(t, "unknown argument %s", arg.Key)
 			}
@@ -131,6 +150,53 @@ func (h *ddHarness) run(t *testing.T, d *datadriven.TestData) string {
 
 	case "print":
 		return h.dump(t)
+
+	case "ls":
+		entries, err := os.ReadDir(h.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return strings.Join(names, "\n")
+
+	case "lso":
+		lso, err := h.l.LastStableOffset()
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return fmt.Sprintf("last-stable-offset=%d high-watermark=%d", lso, h.l.HighWatermark())
+
+	case "consume":
+		var iso string
+		d.ScanArgs(t, "isolation", &iso)
+		level, err := ParseIsolationLevel(iso)
+		if err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+		from := int64(-1)
+		d.MaybeScanArgs(t, "from", &from)
+		c := h.l.NewConsumer(record.Offset(from), level, 0)
+		var b strings.Builder
+		err = c.ReadAll(func(r *ConsumerRecord) error {
+			k := "null"
+			if r.Key != nil {
+				k = string(r.Key)
+			}
+			v := "null"
+			if r.Value != nil {
+				v = string(r.Value)
+			}
+			fmt.Fprintf(&b, "%d: %s=%s\n", r.Offset, k, v)
+			return nil
+		})
+		if err != nil {
+			fmt.Fprintf(&b, "error: %v\n", err)
+		}
+		fmt.Fprintf(&b, "position=%d", c.Position())
+		return b.String()
 
 	case "reopen":
 		h.close(t)
@@ -278,15 +344,34 @@ func (h *ddHarness) clean(t *testing.T, d *datadriven.TestData) string {
 	}
 	cfg := DefaultCleanerConfig()
 	cfg.LoadFactor = 0.5
+	if d.HasArg("io-buffer-bytes") {
+		var n int64
+		d.ScanArgs(t, "io-buffer-bytes", &n)
+		cfg.IOBufferBytes = n
+	}
 	c, err := NewCleaner(cfg, CleanerOptions{Now: fixedClock(nowMs), Map: m})
 	if err != nil {
 		t.Fatal(err)
 	}
+	var during strings.Builder
+	if in := strings.TrimSpace(d.Input); in != "" {
+		at := 1
+		d.MaybeScanArgs(t, "during-at", &at)
+		calls := 0
+		opts.CheckDone = func() error {
+			if calls++; calls == at {
+				h.during(t, d, in, &during)
+			}
+			return nil
+		}
+	}
 	st, err := c.Clean(h.l, opts)
 	if err != nil {
-		return "error: " + err.Error()
+		msg := strings.ReplaceAll(err.Error(), h.root+string(filepath.Separator), "")
+		return during.String() + "error: " + msg + "\n" + h.dump(t) + h.checkpoint(t)
 	}
 	var b strings.Builder
+	b.WriteString(during.String())
 	if !st.Cleaned() {
 		fmt.Fprintf(&b, "skipped: %s\n", st.Skipped)
 	} else {
@@ -298,6 +383,9 @@ func (h *ddHarness) clean(t *testing.T, d *datadriven.TestData) string {
 			st.LogToClean.FirstDirtyOffset, st.LogToClean.FirstUncleanableOffset, st.EndOffset,
 			st.MapEntries, st.MaxMapEntries, full, st.MessagesRead, st.MessagesWritten,
 			st.BatchesRebuilt, st.BatchesDropped, st.EmptyBatchesRetained, st.HorizonsStamped, st.Groups, st.SegmentsCleaned)
+		if st.AbortedBatchesDiscarded > 0 || st.MarkersDiscarded > 0 {
+			fmt.Fprintf(&b, "transactions: aborted-batches-discarded=%d markers-discarded=%d\n", st.AbortedBatchesDiscarded, st.MarkersDiscarded)
+		}
 	}
 	b.WriteString(h.dump(t))
 	b.WriteString(h.checkpoint(t))
@@ -312,6 +400,57 @@ func (h *ddHarness) clean(t *testing.T, d *datadriven.TestData) string {
 		}
 	}
 	return b.String()
+}
+
+// during runs the commands of a clean's input while the clean works,
+// writing what each did to out.
+func (h *ddHarness) during(t *testing.T, d *datadriven.TestData, input string, out *strings.Builder) {
+	for _, line := range strings.Split(input, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		fmt.Fprintf(out, "during the clean: %s: ", line)
+		switch fields[0] {
+		case "roll":
+			if err := h.l.Roll(); err != nil {
+				fmt.Fprintf(out, "error: %v\n", err)
+				continue
+			}
+			fmt.Fprintf(out, "active seg@%d\n", h.l.ActiveSegment().BaseOffset())
+		case "append":
+			base := h.l.LogEndOffset()
+			if err := h.l.Append(testBatch(t, base, 0, fields[1:]...)); err != nil {
+				fmt.Fprintf(out, "error: %v\n", err)
+				continue
+			}
+			fmt.Fprintf(out, "log end offset %d\n", h.l.LogEndOffset())
+		case "delete-records":
+			off, err := strconv.ParseInt(fields[1], 10, 64)
+			if err != nil {
+				d.Fatalf(t, "%s: %v", line, err)
+			}
+			lso, err := h.l.DeleteRecords(record.Offset(off))
+			if err != nil {
+				fmt.Fprintf(out, "error: %v\n", err)
+				continue
+			}
+			fmt.Fprintf(out, "log start offset %d\n", lso)
+		case "retention":
+			res, err := h.l.DeleteOldSegments(time.UnixMilli(0))
+			if err != nil {
+				fmt.Fprintf(out, "error: %v\n", err)
+				continue
+			}
+			var deleted []string
+			for _, s := range res.Deleted {
+				deleted = append(deleted, fmt.Sprintf("seg@%d", s.BaseOffset))
+			}
+			fmt.Fprintf(out, "deleted [%s]\n", strings.Join(deleted, " "))
+		default:
+			d.Fatalf(t, "unknown command %q during a clean", line)
+		}
+	}
 }
 
 func (h *ddHarness) checkpoint(t *testing.T) string {
@@ -360,6 +499,17 @@ func (h *ddHarness) dump(t *testing.T) string {
 			if len(strs) > 0 {
 				fmt.Fprintf(&b, " index=%s", strings.Join(strs, ","))
 			}
+		}
+		if data, err := os.ReadFile(prefix + TxnIndexFileSuffix); err == nil {
+			es, err := DecodeTxnIndex(data, s.BaseOffset())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var strs []string
+			for _, e := range es {
+				strs = append(strs, fmt.Sprintf("(p%d %d..%d lso %d)", e.ProducerID, e.FirstOffset, e.LastOffset, e.LastStableOffset))
+			}
+			fmt.Fprintf(&b, " txnindex=[%s]", strings.Join(strs, " "))
 		}
 		if data, err := os.ReadFile(prefix + TimeIndexFileSuffix); err == nil && len(data) > 0 {
 			es, err := DecodeTimeIndex(data, s.BaseOffset())

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/iosched"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
 
@@ -40,6 +42,10 @@ type LogConfig struct {
 	// .deleted before they are removed. Default 60000, as Kafka's
 	// file.delete.delay.ms (log.segment.delete.delay.ms). 0 removes them at once.
 	FileDeleteDelayMs int64
+	// MaxCompactionLagMs: a log whose oldest dirty (non-active) segment's
+	// first batch is older than now - this is cleaned whatever its cleanable
+	// ratio. Default math.MaxInt64 (never), as Kafka's max.compaction.lag.ms.
+	MaxCompactionLagMs int64
 	// ProducerIDExpirationMs: a producer whose last batch is older than this
 	// (and has no open transaction) is expired: the cleaner no longer keeps its
 	// last batch. Default 86400000 (1 day), as Kafka's producer.id.expiration.ms.
@@ -74,6 +80,7 @@ func DefaultLogConfig() LogConfig {
 		IndexIntervalBytes:     4096,
 		DeleteRetentionMs:      86_400_000,
 		MinCompactionLagMs:     0,
+		MaxCompactionLagMs:     math.MaxInt64,
 		MinCleanableDirtyRatio: 0.5,
 		MaxMessageBytes:        1_048_588,
 		FileDeleteDelayMs:      60_000,
@@ -98,6 +105,10 @@ func (c *LogConfig) Validate() error {
 		return fmt.Errorf("engine: delete.retention.ms %d is negative", c.DeleteRetentionMs)
 	case c.MinCompactionLagMs < 0:
 		return fmt.Errorf("engine: min.compaction.lag.ms %d is negative", c.MinCompactionLagMs)
+	case c.MaxCompactionLagMs < 1:
+		return fmt.Errorf("engine: max.compaction.lag.ms %d must be at least 1", c.MaxCompactionLagMs)
+	case c.MaxCompactionLagMs < c.MinCompactionLagMs:
+		return fmt.Errorf("engine: max.compaction.lag.ms %d is below min.compaction.lag.ms %d", c.MaxCompactionLagMs, c.MinCompactionLagMs)
 	case c.MinCleanableDirtyRatio < 0 || c.MinCleanableDirtyRatio > 1:
 		return fmt.Errorf("engine: min.cleanable.dirty.ratio %v out of range [0, 1]", c.MinCleanableDirtyRatio)
 	case c.FileDeleteDelayMs < 0:
@@ -147,6 +158,30 @@ type CleanerConfig struct {
 	// VerifyCRC re-checks the CRC of every batch read while cleaning, so that
 	// corruption is reported rather than copied. Default true.
 	VerifyCRC bool
+	// IOPath is how the cleaner reads segments (iosched.ReadPaths): "pread"
+	// into a reusable buffer (Kafka's way), "mmap" with madvise, or "direct"
+	// (O_DIRECT; a segment whose file system refuses it is read with pread,
+	// and CleanStats.IO says so). Default "pread"; empty means pread. Not a
+	// Kafka config.
+	IOPath string
+	// Readahead is the pread path's posix_fadvise hint per segment: "none",
+	// "sequential" or "willneed" (iosched.ReadaheadHint). Default "none";
+	// empty means none. Not a Kafka config.
+	Readahead string
+	// MaxIOBytesPerSecond caps the cleaner's read plus written bytes per
+	// second, all threads together, as Kafka's
+	// log.cleaner.io.max.bytes.per.second. Default 0: no limit (Kafka's
+	// default, Double.MaxValue, never sleeps either).
+	MaxIOBytesPerSecond float64
+	// Throttler is the throttle's algorithm when MaxIOBytesPerSecond is set:
+	// "kafka" (Kafka's Throttler: 300 ms checks, one compensating sleep) or
+	// "token-bucket". Default "kafka"; empty means kafka. Not a Kafka config.
+	Throttler string
+	// CacheFriendly drops the pages of segments already copied, and of the
+	// cleaned output already written, from the page cache behind the copy
+	// (posix_fadvise DONTNEED; the output's write-back is started and waited
+	// for so its pages can go). Default false, as Kafka. Not a Kafka config.
+	CacheFriendly bool
 }
 
 // DefaultCleanerConfig returns Kafka's defaults.
@@ -159,6 +194,9 @@ func DefaultCleanerConfig() CleanerConfig {
 		Hasher:            "md5",
 		OffsetMap:         "skimpy",
 		VerifyCRC:         true,
+		IOPath:            string(iosched.ReadPread),
+		Readahead:         string(iosched.HintNone),
+		Throttler:         iosched.ThrottlerKafka,
 	}
 }
 
@@ -172,10 +210,23 @@ func (c *CleanerConfig) Validate() error {
 	case c.DedupeBufferBytes/int64(c.Threads) > math.MaxInt32:
 		// Kafka's limit: the per-thread map is one ByteBuffer.
 		return fmt.Errorf("engine: log.cleaner.dedupe.buffer.size %d per thread exceeds 2 GiB", c.DedupeBufferBytes/int64(c.Threads))
-	case c.IOBufferBytes/int64(c.Threads)/2 < 1024:
-		return fmt.Errorf("engine: log.cleaner.io.buffer.size %d gives each of %d threads buffers under 1 KiB", c.IOBufferBytes, c.Threads)
+	case c.IOBufferBytes/int64(c.Threads)/2 < record.BatchHeaderSize:
+		// Kafka accepts any size and grows the buffers to the first batch;
+		// below one batch header nothing useful is read.
+		return fmt.Errorf("engine: log.cleaner.io.buffer.size %d gives each of %d threads buffers under %d bytes (one batch header)", c.IOBufferBytes, c.Threads, record.BatchHeaderSize)
 	case c.LoadFactor <= 0 || c.LoadFactor > 1:
 		return fmt.Errorf("engine: log.cleaner.io.buffer.load.factor %v out of range (0, 1]", c.LoadFactor)
+	case !(c.MaxIOBytesPerSecond >= 0) || math.IsInf(c.MaxIOBytesPerSecond, 1):
+		return fmt.Errorf("engine: log.cleaner.io.max.bytes.per.second %v: want a finite rate >= 0 (0: no limit)", c.MaxIOBytesPerSecond)
+	}
+	if _, err := iosched.ParseReadPath(c.IOPath); err != nil {
+		return fmt.Errorf("engine: io path: %w", err)
+	}
+	if _, err := iosched.ParseReadaheadHint(c.Readahead); err != nil {
+		return fmt.Errorf("engine: readahead: %w", err)
+	}
+	if _, err := iosched.ParseThrottlerKind(c.Throttler); err != nil {
+		return fmt.Errorf("engine: throttler: %w", err)
 	}
 	// Names are checked here, not only when the cleaner allocates its map,
 	// so that a caller learns of a typo before generating or reading a log.

@@ -46,6 +46,22 @@ var (
 	ErrLegacyFormat = errors.New("engine: cannot clean legacy (magic 0/1) messages")
 	// ErrMapTooSmall: the offset map cannot hold even one key.
 	ErrMapTooSmall = errors.New("engine: offset map too small to hold one key")
+	// ErrCleaningAborted: a clean stopped before its end, as Kafka's
+	// LogCleaningAbortedException: the manager aborted or paused the log's
+	// cleaning, or retention deleted a segment of the group being cleaned.
+	// Groups already swapped in are complete; the group being cleaned is
+	// left as it was, and the checkpoint does not move.
+	ErrCleaningAborted = errors.New("engine: cleaning aborted")
+)
+
+// Errors of the cleaner manager.
+var (
+	// ErrCleaningState: a pause, resume or abort asked of a partition in a
+	// state that does not allow it (Kafka's IllegalStateException), such as
+	// resuming a partition that is not paused.
+	ErrCleaningState = errors.New("engine: illegal cleaning state")
+	// ErrUnknownLog: the manager holds no log of that topic-partition.
+	ErrUnknownLog = errors.New("engine: unknown log")
 )
 
 // Errors of verifying.

@@ -129,6 +129,9 @@ func Open(dir string, opts Options) (*Log, error) {
 		if err := recoverSwap(fsys, dir, &cfg, l.reader); err != nil {
 			return nil, err
 		}
+		if err := removeStaleCheckpointTemps(fsys, l.root); err != nil {
+			return nil, err
+		}
 	}
 	entries, err := fsys.ReadDir(dir)
 	if err != nil {
@@ -342,3 +345,24 @@ func (s *Segment) dropTxnsFrom(off record.Offset) {
 
 // Recovery returns what Open found and did.
 func (l *Log) Recovery() *RecoveryReport { return l.recovery }
+
+// removeStaleCheckpointTemps removes the .tmp files a crash in the middle
+// of writing a checkpoint of root left (writeFileAtomic writes path.tmp,
+// then renames it over path): they hold no state. Each is removed under
+// its checkpoint's lock, so a write in progress in this process is never
+// disturbed.
+func removeStaleCheckpointTemps(fsys FS, root string) error {
+	for _, name := range []string{CleanerCheckpointFile, RecoveryPointCheckpointFile, LogStartOffsetCheckpointFile} {
+		path := filepath.Join(root, name)
+		unlock := lockCheckpoint(path)
+		_, err := fsys.Stat(path + ".tmp")
+		if err == nil {
+			err = fsys.Remove(path + ".tmp")
+		}
+		unlock()
+		if err != nil && !isNotExist(err) {
+			return fmt.Errorf("engine: remove stale %s.tmp: %w", path, err)
+		}
+	}
+	return nil
+}

@@ -77,15 +77,13 @@ type Log struct {
 	highWatermark record.Offset
 	reader        *iosched.Reader
 	now           func() time.Time
-	// producers is the producer state, nil until LoadProducerState.
-	producers producerState // REQUIRES: mu held
+	// pstate is the producer state (producers, their last batches and open
+	// transactions); nil until first needed (loadProducerState).
+	pstate *producerStateManager // REQUIRES: mu held
 	// pendingDeletes are replaced segments waiting out file.delete.delay.ms.
 	pendingDeletes []pendingDelete // REQUIRES: mu held
 	// recovery is what Open found and did.
 	recovery *RecoveryReport
-	// txn is the producers' open transactions; nil until first needed
-	// (loadTxnState). REQUIRES: mu held.
-	txn *txnState
 }
 
 func (l *Log) nowMs() int64 { return l.now().UnixMilli() }
@@ -163,10 +161,10 @@ func (l *Log) LastStableOffset() (record.Offset, error) {
 	hw := l.HighWatermark()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.ensureTxnState(); err != nil {
+	if err := l.ensureProducerState(); err != nil {
 		return hw, err
 	}
-	if first, ok := l.txn.firstUnstable(); ok && first < hw {
+	if first, ok := l.pstate.firstUnstableOffset(); ok && first < hw {
 		return first, nil
 	}
 	return hw, nil
@@ -230,7 +228,7 @@ func (l *Log) Append(batches []byte) error {
 		headers = append(headers, h)
 		pos += h.Size()
 	}
-	if err := l.ensureTxnState(); err != nil {
+	if err := l.ensureProducerState(); err != nil {
 		return err
 	}
 	active := l.segments[len(l.segments)-1]
@@ -269,13 +267,28 @@ func (l *Log) Append(batches []byte) error {
 	if err := active.append(batches[fromPos:], headers[from:]); err != nil {
 		return err
 	}
-	if l.producers != nil {
-		for i := range headers {
-			l.producers.update(&headers[i])
+	txnBatches = txnBatchesOf(batches[fromPos:], headers[from:], active, txnBatches)
+	for i := range txnBatches {
+		if a := l.pstate.update(&txnBatches[i]); a != nil {
+			if err := txnBatches[i].seg.appendTxn(*a); err != nil {
+				return err
+			}
 		}
 	}
-	txnBatches = txnBatchesOf(batches[fromPos:], headers[from:], active, txnBatches)
-	return l.txn.apply(txnBatches, func(seg *Segment, a AbortedTxn) error { return seg.appendTxn(a) })
+	return nil
+}
+
+// txnBatchesOf appends the producer-state facts of the whole batches in buf
+// (already validated by the caller), headers[i] being the header of the
+// i-th batch, all written to seg.
+func txnBatchesOf(buf []byte, headers []record.BatchHeader, seg *Segment, out []txnBatch) []txnBatch {
+	pos := 0
+	for i := range headers {
+		size := headers[i].Size()
+		out = append(out, txnBatchOf(&headers[i], buf[pos:pos+size], seg))
+		pos += size
+	}
+	return out
 }
 
 // shouldRoll is Kafka's LogSegment.shouldRoll for an append of n bytes whose

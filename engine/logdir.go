@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 	"sync"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
@@ -113,4 +114,51 @@ func checkpointEntry(fsys FS, path string, tp TopicPartition) (record.Offset, bo
 	}
 	off, ok := entries[tp]
 	return off, ok, nil
+}
+
+// PartitionDirs lists the partition directories of a log directory root:
+// its subdirectories named topic-partition, sorted by name. Directories
+// Kafka marks for deletion or moving (topic-0.<id>-delete, -future,
+// -stray) do not parse as topic-partition and are left out, as are files.
+func PartitionDirs(fsys FS, root string) ([]string, error) {
+	if fsys == nil {
+		fsys = DefaultFS
+	}
+	entries, err := fsys.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("engine: list %s: %w", root, err)
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := ParseTopicPartition(e.Name()); err != nil {
+			continue
+		}
+		out = append(out, filepath.Join(root, e.Name()))
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// OpenLogDir opens every partition directory of a log directory root (see
+// PartitionDirs) read-write with opts, as a broker's LogManager loads a
+// log directory. A partition that fails to open is left out, its error in
+// failed (keyed by directory); the others are returned open.
+func OpenLogDir(root string, opts Options) (logs []*Log, failed map[string]error, err error) {
+	dirs, err := PartitionDirs(opts.FS, root)
+	if err != nil {
+		return nil, nil, err
+	}
+	failed = map[string]error{}
+	for _, dir := range dirs {
+		l, err := Open(dir, opts)
+		if err != nil {
+			failed[dir] = err
+			continue
+		}
+		logs = append(logs, l)
+	}
+	return logs, failed, nil
 }

@@ -177,7 +177,7 @@ func (l *Log) deleteWhile(hw record.Offset, nowMs int64, reason string, res *Ret
 	l.segments = append([]*Segment(nil), l.segments[n:]...)
 	for _, s := range doomed {
 		res.Deleted = append(res.Deleted, DeletedSegment{BaseOffset: s.base, NextOffset: s.nextOffset, SizeBytes: s.size, MaxTimestamp: s.ix.maxTimestampSoFar, Reason: reason})
-		s.closeFiles()
+		l.retire(s)
 		if err := s.renameSuffix(DeletedFileSuffix); err != nil {
 			return err
 		}

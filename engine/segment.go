@@ -80,6 +80,15 @@ type Segment struct {
 	// abortMarkers are the offsets of the ABORT markers a full scan met.
 	abortMarkers []record.Offset
 
+	// refs counts the readers (fetches, the cleaner) using the segment's
+	// files; retired is set once the segment left the log (replaced by a
+	// clean or deleted by retention). Its files are closed when both hold:
+	// a reader that took the segment from the list keeps reading it, as
+	// Kafka's file.delete.delay.ms lets in-flight reads finish.
+	// REQUIRES: the Log's mu held.
+	refs    int
+	retired bool
+
 	created     int64 // ms when created or loaded (segment.ms without timestamps)
 	rollTs      int64 // MaxTimestamp of the first batch, -1 if none (Kafka's rollingBasedTimestamp)
 	rollTsKnown bool

@@ -44,8 +44,13 @@ type CleanStats struct {
 	BatchesDropped       int64
 	EmptyBatchesRetained int64
 	HorizonsStamped      int64 // batches that got a delete horizon in this clean
-	Groups               int
-	SegmentsCleaned      int
+	// AbortedBatchesDiscarded counts data batches of aborted transactions
+	// dropped (their records removed, the batch gone); MarkersDiscarded
+	// counts ABORT/COMMIT markers dropped after their delete horizon.
+	AbortedBatchesDiscarded int64
+	MarkersDiscarded        int64
+	Groups                  int
+	SegmentsCleaned         int
 
 	StartSizeBytes int64 // the log's bytes before the clean
 	EndSizeBytes   int64 // after
@@ -56,8 +61,11 @@ type CleanStats struct {
 	MapReadTime     time.Duration // time in pread while building the map
 	ReadTime        time.Duration // time in pread, both phases
 	WriteTime       time.Duration // time in write(2)
-	SyncTime        time.Duration // time in fsync
-	Syncs           int64
+	SyncTime        time.Duration // time in fsync, fdatasync and sync_file_range of cleaned segments
+	Syncs           int64         // fsync and fdatasync calls on cleaned segments
+	// IO says how the bytes moved: read path, fsync policy, throttle, and
+	// per phase what was read, written, waited and slept (cleaner_io.go).
+	IO IOStats
 }
 
 func (s *CleanStats) finish(end time.Time, l *Log) {

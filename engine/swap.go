@@ -15,15 +15,36 @@ import (
 //  5. remove the .deleted files after file.delete.delay.ms (at once when it is 0).
 //
 // The new segment replaces the group in the segment list under l.mu.
-func (l *Log) replaceSegments(cleaned *Segment, old []*Segment) error {
+//
+// When a segment of the group is no longer in the log (retention deleted it
+// while the group was cleaned, case C15) nothing is renamed: the error wraps
+// ErrCleaningAborted and the .cleaned files stay for the caller to remove.
+//
+// syncDir false skips step 4 (the cleaner's --fsync none: not crash safe).
+func (l *Log) replaceSegments(cleaned *Segment, old []*Segment, syncDir bool) error {
 	if err := cleaned.f.Close(); err != nil {
 		return fmt.Errorf("engine: close %s: %w", cleaned.f.Name(), err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	first := -1
+	for i, s := range l.segments {
+		if s == old[0] {
+			first = i
+			break
+		}
+	}
+	if first < 0 || first+len(old) > len(l.segments) || l.closed {
+		return fmt.Errorf("%w: %s: a segment of the group was deleted while it was cleaned", ErrCleaningAborted, l.dir)
+	}
+	for i, s := range old {
+		if l.segments[first+i] != s {
+			return fmt.Errorf("%w: %s: the segments of the group changed while it was cleaned", ErrCleaningAborted, l.dir)
+		}
 	}
 	if err := cleaned.renameSuffix(SwapFileSuffix); err != nil {
 		return err
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	for _, s := range old {
 		if err := s.renameSuffix(DeletedFileSuffix); err != nil {
 			return err
@@ -32,8 +53,10 @@ func (l *Log) replaceSegments(cleaned *Segment, old []*Segment) error {
 	if err := cleaned.renameSuffix(""); err != nil {
 		return err
 	}
-	if err := l.fs.SyncDir(l.dir); err != nil {
-		return fmt.Errorf("engine: fsync directory %s: %w", l.dir, err)
+	if syncDir {
+		if err := l.fs.SyncDir(l.dir); err != nil {
+			return fmt.Errorf("engine: fsync directory %s: %w", l.dir, err)
+		}
 	}
 	// Reopen the new segment's .log for reading and appending.
 	f, err := l.fs.OpenAppend(cleaned.path(LogFileSuffix))
@@ -43,26 +66,47 @@ func (l *Log) replaceSegments(cleaned *Segment, old []*Segment) error {
 	cleaned.f = f
 	cleaned.indexDirty = false
 
-	first := -1
-	for i, s := range l.segments {
-		if s == old[0] {
-			first = i
-			break
-		}
-	}
-	if first < 0 || first+len(old) > len(l.segments) {
-		return fmt.Errorf("engine: %s: segments changed while cleaning", l.dir)
-	}
 	segs := append([]*Segment(nil), l.segments[:first]...)
 	segs = append(segs, cleaned)
 	segs = append(segs, l.segments[first+len(old):]...)
 	l.segments = segs
 
 	for _, s := range old {
-		s.f.Close()
+		l.retire(s)
 		l.scheduleDelete(s)
 	}
 	return nil
+}
+
+// acquire counts one more reader of each segment, so that their files stay
+// open until release even if they leave the log meanwhile.
+// REQUIRES: l.mu held.
+func (l *Log) acquire(segs []*Segment) {
+	for _, s := range segs {
+		s.refs++
+	}
+}
+
+// release undoes acquire, closing the files of retired segments no longer read.
+func (l *Log) release(segs []*Segment) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range segs {
+		s.refs--
+		if s.retired && s.refs == 0 {
+			s.closeFiles()
+		}
+	}
+}
+
+// retire marks a segment removed from the log; its files are closed now, or
+// by the release of its last reader.
+// REQUIRES: l.mu held.
+func (l *Log) retire(s *Segment) {
+	s.retired = true
+	if s.refs == 0 {
+		s.closeFiles()
+	}
 }
 
 // scheduleDelete removes the .deleted files of s now when

@@ -13,6 +13,10 @@ var (
 	// ErrNoProgress: a file's ReadAt or Write returned no bytes and no error,
 	// so retrying could loop forever.
 	ErrNoProgress = errors.New("iosched: read or write made no progress")
+	// ErrDirectUnsupported: a file could not be opened with O_DIRECT (the
+	// file system refuses it, or the file has no OS descriptor) and the
+	// direct reader was not allowed to fall back to buffered reads.
+	ErrDirectUnsupported = errors.New("iosched: O_DIRECT not available for this file")
 )
 
 // IOError says which operation on which file at which byte position failed.

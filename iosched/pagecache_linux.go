@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"os"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -46,18 +47,81 @@ func DropCachesGlobal() error {
 	return nil
 }
 
-// Residency returns how many of the first size bytes of f are in the page cache: it
-// maps them (mmap, PROT_READ, MAP_SHARED; mapping does not fault pages in), asks
-// mincore which pages are resident, and returns resident pages x page size, capped at
+// cachestatMissing is set once cachestat(2) failed with ENOSYS (kernel before
+// 6.5) or EPERM (a seccomp filter): mincore is used from then on.
+var cachestatMissing atomic.Bool
+
+// FileCacheState reports what the page cache holds of the first size bytes
+// of f, from cachestat(2) where the kernel has it, else from mincore (which
+// gives CachedBytes only). size 0 gives zeros. Errors are *IOError values.
+func FileCacheState(f File, size int64) (CacheState, error) { return RangeCacheState(f, 0, size) }
+
+// RangeCacheState is FileCacheState over bytes [off, off+n) of f. The
+// figures count whole pages overlapping the range, capped at n.
+func RangeCacheState(f File, off, n int64) (CacheState, error) {
+	if n <= 0 || off < 0 {
+		return CacheState{Method: ResidencyMethod()}, nil
+	}
+	fd, ok := osFd(f)
+	if !ok {
+		return CacheState{}, &IOError{Op: "residency", Path: f.Name(), Pos: -1, Err: errors.New("the file has no OS descriptor")}
+	}
+	if !cachestatMissing.Load() {
+		var cs unix.Cachestat_t
+		err := unix.Cachestat(uint(fd), &unix.CachestatRange{Off: uint64(off), Len: uint64(n)}, &cs, 0)
+		if err == nil {
+			b := func(pages uint64) int64 { return min(int64(pages)*pageBytes, n) }
+			return CacheState{CachedBytes: b(cs.Cache), DirtyBytes: b(cs.Dirty), WritebackBytes: b(cs.Writeback),
+				EvictedBytes: b(cs.Evicted), RecentlyEvictedBytes: b(cs.Recently_evicted), Method: MethodCachestat}, nil
+		}
+		if err != unix.ENOSYS && err != unix.EPERM {
+			return CacheState{}, &IOError{Op: "cachestat", Path: f.Name(), Pos: off, Err: err}
+		}
+		cachestatMissing.Store(true)
+	}
+	cached, err := mincoreResidency(f, fd, off, n)
+	return CacheState{CachedBytes: cached, Method: MethodMincore}, err
+}
+
+// ResidencyMethod names the method FileCacheState and Residency use on this
+// machine: MethodCachestat until cachestat(2) was found missing.
+func ResidencyMethod() string {
+	if cachestatMissing.Load() {
+		return MethodMincore
+	}
+	return MethodCachestat
+}
+
+// Residency returns how many of the first size bytes of f are in the page
+// cache (FileCacheState's CachedBytes: cachestat(2), else mincore), capped at
 // size. size 0 gives 0. Errors are *IOError values wrapping the errno.
 func Residency(f File, size int64) (residentBytes int64, err error) {
+	cs, err := FileCacheState(f, size)
+	return cs.CachedBytes, err
+}
+
+// MincoreResidency is Residency by mmap + mincore whatever the kernel has
+// (mapping does not fault pages in): for checking cachestat against it.
+func MincoreResidency(f File, size int64) (int64, error) {
 	if size <= 0 {
 		return 0, nil
 	}
+	fd, ok := osFd(f)
+	if !ok {
+		return 0, &IOError{Op: "mincore", Path: f.Name(), Pos: -1, Err: errors.New("the file has no OS descriptor")}
+	}
+	return mincoreResidency(f, fd, 0, size)
+}
+
+// mincoreResidency maps the pages holding bytes [off, off+n) of f and counts
+// those mincore says are resident, as bytes capped at n.
+func mincoreResidency(f File, fd int, off, n int64) (residentBytes int64, err error) {
+	from := alignDown(off, pageBytes)
+	size := off + n - from
 	if int64(int(size)) != size {
 		return 0, &IOError{Op: "mincore", Path: f.Name(), Pos: -1, Err: fmt.Errorf("size %d does not fit an int", size)}
 	}
-	mem, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+	mem, err := unix.Mmap(fd, from, int(size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		return 0, &IOError{Op: "mmap", Path: f.Name(), Pos: -1, Err: err}
 	}
@@ -75,7 +139,7 @@ func Residency(f File, size int64) (residentBytes int64, err error) {
 	for _, v := range vec {
 		pages += int64(bits.OnesCount8(v & 1)) // bit 0: resident; the other bits are reserved
 	}
-	return min(pages*page, size), nil
+	return min(pages*page, n), nil
 }
 
 // mincore fills vec with one byte per page of mem, bit 0 set when the page is

@@ -1,6 +1,7 @@
 package iosched
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -65,5 +66,92 @@ func TestDropCachesGlobal(t *testing.T) {
 	}
 	if err := DropCachesGlobal(); err != nil {
 		t.Logf("not permitted here (callers fall back to DropFileCache): %v", err)
+	}
+}
+
+// TestCachestatAgreesWithMincore: on a quiet file the two methods count the
+// same resident bytes, and cachestat sees the dirty pages of a file just
+// written and none once it is synced.
+func TestCachestatAgreesWithMincore(t *testing.T) {
+	const size = 4<<20 + 10
+	f, _ := tempFile(t, size)
+	w, err := os.OpenFile(f.Name(), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.WriteAt(make([]byte, 1<<20), 0); err != nil { // 256 dirty pages
+		t.Fatal(err)
+	}
+	cs, err := FileCacheState(f, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.Method != MethodCachestat {
+		t.Skipf("cachestat(2) not available here (method %s)", cs.Method)
+	}
+	if cs.DirtyBytes < 1<<20 {
+		t.Fatalf("dirty after a 1 MiB write: %+v", cs)
+	}
+	if err := DropFileCache(f); err != nil { // fdatasync, then drop
+		t.Fatal(err)
+	}
+	if err := WarmFile(f, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err = FileCacheState(f, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := MincoreResidency(f, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.CachedBytes != size || mc != size || cs.DirtyBytes != 0 {
+		t.Fatalf("warm file: cachestat %+v, mincore %d, want %d cached, 0 dirty", cs, mc, size)
+	}
+}
+
+// TestDropBehind reads a warm file with each read path in the cache-friendly
+// mode: the pread and mmap paths leave none of it in the page cache and say
+// they dropped every byte; without the mode all of it stays.
+func TestDropBehind(t *testing.T) {
+	const size = 2<<20 + 100
+	f, data := tempFile(t, size)
+	if err := DropFileCache(f); err != nil { // clean pages: dirty ones cannot be dropped
+		t.Fatal(err)
+	}
+	for _, p := range []ReadPath{ReadPread, ReadMmap} {
+		for _, on := range []bool{false, true} {
+			if err := WarmFile(f, nil); err != nil {
+				t.Fatal(err)
+			}
+			r := newPath(t, p, 64<<10, 64<<10)
+			r.SetDropBehind(on)
+			var got []byte
+			for pos := int64(0); pos < size; {
+				b, err := r.Read(f, pos, size)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, b...)
+				pos += int64(len(b))
+			}
+			r.Restore()
+			if !bytes.Equal(got, data) {
+				t.Fatalf("%s: bytes differ", p)
+			}
+			res, err := Residency(f, size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := r.Stats()
+			switch {
+			case on && (res != 0 || st.DroppedBytes != size):
+				t.Fatalf("%s drop-behind: %d bytes still cached, %d dropped of %d", p, res, st.DroppedBytes, size)
+			case !on && (res != size || st.DroppedBytes != 0):
+				t.Fatalf("%s: %d bytes cached, %d dropped, want all cached", p, res, st.DroppedBytes)
+			}
+		}
 	}
 }

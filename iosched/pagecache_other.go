@@ -23,3 +23,22 @@ func DropCachesGlobal() error { return errNoPageCacheControl }
 // Residency is supported on Linux only; elsewhere it returns an error wrapping
 // errors.ErrUnsupported.
 func Residency(f File, size int64) (int64, error) { return 0, errNoPageCacheControl }
+
+// FileCacheState is supported on Linux only; elsewhere it returns an error
+// wrapping errors.ErrUnsupported.
+func FileCacheState(f File, size int64) (CacheState, error) {
+	return CacheState{}, errNoPageCacheControl
+}
+
+// RangeCacheState is supported on Linux only; elsewhere it returns an error
+// wrapping errors.ErrUnsupported.
+func RangeCacheState(f File, off, n int64) (CacheState, error) {
+	return CacheState{}, errNoPageCacheControl
+}
+
+// MincoreResidency is supported on Linux only; elsewhere it returns an error
+// wrapping errors.ErrUnsupported.
+func MincoreResidency(f File, size int64) (int64, error) { return 0, errNoPageCacheControl }
+
+// ResidencyMethod is "" where page-cache residency cannot be measured.
+func ResidencyMethod() string { return "" }

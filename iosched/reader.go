@@ -17,47 +17,60 @@ const (
 	DefaultMaxBufferBytes = 1048588
 )
 
-// ReadStats counts what a Reader did since it was made.
+// ReadStats counts what a SegmentReader did since it was made.
 type ReadStats struct {
-	Bytes int64         // bytes returned by ReadAt calls (file bytes read)
-	Reads int64         // ReadAt (pread) calls, retries of short reads included
-	Time  time.Duration // wall time spent inside ReadAt calls
+	Bytes int64 // bytes returned by Read calls, re-reads after a Grow included
+	// Reads counts pread calls (pread and direct paths; retries of short
+	// reads included) or Read calls (mmap path, where a read is a slice of
+	// the mapping and the bytes come in by page faults).
+	Reads int64
+	// Time is the wall time inside pread calls, or for mmap inside mmap,
+	// madvise and munmap (not page faults: see the phase counters' major
+	// faults and I/O wait).
+	Time time.Duration
+	// Maps counts files mapped (mmap path).
+	Maps int64
+	// Advice counts fadvise and madvise calls; AdviceErrors those that
+	// failed (advice is best effort: reading goes on).
+	Advice       int64
+	AdviceErrors int64
+	// DroppedBytes counts bytes handed to fadvise DONTNEED by the
+	// cache-friendly mode (SetDropBehind).
+	DroppedBytes int64
+	// Fallbacks counts files the direct path read with buffered pread
+	// because O_DIRECT was refused (ReaderOptions.DirectFallback);
+	// FallbackReason says why, for the first of them.
+	Fallbacks      int64
+	FallbackReason string
 }
 
-// Reader reads a segment file sequentially by pread into one reusable buffer, as
-// Kafka's cleaner reads with its read buffer. The buffer is allocated once, at
-// bufferBytes, in NewReader, and Read never allocates. Grow allocates only when it
-// goes past the largest size reached so far (at most log2(max/initial) times in a
-// Reader's life, and never for batches that fit the initial buffer); Restore keeps
-// the larger array and only shrinks what a Read fills. So a Reader costs bufferBytes
-// until a batch needs more, not maxBufferBytes up front, which matters when there is
-// one Reader per open log. A Reader is not safe for concurrent use: one per thread.
+// Reader is the pread SegmentReader: it reads a segment file sequentially by
+// pread into one reusable buffer, as Kafka's cleaner reads with its read
+// buffer. The buffer is allocated once, at bufferBytes, in NewReader, and
+// Read never allocates. Grow allocates only when it goes past the largest
+// size reached so far (at most log2(max/initial) times in a Reader's life,
+// and never for batches that fit the initial buffer); Restore keeps the
+// larger array and only shrinks what a Read fills. So a Reader costs
+// bufferBytes until a batch needs more, not maxBufferBytes up front, which
+// matters when there is one Reader per open log. A Reader is not safe for
+// concurrent use: one per thread.
 type Reader struct {
 	backing []byte // len == the largest size reached; allocated by NewReader and growing Grow calls only
-	size    int    // bytes a Read fills at most: initial..maxCap
-	initial int    // size after Restore
-	maxCap  int    // the cap of Grow
-	stats   ReadStats
+	window
+	hint  ReadaheadHint
+	adv   advice
+	stats ReadStats
 }
 
-// NewReader returns a Reader whose buffer holds bufferBytes (Kafka:
-// log.cleaner.io.buffer.size / log.cleaner.threads / 2; 256 KiB by default) and may
-// grow up to maxBufferBytes (Kafka: max.message.bytes; 1048588 by default). A
-// maxBufferBytes below bufferBytes is raised to it, and a bufferBytes < 1 becomes
-// DefaultReadBufferBytes.
+// NewReader returns a pread Reader whose buffer holds bufferBytes (Kafka:
+// log.cleaner.io.buffer.size / log.cleaner.threads / 2; 256 KiB by default)
+// and may grow up to maxBufferBytes (Kafka: max.message.bytes; 1048588 by
+// default). A maxBufferBytes below bufferBytes is raised to it, and a
+// bufferBytes < 1 becomes DefaultReadBufferBytes. It gives no readahead
+// advice; NewSegmentReader makes one that does.
 func NewReader(bufferBytes, maxBufferBytes int) *Reader {
-	if bufferBytes < 1 {
-		bufferBytes = DefaultReadBufferBytes
-	}
-	if maxBufferBytes < bufferBytes {
-		maxBufferBytes = bufferBytes
-	}
-	return &Reader{
-		backing: make([]byte, bufferBytes),
-		size:    bufferBytes,
-		initial: bufferBytes,
-		maxCap:  maxBufferBytes,
-	}
+	w := newWindow(bufferBytes, maxBufferBytes)
+	return &Reader{backing: make([]byte, w.size), window: w, hint: HintNone}
 }
 
 // Read fills the buffer with up to BufferBytes() bytes of f starting at byte pos,
@@ -76,33 +89,44 @@ func (r *Reader) Read(f File, pos, limit int64) ([]byte, error) {
 	if pos >= limit {
 		return r.backing[:0], nil
 	}
+	r.adv.begin(f, pos, limit, r.hint, &r.stats)
 	want := int64(r.size)
 	if rem := limit - pos; rem < want {
 		want = rem
 	}
 	buf := r.backing[:want]
+	if err := preadFull(f, buf, pos, limit, &r.stats); err != nil {
+		return nil, err
+	}
+	r.adv.end(pos+want, r.hint, r.size, &r.stats)
+	return buf, nil
+}
+
+// preadFull fills buf from f at pos with ReadAt, retrying short reads, and
+// counts the calls in st. limit is only named in the error of an early EOF.
+func preadFull(f File, buf []byte, pos, limit int64, st *ReadStats) error {
 	filled := 0
 	for filled < len(buf) {
 		start := time.Now()
 		n, err := f.ReadAt(buf[filled:], pos+int64(filled))
-		r.stats.Time += time.Since(start)
-		r.stats.Reads++
-		r.stats.Bytes += int64(n)
+		st.Time += time.Since(start)
+		st.Reads++
+		st.Bytes += int64(n)
 		filled += n
 		if filled == len(buf) {
 			break // a full read may come with io.EOF at the file's end: not an error
 		}
 		switch {
 		case errors.Is(err, io.EOF):
-			return nil, &IOError{Op: "read", Path: f.Name(), Pos: pos + int64(filled),
+			return &IOError{Op: "read", Path: f.Name(), Pos: pos + int64(filled),
 				Err: fmt.Errorf("end of file before limit %d: %w", limit, io.ErrUnexpectedEOF)}
 		case err != nil:
-			return nil, &IOError{Op: "read", Path: f.Name(), Pos: pos + int64(filled), Err: err}
+			return &IOError{Op: "read", Path: f.Name(), Pos: pos + int64(filled), Err: err}
 		case n == 0:
-			return nil, &IOError{Op: "read", Path: f.Name(), Pos: pos + int64(filled), Err: ErrNoProgress}
+			return &IOError{Op: "read", Path: f.Name(), Pos: pos + int64(filled), Err: ErrNoProgress}
 		}
 	}
-	return buf, nil
+	return nil
 }
 
 // Grow doubles the buffer (Kafka's growBuffers) until it holds need bytes, capped at
@@ -110,12 +134,8 @@ func (r *Reader) Read(f File, pos, limit int64) ([]byte, error) {
 // ErrBatchTooLarge that names need and the cap, and leaves the size unchanged. The
 // bytes of the last Read are not kept: Read again after Grow.
 func (r *Reader) Grow(need int) error {
-	if need > r.maxCap {
-		return fmt.Errorf("%w: batch needs %d bytes, max buffer is %d bytes (max.message.bytes)",
-			ErrBatchTooLarge, need, r.maxCap)
-	}
-	for r.size < need {
-		r.size = min(r.size*2, r.maxCap)
+	if err := r.grow(need); err != nil {
+		return err
 	}
 	if r.size > len(r.backing) {
 		r.backing = make([]byte, r.size)
@@ -123,14 +143,24 @@ func (r *Reader) Grow(need int) error {
 	return nil
 }
 
-// Restore sets the buffer back to its initial size (Kafka's restoreBuffers).
-func (r *Reader) Restore() { r.size = r.initial }
+// Restore sets the buffer back to its initial size (Kafka's restoreBuffers)
+// and, in the cache-friendly mode, drops the rest of the file last read.
+func (r *Reader) Restore() {
+	r.size = r.initial
+	r.adv.release(&r.stats)
+}
 
 // BufferBytes is the current buffer size in bytes: the most one Read returns.
 func (r *Reader) BufferBytes() int { return r.size }
 
 // MaxBufferBytes is the cap of Grow in bytes.
 func (r *Reader) MaxBufferBytes() int { return r.maxCap }
+
+// SetDropBehind turns the cache-friendly mode on or off (SegmentReader).
+func (r *Reader) SetDropBehind(on bool) { r.adv.dropBehind = on }
+
+// Path is ReadPread.
+func (r *Reader) Path() ReadPath { return ReadPread }
 
 // Stats returns the counts since NewReader.
 func (r *Reader) Stats() ReadStats { return r.stats }

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -11,55 +14,135 @@ import (
 // the per-thread write buffer of Kafka's cleaner.
 const DefaultWriteBufferBytes = 256 << 10
 
-// FsyncPolicy says when a Writer syncs the file it writes.
+// FsyncPolicy says when a Writer syncs the file it writes: "none",
+// "segment", "fdatasync" or "bytes=N" (N in bytes, canonical form of
+// ParseFsyncPolicy). Every policy but none also has the engine fsync the
+// directory after the swap.
 type FsyncPolicy string
 
 const (
-	// FsyncSegment syncs each cleaned segment file in Finish, before the swap, as
-	// Kafka flushes a cleaned segment before replacing the old ones. The default.
+	// FsyncSegment fsyncs (fsync(2)) each cleaned segment file in Finish,
+	// before the swap, as Kafka flushes a cleaned segment
+	// (FileChannel.force(true)) before replacing the old ones. The default.
 	FsyncSegment FsyncPolicy = "segment"
-	// FsyncNone never syncs: the page cache holds the cleaned bytes until the kernel
-	// writes them back. Not crash safe; for measuring what fsync costs.
+	// FsyncFdatasync is FsyncSegment with fdatasync(2): the file's data and
+	// the metadata needed to read it back (its size), not its timestamps.
+	FsyncFdatasync FsyncPolicy = "fdatasync"
+	// FsyncNone never syncs: the page cache holds the cleaned bytes until the
+	// kernel writes them back, and the engine skips the directory fsync of
+	// the swap too. Not crash safe: a crash after the swap can lose cleaned
+	// data whose originals are already gone. For measuring what syncing costs.
 	FsyncNone FsyncPolicy = "none"
 )
 
-// ParseFsyncPolicy parses "none" or "segment"; "" gives the default, FsyncSegment.
-// Any other value is an error.
+// fsyncBytesPrefix starts the "bytes=N" policies.
+const fsyncBytesPrefix = "bytes="
+
+// FsyncBytes is the policy "bytes=n": every n bytes written, start the
+// write-back of them (sync_file_range(2) SYNC_FILE_RANGE_WRITE, which does
+// not wait), and fdatasync in Finish; so Finish waits for at most the last
+// n bytes plus what write-back has not finished. n must be at least 1.
+func FsyncBytes(n int64) FsyncPolicy { return FsyncPolicy(fsyncBytesPrefix + strconv.FormatInt(n, 10)) }
+
+// ParseFsyncPolicy parses "none", "segment", "fdatasync" or "bytes=N" (N a
+// byte count, with an optional KiB, MiB or GiB suffix; at least 1) and
+// returns it in canonical form ("bytes=1MiB" gives "bytes=1048576"); ""
+// gives the default, FsyncSegment. Any other value is an error.
 func ParseFsyncPolicy(s string) (FsyncPolicy, error) {
 	switch FsyncPolicy(s) {
 	case "", FsyncSegment:
 		return FsyncSegment, nil
-	case FsyncNone:
-		return FsyncNone, nil
+	case FsyncNone, FsyncFdatasync:
+		return FsyncPolicy(s), nil
 	}
-	return "", fmt.Errorf("iosched: unknown fsync policy %q (want %q or %q)", s, FsyncNone, FsyncSegment)
+	if n, ok := strings.CutPrefix(s, fsyncBytesPrefix); ok {
+		v, err := parseBytes(n)
+		if err != nil || v < 1 {
+			return "", fmt.Errorf("iosched: fsync policy %q: N must be a byte count of at least 1 (e.g. bytes=1048576, bytes=8MiB)", s)
+		}
+		return FsyncBytes(v), nil
+	}
+	return "", fmt.Errorf("iosched: unknown fsync policy %q (want none, segment, fdatasync or bytes=N)", s)
+}
+
+// parseBytes parses a non-negative byte count with an optional KiB, MiB or
+// GiB suffix.
+func parseBytes(s string) (int64, error) {
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if t, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = t, u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 0 || v > math.MaxInt64/mult {
+		return 0, fmt.Errorf("iosched: %q is not a byte count", s)
+	}
+	return v * mult, nil
 }
 
 func (p FsyncPolicy) String() string { return string(p) }
 
-// WriteStats counts what a Writer did since it was made.
-type WriteStats struct {
-	Bytes     int64         // bytes accepted by File.Write calls
-	Writes    int64         // File.Write calls
-	Syncs     int64         // File.Sync calls
-	WriteTime time.Duration // wall time inside File.Write calls
-	SyncTime  time.Duration // wall time inside File.Sync calls
+// RangeBytes is N of a "bytes=N" policy, else 0.
+func (p FsyncPolicy) RangeBytes() int64 {
+	n, ok := strings.CutPrefix(string(p), fsyncBytesPrefix)
+	if !ok {
+		return 0
+	}
+	v, err := strconv.ParseInt(n, 10, 64)
+	if err != nil || v < 1 {
+		return 0
+	}
+	return v
 }
 
-// Writer appends to a file through one reusable write buffer, flushed when full, and
-// syncs in Finish per its FsyncPolicy. The buffer is allocated once, in NewWriter. A
-// Writer is not safe for concurrent use: one per cleaner thread.
+// SyncsDir reports whether the directory of a swap is fsynced under p: under
+// every policy but FsyncNone.
+func (p FsyncPolicy) SyncsDir() bool { return p != FsyncNone }
+
+// WriteStats counts what a Writer did since it was made.
+type WriteStats struct {
+	Bytes      int64         // bytes accepted by File.Write calls
+	Writes     int64         // File.Write calls
+	Syncs      int64         // fsync calls (File.Sync)
+	Datasyncs  int64         // fdatasync calls
+	RangeSyncs int64         // sync_file_range calls
+	WriteTime  time.Duration // wall time inside File.Write calls
+	// SyncTime is the wall time inside fsync, fdatasync and
+	// sync_file_range calls.
+	SyncTime time.Duration
+	// DroppedBytes counts bytes written and then dropped from the page cache
+	// by the cache-friendly mode (SetDropBehind).
+	DroppedBytes int64
+}
+
+// Writer appends to a file through one reusable write buffer, flushed when
+// full, and syncs per its FsyncPolicy. The buffer is allocated once, in
+// NewWriter. A Writer is not safe for concurrent use: one per cleaner thread.
 type Writer struct {
-	buf     []byte // cap fixed; len = pending bytes
-	policy  FsyncPolicy
-	f       File
-	written int64 // bytes written to f since Reset, for error positions
-	stats   WriteStats
+	buf        []byte // cap fixed; len = pending bytes
+	policy     FsyncPolicy
+	rangeBytes int64 // N of a bytes=N policy; 0 otherwise
+	dropBehind bool
+	f          File
+	fd         int   // f's descriptor for fadvise; -1 when it has none
+	base       int64 // file offset of the first byte written since Reset
+	written    int64 // bytes written to f since Reset, for error positions
+	started    int64 // bytes since Reset whose write-back a bytes=N policy started
+	wbStarted  int64 // bytes since Reset whose write-back drop-behind started
+	dropped    int64 // bytes since Reset dropped from the page cache
+	stats      WriteStats
 }
 
 // NewWriter returns a Writer with a write buffer of bufferBytes (Kafka:
-// log.cleaner.io.buffer.size / log.cleaner.threads / 2; 256 KiB by default; a value
-// < 1 gives DefaultWriteBufferBytes) that syncs per policy ("" means FsyncSegment).
+// log.cleaner.io.buffer.size / log.cleaner.threads / 2; 256 KiB by default; a
+// value < 1 gives DefaultWriteBufferBytes) that syncs per policy ("" means
+// FsyncSegment). policy should come from ParseFsyncPolicy or FsyncBytes; an
+// unknown one makes Finish fail.
 func NewWriter(bufferBytes int, policy FsyncPolicy) *Writer {
 	if bufferBytes < 1 {
 		bufferBytes = DefaultWriteBufferBytes
@@ -67,8 +150,18 @@ func NewWriter(bufferBytes int, policy FsyncPolicy) *Writer {
 	if policy == "" {
 		policy = FsyncSegment
 	}
-	return &Writer{buf: make([]byte, 0, bufferBytes), policy: policy}
+	return &Writer{buf: make([]byte, 0, bufferBytes), policy: policy, rangeBytes: policy.RangeBytes(), fd: -1}
 }
+
+// SetDropBehind turns the cache-friendly mode on or off for the files Reset
+// after the call: the pages written are dropped from the page cache behind
+// the writing. Dirty pages cannot be dropped, so after each flush of the
+// buffer the Writer starts the write-back of the bytes just written
+// (sync_file_range WRITE), waits for that of the previous flush
+// (WAIT_BEFORE|WRITE|WAIT_AFTER) and drops it (fadvise DONTNEED); Finish
+// drops the rest after its sync. This writes the data back even under
+// FsyncNone (without making it durable: no fdatasync, no directory fsync).
+func (w *Writer) SetDropBehind(on bool) { w.dropBehind = on }
 
 // Reset starts writing f at its current end (File.Write appends at the file's
 // offset). Bytes still buffered for the previous file are discarded: call Finish
@@ -76,7 +169,15 @@ func NewWriter(bufferBytes int, policy FsyncPolicy) *Writer {
 func (w *Writer) Reset(f File) {
 	w.f = f
 	w.buf = w.buf[:0]
-	w.written = 0
+	w.written, w.started, w.wbStarted, w.dropped, w.base = 0, 0, 0, 0, 0
+	w.fd = -1
+	if w.rangeBytes > 0 || w.dropBehind {
+		// sync_file_range and fadvise take file offsets: where appending starts.
+		if fd, ok := osFd(f); ok {
+			w.fd = fd
+			w.base = fileSize(fd)
+		}
+	}
 }
 
 // Write buffers p, flushing the buffer whenever it fills. A p larger than the buffer
@@ -98,7 +199,8 @@ func (w *Writer) Write(p []byte) error {
 	return nil
 }
 
-// Flush writes the buffered bytes to the file. It does not sync.
+// Flush writes the buffered bytes to the file. It does not sync (but see
+// FsyncBytes and SetDropBehind).
 func (w *Writer) Flush() error {
 	if len(w.buf) == 0 {
 		return nil
@@ -111,21 +213,45 @@ func (w *Writer) Flush() error {
 	return err
 }
 
-// Finish flushes, then syncs the file unless the policy is FsyncNone. The Writer
-// keeps the file; Reset it before writing another.
+// Finish flushes, then syncs the file per the policy: fsync (segment),
+// fdatasync (fdatasync, bytes=N) or nothing (none); in the cache-friendly
+// mode it then drops the file's remaining pages. The Writer keeps the file;
+// Reset it before writing another.
 func (w *Writer) Finish() error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if w.policy == FsyncNone || w.f == nil {
+	if w.f == nil {
 		return nil
 	}
-	start := time.Now()
-	err := w.f.Sync()
-	w.stats.SyncTime += time.Since(start)
-	w.stats.Syncs++
+	var err error
+	switch {
+	case w.policy == FsyncNone:
+		if w.dropBehind && w.written > w.dropped {
+			err = w.syncRange(w.dropped, w.written-w.dropped, SyncRangeWaitBefore|SyncRangeWrite|SyncRangeWaitAfter)
+		}
+	case w.policy == FsyncSegment:
+		start := time.Now()
+		if err = w.f.Sync(); err != nil {
+			err = &IOError{Op: "fsync", Path: w.f.Name(), Pos: -1, Err: err}
+		}
+		w.stats.SyncTime += time.Since(start)
+		w.stats.Syncs++
+	case w.policy == FsyncFdatasync || w.rangeBytes > 0:
+		start := time.Now()
+		if err = Datasync(w.f); err != nil {
+			err = &IOError{Op: "fdatasync", Path: w.f.Name(), Pos: -1, Err: err}
+		}
+		w.stats.SyncTime += time.Since(start)
+		w.stats.Datasyncs++
+	default:
+		err = &IOError{Op: "sync", Path: w.f.Name(), Pos: -1, Err: fmt.Errorf("unknown fsync policy %q", w.policy)}
+	}
 	if err != nil {
-		return &IOError{Op: "sync", Path: w.f.Name(), Pos: -1, Err: err}
+		return err
+	}
+	if w.dropBehind {
+		w.drop(w.written)
 	}
 	return nil
 }
@@ -142,7 +268,8 @@ func (w *Writer) Policy() FsyncPolicy { return w.policy }
 // Stats returns the counts since NewWriter.
 func (w *Writer) Stats() WriteStats { return w.stats }
 
-// writeFile writes all of p to the file, retrying short writes that report no error.
+// writeFile writes all of p to the file, retrying short writes that report
+// no error, then starts write-back per the policy and the cache-friendly mode.
 func (w *Writer) writeFile(p []byte) error {
 	for len(p) > 0 {
 		start := time.Now()
@@ -159,5 +286,52 @@ func (w *Writer) writeFile(p []byte) error {
 			return &IOError{Op: "write", Path: w.f.Name(), Pos: w.written, Err: fmt.Errorf("%w: %w", ErrNoProgress, io.ErrShortWrite)}
 		}
 	}
+	if w.rangeBytes > 0 && w.written-w.started >= w.rangeBytes {
+		if err := w.syncRange(w.started, w.written-w.started, SyncRangeWrite); err != nil {
+			return err
+		}
+		w.started = w.written
+	}
+	if w.dropBehind {
+		// The previous flush's write-back was started: wait for it and drop
+		// its pages; then start this flush's.
+		if w.wbStarted > w.dropped {
+			if err := w.syncRange(w.dropped, w.wbStarted-w.dropped, SyncRangeWaitBefore|SyncRangeWrite|SyncRangeWaitAfter); err != nil {
+				return err
+			}
+			w.drop(w.wbStarted)
+		}
+		if err := w.syncRange(w.wbStarted, w.written-w.wbStarted, SyncRangeWrite); err != nil {
+			return err
+		}
+		w.wbStarted = w.written
+	}
 	return nil
+}
+
+// syncRange calls sync_file_range over bytes [off, off+n) written since Reset.
+func (w *Writer) syncRange(off, n int64, flags int) error {
+	start := time.Now()
+	err := SyncRange(w.f, w.base+off, n, flags)
+	w.stats.SyncTime += time.Since(start)
+	w.stats.RangeSyncs++
+	if err != nil {
+		return &IOError{Op: "sync_file_range", Path: w.f.Name(), Pos: w.base + off, Err: err}
+	}
+	return nil
+}
+
+// drop advises DONTNEED over the bytes written since Reset from w.dropped to
+// to (whole pages only; the partial page at the end stays until Finish).
+func (w *Writer) drop(to int64) {
+	if to <= w.dropped {
+		return
+	}
+	if w.fd >= 0 {
+		from := alignDown(w.base+w.dropped, pageBytes)
+		if fadvise(w.fd, from, w.base+to-from, adviseDontneed) == nil {
+			w.stats.DroppedBytes += to - w.dropped
+		}
+	}
+	w.dropped = to
 }

@@ -57,6 +57,12 @@ func (r *Run) Report() (string, error) {
 		p("\n")
 	}
 
+	if len(r.Benchmarks) > 0 {
+		var bb strings.Builder
+		WriteBench(&bb, nil, r.Benchmarks)
+		p("## Benchmark lines (bench.txt, for benchstat)\n\n```\n%s```\n\n", bb.String())
+	}
+
 	r.writeCounters(&b)
 	r.writeEnvironment(&b)
 

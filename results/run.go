@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/cleanerlab/cleanerlab/iosched"
 )
 
 // File names inside a run directory.
@@ -57,7 +59,16 @@ type Run struct {
 	Rows []Row `json:"rows,omitempty"`
 	// Verification is nil when the run was not verified.
 	Verification *Verification `json:"verification,omitempty"`
-	Notes        []string      `json:"notes,omitempty"`
+	// Baseline is the data directory's device and memory limits the run is
+	// set against (measured by this run, or cached by cleanerlab baseline);
+	// nil when none was at hand. Efficiency is the clean's throughput
+	// against it.
+	Baseline   *iosched.Baseline `json:"baseline,omitempty"`
+	Efficiency *Efficiency       `json:"efficiency,omitempty"`
+	// Benchmarks are the run's results as Go benchmark lines; Write puts
+	// them in bench.txt, with the environment as file-level configuration.
+	Benchmarks []Benchmark `json:"benchmarks,omitempty"`
+	Notes      []string    `json:"notes,omitempty"`
 }
 
 // NewID returns "<startedAt in UTC as YYYYMMDD-HHMMSS>-<first 8 hex digits of the
@@ -77,7 +88,8 @@ func (r *Run) SetCounters(before, after Counters) {
 }
 
 // Write creates dir/<ID>/ (dir itself is created if need be) holding run.json
-// (indented) and report.md, and returns the path of dir/<ID>. It sets ID first when
+// (indented), report.md and, when the run has Benchmarks, bench.txt, and
+// returns the path of dir/<ID>. It sets ID first when
 // empty (an error if StartedAt is zero too). A run directory that already exists is not overwritten: the error wraps
 // fs.ErrExist.
 func (r *Run) Write(dir string) (path string, err error) {
@@ -110,6 +122,13 @@ func (r *Run) Write(dir string) (path string, err error) {
 	}
 	if err := os.WriteFile(filepath.Join(path, ReportMDFile), []byte(report), 0o644); err != nil {
 		return path, fmt.Errorf("results: %w", err)
+	}
+	if len(r.Benchmarks) > 0 {
+		var b bytes.Buffer
+		WriteBench(&b, BenchConfig(r.Environment), r.Benchmarks)
+		if err := os.WriteFile(filepath.Join(path, BenchTxtFile), b.Bytes(), 0o644); err != nil {
+			return path, fmt.Errorf("results: %w", err)
+		}
 	}
 	return path, nil
 }

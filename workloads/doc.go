@@ -11,6 +11,13 @@
 // offset. The byte sizes of base and head are chosen so that the log's
 // cleanable ratio (engine.CleanableOffsets) is the spec's DirtyRatio.
 //
+// The head's keys follow one of YCSB's key choices (distribution.go:
+// uniform, scrambled zipfian, latest, sequential, hot/cold); key and value
+// sizes may be drawn (sizes.go: fixed, uniform, log-normal); a share of its
+// batches may be written in transactions of several producers, committed or
+// aborted (txn.go), and only committed records count in the ground truth;
+// timestamps advance at Spec.RecordsPerSecond.
+//
 // Everything is deterministic: the same Spec (and segment configuration)
 // gives the same bytes in every file. Random choices come from math/rand/v2's
 // PCG, whose output sequence is fixed by its definition; bounded draws use

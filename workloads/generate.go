@@ -42,6 +42,11 @@ type Result struct {
 	FirstDirtyOffsets []int64
 	// LogEndOffsets are the offsets after each partition's last record.
 	LogEndOffsets []int64
+	// Transactions and AbortedTransactions count the transactions written
+	// and those of them that ended with ABORT, all partitions.
+	Transactions, AbortedTransactions int64
+	// AbortedRecords counts the records of aborted transactions.
+	AbortedRecords int64
 	// CheckpointPath is the cleaner-offset-checkpoint file written in root.
 	CheckpointPath string
 	// LogConfig is the config the logs were written with: Generate's cfg with
@@ -57,9 +62,14 @@ type Result struct {
 //     the partition's PCG), each at most once, offsets contiguous from 0,
 //     until its batches reach (1-DirtyRatio) x LogBytes/Partitions bytes;
 //  2. a roll, so that the head starts on a segment boundary;
-//  3. the dirty head: each record's key drawn uniformly from the partition's
-//     keys, then one draw deciding a tombstone (with probability
-//     TombstoneRatio), until its batches reach DirtyRatio x LogBytes/Partitions;
+//  3. the dirty head: with transactions on (Txn.Ratio > 0), each batch
+//     first draws whether it is transactional and, if so, its producer;
+//     then each record's key is drawn by the spec's Distribution, then one
+//     draw decides a tombstone (with probability TombstoneRatio), until its
+//     batches reach DirtyRatio x LogBytes/Partitions; a transaction's marker
+//     (one draw: ABORT with probability Txn.AbortRatio) follows its
+//     Txn.BatchesPerTxn-th batch, and the transactions still open when the
+//     head reaches its size are ended in producer order;
 //  4. a roll, so that the active segment is empty and the whole head cleanable;
 //
 // then the cleaner-offset-checkpoint in root, with each partition's entry at
@@ -67,7 +77,10 @@ type Result struct {
 // about 1 MiB per Log.Append, split where a broker appending them one by one
 // would roll a segment, so segments fill exactly as theirs would. With codec
 // none each section ends on the first record that reaches its byte target;
-// with a compressed codec, on the first whole batch that does.
+// with a compressed codec, on the first whole batch that does (the markers
+// that close the last transactions come after it). Key sizes, value sizes
+// and value bytes are computed from the seed, not drawn from the PCG, and
+// timestamps from the offset (Spec.Timestamp).
 //
 // cfg gives the log's other topic configs (segment.index.bytes,
 // index.interval.bytes, ...); its SegmentBytes is replaced by
@@ -116,11 +129,13 @@ func Generate(root string, spec Spec, cfg engine.LogConfig, progress func(done, 
 		spec:       &spec,
 		cfg:        cfg,
 		chunkLimit: int(min(int64(appendChunkBytes), spec.SegmentBytes)),
-		key:        make([]byte, spec.KeyBytes),
-		value:      make([]byte, spec.ValueBytes),
+		keySize:    spec.keySizer(),
+		valueSize:  spec.valueSizer(),
 		total:      (clean + dirty) * int64(spec.Partitions),
 		progress:   progress,
 	}
+	g.key = make([]byte, g.keySize.max)
+	g.value = make([]byte, g.valueSize.max)
 	g.chunk = make([]byte, 0, g.chunkLimit+int(spec.maxBatchBytes()))
 	for p := range spec.Partitions {
 		if err := g.partition(res, p, res.Dirs[p], clean, dirty); err != nil {
@@ -156,21 +171,34 @@ type generator struct {
 	spec       *Spec
 	cfg        engine.LogConfig
 	chunkLimit int
+	keySize    sizer
+	valueSize  sizer
 
 	log     *engine.Log
 	rng     *rand.PCG
 	vseed   uint64
+	truth   *GroundTruth
 	builder record.Builder
 	key     []byte
 	value   []byte
 	recs    []byte // encoded records of the open batch
 	n       int    // records in the open batch
 	base    int64  // base offset of the open batch
+	off     int64  // offset of the next record
 	chunk   []byte // finished batches not yet appended
 	segSize int64  // bytes appended to the active segment since it was rolled
 
+	// Transactions: the producer of the open batch (-1: none) and each
+	// producer's state.
+	producer  int
+	producers []txnProducer
+	marker    []byte // scratch for a marker's key and value
+
 	written  int64 // bytes of finished batches of the current section
 	batches  int64
+	txns     int64
+	aborts   int64
+	abortRec int64
 	done     int64 // bytes appended, all partitions
 	total    int64
 	progress func(done, total int64)
@@ -191,8 +219,10 @@ func (g *generator) partition(res *Result, p int, dir string, cleanTarget, dirty
 	}()
 	g.rng = newPartitionRand(s.Seed, p)
 	g.vseed = valueSeed(s.Seed, p)
-	g.segSize, g.batches = 0, 0
-	truth := newGroundTruth(s, p)
+	g.segSize, g.batches, g.txns, g.aborts, g.abortRec = 0, 0, 0, 0, 0
+	g.producer = -1
+	g.truth = newGroundTruth(s, p)
+	truth := g.truth
 	kp := uint64(truth.Keys())
 
 	// 1. The clean base: the first records of a Fisher-Yates shuffle of the
@@ -201,8 +231,7 @@ func (g *generator) partition(res *Result, p int, dir string, cleanTarget, dirty
 	for i := range perm {
 		perm[i] = uint32(i)
 	}
-	g.written = 0
-	var off int64
+	g.written, g.off = 0, 0
 	for i := uint64(0); ; i++ {
 		if i == kp {
 			return fmt.Errorf("workloads: dirty ratio %v is unreachable with %d keys and codec %v: partition %d's %d keys, each written once, "+
@@ -212,15 +241,16 @@ func (g *generator) partition(res *Result, p int, dir string, cleanTarget, dirty
 		k := i + drawBelow(g.rng, kp-i)
 		perm[i], perm[k] = perm[k], perm[i]
 		j := uint64(perm[i])
-		g.add(off, truth.KeyID(int64(j)), false)
-		truth.set(j, off, false)
-		off++
+		g.add(truth.KeyID(int64(j)), false)
+		truth.set(j, g.off, false)
+		g.off++
 		if done, err := g.sectionDone(cleanTarget); err != nil {
 			return err
 		} else if done {
 			break
 		}
 	}
+	perm = nil
 	cleanBytes := g.written
 
 	// 2. Roll: the head starts a segment.
@@ -231,26 +261,43 @@ func (g *generator) partition(res *Result, p int, dir string, cleanTarget, dirty
 		return fmt.Errorf("workloads: roll %s: %w", dir, err)
 	}
 	g.segSize = 0
-	firstDirty := off
+	firstDirty := g.off
 
 	// 3. The dirty head.
 	g.written = 0
+	g.resetProducers()
+	choose := newKeyChooser(s, kp)
 	var tombstones int64
 	for {
-		j := drawBelow(g.rng, kp)
+		if g.n == 0 && s.Txn.Ratio > 0 {
+			g.producer = -1
+			if drawUnit(g.rng) < s.Txn.Ratio {
+				g.producer = int(drawBelow(g.rng, uint64(s.Txn.Producers)))
+			}
+		}
+		j := choose.next(g.rng)
 		tomb := drawUnit(g.rng) < s.TombstoneRatio
-		g.add(off, truth.KeyID(int64(j)), tomb)
-		truth.set(j, off, tomb)
+		g.add(truth.KeyID(int64(j)), tomb)
+		if g.producer >= 0 {
+			pr := &g.producers[g.producer]
+			pr.pending = append(pr.pending, pendingWrite{j: j, off: g.off, tomb: tomb})
+		} else {
+			truth.set(j, g.off, tomb)
+		}
 		if tomb {
 			tombstones++
 		}
-		off++
+		g.off++
 		if done, err := g.sectionDone(dirtyTarget); err != nil {
 			return err
 		} else if done {
 			break
 		}
 	}
+	if err := g.endOpenTxns(); err != nil {
+		return err
+	}
+	truth.sortAborted()
 
 	// 4. Roll: the active segment is empty, the whole head cleanable.
 	if err := g.flush(); err != nil {
@@ -260,11 +307,15 @@ func (g *generator) partition(res *Result, p int, dir string, cleanTarget, dirty
 		return fmt.Errorf("workloads: roll %s: %w", dir, err)
 	}
 
+	off := g.off
 	truth.FirstDirtyOffset, truth.LogEndOffset = firstDirty, off
 	res.Truth = append(res.Truth, truth)
-	res.Records += off
+	res.Records += off - g.txns // every offset is a record, but for the markers
 	res.Tombstones += tombstones
 	res.Batches += g.batches
+	res.Transactions += g.txns
+	res.AbortedTransactions += g.aborts
+	res.AbortedRecords += g.abortRec
 	res.Bytes += cleanBytes + g.written
 	res.CleanBytes = append(res.CleanBytes, cleanBytes)
 	res.DirtyBytes = append(res.DirtyBytes, g.written)
@@ -273,19 +324,25 @@ func (g *generator) partition(res *Result, p int, dir string, cleanTarget, dirty
 	return nil
 }
 
-// add encodes the record at offset with key id into the open batch; its
-// timestamp is StartTimeMs + offset.
-func (g *generator) add(offset, id int64, tombstone bool) {
+// add encodes the record at offset g.off with key id into the open batch;
+// its timestamp is Spec.Timestamp(g.off), its key and value sizes those
+// the seed gives the key id and the offset.
+func (g *generator) add(id int64, tombstone bool) {
 	if g.n == 0 {
-		g.base = offset
+		g.base = g.off
 		g.recs = g.recs[:0]
 	}
-	delta := offset - g.base
-	fillKey(g.key, uint64(id))
-	r := record.Record{TimestampDelta: delta, OffsetDelta: int32(delta), Key: g.key}
+	s := g.spec
+	key := g.key[:g.keySize.size(s.Seed, uint64(id))]
+	fillKey(key, uint64(id))
+	r := record.Record{
+		TimestampDelta: s.Timestamp(g.off) - s.Timestamp(g.base),
+		OffsetDelta:    int32(g.off - g.base),
+		Key:            key,
+	}
 	if !tombstone {
-		fillValue(g.value, g.vseed, offset)
-		r.Value = g.value
+		r.Value = g.value[:g.valueSize.size(g.vseed, uint64(g.off))]
+		fillValue(r.Value, g.vseed, g.off)
 	}
 	g.recs = record.AppendRecord(g.recs, &r)
 	g.n++
@@ -307,38 +364,59 @@ func (g *generator) sectionDone(target int64) (bool, error) {
 	return false, nil
 }
 
-// closeBatch finishes the open batch into the chunk, first appending the
-// chunk to the log when the batch would take the active segment past
-// segment.bytes (the next Append then rolls, as a broker's would) or the
-// chunk past its limit.
+// closeBatch finishes the open batch into the chunk; a transactional one
+// may end its transaction with a marker.
 func (g *generator) closeBatch() error {
 	s := g.spec
-	first := s.StartTimeMs + g.base
 	h := record.BatchHeader{
 		BaseOffset:           record.Offset(g.base),
 		PartitionLeaderEpoch: partitionLeaderEpoch,
 		Attributes:           record.Attributes(s.Codec),
 		LastOffsetDelta:      int32(g.n - 1),
-		BaseTimestamp:        first,
-		MaxTimestamp:         first + int64(g.n-1),
+		BaseTimestamp:        s.Timestamp(g.base),
+		MaxTimestamp:         s.Timestamp(g.base + int64(g.n-1)),
 		ProducerID:           record.NoProducerID,
 		ProducerEpoch:        record.NoProducerEpoch,
 		BaseSequence:         record.NoSequence,
 	}
+	var pr *txnProducer
+	if g.producer >= 0 {
+		pr = &g.producers[g.producer]
+		h.Attributes |= record.AttrTransactional
+		h.ProducerID = FirstProducerID + int64(g.producer)
+		h.ProducerEpoch = producerEpoch
+		h.BaseSequence = pr.seq
+		pr.seq = incrementSequence(pr.seq, int32(g.n))
+		pr.batches = append(pr.batches, offsetRange{g.base, g.base + int64(g.n-1)})
+	}
 	g.builder.Reset(h)
 	g.builder.AppendRaw(g.recs, int32(g.n))
+	g.n = 0
+	if err := g.finish(); err != nil {
+		return err
+	}
+	if pr != nil && len(pr.batches) == s.Txn.BatchesPerTxn {
+		return g.endTxn(g.producer)
+	}
+	return nil
+}
+
+// finish encodes the builder's batch at the end of the chunk, first
+// appending the chunk to the log when the batch would take the active
+// segment past segment.bytes (the next Append then rolls, as a broker's
+// would) or the chunk past its limit.
+func (g *generator) finish() error {
 	start := len(g.chunk)
 	var err error
 	g.chunk, err = g.builder.Finish(g.chunk)
 	if err != nil {
-		return fmt.Errorf("workloads: encode batch at offset %d: %w", g.base, err)
+		return fmt.Errorf("workloads: encode batch at offset %d: %w", g.builder.Header().BaseOffset, err)
 	}
 	size := len(g.chunk) - start
-	g.n = 0
 	g.written += int64(size)
 	g.batches++
 
-	rolls := g.segSize+int64(start)+int64(size) > s.SegmentBytes && g.segSize+int64(start) > 0
+	rolls := g.segSize+int64(start)+int64(size) > g.spec.SegmentBytes && g.segSize+int64(start) > 0
 	if rolls || (start+size > g.chunkLimit && start > 0) {
 		if err := g.appendChunk(g.chunk[:start]); err != nil {
 			return err

@@ -276,13 +276,33 @@ func readTree(t *testing.T, root string) map[string][]byte {
 	return files
 }
 
+// TestDeterministic: the same spec and seed write the same bytes in every
+// file, for every kind of spec; another seed writes other .log files.
 func TestDeterministic(t *testing.T) {
-	for _, codec := range []record.Codec{record.CodecNone, record.CodecLZ4} {
-		t.Run("codec="+codec.String(), func(t *testing.T) {
+	variants := []struct {
+		name string
+		mod  func(*Spec)
+	}{
+		{"codec=none", func(s *Spec) {}},
+		{"codec=lz4", func(s *Spec) { s.Codec = record.CodecLZ4 }},
+		{"dist=zipfian", func(s *Spec) { s.Distribution = DistributionZipfian }},
+		{"dist=zipfian/theta=0.7", func(s *Spec) { s.Distribution, s.ZipfConstant = DistributionZipfian, 0.7 }},
+		{"dist=latest", func(s *Spec) { s.Distribution = DistributionLatest }},
+		{"dist=sequential", func(s *Spec) { s.Distribution = DistributionSequential }},
+		{"dist=hotcold", func(s *Spec) { s.Distribution = DistributionHotCold }},
+		{"sizes=uniform,lognormal", func(s *Spec) {
+			s.KeySize = SizeDist{Dist: SizeUniform, Min: 8, Max: 32}
+			s.ValueSize = SizeDist{Dist: SizeLogNormal, Sigma: 0.7}
+		}},
+		{"rate=37", func(s *Spec) { s.RecordsPerSecond = 37 }},
+		{"txn", func(s *Spec) { s.Txn = TxnSpec{Ratio: 0.4, AbortRatio: 0.5, Producers: 5, BatchesPerTxn: 2} }},
+	}
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
 			s := smallSpec()
-			s.LogBytes = 2 << 20
+			s.LogBytes = 1 << 20
 			s.Partitions = 2
-			s.Codec = codec
+			v.mod(&s)
 			a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
 			mustGenerate(t, a, s)
 			mustGenerate(t, b, s)
@@ -460,9 +480,9 @@ func TestGenerateErrors(t *testing.T) {
 		t.Errorf("second generation into the same root: %v, want an error about the existing directory", err)
 	}
 	bad := s
-	bad.Distribution = "zipfian"
-	if _, err := Generate(t.TempDir(), bad, testLogConfig(), nil); err == nil || !strings.Contains(err.Error(), "uniform") {
-		t.Errorf("zipfian: %v, want an error naming the valid distributions", err)
+	bad.Distribution = "pareto"
+	if _, err := Generate(t.TempDir(), bad, testLogConfig(), nil); err == nil || !strings.Contains(err.Error(), "uniform, zipfian, latest, sequential, hotcold") {
+		t.Errorf("pareto: %v, want an error naming the valid distributions", err)
 	}
 	big := s
 	big.RecordsPerBatch = 10_000 // 10,000 x 129 bytes > max.message.bytes (1 MiB)

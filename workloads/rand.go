@@ -83,7 +83,16 @@ func fillKey(dst []byte, id uint64) {
 // parseKey returns the id of a key written by fillKey for keys of keyBytes
 // bytes, and false when key is not such a key.
 func parseKey(key []byte, keyBytes int) (uint64, bool) {
-	if len(key) != keyBytes || string(key[:len(KeyPrefix)]) != KeyPrefix {
+	if len(key) != keyBytes {
+		return 0, false
+	}
+	return parseKeyID(key)
+}
+
+// parseKeyID returns the id of a key written by fillKey, whatever its
+// length, and false when key is not KeyPrefix followed by decimal digits.
+func parseKeyID(key []byte) (uint64, bool) {
+	if len(key) <= len(KeyPrefix) || string(key[:len(KeyPrefix)]) != KeyPrefix {
 		return 0, false
 	}
 	var id uint64
@@ -98,4 +107,10 @@ func parseKey(key []byte, keyBytes int) (uint64, bool) {
 		id = id*10 + d
 	}
 	return id, true
+}
+
+// mulHigh is the high word of a x n: a number in [0, n) when a is uniform.
+func mulHigh(a, n uint64) uint64 {
+	hi, _ := bits.Mul64(a, n)
+	return hi
 }

@@ -19,7 +19,9 @@ func TestDefaultSpec(t *testing.T) {
 	}
 	if s.Keys != 2_000_000 || s.KeyBytes != 16 || s.ValueBytes != 100 || s.TombstoneRatio != 0 || s.DirtyRatio != 0.5 ||
 		s.SegmentBytes != 64<<20 || s.LogBytes != 256<<20 || s.RecordsPerBatch != 16 || s.Codec != record.CodecNone ||
-		s.Seed != 1 || s.Distribution != "uniform" || s.StartTimeMs != 1_700_000_000_000 || s.Topic != "cleanerlab" || s.Partitions != 1 {
+		s.Seed != 1 || s.Distribution != "uniform" || s.StartTimeMs != 1_700_000_000_000 || s.Topic != "cleanerlab" || s.Partitions != 1 ||
+		s.ZipfConstant != 0.99 || s.HotKeyShare != 0.1 || s.HotWriteShare != 0.9 || s.RecordsPerSecond != 1000 ||
+		!s.KeySize.IsFixed() || !s.ValueSize.IsFixed() || s.Txn != (TxnSpec{Producers: 4, BatchesPerTxn: 4}) {
 		t.Errorf("DefaultSpec() = %+v differs from the documented defaults", s)
 	}
 }
@@ -45,7 +47,18 @@ func TestValidate(t *testing.T) {
 		{"log bytes", func(s *Spec) { s.LogBytes = 0 }, "log bytes 0"},
 		{"records per batch", func(s *Spec) { s.RecordsPerBatch = 0 }, "records per batch 0"},
 		{"codec", func(s *Spec) { s.Codec = 5 }, "codec codec(5) unknown"},
-		{"distribution", func(s *Spec) { s.Distribution = "zipfian" }, `unknown distribution "zipfian" (valid: uniform)`},
+		{"distribution", func(s *Spec) { s.Distribution = "pareto" }, `unknown distribution "pareto" (valid: uniform, zipfian, latest, sequential, hotcold)`},
+		{"zipf constant 1", func(s *Spec) { s.ZipfConstant = 1 }, "zipf constant 1 out of range (0, 1)"},
+		{"hot key share 0", func(s *Spec) { s.HotKeyShare = 0 }, "hot key share 0 out of range (0, 1)"},
+		{"hot write share", func(s *Spec) { s.HotWriteShare = 1.1 }, "hot write share 1.1 out of range [0, 1]"},
+		{"records per second", func(s *Spec) { s.RecordsPerSecond = 0 }, "records per second 0 out of range"},
+		{"txn ratio", func(s *Spec) { s.Txn.Ratio = -0.1 }, "transaction ratio -0.1 out of range [0, 1]"},
+		{"abort ratio", func(s *Spec) { s.Txn.AbortRatio = 2 }, "abort ratio 2 out of range [0, 1]"},
+		{"producers", func(s *Spec) { s.Txn.Producers = 0 }, "producers 0 out of range"},
+		{"batches per txn", func(s *Spec) { s.Txn.BatchesPerTxn = 0 }, "batches per transaction 0 out of range"},
+		{"key size dist", func(s *Spec) { s.KeySize = SizeDist{Dist: "pareto"} }, `key size distribution "pareto" unknown`},
+		{"uniform min > max", func(s *Spec) { s.ValueSize = SizeDist{Dist: SizeUniform, Min: 10, Max: 5} }, "value size uniform:10-5: want 0 <= min <= max"},
+		{"lognormal sigma", func(s *Spec) { s.ValueSize = SizeDist{Dist: SizeLogNormal} }, "value size lognormal:0: sigma 0 out of range (0, 10]"},
 		{"empty distribution", func(s *Spec) { s.Distribution = "" }, `unknown distribution ""`},
 		{"start time", func(s *Spec) { s.StartTimeMs = -1 }, "start time -1"},
 		{"empty topic", func(s *Spec) { s.Topic = "" }, "not a valid Kafka topic"},

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/cleanerlab/cleanerlab/engine"
@@ -9,10 +10,13 @@ import (
 )
 
 // GroundTruth is what one generated partition must hold after any number of
-// cleans: for every key of the partition the offset of its latest write and
-// whether that write is a tombstone. Keys are numbered locally: local index j
-// is key id j x stride + residue (the key ids i with i mod Partitions == p).
-// It keeps 8 bytes and 1 bit per key, in slices: no map, whatever the key count.
+// cleans: for every key of the partition the offset of its latest visible
+// write (a committed or non-transactional one) and whether that write is a
+// tombstone, and the offsets of aborted transactional records, which are
+// never a key's latest value. Keys are numbered locally: local index j is
+// key id j x stride + residue (the key ids i with i mod Partitions == p).
+// It keeps 8 bytes and 1 bit per key, in slices: no map, whatever the key
+// count, plus 16 bytes per aborted batch.
 type GroundTruth struct {
 	// Topic and Partition name the partition directory Topic-Partition.
 	Topic     string
@@ -23,23 +27,33 @@ type GroundTruth struct {
 	// LogEndOffset is the offset after the last generated record.
 	LogEndOffset int64
 
-	keyBytes   int
-	valueBytes int
-	valueSeed  uint64
-	stride     uint64   // Spec.Partitions
-	residue    uint64   // the partition
-	latest     []int64  // by local index: offset of the latest write, -1 if never written
-	tombstone  []uint64 // bitmap by local index: the latest write is a tombstone
+	seed      uint64 // Spec.Seed: key sizes
+	keySize   sizer
+	valueSize sizer
+	valueSeed uint64
+	stride    uint64   // Spec.Partitions
+	residue   uint64   // the partition
+	latest    []int64  // by local index: offset of the latest visible write, -1 if never written
+	tombstone []uint64 // bitmap by local index: the latest write is a tombstone
+	// txn says the partition holds transactional batches and markers.
+	txn bool
+	// aborted are the offset ranges of aborted transactions' data batches,
+	// in increasing order, [first, last] each.
+	aborted []offsetRange
 }
+
+// offsetRange is the offsets first..last, inclusive.
+type offsetRange struct{ first, last int64 }
 
 func newGroundTruth(s *Spec, p int) *GroundTruth {
 	n := s.partitionKeys(p)
 	t := &GroundTruth{
 		Topic: s.Topic, Partition: p,
-		keyBytes: s.KeyBytes, valueBytes: s.ValueBytes, valueSeed: valueSeed(s.Seed, p),
+		seed: s.Seed, keySize: s.keySizer(), valueSize: s.valueSizer(), valueSeed: valueSeed(s.Seed, p),
 		stride: uint64(s.Partitions), residue: uint64(p),
 		latest:    make([]int64, n),
 		tombstone: make([]uint64, (n+63)/64),
+		txn:       s.Txn.Ratio > 0,
 	}
 	for i := range t.latest {
 		t.latest[i] = -1
@@ -55,6 +69,44 @@ func (t *GroundTruth) set(j uint64, offset int64, tombstone bool) {
 	} else {
 		t.tombstone[j>>6] &^= 1 << (j & 63)
 	}
+}
+
+// setIfNewer records a write of local key j at offset unless the key has a
+// later one: a committed transaction's records become visible at its
+// marker, after later writes of other producers may have been recorded.
+func (t *GroundTruth) setIfNewer(j uint64, offset int64, tombstone bool) {
+	if offset > t.latest[j] {
+		t.set(j, offset, tombstone)
+	}
+}
+
+// abort records the offsets of an aborted transaction's data batch.
+func (t *GroundTruth) abort(first, last int64) {
+	t.aborted = append(t.aborted, offsetRange{first, last})
+}
+
+// sortAborted puts the aborted ranges in offset order (transactions of
+// several producers end in another order than they began).
+func (t *GroundTruth) sortAborted() {
+	sort.Slice(t.aborted, func(a, b int) bool { return t.aborted[a].first < t.aborted[b].first })
+}
+
+// IsAborted says whether the record at offset belongs to an aborted
+// transaction.
+func (t *GroundTruth) IsAborted(offset int64) bool {
+	i := sort.Search(len(t.aborted), func(i int) bool { return t.aborted[i].last >= offset })
+	return i < len(t.aborted) && t.aborted[i].first <= offset
+}
+
+// AbortedRanges returns the number of aborted data batches.
+func (t *GroundTruth) AbortedRanges() int { return len(t.aborted) }
+
+// KeySize is the size in bytes of the key with topic-wide id.
+func (t *GroundTruth) KeySize(id int64) int { return t.keySize.size(t.seed, uint64(id)) }
+
+// ValueSize is the size in bytes of a non-null value at offset.
+func (t *GroundTruth) ValueSize(offset int64) int {
+	return t.valueSize.size(t.valueSeed, uint64(offset))
 }
 
 // Keys is the number of keys of the partition (local indexes 0 .. Keys-1).
@@ -85,9 +137,10 @@ func (t *GroundTruth) WrittenKeys() (written, tombstones int64) {
 
 // AppendKey appends the key bytes of local key j to dst.
 func (t *GroundTruth) AppendKey(dst []byte, j int64) []byte {
+	id := t.KeyID(j)
 	n := len(dst)
-	dst = append(dst, make([]byte, t.keyBytes)...)
-	fillKey(dst[n:], uint64(t.KeyID(j)))
+	dst = append(dst, make([]byte, t.KeySize(id))...)
+	fillKey(dst[n:], uint64(id))
 	return dst
 }
 
@@ -95,20 +148,23 @@ func (t *GroundTruth) AppendKey(dst []byte, j int64) []byte {
 // has in this partition.
 func (t *GroundTruth) AppendValue(dst []byte, offset int64) []byte {
 	n := len(dst)
-	dst = append(dst, make([]byte, t.valueBytes)...)
+	dst = append(dst, make([]byte, t.ValueSize(offset))...)
 	fillValue(dst[n:], t.valueSeed, offset)
 	return dst
 }
 
 // localIndex maps a key's bytes to its local index, or false when the key is
-// not one of this partition's.
+// not one of this partition's (or not of the size its id has).
 func (t *GroundTruth) localIndex(key []byte) (uint64, bool) {
-	id, ok := parseKey(key, t.keyBytes)
+	id, ok := parseKeyID(key)
 	if !ok || id%t.stride != t.residue {
 		return 0, false
 	}
 	j := id / t.stride
-	return j, j < uint64(len(t.latest))
+	if j >= uint64(len(t.latest)) || len(key) != t.KeySize(int64(id)) {
+		return 0, false
+	}
+	return j, true
 }
 
 // VerifyStats are the figures Verify counts while reading a log.
@@ -130,6 +186,12 @@ type VerifyStats struct {
 	// StaleRecords counts records older than their key's latest write; they
 	// are allowed only at or above the checkpoint (not yet cleaned).
 	StaleRecords int64
+	// AbortedRecords counts records of aborted transactions still present:
+	// Kafka's cleaner removes them, but they are no problem as long as none
+	// is taken for a key's latest value.
+	AbortedRecords int64
+	// ControlBatches counts transaction markers (COMMIT and ABORT batches).
+	ControlBatches int64
 }
 
 // VerifyError lists what Verify found wrong with a log: the first
@@ -170,6 +232,12 @@ func (t *GroundTruth) Verify(l *engine.Log, checkpoint int64) error {
 //     and records, and the log end offset has not gone back;
 //   - every record's key is one of the partition's, and no record is newer
 //     than its key's latest write;
+//   - a record of an aborted transaction may still be there (the cleaner
+//     may not have removed it yet), with the value its offset gives, but it
+//     never counts as its key's latest write, and below the checkpoint it
+//     is not counted as a second record of its key;
+//   - control batches are transaction markers (COMMIT or ABORT), present
+//     only when the workload wrote transactions;
 //   - every key's latest write is present, at its offset, with the value the
 //     truth recomputes (or null for a tombstone); a latest tombstone may
 //     instead be gone, but then so must be every record of that key (it was
@@ -199,7 +267,7 @@ func (t *GroundTruth) VerifyLog(l *engine.Log, checkpoint int64) (VerifyStats, e
 	var (
 		dec      record.Decoder
 		r        record.Record
-		want     = make([]byte, t.valueBytes)
+		want     = make([]byte, 0, t.valueSize.max)
 		prevLast = int64(-1) // last offset of the previous batch
 		prevRec  = int64(-1) // offset of the previous record
 	)
@@ -222,9 +290,26 @@ func (t *GroundTruth) VerifyLog(l *engine.Log, checkpoint int64) (VerifyStats, e
 			st.EmptyBatches++
 		}
 		if h.Attributes.Control() {
-			problem("batch at %s (offsets %d-%d) is a control batch; the workload writes none", where(), h.BaseOffset, h.LastOffset())
+			st.ControlBatches++
+			if !t.txn {
+				problem("batch at %s (offsets %d-%d) is a control batch; the workload writes none", where(), h.BaseOffset, h.LastOffset())
+				return nil
+			}
+			for {
+				ok, err := recs.Next(&r)
+				if err != nil {
+					return &record.CorruptionError{Path: seg.LogPath(), Pos: int64(pos), Reason: "control record", Err: err}
+				}
+				if !ok {
+					break
+				}
+				if ct, err := record.ParseControlKey(r.Key); err != nil || !ct.IsTxnMarker() || !h.Attributes.Transactional() {
+					problem("control batch at %s (offset %d) is not a transaction marker", where(), r.Offset(&h))
+				}
+			}
 			return nil
 		}
+		checkAborted := t.txn && h.Attributes.Transactional() && len(t.aborted) > 0
 		for {
 			ok, err := recs.Next(&r)
 			if err != nil {
@@ -250,6 +335,18 @@ func (t *GroundTruth) VerifyLog(l *engine.Log, checkpoint int64) (VerifyStats, e
 				problem("record at offset %d (%s) has key %q, not a key of partition %d", off, where(), r.Key, t.Partition)
 				continue
 			}
+			if checkAborted && t.IsAborted(off) {
+				// Kafka's cleaner removes aborted data; until it does, the
+				// record is only checked for its value.
+				st.AbortedRecords++
+				if !r.IsTombstone() {
+					want = t.AppendValue(want[:0], off)
+					if string(r.Value) != string(want) {
+						problem("key %q: aborted record at offset %d (%s) has value %s, want %s", r.Key, off, where(), shortHex(r.Value), shortHex(want))
+					}
+				}
+				continue
+			}
 			bit, word := uint64(1)<<(j&63), j>>6
 			if seen[word]&bit == 0 {
 				seen[word] |= bit
@@ -268,10 +365,10 @@ func (t *GroundTruth) VerifyLog(l *engine.Log, checkpoint int64) (VerifyStats, e
 						problem("key %q: latest record at offset %d (%s) has a %d-byte value, want a tombstone (null value)", r.Key, off, where(), len(r.Value))
 					}
 				} else {
-					fillValue(want, t.valueSeed, off)
+					want = t.AppendValue(want[:0], off)
 					switch {
 					case r.IsTombstone():
-						problem("key %q: latest record at offset %d (%s) is a tombstone, want a %d-byte value", r.Key, off, where(), t.valueBytes)
+						problem("key %q: latest record at offset %d (%s) is a tombstone, want a %d-byte value", r.Key, off, where(), len(want))
 					case string(r.Value) != string(want):
 						problem("key %q: latest record at offset %d (%s) has value %s, want %s", r.Key, off, where(), shortHex(r.Value), shortHex(want))
 					}

@@ -167,6 +167,7 @@ func copyTruth(t *GroundTruth) *GroundTruth {
 	c := *t
 	c.latest = slices.Clone(t.latest)
 	c.tombstone = slices.Clone(t.tombstone)
+	c.aborted = slices.Clone(t.aborted)
 	return &c
 }
 

@@ -20,20 +20,38 @@ func newCleanCmd() *cobra.Command {
 	var firstDirty, highWatermark, nowMs int64
 	var passes int
 	cmd := &cobra.Command{
-		Use:   "clean --dir PARTITION_DIR",
-		Short: "Clean one Kafka partition directory in place, as Kafka's log cleaner would",
+		Use:   "clean --dir PARTITION_DIR|LOGDIR",
+		Short: "Clean a Kafka partition directory, or every compacted partition of a log directory, in place, as Kafka's log cleaner would",
 		Long: `clean runs Kafka's cleaner over a partition directory (named topic-partition),
 in place: run it on a COPY of a real partition. The first dirty offset comes
 from the cleaner-offset-checkpoint file in the directory's parent (the log
 directory root), which is updated afterwards, as a broker does. The active
-segment is never cleaned (use --roll to make the data in it cleanable), and a
+segment is never cleaned (use --roll to make the data in it cleanable), nor
+anything at or past the last stable offset (an open transaction), and a
 log whose cleanable ratio is not above min.cleanable.dirty.ratio is left alone
 unless --force. Corrupt input stops the clean with an error naming the file
-and byte position; the log is left as it was.`,
+and byte position; the log is left as it was.
+
+Given a log directory root (a directory holding topic-N partition
+directories), clean works as a broker's cleaner threads do: the manager
+opens every partition, then --log.cleaner.threads (--threads) threads each
+take the filthiest compacted log (cleanable ratio above
+min.cleanable.dirty.ratio, or past max.compaction.lag.ms), clean it, and run
+the retention of the compacted logs, until no log needs cleaning. A log
+whose data is corrupt is marked uncleanable and the others go on; an I/O
+error takes the root offline. Every clean is printed, then Kafka's cleaner
+metrics; the exit status is 1 when a partition could not be opened or
+cleaned.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
 				return errors.New("clean: --dir is required")
+			}
+			if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
+				if cmd.Flags().Changed("first-dirty-offset") || cmd.Flags().Changed("passes") || cmd.Flags().Changed("high-watermark") {
+					return errors.New("clean: --first-dirty-offset, --passes and --high-watermark apply to one partition directory, not to a log directory")
+				}
+				return cleanLogDir(cmd, dir, logCfg, cleanerCfg, rootCleanOptions{force: force, roll: roll, nowMs: nowMs})
 			}
 			if passes < 1 {
 				return fmt.Errorf("clean: --passes %d must be at least 1", passes)
@@ -86,8 +104,8 @@ and byte position; the log is left as it was.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dir, "dir", "", "partition directory to clean in place (work on a copy)")
-	f.BoolVar(&force, "force", false, "clean even when the cleanable ratio is not above min.cleanable.dirty.ratio")
+	f.StringVar(&dir, "dir", "", "partition directory, or log directory root of topic-N partition directories, to clean in place (work on a copy)")
+	f.BoolVar(&force, "force", false, "clean even when the cleanable ratio is not above min.cleanable.dirty.ratio (a log directory: every log with cleanable bytes)")
 	f.BoolVar(&roll, "roll", false, "roll the active segment first, so that all data is cleanable")
 	f.Int64Var(&firstDirty, "first-dirty-offset", -1, "start at this offset instead of the checkpoint (-1: checkpoint)")
 	f.Int64Var(&highWatermark, "high-watermark", -1, "high watermark bounding the clean (-1: log end offset)")

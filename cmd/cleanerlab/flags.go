@@ -57,6 +57,7 @@ func logConfigFlags(fs *pflag.FlagSet, cfg *engine.LogConfig) {
 	fs.Int64Var(&cfg.IndexIntervalBytes, "index.interval.bytes", cfg.IndexIntervalBytes, "index.interval.bytes: bytes between offset index entries")
 	fs.Int64Var(&cfg.DeleteRetentionMs, "delete.retention.ms", cfg.DeleteRetentionMs, "delete.retention.ms: how long tombstones survive after the clean that stamps their delete horizon (ms)")
 	fs.Int64Var(&cfg.MinCompactionLagMs, "min.compaction.lag.ms", cfg.MinCompactionLagMs, "min.compaction.lag.ms: segments with records newer than this are not cleaned (ms)")
+	fs.Int64Var(&cfg.MaxCompactionLagMs, "max.compaction.lag.ms", cfg.MaxCompactionLagMs, "max.compaction.lag.ms: a log whose oldest dirty segment is older than this is cleaned whatever its ratio (ms)")
 	fs.Float64Var(&cfg.MinCleanableDirtyRatio, "min.cleanable.dirty.ratio", cfg.MinCleanableDirtyRatio, "min.cleanable.dirty.ratio: clean only when the cleanable ratio is above this")
 	fs.IntVar(&cfg.MaxMessageBytes, "max.message.bytes", cfg.MaxMessageBytes, "max.message.bytes: the largest batch the cleaner's buffers grow to (bytes)")
 	fs.Int64Var(&cfg.ProducerIDExpirationMs, "producer.id.expiration.ms", cfg.ProducerIDExpirationMs, "producer.id.expiration.ms: after this long without a batch a producer expires and the cleaner stops keeping its last batch (ms)")
@@ -106,7 +107,30 @@ func cleanerConfigFlags(fs *pflag.FlagSet, cfg *engine.CleanerConfig) {
 	fs.Var((*byteSize)(&cfg.IOBufferBytes), "log.cleaner.io.buffer.size", "log.cleaner.io.buffer.size: I/O buffer memory shared by all threads; each gets a read and a write buffer of size/threads/2 (bytes)")
 	fs.Float64Var(&cfg.LoadFactor, "log.cleaner.io.buffer.load.factor", cfg.LoadFactor, "log.cleaner.io.buffer.load.factor: share of the offset map's slots a clean may fill")
 	fs.IntVar(&cfg.Threads, "log.cleaner.threads", cfg.Threads, "log.cleaner.threads: cleaner threads (partitions are cleaned in parallel; memory is divided among them)")
+	fs.IntVar(&cfg.Threads, "threads", cfg.Threads, "the same as --log.cleaner.threads")
 	fs.StringVar(&cfg.Hasher, "hasher", cfg.Hasher, "offset map key hash: "+strings.Join(offsetmap.HasherNames(), ", ")+" (md5 is Kafka's; see cleanerlab hashers)")
 	fs.StringVar(&cfg.OffsetMap, "offset-map", cfg.OffsetMap, "offset map layout: "+strings.Join(offsetmap.LayoutNames(), ", ")+
 		" (skimpy is Kafka's; the others hold more keys per MiB at a stated collision risk, see cleanerlab hashers)")
+	fs.StringVar(&cfg.IOPath, "io", cfg.IOPath, "how segments are read: pread (into a reusable buffer, Kafka's way), mmap (with madvise) or direct (O_DIRECT; a file system that refuses it is read with pread, and the report says so)")
+	fs.StringVar(&cfg.Readahead, "readahead", cfg.Readahead, "fadvise hint of the pread path per segment: none, sequential (a larger readahead window) or willneed (ask for the next buffer while this one is processed)")
+	fs.Var((*byteRate)(&cfg.MaxIOBytesPerSecond), "throttle", "cap on the cleaner's read + written bytes per second, all threads together (bytes/s, suffixes KiB, MiB, GiB; 0: no limit); Kafka's log.cleaner.io.max.bytes.per.second")
+	fs.Var((*byteRate)(&cfg.MaxIOBytesPerSecond), "log.cleaner.io.max.bytes.per.second", "the same as --throttle, by Kafka's name")
+	fs.StringVar(&cfg.Throttler, "throttler", cfg.Throttler, "throttle algorithm: kafka (Kafka's Throttler: checks every 300 ms, one compensating sleep) or token-bucket (golang.org/x/time/rate)")
+	fs.BoolVar(&cfg.CacheFriendly, "cache-friendly", cfg.CacheFriendly, "drop the pages of copied segments and of written output from the page cache behind the copy (fadvise DONTNEED), to measure what that saves other users of the cache")
+}
+
+// byteRate is a flag value in bytes per second that accepts the suffixes of
+// byteSize and an optional "/s": 50MiB, 50MiB/s, 1048576.
+type byteRate float64
+
+func (b *byteRate) String() string { return strconv.FormatFloat(float64(*b), 'f', -1, 64) }
+func (b *byteRate) Type() string   { return "bytes/s" }
+
+func (b *byteRate) Set(s string) error {
+	v, err := parseByteSize(strings.TrimSuffix(strings.TrimSpace(s), "/s"))
+	if err != nil {
+		return err
+	}
+	*b = byteRate(v)
+	return nil
 }

@@ -1,17 +1,21 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
@@ -30,20 +34,40 @@ type runConfig struct {
 	Cache    string               `json:"cache"`
 	Fsync    string               `json:"fsync"`
 	Verify   bool                 `json:"verify"`
+	// HotBytes is the size of a hot file kept in the page cache beside the
+	// logs (with the active segments, the hot set whose residency after the
+	// clean measures cache pollution); 0: none. HotRereadMs re-reads it
+	// every that many ms during the clean, as a workload would (0: never).
+	HotBytes    int64 `json:"hot_bytes,omitempty"`
+	HotRereadMs int64 `json:"hot_reread_ms,omitempty"`
 }
 
 type runFlags struct {
 	cfg         runConfig
 	compression string
+	from        string
+	experiment  string
 	dir         string
 	keep        bool
 	out         string
 	progress    string
 	dropCaches  bool
 	cpuProfile  string
+	baseline    bool
 }
 
-func newRunCmd() *cobra.Command {
+// runLabFlags are run's flags that say where and how a run is carried out,
+// not what it measures: they are not part of runConfig, so --from accepts
+// them and sweep does not sweep them.
+var runLabFlags = map[string]bool{
+	"from": true, "experiment": true, "dir": true, "keep": true, "out": true, "progress": true,
+	"drop-caches": true, "cpuprofile": true, "baseline": true,
+}
+
+// defaultRunFlags returns run's defaults: the default workload
+// (workloads.DefaultSpec: about 256 MiB of 100-byte values, half of it
+// dirty, 2M keys), Kafka's topic and cleaner configs, a cold cache.
+func defaultRunFlags() *runFlags {
 	rf := &runFlags{cfg: runConfig{
 		Workload: workloads.DefaultSpec(),
 		Log:      engine.DefaultLogConfig(),
@@ -52,11 +76,37 @@ func newRunCmd() *cobra.Command {
 		Fsync:    string(iosched.FsyncSegment),
 		Verify:   true,
 	}, out: "runs", progress: "auto", compression: "none"}
-	// The default workload (workloads.DefaultSpec): about 256 MiB of 100-byte
-	// values, half of it dirty, 2M keys.
 	rf.cfg.Log.SegmentBytes = rf.cfg.Workload.SegmentBytes
 	rf.cfg.Log.FileDeleteDelayMs = 0
+	return rf
+}
 
+// bindRunFlags binds run's flags to a fresh set of defaults in f. sweep
+// binds them too, once per point, so that every flag of run can be swept.
+func bindRunFlags(f *pflag.FlagSet) *runFlags {
+	rf := defaultRunFlags()
+	workloadFlags(f, &rf.cfg.Workload, &rf.compression)
+	logConfigFlags(f, &rf.cfg.Log)
+	cleanerConfigFlags(f, &rf.cfg.Cleaner)
+	f.StringVar(&rf.cfg.Cache, "cache", rf.cfg.Cache, "page cache before the clean: cold (fdatasync + fadvise DONTNEED every segment) or warm (read every segment once)")
+	f.BoolVar(&rf.dropCaches, "drop-caches", false, "with --cache cold, also write 3 to /proc/sys/vm/drop_caches (root only; falls back to fadvise)")
+	f.StringVar(&rf.cfg.Fsync, "fsync", rf.cfg.Fsync, "fsync policy of cleaned segments: segment (fsync each before the swap, as Kafka), fdatasync, bytes=N (start write-back every N bytes, fdatasync at the end) or none (no sync at all, not even of the directory: a crash can lose cleaned data that the swap already replaced)")
+	f.Var((*byteSize)(&rf.cfg.HotBytes), "hot-bytes", "hot file kept in the page cache beside the logs, to measure the cache pollution of the clean (bytes; 0: only the active segments)")
+	f.Int64Var(&rf.cfg.HotRereadMs, "hot-reread-ms", 0, "re-read the hot file every this many ms during the clean, as a workload would (0: never)")
+	f.BoolVar(&rf.baseline, "baseline", false, "measure the data directory's device (O_DIRECT sequential read/write) and memory copy bandwidth before the run and cache them in --out; without it the cached baseline is used")
+	f.BoolVar(&rf.cfg.Verify, "verify", rf.cfg.Verify, "verify the cleaned log against the workload's ground truth")
+	f.StringVar(&rf.from, "from", "", "rerun exactly the configuration of this run record (runs/<id>/run.json, or its directory); only the flags that say where and how (--dir, --keep, --out, --progress, --drop-caches, --cpuprofile, --baseline) may be given with it")
+	f.StringVar(&rf.experiment, "experiment", "", "take the run's parameters from this YAML experiment file (see scripts/experiments/); flags given too win over it")
+	f.StringVar(&rf.dir, "dir", "", "data directory on the disk under test (default: a fresh temp dir, removed afterwards)")
+	f.BoolVar(&rf.keep, "keep", false, "keep the data directory")
+	f.StringVar(&rf.out, "out", rf.out, "directory of run records")
+	f.StringVar(&rf.progress, "progress", rf.progress, "progress bars: auto (when stderr is a terminal), always, never")
+	f.StringVar(&rf.cpuProfile, "cpuprofile", "", "write a CPU profile of the clean phase to this file (go tool pprof)")
+	return rf
+}
+
+func newRunCmd() *cobra.Command {
+	var rf *runFlags
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Generate a log, clean it, verify it and report (the main job)",
@@ -65,53 +115,141 @@ func newRunCmd() *cobra.Command {
 boundary so the cleanable ratio is --dirty-ratio), put the page cache in the
 requested state, snapshot the kernel's counters, clean every partition once
 with Kafka's rules, snapshot again, verify the result against the ground truth
-and write runs/<time>-<config hash>/run.json and report.md.
+and write runs/<time>-<config hash>/run.json, report.md and bench.txt (Go
+benchmark format, for benchstat).
 
 The data goes to a fresh directory under the OS temp dir, removed afterwards,
-unless --dir puts it on the disk under test (and --keep keeps it).`,
+unless --dir puts it on the disk under test (and --keep keeps it).
+
+--from runs/<id>/run.json reruns exactly the configuration recorded there
+(the same seed writes the same bytes); its record gets the same config hash.
+--experiment FILE takes the parameters from a YAML experiment file.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runMain(cmd, rf) },
 	}
-	f := cmd.Flags()
-	w := &rf.cfg.Workload
-	f.Int64Var(&w.Keys, "keys", w.Keys, "key cardinality: distinct keys the workload writes")
-	f.IntVar(&w.KeyBytes, "key-bytes", w.KeyBytes, "bytes per key")
-	f.IntVar(&w.ValueBytes, "value-bytes", w.ValueBytes, "bytes per value")
-	f.Float64Var(&w.TombstoneRatio, "tombstone-ratio", w.TombstoneRatio, "share of dirty writes that are tombstones (null values)")
-	f.Float64Var(&w.DirtyRatio, "dirty-ratio", w.DirtyRatio, "target cleanable ratio: dirty bytes / log bytes")
-	f.Var((*byteSize)(&w.LogBytes), "log-bytes", "approximate .log bytes of all partitions together (suffixes KiB, MiB, GiB)")
-	f.IntVar(&w.RecordsPerBatch, "records-per-batch", w.RecordsPerBatch, "records per batch written by the generator")
-	f.StringVar(&rf.compression, "compression", rf.compression, "codec of generated batches: none, gzip, snappy, lz4, zstd")
-	f.Uint64Var(&w.Seed, "seed", w.Seed, "seed of the workload: same seed, same bytes")
-	f.IntVar(&w.Partitions, "partitions", w.Partitions, "partitions (logs) to generate and clean")
-	f.StringVar(&w.Distribution, "distribution", w.Distribution, "key choice of the dirty head: uniform")
-	logConfigFlags(f, &rf.cfg.Log)
-	cleanerConfigFlags(f, &rf.cfg.Cleaner)
-	f.StringVar(&rf.cfg.Cache, "cache", rf.cfg.Cache, "page cache before the clean: cold (fdatasync + fadvise DONTNEED every segment) or warm (read every segment once)")
-	f.BoolVar(&rf.dropCaches, "drop-caches", false, "with --cache cold, also write 3 to /proc/sys/vm/drop_caches (root only; falls back to fadvise)")
-	f.StringVar(&rf.cfg.Fsync, "fsync", rf.cfg.Fsync, "fsync policy of cleaned segments: segment (fsync each before the swap, as Kafka) or none (risk: a crash can lose cleaned data that the swap already replaced)")
-	f.BoolVar(&rf.cfg.Verify, "verify", rf.cfg.Verify, "verify the cleaned log against the workload's ground truth")
-	f.StringVar(&rf.dir, "dir", "", "data directory on the disk under test (default: a fresh temp dir, removed afterwards)")
-	f.BoolVar(&rf.keep, "keep", false, "keep the data directory")
-	f.StringVar(&rf.out, "out", rf.out, "directory of run records")
-	f.StringVar(&rf.progress, "progress", rf.progress, "progress bars: auto (when stderr is a terminal), always, never")
-	f.StringVar(&rf.cpuProfile, "cpuprofile", "", "write a CPU profile of the clean phase to this file (go tool pprof)")
+	rf = bindRunFlags(cmd.Flags())
 	return cmd
 }
 
-func runMain(cmd *cobra.Command, rf *runFlags) error {
-	out := cmd.OutOrStdout()
-	cfg := &rf.cfg
+// runOptions are the settings of one run that are not part of its
+// configuration: where its data and record go and what it prints.
+type runOptions struct {
+	// Dir is the parent of the data directory ("" = the OS temp dir); Keep
+	// keeps the data directory.
+	Dir  string
+	Keep bool
+	// Out is the directory of run records.
+	Out string
+	// Progress shows progress bars on stderr.
+	Progress bool
+	// DropCaches writes to /proc/sys/vm/drop_caches for a cold cache.
+	DropCaches bool
+	// CPUProfile is a file for a CPU profile of the clean phase ("" = none).
+	CPUProfile string
+	// Baseline measures the device and memory limits before the clean
+	// (and caches them under Out); otherwise the cached ones are used.
+	Baseline bool
+	// Log receives the lines a run prints while it goes (nil = none).
+	Log io.Writer
+	// NameParts are key=value parts the run's benchmark name carries after
+	// the standard ones (sweep passes the swept parameters that are not
+	// among them).
+	NameParts []results.KV
+	// IDSuffix, when not empty, is appended to the run's ID
+	// (<time>-<config hash><suffix>), so that repetitions of one
+	// configuration started within a second get distinct records.
+	IDSuffix string
+}
+
+// runResult is what one run produced.
+type runResult struct {
+	Run   *results.Run
+	Stats []*engine.CleanStats
+	// Path is the run's record directory; "" when it could not be written.
+	Path string
+	// Data is the data directory, when kept.
+	Data string
+}
+
+// resolveRun turns run's flags into the configuration of one run: the
+// record named by --from, or the flags over the experiment file's values
+// (the codec parsed, segment.bytes shared by the workload and the log
+// config), validated.
+func resolveRun(f *pflag.FlagSet, rf *runFlags) (runConfig, error) {
+	if rf.experiment != "" {
+		if rf.from != "" {
+			return runConfig{}, fmt.Errorf("run: --from and --experiment each give the whole configuration; give one")
+		}
+		e, err := loadExperiment(rf.experiment)
+		if err != nil {
+			return runConfig{}, err
+		}
+		if err := applyExperiment(f, e); err != nil {
+			return runConfig{}, err
+		}
+	}
+	if rf.from != "" {
+		var given []string
+		f.Visit(func(fl *pflag.Flag) {
+			if !runLabFlags[fl.Name] {
+				given = append(given, "--"+fl.Name)
+			}
+		})
+		if len(given) > 0 {
+			return runConfig{}, fmt.Errorf("run: --from reruns a recorded configuration; %s would change it (give them without --from)", strings.Join(given, ", "))
+		}
+		cfg, err := readRunConfig(rf.from)
+		if err != nil {
+			return runConfig{}, err
+		}
+		return cfg, validateRunConfig(&cfg)
+	}
+	cfg := rf.cfg
 	codec, err := record.ParseCodec(rf.compression)
 	if err != nil {
-		return err
+		return runConfig{}, err
 	}
 	cfg.Workload.Codec = codec
-	if cmd.Flags().Changed("segment.bytes") {
+	if f.Changed("segment.bytes") {
 		cfg.Workload.SegmentBytes = cfg.Log.SegmentBytes
 	} else {
 		cfg.Log.SegmentBytes = cfg.Workload.SegmentBytes
 	}
+	return cfg, validateRunConfig(&cfg)
+}
+
+// readRunConfig reads the configuration of a run record: path is its
+// run.json or its directory. Fields the record lacks keep run's defaults
+// (a record written before they existed); a field this version does not
+// know is an error, since the rerun would not be the same experiment.
+func readRunConfig(path string) (runConfig, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, results.RunJSONFile)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return runConfig{}, fmt.Errorf("run: --from: %w", err)
+	}
+	var rec struct {
+		Config json.RawMessage `json:"config"`
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return runConfig{}, fmt.Errorf("run: --from %s: %w", path, err)
+	}
+	if len(rec.Config) == 0 || string(rec.Config) == "null" {
+		return runConfig{}, fmt.Errorf("run: --from %s: the record holds no config", path)
+	}
+	cfg := defaultRunFlags().cfg
+	dec := json.NewDecoder(bytes.NewReader(rec.Config))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return runConfig{}, fmt.Errorf("run: --from %s: config: %w (was it written by another version of cleanerlab?)", path, err)
+	}
+	return cfg, nil
+}
+
+// validateRunConfig checks every part of cfg.
+func validateRunConfig(cfg *runConfig) error {
 	if err := cfg.Workload.Validate(); err != nil {
 		return err
 	}
@@ -124,7 +262,15 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 	if cfg.Cache != "cold" && cfg.Cache != "warm" {
 		return fmt.Errorf("run: --cache %q: want cold or warm", cfg.Cache)
 	}
-	policy, err := iosched.ParseFsyncPolicy(cfg.Fsync)
+	if _, err := iosched.ParseFsyncPolicy(cfg.Fsync); err != nil {
+		return err
+	}
+	return nil
+}
+
+func runMain(cmd *cobra.Command, rf *runFlags) error {
+	out := cmd.OutOrStdout()
+	cfg, err := resolveRun(cmd.Flags(), rf)
 	if err != nil {
 		return err
 	}
@@ -132,28 +278,73 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 	if err != nil {
 		return err
 	}
-
-	if err := os.MkdirAll(rf.out, 0o755); err != nil {
-		return fmt.Errorf("run: --out %s: %w", rf.out, err)
+	res, err := executeRun(cfg, runOptions{
+		Dir: rf.dir, Keep: rf.keep, Out: rf.out, Progress: showProgress,
+		DropCaches: rf.dropCaches, CPUProfile: rf.cpuProfile, Log: out, Baseline: rf.baseline,
+	})
+	if res == nil {
+		return err
 	}
-	root, cleanup, err := dataRoot(rf.dir, rf.keep)
+	printRunTable(out, res.Run, res.Stats)
+	for _, st := range res.Stats {
+		fmt.Fprint(out, st.KafkaMessage(st.Thread))
+	}
 	if err != nil {
 		return err
+	}
+	fmt.Fprintf(out, "record: %s\n", res.Path)
+	if res.Data != "" {
+		fmt.Fprintf(out, "data: %s\n", res.Data)
+	}
+	if v := res.Run.Verification; v != nil && !v.Passed {
+		return exitError{code: 2, err: fmt.Errorf("verification failed:\n%s", v.Detail)}
+	}
+	return nil
+}
+
+// executeRun carries out one run of a resolved, valid configuration:
+// generate, set the cache, clean between two counter snapshots, verify, and
+// write the record under opt.Out. It returns nil and the error when the run
+// could not be measured; the result and the error when only writing the
+// record failed; a failed verification is no error here (it is in the
+// record: res.Run.Verification).
+func executeRun(cfg runConfig, opt runOptions) (*runResult, error) {
+	logw := opt.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	policy, err := iosched.ParseFsyncPolicy(cfg.Fsync)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("run: --out %s: %w", opt.Out, err)
+	}
+	root, cleanup, err := dataRoot(opt.Dir, opt.Keep)
+	if err != nil {
+		return nil, err
 	}
 	defer cleanup()
 
 	run := &results.Run{StartedAt: time.Now().UTC(), Config: cfg, Phases: map[string]time.Duration{}}
+	if opt.IDSuffix != "" {
+		id, err := results.NewID(run.StartedAt, cfg)
+		if err != nil {
+			return nil, err
+		}
+		run.ID = id + opt.IDSuffix
+	}
 	env, _ := results.CaptureEnvironment(root)
 	run.Environment = env
 
 	// 1. Generate.
-	fmt.Fprintf(out, "generating ~%s in %d partition(s) under %s\n", results.FormatBytes(cfg.Workload.LogBytes), cfg.Workload.Partitions, root)
+	fmt.Fprintf(logw, "generating ~%s in %d partition(s) under %s\n", results.FormatBytes(cfg.Workload.LogBytes), cfg.Workload.Partitions, root)
 	t0 := time.Now()
-	bar := newBar(showProgress, cfg.Workload.LogBytes, "generate")
+	bar := newBar(opt.Progress, cfg.Workload.LogBytes, "generate")
 	gen, err := workloads.Generate(root, cfg.Workload, cfg.Log, func(done, total int64) { bar.set(done) })
 	bar.finish()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	run.Phases["generate"] = time.Since(t0)
 
@@ -166,54 +357,66 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 	for _, d := range gen.Dirs {
 		l, err := engine.Open(d, engine.Options{Config: &cfg.Log})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		// A broker holds its producer state in memory; build it before the
 		// timed clean.
 		if err := l.LoadProducerState(); err != nil {
 			l.Close()
-			return err
+			return nil, err
 		}
 		logs = append(logs, l)
 	}
 
 	// 2. Page cache.
 	t0 = time.Now()
-	cacheNote, err := setCache(logs, cfg.Cache, rf.dropCaches)
+	cacheNote, err := setCache(logs, cfg.Cache, opt.DropCaches)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if cacheNote != "" {
 		run.Notes = append(run.Notes, cacheNote)
 	}
 	run.Phases["cache"] = time.Since(t0)
+	iorun, err := prepareIO(&cfg, opt, env, root, logs, logw)
+	if err != nil {
+		return nil, err
+	}
+	defer iorun.close()
 
-	// 3. Clean, between two counter snapshots.
+	// 3. Clean, between two counter snapshots. The cleaner threads (their
+	// offset maps and buffers) are made first, outside the timed phase, as a
+	// broker makes them at startup.
+	var progress atomic.Int64
+	manager, err := newCleanManager(logs, cfg.Cleaner, iorun.cleanerOptions(engine.CleanerOptions{Progress: &progress, FsyncPolicy: policy}))
+	if err != nil {
+		return nil, err
+	}
 	before, _ := results.Snapshot(env.DataDir.Device)
 	t0 = time.Now()
-	var progress atomic.Int64
 	var total int64
 	for _, l := range logs {
 		total += l.SizeBytes()
 	}
-	bar = newBar(showProgress, total, "clean")
-	stopProfile, err := startCPUProfile(rf.cpuProfile)
+	bar = newBar(opt.Progress, total, "clean")
+	stopProfile, err := startCPUProfile(opt.CPUProfile)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	stop := bar.poll(&progress)
-	stats, err := cleanAll(logs, cfg.Cleaner, engine.CleanerOptions{Progress: &progress, FsyncPolicy: policy})
+	stats, err := manager.CleanEach()
 	stop()
 	stopProfile()
 	bar.finish()
 	cleanWall := time.Since(t0)
 	after, _ := results.Snapshot(env.DataDir.Device)
+	iorun.afterClean(logs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, st := range stats {
 		if !st.Cleaned() {
-			return fmt.Errorf("run: %s was not cleaned: %s", st.TopicPartition, st.Skipped)
+			return nil, fmt.Errorf("run: %s was not cleaned: %s", st.TopicPartition, st.Skipped)
 		}
 	}
 	run.Phases["clean"] = cleanWall
@@ -239,23 +442,39 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 	}
 
 	run.Rows = runRows(stats, cfg.Cleaner, cleanWall, run.Delta)
-	path, werr := run.Write(rf.out)
+	iorun.finish(run, stats, cleanWall)
+	run.Benchmarks = runBenchmarks(&cfg, stats, cleanWall, run.Delta, opt.NameParts)
+	res := &runResult{Run: run, Stats: stats}
+	if opt.Keep {
+		res.Data = root
+	}
+	path, err := writeRecord(run, opt.Out)
+	if err != nil {
+		return res, fmt.Errorf("run: write record: %w", err)
+	}
+	res.Path = path
+	return res, nil
+}
 
-	printRunTable(out, run, stats)
-	for _, st := range stats {
-		fmt.Fprint(out, st.KafkaMessage(st.Thread))
+// writeRecord writes the run's record under out. Two runs of one
+// configuration started within the same second (a --from rerun, a script's
+// loop) would get the same ID: the later gets "-2", "-3", ... appended.
+func writeRecord(run *results.Run, out string) (string, error) {
+	if run.ID == "" {
+		id, err := results.NewID(run.StartedAt, run.Config)
+		if err != nil {
+			return "", err
+		}
+		run.ID = id
 	}
-	if werr != nil {
-		return fmt.Errorf("run: write record: %w", werr)
+	base := run.ID
+	for n := 2; ; n++ {
+		path, err := run.Write(out)
+		if !errors.Is(err, fs.ErrExist) || n > 100 {
+			return path, err
+		}
+		run.ID = fmt.Sprintf("%s-%d", base, n)
 	}
-	fmt.Fprintf(out, "record: %s\n", path)
-	if rf.keep {
-		fmt.Fprintf(out, "data: %s\n", root)
-	}
-	if run.Verification != nil && !run.Verification.Passed {
-		return exitError{code: 2, err: fmt.Errorf("verification failed:\n%s", run.Verification.Detail)}
-	}
-	return nil
 }
 
 // startCPUProfile starts a CPU profile into path ("" = none); the returned
@@ -331,48 +550,22 @@ func setCache(logs []*engine.Log, mode string, dropCaches bool) (string, error) 
 	return note, nil
 }
 
-// cleanAll cleans every log once with cfg.Threads cleaners, each owning its
-// share of the dedupe and I/O buffers, as Kafka's cleaner threads.
-func cleanAll(logs []*engine.Log, cfg engine.CleanerConfig, opts engine.CleanerOptions) ([]*engine.CleanStats, error) {
-	stats := make([]*engine.CleanStats, len(logs))
-	next := make(chan int, len(logs))
-	for i := range logs {
-		next <- i
-	}
-	close(next)
-	threads := min(cfg.Threads, len(logs))
-	cleaners := make([]*engine.Cleaner, threads)
-	for t := range cleaners {
-		c, err := engine.NewCleaner(cfg, opts)
-		if err != nil {
-			return nil, err
-		}
-		cleaners[t] = c
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, threads)
-	for t := range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				// run measures one clean of each log whatever its ratio, as a
-				// direct call of Kafka's Cleaner.clean (the generator set the ratio).
-				st, err := cleaners[t].Clean(logs[i], engine.CleanOptions{Force: true})
-				if err != nil {
-					errs[t] = fmt.Errorf("%s: %w", logs[i].TopicPartition(), err)
-					return
-				}
-				st.Thread = t
-				stats[i] = st
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+// newCleanManager puts the logs under a cleaner manager with cfg.Threads
+// threads, each owning its share of the dedupe and I/O buffers, as Kafka's
+// cleaner threads. Its CleanEach cleans every log once, filthiest first:
+// run measures one clean of each log whatever its ratio, as a direct call
+// of Kafka's Cleaner.clean (the generator set the ratio).
+func newCleanManager(logs []*engine.Log, cfg engine.CleanerConfig, opts engine.CleanerOptions) (*engine.CleanerManager, error) {
+	m, err := engine.NewCleanerManager(engine.CleanerManagerOptions{Cleaner: cfg, CleanerOptions: opts})
+	if err != nil {
 		return nil, err
 	}
-	return stats, nil
+	for _, l := range logs {
+		if err := m.AddLog(l); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
 }
 
 func runRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, wall time.Duration, d results.CounterDelta) []results.Row {
@@ -404,7 +597,7 @@ func runRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, wall time.Dur
 		{Name: "clean wall time", Value: secs(wall), Unit: "s", Meaning: "wall time of the clean phase (all partitions)"},
 		{Name: "map build time", Value: secs(mapTime), Unit: "s", Meaning: "building offset maps (summed over partitions)"},
 		{Name: "copy time", Value: secs(copyTime), Unit: "s", Meaning: "recopying, fsync and swap (summed over partitions)"},
-		{Name: "fsync time", Value: secs(syncTime), Unit: "s", Meaning: "inside fsync of cleaned segments"},
+		{Name: "fsync time", Value: secs(syncTime), Unit: "s", Meaning: "inside fsync, fdatasync and sync_file_range of cleaned segments (--fsync)"},
 		{Name: "map utilisation", Value: f1(100 * util), Unit: "%", Meaning: "max over cleans of keys in the map / slots"},
 	}
 	rows = append(rows, mapRows(cfg, mapKeys)...)

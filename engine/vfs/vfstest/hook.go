@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine/vfs"
+	"github.com/cleanerlab/cleanerlab/iosched"
 )
 
 // hook is called before every operation of a hookFS. A non-nil error fails
@@ -159,6 +160,24 @@ func (f *hookFile) Sync() error {
 		return err
 	}
 	return f.File.Sync()
+}
+
+// Datasync is logged as OpDatasync, then done by iosched.Datasync on the
+// wrapped file (fdatasync on its descriptor).
+func (f *hookFile) Datasync() error {
+	if err := f.call(Op{Kind: OpDatasync, Path: f.Name()}); err != nil {
+		return err
+	}
+	return iosched.Datasync(f.File)
+}
+
+// SyncRange is logged as OpSyncRange, then done by iosched.SyncRange on the
+// wrapped file (sync_file_range on its descriptor).
+func (f *hookFile) SyncRange(off, n int64, flags int) error {
+	if err := f.call(Op{Kind: OpSyncRange, Path: f.Name(), Off: off, Len: int(n), Flags: flags}); err != nil {
+		return err
+	}
+	return iosched.SyncRange(f.File, off, n, flags)
 }
 
 func (f *hookFile) Truncate(size int64) error {

@@ -112,4 +112,6 @@ func (n NoSyncFS) Chtimes(path string, atime, mtime time.Time) error {
 
 type noSyncFile struct{ vfs.File }
 
-func (noSyncFile) Sync() error { return nil }
+func (noSyncFile) Sync() error                       { return nil }
+func (noSyncFile) Datasync() error                   { return nil }
+func (noSyncFile) SyncRange(int64, int64, int) error { return nil }

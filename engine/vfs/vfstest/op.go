@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/cleanerlab/cleanerlab/iosched"
 )
 
 // OpKind names a file-system or file operation.
@@ -30,6 +32,8 @@ const (
 	OpWrite         OpKind = "write"
 	OpWriteAt       OpKind = "write-at"
 	OpSync          OpKind = "sync"
+	OpDatasync      OpKind = "datasync"   // fdatasync (iosched.Datasyncer)
+	OpSyncRange     OpKind = "sync-range" // sync_file_range (iosched.RangeSyncer)
 	OpTruncate      OpKind = "truncate"
 	OpClose         OpKind = "close"
 	OpFileStat      OpKind = "fstat"
@@ -42,7 +46,8 @@ type Op struct {
 	Path  string
 	Path2 string // rename target
 	Off   int64  // ReadAt/WriteAt offset; Truncate size
-	Len   int    // bytes read or written (asked for)
+	Len   int    // bytes read or written (asked for); sync-range: bytes (0: to the end)
+	Flags int    // sync-range: iosched.SyncRange* flags
 }
 
 // String is the kind and the base names of the paths, plus the offset and
@@ -63,16 +68,33 @@ func (o Op) String() string {
 		fmt.Fprintf(&b, " off=%d len=%d", o.Off, o.Len)
 	case OpTruncate:
 		fmt.Fprintf(&b, " size=%d", o.Off)
+	case OpSyncRange:
+		fmt.Fprintf(&b, " off=%d len=%d flags=%s", o.Off, o.Len, syncRangeFlags(o.Flags))
 	}
 	return b.String()
 }
 
+// syncRangeFlags names sync_file_range flags: "wait-before|write|wait-after".
+func syncRangeFlags(f int) string {
+	var parts []string
+	for _, n := range []struct {
+		bit  int
+		name string
+	}{{iosched.SyncRangeWaitBefore, "wait-before"}, {iosched.SyncRangeWrite, "write"}, {iosched.SyncRangeWaitAfter, "wait-after"}} {
+		if f&n.bit != 0 {
+			parts = append(parts, n.name)
+		}
+	}
+	return strings.Join(parts, "|")
+}
+
 // Mutating reports whether the operation changes what is on disk or how
 // durable it is: creations, writes, truncations, renames, removals, fsyncs
-// and directory creation. Opens, reads, stats and closes are not.
+// (fdatasync and sync_file_range included) and directory creation. Opens,
+// reads, stats and closes are not.
 func (o Op) Mutating() bool {
 	switch o.Kind {
-	case OpCreate, OpRename, OpRemove, OpMkdirAll, OpSyncDir, OpWrite, OpWriteAt, OpSync, OpTruncate, OpChtimes:
+	case OpCreate, OpRename, OpRemove, OpMkdirAll, OpSyncDir, OpWrite, OpWriteAt, OpSync, OpDatasync, OpSyncRange, OpTruncate, OpChtimes:
 		return true
 	}
 	return false

@@ -1,0 +1,171 @@
+package bench
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/workloads"
+)
+
+// Flags of the end-to-end benchmarks (BenchmarkClean, BenchmarkRead,
+// BenchmarkGenerate), given after -args:
+//
+//	go test ./bench -run '^$' -bench 'Clean|Read|Generate' -count 10 \
+//	    -args -bench.dir /mnt/disk-under-test -bench.scale 16 -bench.cache cold
+var (
+	benchDir = flag.String("bench.dir", "",
+		"directory for the benchmarks' logs: put it on the disk under test (default: a temp dir, removed afterwards)")
+	benchScale = flag.Float64("bench.scale", 1,
+		"multiplies the benchmarks' log sizes and key counts; 1 is laptop-sized (8 MiB logs, 100,000 keys)")
+	benchCache = flag.String("bench.cache", "warm",
+		"page cache before each timed clean or read: warm (read once) or cold (fdatasync and fadvise DONTNEED each segment)")
+)
+
+// Sizes at -bench.scale 1.
+const (
+	baseLogBytes = 8 << 20
+	baseKeys     = 100_000
+	// baseSegmentBytes is a quarter of the log: a clean groups and swaps
+	// several segments.
+	baseSegmentBytes = 2 << 20
+)
+
+// scaled returns n x -bench.scale, at least min.
+func scaled(n int64, least int64) int64 {
+	return max(int64(math.Round(float64(n)**benchScale)), least)
+}
+
+// benchSpec is the workload every end-to-end benchmark starts from:
+// 8 MiB x scale of 100-byte values over 100,000 x scale keys, half of it
+// dirty, 10% tombstones, 2 MiB x scale segments.
+func benchSpec() workloads.Spec {
+	s := workloads.DefaultSpec()
+	s.Keys = scaled(baseKeys, 1000)
+	s.LogBytes = scaled(baseLogBytes, 256<<10)
+	s.SegmentBytes = min(scaled(baseSegmentBytes, 64<<10), 1<<30)
+	s.TombstoneRatio = 0.1
+	s.Seed = 11
+	return s
+}
+
+// dataRoot returns a fresh directory under -bench.dir (or a temp dir),
+// removed when owner ends; errors fail b.
+func dataRoot(b, owner testing.TB) string {
+	b.Helper()
+	if *benchDir == "" {
+		return owner.TempDir()
+	}
+	if err := os.MkdirAll(*benchDir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	d, err := os.MkdirTemp(*benchDir, "cleanerlab-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	owner.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+// copyTree copies the regular files under src into dst (created), keeping
+// the layout: a pristine generated log for each timed iteration.
+func copyTree(src, dst string) error {
+	return filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if info.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.Create(target)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
+}
+
+// setCache puts every segment of l in the -bench.cache state.
+func setCache(b testing.TB, l *engine.Log, buf []byte) {
+	b.Helper()
+	if err := l.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	for _, s := range l.Segments() {
+		var err error
+		switch *benchCache {
+		case "cold":
+			err = iosched.DropFileCache(s.File())
+		case "warm":
+			err = iosched.WarmFile(s.File(), buf)
+		default:
+			b.Fatalf("-bench.cache %q: want warm or cold", *benchCache)
+		}
+		if err != nil {
+			b.Fatalf("cache %s %s: %v", *benchCache, s.LogPath(), err)
+		}
+	}
+}
+
+// diskCounter reads the bytes the block device holding dir has read and
+// written (/proc/diskstats), or reports that it cannot.
+type diskCounter struct{ device string }
+
+func newDiskCounter(dir string) *diskCounter {
+	env, _ := results.CaptureEnvironment(dir)
+	return &diskCounter{device: env.DataDir.Device}
+}
+
+// read returns the device's read and written bytes so far; ok is false
+// when the device or /proc/diskstats is unknown.
+func (d *diskCounter) read() (read, written int64, ok bool) {
+	if d.device == "" {
+		return 0, 0, false
+	}
+	c, err := results.Snapshot(d.device)
+	if err != nil || c.DiskNote != "" {
+		return 0, 0, false
+	}
+	return c.DiskReadBytes, c.DiskWrittenBytes, true
+}
+
+// name renders key=value sub-benchmark names.
+func name(kv ...string) string {
+	var parts []string
+	for i := 0; i+1 < len(kv); i += 2 {
+		parts = append(parts, kv[i]+"="+kv[i+1])
+	}
+	return strings.Join(parts, "/")
+}
+
+// sizeName renders a byte count for a name: "8MiB".
+func sizeName(n int64) string {
+	switch {
+	case n%(1<<30) == 0:
+		return fmt.Sprintf("%dGiB", n>>30)
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%dKiB", n>>10)
+	}
+	return fmt.Sprint(n)
+}

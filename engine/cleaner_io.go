@@ -1,0 +1,274 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/iosched"
+)
+
+// Phases of a clean, as IOStats and iosched.PhaseProbe name them.
+const (
+	PhaseMap  = "map"  // building the offset map over the dirty range
+	PhaseCopy = "copy" // recopying the segments below the end offset, and the swaps
+)
+
+// IOStats say how a clean's bytes moved: the I/O configuration it ran with
+// and, per phase, what it read, wrote, waited and slept.
+type IOStats struct {
+	ReadPath      string `json:"read_path"`    // CleanerConfig.IOPath
+	FsyncPolicy   string `json:"fsync_policy"` // CleanerOptions.FsyncPolicy
+	CacheFriendly bool   `json:"cache_friendly"`
+	// Throttler and ThrottleBytesPerSecond: the shared throttle's kind and
+	// rate; empty and 0 when unthrottled.
+	Throttler              string     `json:"throttler,omitempty"`
+	ThrottleBytesPerSecond float64    `json:"throttle_bytes_per_second,omitempty"`
+	Map                    PhaseStats `json:"map"`
+	Copy                   PhaseStats `json:"copy"`
+	// ReadFallbacks counts segments the direct path read with buffered
+	// pread because the file system refused O_DIRECT; ReadFallbackReason
+	// says why (the first one).
+	ReadFallbacks      int64  `json:"read_fallbacks,omitempty"`
+	ReadFallbackReason string `json:"read_fallback_reason,omitempty"`
+}
+
+// PhaseStats are one phase's figures: the cleaner's own counts, and the
+// kernel's (OS) when CleanerOptions.PhaseProbe is set.
+type PhaseStats struct {
+	Wall time.Duration `json:"wall_ns"`
+	// ReadBytes: bytes the segment reader returned (each read chunk, a chunk
+	// read again after its buffer grew included): what the throttle counts.
+	ReadBytes int64         `json:"read_bytes"`
+	Reads     int64         `json:"reads"`
+	ReadTime  time.Duration `json:"read_ns"` // inside pread (mmap: inside mmap/madvise)
+	// WrittenBytes: bytes written to cleaned segment files.
+	WrittenBytes int64         `json:"written_bytes"`
+	WriteTime    time.Duration `json:"write_ns"` // inside write(2)
+	SyncTime     time.Duration `json:"sync_ns"`  // inside fsync, fdatasync, sync_file_range
+	// ThrottleSleep: time this clean slept in the throttle.
+	ThrottleSleep time.Duration `json:"throttle_sleep_ns"`
+	// DroppedBytes: bytes of input read and output written that the
+	// cache-friendly mode dropped from the page cache.
+	DroppedBytes int64                  `json:"dropped_bytes,omitempty"`
+	OS           *iosched.PhaseCounters `json:"os,omitempty"`
+}
+
+// IOBytesPerSecond is the phase's read plus written bytes over its wall
+// time: the rate the throttle holds down.
+func (p PhaseStats) IOBytesPerSecond() float64 {
+	if p.Wall <= 0 {
+		return 0
+	}
+	return float64(p.ReadBytes+p.WrittenBytes) / p.Wall.Seconds()
+}
+
+// ThrottleSleep is the time slept in the throttle, both phases.
+func (s IOStats) ThrottleSleep() time.Duration { return s.Map.ThrottleSleep + s.Copy.ThrottleSleep }
+
+// AchievedBytesPerSecond is the read plus written bytes of both phases over
+// their wall time: what to compare with ThrottleBytesPerSecond.
+func (s IOStats) AchievedBytesPerSecond() float64 {
+	w := s.Map.Wall + s.Copy.Wall
+	if w <= 0 {
+		return 0
+	}
+	return float64(s.Map.ReadBytes+s.Map.WrittenBytes+s.Copy.ReadBytes+s.Copy.WrittenBytes) / w.Seconds()
+}
+
+// NewThrottler returns the throttle cfg asks for (cfg.Throttler at
+// cfg.MaxIOBytesPerSecond), or nil when cfg.MaxIOBytesPerSecond is 0. Pass
+// the one Throttler to every cleaner thread in CleanerOptions.Throttler:
+// Kafka's cleaner threads share one.
+func NewThrottler(cfg CleanerConfig) (iosched.Throttler, error) {
+	if cfg.MaxIOBytesPerSecond == 0 {
+		return nil, nil
+	}
+	return iosched.NewThrottler(cfg.Throttler, cfg.MaxIOBytesPerSecond, iosched.Clock{})
+}
+
+// initIO makes the cleaner's reader (of cfg.IOPath, throttled when a
+// throttle is set) and writer (of opts.FsyncPolicy).
+func (c *Cleaner) initIO(cfg CleanerConfig, opts CleanerOptions) error {
+	policy, err := iosched.ParseFsyncPolicy(string(opts.FsyncPolicy))
+	if err != nil {
+		return err
+	}
+	c.throttler = opts.Throttler
+	if c.throttler == nil {
+		if c.throttler, err = NewThrottler(cfg); err != nil {
+			return err
+		}
+	}
+	c.probe = opts.PhaseProbe
+	if err := c.newReader(max(DefaultLogConfig().MaxMessageBytes, c.ioBufBytes)); err != nil {
+		return err
+	}
+	c.writer = iosched.NewWriter(c.ioBufBytes, policy)
+	c.writer.SetDropBehind(cfg.CacheFriendly)
+	return nil
+}
+
+// newReader (re)makes the segment reader with a max buffer of maxBytes
+// (max.message.bytes). The direct path falls back to pread for a file whose
+// file system refuses O_DIRECT, and IOStats says so.
+func (c *Cleaner) newReader(maxBytes int) error {
+	r, err := iosched.NewSegmentReader(iosched.ReaderOptions{
+		Path: iosched.ReadPath(c.cfg.IOPath), BufferBytes: c.ioBufBytes, MaxBufferBytes: maxBytes,
+		Readahead: iosched.ReadaheadHint(c.cfg.Readahead), DirectFallback: true,
+	})
+	if err != nil {
+		return err
+	}
+	if c.throttler != nil {
+		c.metered = &meteredReader{SegmentReader: r, throttler: c.throttler}
+		r = c.metered
+	}
+	c.reader = r
+	return nil
+}
+
+// meteredReader calls the throttle where Kafka's cleaner does: after each
+// read chunk with the bytes read, and after each chunk's writes with the
+// bytes written (Kafka: after appending a read buffer's retained batches;
+// here, before the next chunk is read, and when the segment is done, at
+// Restore), in the map build and the copy alike.
+type meteredReader struct {
+	iosched.SegmentReader
+	throttler iosched.Throttler
+	// written is the clean in progress's CleanStats.BytesWritten (nil
+	// between cleans); counted how much of it went to the throttle.
+	written *int64
+	counted int64
+	slept   time.Duration
+}
+
+func (m *meteredReader) Read(f iosched.File, pos, limit int64) ([]byte, error) {
+	m.throttleWritten()
+	b, err := m.SegmentReader.Read(f, pos, limit)
+	if len(b) > 0 {
+		m.slept += m.throttler.MaybeThrottle(int64(len(b)))
+	}
+	return b, err
+}
+
+func (m *meteredReader) Restore() {
+	m.throttleWritten()
+	m.SegmentReader.Restore()
+}
+
+func (m *meteredReader) throttleWritten() {
+	if m.written == nil {
+		return
+	}
+	if n := *m.written - m.counted; n > 0 {
+		m.counted += n
+		m.slept += m.throttler.MaybeThrottle(n)
+	}
+}
+
+// ioSnapshot is the counters a phase's figures are deltas of.
+type ioSnapshot struct {
+	start time.Time
+	read  iosched.ReadStats
+	write iosched.WriteStats
+	slept time.Duration
+}
+
+func (c *Cleaner) ioSnapshot() ioSnapshot {
+	s := ioSnapshot{start: time.Now(), read: c.reader.Stats(), write: c.writer.Stats()}
+	if c.metered != nil {
+		s.slept = c.metered.slept
+	}
+	return s
+}
+
+// startIO readies the reader and writer for a clean whose stats are stats.
+func (c *Cleaner) startIO(stats *CleanStats) {
+	stats.IO = IOStats{ReadPath: string(c.reader.Path()), FsyncPolicy: string(c.writer.Policy()), CacheFriendly: c.cfg.CacheFriendly}
+	if c.throttler != nil {
+		stats.IO.Throttler = c.throttler.Kind()
+		stats.IO.ThrottleBytesPerSecond = c.cfg.MaxIOBytesPerSecond
+	}
+	if c.metered != nil {
+		c.metered.written, c.metered.counted = &stats.BytesWritten, stats.BytesWritten
+	}
+}
+
+// stopIO lets go of the clean's stats (the written-bytes count the throttle
+// follows) and records the direct path's fallbacks.
+func (c *Cleaner) stopIO(stats *CleanStats) {
+	if c.metered != nil {
+		c.metered.written = nil
+	}
+	rs := c.reader.Stats()
+	stats.IO.ReadFallbacks, stats.IO.ReadFallbackReason = rs.Fallbacks, rs.FallbackReason
+}
+
+// startPhase begins phase (PhaseMap or PhaseCopy). inputs gives the
+// segments it will read and the byte each is read from (from nil or short:
+// 0); it is called only when a PhaseProbe wants them. The returned function
+// ends the phase and stores its figures in dst; calling it again does
+// nothing, so that a clean can also defer it for its error paths. In the
+// copy phase the reader drops pages behind it when the cleaner is
+// cache-friendly.
+func (c *Cleaner) startPhase(phase string, inputs func() ([]*Segment, []int64), dst *PhaseStats) func() {
+	c.reader.SetDropBehind(phase == PhaseCopy && c.cfg.CacheFriendly)
+	var endProbe func() iosched.PhaseCounters
+	if c.probe != nil {
+		segs, from := inputs()
+		spans := make([]iosched.FileSpan, 0, len(segs))
+		for i, s := range segs {
+			off := int64(0)
+			if i < len(from) {
+				off = from[i]
+			}
+			spans = append(spans, iosched.FileSpan{F: s.f, Off: off, Len: s.size - off})
+		}
+		endProbe = c.probe(phase, spans)
+	}
+	before := c.ioSnapshot()
+	done := false
+	return func() {
+		if done {
+			return
+		}
+		done = true
+		after := c.ioSnapshot()
+		*dst = PhaseStats{
+			Wall:          after.start.Sub(before.start),
+			ReadBytes:     after.read.Bytes - before.read.Bytes,
+			Reads:         after.read.Reads - before.read.Reads,
+			ReadTime:      after.read.Time - before.read.Time,
+			WrittenBytes:  after.write.Bytes - before.write.Bytes,
+			WriteTime:     after.write.WriteTime - before.write.WriteTime,
+			SyncTime:      after.write.SyncTime - before.write.SyncTime,
+			ThrottleSleep: after.slept - before.slept,
+			DroppedBytes:  after.read.DroppedBytes - before.read.DroppedBytes + after.write.DroppedBytes - before.write.DroppedBytes,
+		}
+		if endProbe != nil {
+			pc := endProbe()
+			dst.OS = &pc
+		}
+	}
+}
+
+// mapPhaseSegments returns the segments the map build over [start, end)
+// reads and the byte position it starts each at.
+func (l *Log) mapPhaseSegments(start, end record.Offset) ([]*Segment, []int64) {
+	l.mu.Lock()
+	segs := l.segmentsInRange(start, end)
+	l.mu.Unlock()
+	from := make([]int64, len(segs))
+	for i, s := range segs {
+		from[i] = int64(s.ix.lookup(start))
+	}
+	return segs, from
+}
+
+// copyPhaseSegments returns the segments below end, which the copy recopies
+// from their first byte.
+func (l *Log) copyPhaseSegments(end record.Offset) ([]*Segment, []int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.segmentsInRange(0, end), nil
+}

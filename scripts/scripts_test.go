@@ -1,0 +1,227 @@
+// Package scripts_test runs the shell scripts of scripts/ at a tiny scale:
+// their --help, their refusals, and one real run of each.
+package scripts_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// scripts are the scripts under test, relative to this directory.
+var scripts = []string{"sweep.sh", "compare-commits.sh", "baseline.sh"}
+
+// run runs a script (or any command) in dir with extra environment, and
+// returns its combined output and exit code.
+func run(t *testing.T, dir string, env []string, name string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return string(out), 0
+	case errors.As(err, &ee):
+		return string(out), ee.ExitCode()
+	}
+	t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	return "", -1
+}
+
+func needBash(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+}
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// binaries builds cleanerlab and benchstat (pinned in go.mod as a tool)
+// once for all tests.
+func binaries(t *testing.T) (cleanerlab, benchstat string) {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "cleanerlab-scripts-test-")
+		if buildErr != nil {
+			return
+		}
+		for _, pkg := range []string{"./cmd/cleanerlab", "golang.org/x/perf/cmd/benchstat"} {
+			cmd := exec.Command("go", "build", "-o", binDir+"/", pkg)
+			cmd.Dir = ".."
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = errors.New(string(out))
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build: %v", buildErr)
+	}
+	return filepath.Join(binDir, "cleanerlab"), filepath.Join(binDir, "benchstat")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// TestHelpAndRefusals: every script has --help, is strict bash, and stops
+// with status 2 and a message on an unknown argument.
+func TestHelpAndRefusals(t *testing.T) {
+	needBash(t)
+	for _, s := range scripts {
+		body, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(body), "set -euo pipefail") {
+			t.Errorf("%s does not set -euo pipefail", s)
+		}
+		out, code := run(t, ".", nil, "./"+s, "--help")
+		if code != 0 || !strings.HasPrefix(out, "Usage: scripts/"+s) {
+			t.Errorf("%s --help: status %d\n%s", s, code, out)
+		}
+		out, code = run(t, ".", nil, "./"+s, "--no-such-flag")
+		if code != 2 || !strings.Contains(out, s+": unknown") {
+			t.Errorf("%s --no-such-flag: status %d\n%s", s, code, out)
+		}
+	}
+	out, code := run(t, ".", nil, "./compare-commits.sh", "HEAD")
+	if code != 2 || !strings.Contains(out, "want two commits A and B, got 1") {
+		t.Errorf("compare-commits.sh with one commit: status %d\n%s", code, out)
+	}
+	out, code = run(t, ".", nil, "./sweep.sh", "--scale", "huge", "--bin", "/bin/true")
+	if code != 2 || !strings.Contains(out, "want tiny, small or full") {
+		t.Errorf("sweep.sh --scale huge: status %d\n%s", code, out)
+	}
+}
+
+// TestSweepScriptTiny runs sweep.sh at its tiny scale: one sweep of 4
+// points and its report.
+func TestSweepScriptTiny(t *testing.T) {
+	needBash(t)
+	bin, _ := binaries(t)
+	out := t.TempDir()
+	log, code := run(t, ".", nil, "./sweep.sh", "--scale", "tiny", "--bin", bin, "--out", out, "--count", "1", "--dir", t.TempDir())
+	if code != 0 {
+		t.Fatalf("sweep.sh: status %d\n%s", code, log)
+	}
+	sweeps, _ := filepath.Glob(filepath.Join(out, "sweep-*", "bench.txt"))
+	reports, _ := filepath.Glob(filepath.Join(out, "report-*", "report.md"))
+	if len(sweeps) != 1 || len(reports) != 1 {
+		t.Fatalf("sweeps %v, reports %v\n%s", sweeps, reports, log)
+	}
+	b, _ := os.ReadFile(sweeps[0])
+	if n := strings.Count(string(b), "\nBenchmarkClean/"); n != 4 {
+		t.Errorf("bench.txt holds %d lines, want 4 (2 keys x 2 hashers x 1)", n)
+	}
+}
+
+// TestCompareCommitsScript builds a throwaway repository with two commits
+// of a module holding one benchmark, and compares them: benchstat's table,
+// both commits as columns, and no worktree left behind.
+func TestCompareCommitsScript(t *testing.T) {
+	needBash(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	_, benchstat := binaries(t)
+	repo := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		if out, code := run(t, repo, nil, "git", append([]string{"-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...); code != 0 {
+			t.Fatalf("git %v: %s", args, out)
+		}
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "--quiet")
+	write("go.mod", "module example.com/tiny\n\ngo 1.22\n")
+	bench := `package tiny
+
+import "testing"
+
+func work(n int) int {
+	s := 0
+	for i := range n {
+		s += i % 7
+	}
+	return s
+}
+
+func BenchmarkWork(b *testing.B) {
+	for range b.N {
+		work(NNN)
+	}
+	b.ReportMetric(1, "things/op")
+}
+`
+	write("tiny_test.go", strings.Replace(bench, "NNN", "1000", 1))
+	git("add", ".")
+	git("commit", "--quiet", "-m", "one")
+	write("tiny_test.go", strings.Replace(bench, "NNN", "3000", 1))
+	git("commit", "--quiet", "-am", "two")
+
+	script, _ := filepath.Abs("compare-commits.sh")
+	results := t.TempDir()
+	out, code := run(t, repo, []string{"BENCHSTAT=" + benchstat}, script,
+		"--pkg", ".", "--bench", "Work", "--count", "3", "--benchtime", "100x", "--out", results, "HEAD~1", "HEAD")
+	if code != 0 {
+		t.Fatalf("compare-commits.sh: status %d\n%s", code, out)
+	}
+	for _, want := range []string{"HEAD_1.txt", "HEAD.txt", "sec/op", "Work", "things/op"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, f := range []string{"HEAD_1.txt", "HEAD.txt"} {
+		b, err := os.ReadFile(filepath.Join(results, f))
+		if err != nil || strings.Count(string(b), "BenchmarkWork") != 3 {
+			t.Errorf("%s: %v\n%s", f, err, b)
+		}
+	}
+	list, _ := run(t, repo, nil, "git", "worktree", "list")
+	if n := strings.Count(strings.TrimSpace(list), "\n") + 1; n != 1 {
+		t.Errorf("worktrees left behind:\n%s", list)
+	}
+	out, code = run(t, repo, []string{"BENCHSTAT=" + benchstat}, script, "HEAD", "no-such-commit")
+	if code == 0 || !strings.Contains(out, "no-such-commit") {
+		t.Errorf("a commit that does not exist: status %d\n%s", code, out)
+	}
+}
+
+// TestBaselineScript measures a tiny baseline (4 MiB file, 1 run).
+func TestBaselineScript(t *testing.T) {
+	needBash(t)
+	bin, _ := binaries(t)
+	out := t.TempDir()
+	log, code := run(t, ".", nil, "./baseline.sh", "--bin", bin, "--dir", t.TempDir(), "--out", out,
+		"--", "--file-bytes", "4MiB", "--runs", "1", "--mem-bytes", "4MiB")
+	if code != 0 {
+		if strings.Contains(log, "O_DIRECT") || strings.Contains(log, "invalid argument") {
+			t.Skipf("the temp dir's file system refuses O_DIRECT:\n%s", log)
+		}
+		t.Fatalf("baseline.sh: status %d\n%s", code, log)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "baseline-*.json"))
+	if len(files) != 1 || !strings.Contains(log, "device sequential read") {
+		t.Errorf("baseline files %v\n%s", files, log)
+	}
+}
