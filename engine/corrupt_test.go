@@ -54,21 +54,22 @@ func TestCorruptFixtureInputs(t *testing.T) {
 	cases := []struct {
 		name   string
 		marker bool // a clean-shutdown marker in the root
+		kafka  bool // open with KafkaRecoveryTruncation
 		damage func(t *testing.T, dir string) damage
 	}{
-		{"flipped byte in the CRC'd region, middle batch", false, func(t *testing.T, dir string) damage {
+		{"flipped byte in the CRC'd region, middle batch", false, false, func(t *testing.T, dir string) damage {
 			p := seg(dir, corruptBases[1], LogFileSuffix)
 			pos := batchPositions(t, p)[1]
 			flipByte(t, p, pos+record.RecordsPos+3)
 			return damage{path: p, pos: pos, err: record.ErrCRCMismatch}
 		}},
-		{"flipped byte in the CRC'd region, last batch", false, func(t *testing.T, dir string) damage {
+		{"flipped byte in the CRC'd region, last batch", false, false, func(t *testing.T, dir string) damage {
 			p := seg(dir, corruptBases[2], LogFileSuffix)
 			ps := batchPositions(t, p)
 			flipByte(t, p, ps[len(ps)-1]+record.AttributesPos+1)
 			return damage{path: p, pos: ps[len(ps)-1], err: record.ErrCRCMismatch, torn: true}
 		}},
-		{"batch cut in the middle, active segment", false, func(t *testing.T, dir string) damage {
+		{"batch cut in the middle, active segment", false, false, func(t *testing.T, dir string) damage {
 			p := seg(dir, corruptBases[2], LogFileSuffix)
 			ps := batchPositions(t, p)
 			last := ps[len(ps)-1]
@@ -77,7 +78,7 @@ func TestCorruptFixtureInputs(t *testing.T) {
 			}
 			return damage{path: p, pos: last, err: record.ErrTruncated, torn: true}
 		}},
-		{"batch cut in the middle, middle segment", false, func(t *testing.T, dir string) damage {
+		{"batch cut in the middle, middle segment, Kafka's truncation", false, true, func(t *testing.T, dir string) damage {
 			p := seg(dir, corruptBases[1], LogFileSuffix)
 			ps := batchPositions(t, p)
 			last := ps[len(ps)-1]
@@ -86,7 +87,18 @@ func TestCorruptFixtureInputs(t *testing.T) {
 			}
 			return damage{path: p, pos: last, err: record.ErrTruncated, torn: true, deleted: corruptBases[2:]}
 		}},
-		{"batch cut in the middle, clean shutdown", true, func(t *testing.T, dir string) damage {
+		// By default a bad tail with data in later segments is corruption in
+		// the middle of the log: an error, nothing cut or deleted.
+		{"batch cut in the middle, middle segment", false, false, func(t *testing.T, dir string) damage {
+			p := seg(dir, corruptBases[1], LogFileSuffix)
+			ps := batchPositions(t, p)
+			last := ps[len(ps)-1]
+			if err := os.Truncate(p, last+100); err != nil {
+				t.Fatal(err)
+			}
+			return damage{path: p, pos: last, err: record.ErrTruncated}
+		}},
+		{"batch cut in the middle, clean shutdown", true, false, func(t *testing.T, dir string) damage {
 			// The marker says the files were complete: the cut is damage
 			// from outside, reported and not repaired.
 			for _, ext := range []string{IndexFileSuffix, TimeIndexFileSuffix} {
@@ -100,7 +112,7 @@ func TestCorruptFixtureInputs(t *testing.T) {
 			}
 			return damage{path: p, pos: last, err: record.ErrTruncated, torn: true}
 		}},
-		{"length field pointing past the file, middle batch", false, func(t *testing.T, dir string) damage {
+		{"length field pointing past the file, middle batch", false, false, func(t *testing.T, dir string) damage {
 			p := seg(dir, 0, LogFileSuffix)
 			pos := batchPositions(t, p)[2]
 			var b [4]byte
@@ -108,7 +120,7 @@ func TestCorruptFixtureInputs(t *testing.T) {
 			patchFile(t, p, pos+record.LengthPos, b[:])
 			return damage{path: p, pos: pos, err: record.ErrTruncated}
 		}},
-		{"length field pointing just past the file, second-to-last batch", false, func(t *testing.T, dir string) damage {
+		{"length field pointing just past the file, second-to-last batch", false, false, func(t *testing.T, dir string) damage {
 			// Within max.message.bytes of the end, but a whole valid batch
 			// follows its start: corruption, not a torn tail.
 			p := seg(dir, corruptBases[2], LogFileSuffix)
@@ -123,13 +135,13 @@ func TestCorruptFixtureInputs(t *testing.T) {
 			patchFile(t, p, pos+record.LengthPos, b[:])
 			return damage{path: p, pos: pos, err: record.ErrTruncated}
 		}},
-		{"magic 0xff", false, func(t *testing.T, dir string) damage {
+		{"magic 0xff", false, false, func(t *testing.T, dir string) damage {
 			p := seg(dir, corruptBases[1], LogFileSuffix)
 			pos := batchPositions(t, p)[3]
 			patchFile(t, p, pos+record.MagicPos, []byte{0xff})
 			return damage{path: p, pos: pos, err: record.ErrBadMagic}
 		}},
-		{"index entry pointing past the log", true, func(t *testing.T, dir string) damage {
+		{"index entry pointing past the log", true, false, func(t *testing.T, dir string) damage {
 			p := seg(dir, 0, IndexFileSuffix)
 			st, err := os.Stat(seg(dir, 0, LogFileSuffix))
 			if err != nil {
@@ -159,8 +171,8 @@ func TestCorruptFixtureInputs(t *testing.T) {
 			before := hashTree(t, root)
 
 			// Read-only: report, change nothing.
-			ro, roErr := Open(dir, Options{ReadOnly: true})
-			rep, verr := Verify(dir, VerifyOptions{IgnoreCheckpoint: true})
+			ro, roErr := Open(dir, Options{ReadOnly: true, KafkaRecoveryTruncation: c.kafka})
+			rep, verr := Verify(dir, VerifyOptions{IgnoreCheckpoint: true, KafkaRecoveryTruncation: c.kafka})
 			if d := diffHashes(before, hashTree(t, root)); d != "" {
 				t.Fatalf("read-only open or Verify changed files: %s", d)
 			}
@@ -212,7 +224,7 @@ func TestCorruptFixtureInputs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l, err := Open(dir, Options{})
+			l, err := Open(dir, Options{KafkaRecoveryTruncation: c.kafka})
 			if err != nil {
 				t.Fatalf("open: %v", err)
 			}

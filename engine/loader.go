@@ -186,6 +186,18 @@ func Open(dir string, opts Options) (*Log, error) {
 		if err != nil {
 			var ce *record.CorruptionError
 			errors.As(err, &ce)
+			// A bad tail with data after it in a later segment is corruption
+			// in the middle of the log, not a torn write: Kafka's recovery
+			// truncates there and deletes every later segment, which would
+			// lose data still on disk, so that takes an explicit opt-in.
+			if later := firstNonEmpty(fsys, dir, bases[i+1:]); later != "" && !opts.KafkaRecoveryTruncation {
+				l.closeSegments()
+				bad := *ce
+				bad.TornTail = false
+				bad.Reason += fmt.Sprintf("; %s holds data after it, so this is corruption in the middle of the log, not a torn tail "+
+					"(Kafka's recovery would cut here and delete every later segment: opt in with KafkaRecoveryTruncation / --kafka-recovery-truncation)", filepath.Base(later))
+				return nil, &bad
+			}
 			torn = &Truncation{Path: s.LogPath(), Pos: ce.Pos, BytesCut: s.size - ce.Pos, Err: ce}
 			rep.Truncations = append(rep.Truncations, *torn)
 			s.size = ce.Pos
@@ -365,4 +377,16 @@ func removeStaleCheckpointTemps(fsys FS, root string) error {
 		}
 	}
 	return nil
+}
+
+// firstNonEmpty returns the path of the first of the segments at bases whose
+// .log file holds bytes, or "" when all are empty or unreadable.
+func firstNonEmpty(fsys FS, dir string, bases []record.Offset) string {
+	for _, b := range bases {
+		p := filepath.Join(dir, segmentFileName(b, LogFileSuffix))
+		if st, err := fsys.Stat(p); err == nil && st.Size() > 0 {
+			return p
+		}
+	}
+	return ""
 }

@@ -51,6 +51,12 @@ type Options struct {
 	ReadOnly bool
 	// Create makes the directory when it does not exist.
 	Create bool
+	// KafkaRecoveryTruncation lets an unclean open treat a bad last batch of a
+	// segment that has data after it in later segments as Kafka's LogLoader
+	// does: cut it and delete every later segment. By default that is an error
+	// (corruption in the middle of the log) and nothing is changed; only a
+	// torn tail at the very end of the log is cut.
+	KafkaRecoveryTruncation bool
 	// Now is the clock (file.delete.delay.ms, segment.ms without
 	// timestamps). Default time.Now.
 	Now func() time.Time

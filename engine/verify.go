@@ -31,6 +31,11 @@ type VerifyOptions struct {
 	// IgnoreCheckpoint skips the compaction check (no key twice below the
 	// checkpoint) whatever the checkpoint says.
 	IgnoreCheckpoint bool
+	// KafkaRecoveryTruncation opens the log as Options.KafkaRecoveryTruncation
+	// does: a bad segment tail with data after it is reported as a torn tail
+	// that a read-write open would cut (with the segments after it deleted),
+	// rather than as corruption in the middle.
+	KafkaRecoveryTruncation bool
 }
 
 // Names of the checks a VerifyProblem can come from.
@@ -170,7 +175,7 @@ func Verify(dir string, opts VerifyOptions) (*VerifyReport, error) {
 	if fsys == nil {
 		fsys = DefaultFS
 	}
-	l, err := Open(dir, Options{Config: opts.Config, FS: fsys, ReadOnly: true})
+	l, err := Open(dir, Options{Config: opts.Config, FS: fsys, ReadOnly: true, KafkaRecoveryTruncation: opts.KafkaRecoveryTruncation})
 	if err != nil {
 		var ce *record.CorruptionError
 		if errors.As(err, &ce) {

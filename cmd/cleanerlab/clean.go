@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,7 +17,7 @@ func newCleanCmd() *cobra.Command {
 	logCfg := engine.DefaultLogConfig()
 	cleanerCfg := engine.DefaultCleanerConfig()
 	var dir string
-	var force, roll bool
+	var force, roll, kafkaRecovery bool
 	var firstDirty, highWatermark, nowMs int64
 	var passes int
 	cmd := &cobra.Command{
@@ -47,11 +48,15 @@ cleaned.`,
 			if dir == "" {
 				return errors.New("clean: --dir is required")
 			}
+			// "." or a relative path: the directory's own name says topic-partition.
+			if abs, err := filepath.Abs(dir); err == nil {
+				dir = abs
+			}
 			if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
 				if cmd.Flags().Changed("first-dirty-offset") || cmd.Flags().Changed("passes") || cmd.Flags().Changed("high-watermark") {
 					return errors.New("clean: --first-dirty-offset, --passes and --high-watermark apply to one partition directory, not to a log directory")
 				}
-				return cleanLogDir(cmd, dir, logCfg, cleanerCfg, rootCleanOptions{force: force, roll: roll, nowMs: nowMs})
+				return cleanLogDir(cmd, dir, logCfg, cleanerCfg, rootCleanOptions{force: force, roll: roll, nowMs: nowMs, kafkaRecovery: kafkaRecovery})
 			}
 			if passes < 1 {
 				return fmt.Errorf("clean: --passes %d must be at least 1", passes)
@@ -61,7 +66,7 @@ cleaned.`,
 			if _, err := engine.ReadCheckpoint(nil, engine.CheckpointPath(dir)); err != nil {
 				return err
 			}
-			l, err := engine.Open(dir, engine.Options{Config: &logCfg})
+			l, err := engine.Open(dir, engine.Options{Config: &logCfg, KafkaRecoveryTruncation: kafkaRecovery})
 			if err != nil {
 				return err
 			}
@@ -107,6 +112,7 @@ cleaned.`,
 	f.StringVar(&dir, "dir", "", "partition directory, or log directory root of topic-N partition directories, to clean in place (work on a copy)")
 	f.BoolVar(&force, "force", false, "clean even when the cleanable ratio is not above min.cleanable.dirty.ratio (a log directory: every log with cleanable bytes)")
 	f.BoolVar(&roll, "roll", false, "roll the active segment first, so that all data is cleanable")
+	f.BoolVar(&kafkaRecovery, "kafka-recovery-truncation", false, "after an unclean shutdown, cut a bad segment tail even when later segments hold data, and delete those segments, as Kafka's LogLoader does (default: refuse, nothing changed)")
 	f.Int64Var(&firstDirty, "first-dirty-offset", -1, "start at this offset instead of the checkpoint (-1: checkpoint)")
 	f.Int64Var(&highWatermark, "high-watermark", -1, "high watermark bounding the clean (-1: log end offset)")
 	f.Int64Var(&nowMs, "now-ms", -1, "the clock for delete horizons, ms since the epoch (-1: now)")

@@ -16,9 +16,10 @@ import (
 )
 
 type rootCleanOptions struct {
-	force bool
-	roll  bool
-	nowMs int64 // -1: the real clock
+	kafkaRecovery bool
+	force         bool
+	roll          bool
+	nowMs         int64 // -1: the real clock
 }
 
 // cleanLogDir cleans every compacted partition of the log directory root
@@ -35,7 +36,7 @@ func cleanLogDir(cmd *cobra.Command, dir string, logCfg engine.LogConfig, cleane
 	if o.nowMs >= 0 {
 		now = func() time.Time { return time.UnixMilli(o.nowMs) }
 	}
-	logs, failed, err := engine.OpenLogDir(dir, engine.Options{Config: &logCfg, Now: now})
+	logs, failed, err := engine.OpenLogDir(dir, engine.Options{Config: &logCfg, Now: now, KafkaRecoveryTruncation: o.kafkaRecovery})
 	if err != nil {
 		return err
 	}

@@ -69,7 +69,7 @@ func TestExperimentErrors(t *testing.T) {
 		{"unknown top key", "workload:\n  keys: 1\nsweeps:\n  keys: [1]\n", `3:1: unknown key "sweeps" (valid: description, count, shuffle-seed, workload, log, cleaner, lab, sweep); did you mean "sweep"?`},
 		{"typo", "workload:\n  kyes: 1000\n", `2:3: workload: unknown key "kyes"; did you mean "keys"?`},
 		{"wrong section", "workload:\n  hasher: md5\n", `2:3: workload: "hasher" belongs under cleaner:`},
-		{"bad value", "log:\n  segment.bytes: 16MiB\nworkload:\n  keys: many\n", `4:9: keys: "many" is not a valid value: strconv.ParseInt`},
+		{"bad value", "log:\n  segment.bytes: 16MiB\nworkload:\n  keys: many\n", `4:9: keys: "many" is not a valid value: "many" is not a whole number`},
 		{"bad byte size", "workload:\n  log-bytes: 12XB\n", `2:14: log-bytes: "12XB" is not a valid value`},
 		{"bad size dist", "workload:\n  value-size: pareto:1\n", `2:15: value-size: "pareto:1" is not a valid value: size distribution "pareto:1": unknown distribution`},
 		{"list outside sweep", "cleaner:\n  hasher: [md5, sha1]\n", `2:11: hasher: want one value (lists go under sweep:)`},

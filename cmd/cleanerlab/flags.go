@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -132,5 +133,25 @@ func (b *byteRate) Set(s string) error {
 		return err
 	}
 	*b = byteRate(v)
+	return nil
+}
+
+// countValue is an int64 flag that also takes whole numbers written as
+// 1e6, as sweep lists and experiment files do.
+type countValue int64
+
+func (c *countValue) String() string { return strconv.FormatInt(int64(*c), 10) }
+func (c *countValue) Type() string   { return "count" }
+
+func (c *countValue) Set(s string) error {
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		*c = countValue(v)
+		return nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || f < math.MinInt64 || f > math.MaxInt64 {
+		return fmt.Errorf("%q is not a whole number (e.g. 1000000 or 1e6)", s)
+	}
+	*c = countValue(f)
 	return nil
 }

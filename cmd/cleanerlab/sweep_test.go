@@ -226,7 +226,7 @@ func TestSweepPlan(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--keys", "2e4,abc", "--log-bytes", "1MiB"}, `keys: "abc" is not a valid value: strconv.ParseInt`},
+		{[]string{"--keys", "2e4,abc", "--log-bytes", "1MiB"}, `keys: "abc" is not a valid value: "abc" is not a whole number`},
 		{[]string{"--keys", "2e4,2e4", "--log-bytes", "1MiB"}, `lists "2e4" twice`},
 		{[]string{"--keys", "10,2e4", "--log-bytes", "1MiB"}, "point keys=10: workloads: dirty ratio 0.5 is unreachable"},
 		{[]string{"--hasher", "md5,nope", "--log-bytes", "1MiB", "--keys", "2e4"}, "point hasher=nope: engine: hasher"},

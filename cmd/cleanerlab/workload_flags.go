@@ -11,7 +11,7 @@ import (
 // workloadFlags binds the workload spec's fields as flags; compression is
 // the codec's name, parsed when the run is resolved.
 func workloadFlags(f *pflag.FlagSet, w *workloads.Spec, compression *string) {
-	f.Int64Var(&w.Keys, "keys", w.Keys, "key cardinality: distinct keys the workload writes")
+	f.Var((*countValue)(&w.Keys), "keys", "key cardinality: distinct keys the workload writes (an integer; 1e6 is accepted)")
 	f.IntVar(&w.KeyBytes, "key-bytes", w.KeyBytes, "bytes per key (the median with --key-size lognormal)")
 	f.Var((*sizeDistValue)(&w.KeySize), "key-size", "key size distribution: fixed (--key-bytes), uniform:MIN-MAX, lognormal:SIGMA[:MIN-MAX] (median --key-bytes)")
 	f.IntVar(&w.ValueBytes, "value-bytes", w.ValueBytes, "bytes per value (the median with --value-size lognormal)")
