@@ -68,7 +68,11 @@ type VerifyProblem struct {
 }
 
 func (p VerifyProblem) String() string {
-	msg := fmt.Sprintf("%s: %s at byte %d: expected %s, found %s", p.Check, p.Path, p.Pos, p.Expected, p.Found)
+	where := fmt.Sprintf("%s at byte %d", p.Path, p.Pos)
+	if p.Pos < 0 { // the problem concerns the whole file
+		where = p.Path
+	}
+	msg := fmt.Sprintf("%s: %s: expected %s, found %s", p.Check, where, p.Expected, p.Found)
 	if p.Err != nil {
 		msg += " (" + p.Err.Error() + ")"
 	}

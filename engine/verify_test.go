@@ -515,3 +515,15 @@ func TestVerifyNotesTemporaryFiles(t *testing.T) {
 		t.Errorf("notes %v, want one about %s", rep.Notes, swap)
 	}
 }
+
+// A whole-file problem (Pos -1) names the file without a byte position.
+func TestVerifyProblemString(t *testing.T) {
+	p := VerifyProblem{Check: CheckRecovery, Path: "/d/t-0/00000000000000000005.log", Pos: -1, Expected: "no segment after a torn tail", Found: "a segment"}
+	if got, want := p.String(), "recovery: /d/t-0/00000000000000000005.log: expected no segment after a torn tail, found a segment"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	p.Pos = 61
+	if got, want := p.String(), "recovery: /d/t-0/00000000000000000005.log at byte 61: expected no segment after a torn tail, found a segment"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}

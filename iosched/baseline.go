@@ -39,6 +39,16 @@ func (o *BaselineOptions) defaults() {
 	}
 }
 
+// Validate returns an error for options MeasureBaseline cannot use: a block
+// size that is not a multiple of the O_DIRECT alignment (4096 bytes).
+func (o BaselineOptions) Validate() error {
+	o.defaults()
+	if o.BlockBytes%directAlignBytes != 0 {
+		return fmt.Errorf("iosched: baseline block size %d is not a multiple of %d", o.BlockBytes, directAlignBytes)
+	}
+	return nil
+}
+
 // Baseline holds the physical limits of a data directory's device and of
 // memory, measured as fio measures with direct=1, ioengine=psync, iodepth=1,
 // rw=write then rw=read, bs=BlockBytes over one file of FileBytes: one
@@ -100,10 +110,10 @@ func MeasureMemCopy(memBytes int64, runs int) []float64 {
 // MeasureBaseline measures the device of o.Dir (MeasureDevice) and memory
 // copy bandwidth, and returns the medians with their samples.
 func MeasureBaseline(o BaselineOptions) (*Baseline, error) {
-	o.defaults()
-	if o.BlockBytes%directAlignBytes != 0 {
-		return nil, fmt.Errorf("iosched: baseline block size %d is not a multiple of %d", o.BlockBytes, directAlignBytes)
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
+	o.defaults()
 	b := &Baseline{Dir: o.Dir, MeasuredAt: time.Now().UTC(), FileBytes: o.FileBytes, BlockBytes: o.BlockBytes, Runs: o.Runs, MemBytes: o.MemBytes}
 	var err error
 	if b.DeviceWriteSamples, b.DeviceReadSamples, err = measureDevice(o); err != nil {

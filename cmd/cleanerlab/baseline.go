@@ -34,6 +34,9 @@ of the device's read bandwidth and of memory copy bandwidth.`,
 				return fmt.Errorf("baseline: --dir %s: not a directory (%v)", dir, err)
 			}
 			o.Dir = dir
+			if err := o.Validate(); err != nil {
+				return fmt.Errorf("baseline: %w", err)
+			}
 			env, _ := results.CaptureEnvironment(dir)
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "measuring %s (%s on %s): %s file, %s blocks, %d runs\n", dir, env.DataDir.FSType, orNone(env.DataDir.Device),

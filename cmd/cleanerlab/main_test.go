@@ -371,3 +371,24 @@ func TestCleanRefusesMiddleCorruption(t *testing.T) {
 	}
 	assertSameTree(t, root, before)
 }
+
+// Two reports in the same second go to two directories.
+func TestReportDirsDoNotCollide(t *testing.T) {
+	bench := filepath.Join(t.TempDir(), "bench.txt")
+	os.WriteFile(bench, []byte("goos: linux\nBenchmarkClean/keys=1000/hasher=md5-2 1 1000000 ns/op\nBenchmarkClean/keys=1000/hasher=md5-2 1 1100000 ns/op\n"), 0o644)
+	wd, _ := os.Getwd()
+	dir := t.TempDir()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	for i := 0; i < 2; i++ {
+		if out, err := cli(t, "report", bench); err != nil {
+			t.Fatalf("report %d: %v\n%s", i, err, out)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		t.Errorf("two reports made %d directories, want 2: %v", len(ents), ents)
+	}
+}

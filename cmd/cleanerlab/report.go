@@ -40,7 +40,15 @@ The comparison is also printed.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				out = "report-" + time.Now().UTC().Format("20060102-150405")
+				// Never write over an earlier report of the same second.
+				base := "report-" + time.Now().UTC().Format("20060102-150405")
+				out = base
+				for i := 2; ; i++ {
+					if _, err := os.Stat(out); os.IsNotExist(err) {
+						break
+					}
+					out = fmt.Sprintf("%s-%d", base, i)
+				}
 			}
 			return reportMain(cmd.OutOrStdout(), args, out, col)
 		},

@@ -79,7 +79,7 @@ log start offset after.`,
 	f.StringVar(&dir, "dir", "", "partition directory to apply retention to, in place (work on a copy)")
 	f.Int64Var(&nowMs, "now-ms", -1, "the clock, ms since the epoch (-1: now)")
 	f.Int64Var(&highWatermark, "high-watermark", -1, "high watermark: no segment at or above it is deleted, and --delete-records may not pass it (-1: log end offset)")
-	f.Int64Var(&deleteRecords, "delete-records", -1, "raise the log start offset to this offset first, as a DeleteRecords request (-1: the high watermark)")
+	f.Int64Var(&deleteRecords, "delete-records", -1, "raise the log start offset to this offset first, as a DeleteRecords request (-1: to the high watermark; not given: no DeleteRecords)")
 	logConfigFlags(f, &logCfg)
 	return cmd
 }
