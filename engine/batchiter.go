@@ -128,6 +128,23 @@ func (it *batchIter) readOversize(size int, magic int8) ([]byte, FilePos, error)
 	return buf, pos, nil
 }
 
+// each calls fn for every remaining batch, in file order, and returns nil at
+// the limit, fn's first error, or the first read or framing error.
+func (it *batchIter) each(fn func(batch []byte, pos FilePos) error) error {
+	for {
+		batch, pos, err := it.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(batch, pos); err != nil {
+			return err
+		}
+	}
+}
+
 func (it *batchIter) fill() error {
 	if it.beforeRead != nil {
 		if err := it.beforeRead(); err != nil {

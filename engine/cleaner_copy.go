@@ -138,7 +138,7 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 		}
 		retention := deleteEmpty
 		switch {
-		case h.HasProducerID() && isLastBatchOfProducer(active, &h):
+		case isLastBatchOfProducer(active, &h):
 			retention = retainEmpty
 		case h.NextOffset() == firstUncleanable:
 			retention = retainEmpty

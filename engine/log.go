@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -492,24 +490,15 @@ func (l *Log) ReadBatches(from record.Offset, fn func(seg *Segment, pos FilePos,
 	rd := iosched.NewReader(256<<10, max(l.cfg.MaxMessageBytes, 256<<10))
 	for _, s := range segs {
 		it := newBatchIter(rd, s.f, int64(s.ix.lookup(from)), s.size)
-		for {
-			batch, pos, err := it.next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return err
-			}
+		err := it.each(func(batch []byte, pos FilePos) error {
 			h, err := s.header(batch, pos)
-			if err != nil {
+			if err != nil || h.LastOffset() < from {
 				return err
 			}
-			if h.LastOffset() < from {
-				continue
-			}
-			if err := fn(s, pos, batch); err != nil {
-				return err
-			}
+			return fn(s, pos, batch)
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil

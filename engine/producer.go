@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
 )
@@ -165,29 +164,24 @@ func (l *Log) loadProducerState() (map[*Segment][]AbortedTxn, error) {
 	want := map[*Segment][]AbortedTxn{}
 	for _, s := range l.segments {
 		it := newBatchIter(l.reader, s.f, 0, s.size)
-		for {
-			batch, pos, err := it.next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				l.reader.Restore()
-				return nil, err
-			}
+		err := it.each(func(batch []byte, pos FilePos) error {
 			h, err := record.ParseHeader(batch)
+			if errors.Is(err, record.ErrLegacyMagic) {
+				return nil // legacy messages predate producer ids
+			}
 			if err != nil {
-				if errors.Is(err, record.ErrLegacyMagic) {
-					continue // legacy messages predate producer ids
-				}
-				l.reader.Restore()
-				return nil, &record.CorruptionError{Path: s.f.Name(), Pos: int64(pos), Reason: "batch header", Err: err}
+				return &record.CorruptionError{Path: s.f.Name(), Pos: int64(pos), Reason: "batch header", Err: err}
 			}
 			tb := txnBatchOf(&h, batch, s)
 			if a := m.update(&tb); a != nil {
 				want[s] = append(want[s], *a)
 			}
-		}
+			return nil
+		})
 		l.reader.Restore()
+		if err != nil {
+			return nil, err
+		}
 	}
 	l.pstate = m
 	return want, nil

@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/cleanerlab/cleanerlab/iosched"
 )
@@ -35,16 +33,5 @@ func ScanFile(fsys FS, path string, maxBatchBytes int, fn func(pos FilePos, batc
 	}
 	rd := iosched.NewReader(256<<10, max(maxBatchBytes, 256<<10))
 	it := newBatchIter(rd, f, 0, st.Size())
-	for {
-		batch, pos, err := it.next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := fn(pos, batch); err != nil {
-			return err
-		}
-	}
+	return it.each(func(batch []byte, pos FilePos) error { return fn(pos, batch) })
 }

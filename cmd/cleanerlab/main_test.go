@@ -372,7 +372,9 @@ func TestCleanRefusesMiddleCorruption(t *testing.T) {
 	assertSameTree(t, root, before)
 }
 
-// Two reports in the same second go to two directories.
+// A report never writes into an earlier report's directory: with the
+// default names of this second and the next two already taken (each holding
+// a marker file), the new report gets a directory of its own.
 func TestReportDirsDoNotCollide(t *testing.T) {
 	bench := filepath.Join(t.TempDir(), "bench.txt")
 	os.WriteFile(bench, []byte("goos: linux\nBenchmarkClean/keys=1000/hasher=md5-2 1 1000000 ns/op\nBenchmarkClean/keys=1000/hasher=md5-2 1 1100000 ns/op\n"), 0o644)
@@ -382,13 +384,23 @@ func TestReportDirsDoNotCollide(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.Chdir(wd)
-	for i := 0; i < 2; i++ {
-		if out, err := cli(t, "report", bench); err != nil {
-			t.Fatalf("report %d: %v\n%s", i, err, out)
-		}
+	now := time.Now().UTC()
+	for i := range 3 {
+		taken := "report-" + now.Add(time.Duration(i)*time.Second).Format("20060102-150405")
+		os.Mkdir(taken, 0o755)
+		os.WriteFile(filepath.Join(taken, "marker"), nil, 0o644)
+	}
+	if out, err := cli(t, "report", bench); err != nil {
+		t.Fatalf("report: %v\n%s", err, out)
 	}
 	ents, _ := os.ReadDir(dir)
-	if len(ents) != 2 {
-		t.Errorf("two reports made %d directories, want 2: %v", len(ents), ents)
+	if len(ents) != 4 {
+		t.Fatalf("%d directories after one report beside three taken ones, want 4: %v", len(ents), ents)
+	}
+	for _, e := range ents {
+		files, _ := os.ReadDir(e.Name())
+		if _, err := os.Stat(filepath.Join(e.Name(), "marker")); err == nil && len(files) != 1 {
+			t.Errorf("the report wrote into the taken directory %s", e.Name())
+		}
 	}
 }
