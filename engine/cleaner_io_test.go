@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cleanerlab/cleanerlab/engine/vfs/vfstest"
 	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/vfs/vfstest"
 )
 
 // ioVariant is one way of moving the cleaner's bytes.

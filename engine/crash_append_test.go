@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
-	"github.com/cleanerlab/cleanerlab/engine/vfs/vfstest"
+	"github.com/cleanerlab/cleanerlab/vfs/vfstest"
 )
 
 // TestAppendCrashLoop is STYLE.md #5 for the write path: for k = 0, 1, ...

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
-	"github.com/cleanerlab/cleanerlab/engine/vfs/vfstest"
+	"github.com/cleanerlab/cleanerlab/vfs/vfstest"
 )
 
 var crashEveryOp = flag.Bool("crash.every-op", false, "TestManagerCrashLoop faults every operation in turn (default: every 40th)")

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
-	"github.com/cleanerlab/cleanerlab/engine/vfs/vfstest"
+	"github.com/cleanerlab/cleanerlab/vfs/vfstest"
 )
 
 // swapOps selects the operations the swap crash loop fails in turn:

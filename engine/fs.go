@@ -3,7 +3,7 @@ package engine
 import (
 	"path/filepath"
 
-	"github.com/cleanerlab/cleanerlab/engine/vfs"
+	"github.com/cleanerlab/cleanerlab/vfs"
 )
 
 // File is what the engine needs of an open file (vfs.File). *os.File satisfies it.

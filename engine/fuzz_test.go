@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
-	"github.com/cleanerlab/cleanerlab/engine/vfs/vfstest"
+	"github.com/cleanerlab/cleanerlab/vfs/vfstest"
 )
 
 // The fuzz targets of the store. Seeds: testdata/fuzz/<target>/ (real Kafka

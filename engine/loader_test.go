@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
-	"github.com/cleanerlab/cleanerlab/engine/vfs/vfstest"
+	"github.com/cleanerlab/cleanerlab/vfs/vfstest"
 )
 
 func exists(path string) bool {

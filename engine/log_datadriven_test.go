@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
-	"github.com/cleanerlab/cleanerlab/engine/vfs"
-	"github.com/cleanerlab/cleanerlab/engine/vfs/vfstest"
+	"github.com/cleanerlab/cleanerlab/vfs"
+	"github.com/cleanerlab/cleanerlab/vfs/vfstest"
 	"github.com/cockroachdb/datadriven"
 )
 

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
-	"github.com/cleanerlab/cleanerlab/engine/vfs/vfstest"
+	"github.com/cleanerlab/cleanerlab/vfs/vfstest"
 )
 
 // fixedBatches returns n one-record batches at offsets from, from+1, ...

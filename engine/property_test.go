@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
-	"github.com/cleanerlab/cleanerlab/engine/vfs/vfstest"
+	"github.com/cleanerlab/cleanerlab/vfs/vfstest"
 )
 
 var propertySeeds = flag.Int("cleaner.property.seeds", 4, "random workloads TestCleanerPropertyTransactions runs (each ~300 operations)")

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cleanerlab/cleanerlab/engine/vfs/vfstest"
 	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/vfs/vfstest"
 )
 
 // TestFsyncPolicyCalls writes 10 pieces of 1,000 bytes through a Writer

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cleanerlab/cleanerlab/engine/vfs"
+	"github.com/cleanerlab/cleanerlab/vfs"
 )
 
 // ErrInjected is wrapped by every error a FaultFS injects.

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cleanerlab/cleanerlab/engine/vfs"
+	"github.com/cleanerlab/cleanerlab/vfs"
 )
 
 // LoggingFS wraps an FS and records every operation, in order, including

@@ -4,8 +4,8 @@ import (
 	"io/fs"
 	"time"
 
-	"github.com/cleanerlab/cleanerlab/engine/vfs"
 	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/vfs"
 )
 
 // hook is called before every operation of a hookFS. A non-nil error fails
