@@ -13,20 +13,21 @@ import (
 // BenchmarkClean/keys=.../dirty=.../hasher=.../map=.../cache=...
 const BenchBase = "Clean"
 
-// StandardNameKeys maps the parameters every benchmark name carries to
-// their name keys, in name order: the run flag, and the key in the name.
-var StandardNameKeys = []struct{ Flag, Key string }{
-	{"keys", "keys"},
-	{"dirty-ratio", "dirty"},
-	{"hasher", "hasher"},
-	{"offset-map", "map"},
-	{"cache", "cache"},
+// StandardNameKeys are the parameters every benchmark name carries, in
+// name order: the run flag, the experiment's field path, the key in the name.
+var StandardNameKeys = []struct{ Flag, Path, Key string }{
+	{"keys", "workload.Keys", "keys"},
+	{"dirty-ratio", "workload.DirtyRatio", "dirty"},
+	{"hasher", "cleaner.Hasher", "hasher"},
+	{"offset-map", "cleaner.OffsetMap", "map"},
+	{"cache", "cache", "cache"},
 }
 
-// IsStandardNameFlag says whether flag is one of StandardNameKeys.
-func IsStandardNameFlag(flag string) bool {
+// IsStandardName says whether name (a run flag or a field path) is one of
+// StandardNameKeys: a sweep axis of it adds no name part of its own.
+func IsStandardName(name string) bool {
 	for _, s := range StandardNameKeys {
-		if s.Flag == flag {
+		if s.Flag == name || s.Path == name {
 			return true
 		}
 	}

@@ -13,13 +13,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/lab"
 )
 
 type rootCleanOptions struct {
 	kafkaRecovery bool
 	force         bool
 	roll          bool
-	nowMs         int64 // -1: the real clock
+	now           func() time.Time // nil: the real clock
 }
 
 // cleanLogDir cleans every compacted partition of the log directory root
@@ -32,10 +33,7 @@ func cleanLogDir(cmd *cobra.Command, dir string, logCfg engine.LogConfig, cleane
 	if _, err := engine.ReadCheckpoint(nil, filepath.Join(dir, engine.CleanerCheckpointFile)); err != nil {
 		return err
 	}
-	var now func() time.Time
-	if o.nowMs >= 0 {
-		now = func() time.Time { return time.UnixMilli(o.nowMs) }
-	}
+	now := o.now
 	logs, failed, err := engine.OpenLogDir(dir, engine.Options{Config: &logCfg, Now: now, KafkaRecoveryTruncation: o.kafkaRecovery})
 	if err != nil {
 		return err
@@ -81,7 +79,13 @@ func cleanLogDir(cmd *cobra.Command, dir string, logCfg engine.LogConfig, cleane
 		}
 	}
 	fmt.Fprintf(out, "log directory %s: %d partitions, %d cleaner threads\n", dir, len(logs), cleanerCfg.Threads)
-	if err := m.RunUntilIdle(); err != nil {
+	stop := lab.AfterCancel(cmd.Context(), m.Shutdown)
+	err = m.RunUntilIdle()
+	stop()
+	if cerr := cmd.Context().Err(); cerr != nil {
+		return fmt.Errorf("%w (%w): the cleans in progress were aborted, their logs left as they were", lab.ErrStopped, cerr)
+	}
+	if err != nil {
 		return err
 	}
 	var cleans int64
@@ -114,8 +118,8 @@ func cleanLogDir(cmd *cobra.Command, dir string, logCfg engine.LogConfig, cleane
 func printCleanerEvent(w io.Writer, ev engine.CleanerEvent) {
 	switch {
 	case ev.Stats != nil:
-		printCleanTable(w, []*engine.CleanStats{ev.Stats})
-		fmt.Fprint(w, ev.Stats.KafkaMessage(ev.Thread))
+		printCleanTable(w, ev.Stats)
+		fmt.Fprint(w, lab.KafkaLine(ev.Stats))
 		// As Kafka's recordStats adds when partitions are past max.compaction.lag.ms.
 		if p := ev.PreClean; p.DelayedPartitions > 0 {
 			fmt.Fprintf(w, "\tCleanable partitions: %d, Delayed partitions: %d, max delay: %d\n", p.CleanablePartitions, p.DelayedPartitions, p.MaxCompactionDelayMs)

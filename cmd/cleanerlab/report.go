@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/results"
 )
 
@@ -275,14 +276,14 @@ func printComparisons(w io.Writer, tables []results.CompareTable) {
 func printReportSummary(w io.Writer, rep *results.Report) {
 	for _, s := range rep.Sweeps {
 		fmt.Fprintf(w, "sweep %s\n", s.ID)
-		printSweepTable(w, s)
+		lab.WriteSweepTable(w, s)
 	}
 	type line struct{ label, name string }
 	var lines []line
 	for i, r := range rep.Runs {
 		for _, b := range r.Benchmarks {
 			mb, _ := b.Value(results.UnitMBps)
-			lines = append(lines, line{rep.RunLabels[i], fmt.Sprintf("%s %.4g MB/s", strings.TrimPrefix(b.Name, "Benchmark"), mb)})
+			lines = append(lines, line{rep.RunLabels[i], fmt.Sprintf("%s %.1f MiB/s", strings.TrimPrefix(b.Name, "Benchmark"), mb*1e6/(1<<20))})
 		}
 	}
 	sort.Slice(lines, func(a, b int) bool { return lines[a].label < lines[b].label })

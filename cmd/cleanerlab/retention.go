@@ -14,7 +14,8 @@ import (
 func newRetentionCmd() *cobra.Command {
 	logCfg := engine.DefaultLogConfig()
 	var dir string
-	var nowMs, highWatermark, deleteRecords int64
+	var nowMs, highWatermark optOffset
+	deleteRecords := int64(-1)
 	cmd := &cobra.Command{
 		Use:   "retention --dir PARTITION_DIR",
 		Short: "Apply Kafka's retention to one partition directory in place (delete old segments)",
@@ -35,8 +36,8 @@ log start offset after.`,
 				return errors.New("retention: --dir is required")
 			}
 			now := time.Now()
-			if nowMs >= 0 {
-				now = time.UnixMilli(nowMs)
+			if nowMs.set {
+				now = time.UnixMilli(nowMs.v)
 			}
 			l, err := engine.Open(dir, engine.Options{Config: &logCfg, Now: func() time.Time { return now }})
 			if err != nil {
@@ -45,8 +46,8 @@ log start offset after.`,
 			defer l.Close()
 			out := cmd.OutOrStdout()
 			printRecovery(out, l.Recovery())
-			if highWatermark >= 0 {
-				l.SetHighWatermark(record.Offset(highWatermark))
+			if highWatermark.set {
+				l.SetHighWatermark(record.Offset(highWatermark.v))
 			}
 			if cmd.Flags().Changed("delete-records") {
 				before := l.LogStartOffset()
@@ -77,9 +78,9 @@ log start offset after.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "partition directory to apply retention to, in place (work on a copy)")
-	f.Int64Var(&nowMs, "now-ms", -1, "the clock, ms since the epoch (-1: now)")
-	f.Int64Var(&highWatermark, "high-watermark", -1, "high watermark: no segment at or above it is deleted, and --delete-records may not pass it (-1: log end offset)")
-	f.Int64Var(&deleteRecords, "delete-records", -1, "raise the log start offset to this offset first, as a DeleteRecords request (-1: to the high watermark; not given: no DeleteRecords)")
-	logConfigFlags(f, &logCfg)
+	f.Var(&nowMs, "now-ms", "the clock, ms since the epoch (not given: now)")
+	f.Var(&highWatermark, "high-watermark", "high watermark: no segment at or above it is deleted, and --delete-records may not pass it (an offset >= 0; not given: the log end offset)")
+	f.Var((*countValue)(&deleteRecords), "delete-records", "raise the log start offset to this offset first, as a DeleteRecords request (-1: to the high watermark; not given: no DeleteRecords)")
+	logConfigFlags(f, &logCfg, nil)
 	return cmd
 }
