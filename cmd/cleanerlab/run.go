@@ -182,4 +182,3 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 	}
 	return nil
 }
-

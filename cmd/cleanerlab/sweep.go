@@ -228,4 +228,3 @@ func progressLabelRuns(what string, done int, elapsed time.Duration) string {
 	}
 	return fmt.Sprintf("%s (%.1f runs/min, %s)", what, float64(done)/elapsed.Minutes(), elapsed.Truncate(time.Second))
 }
-
