@@ -61,9 +61,9 @@ func TestRunTableGolden(t *testing.T) {
 		Missing: []string{results.SourceSelfIO + ": permission denied"}}
 	cfg := engine.DefaultCleanerConfig()
 	run := &results.Run{
-		Phases: map[string]time.Duration{"generate": 1500 * time.Millisecond, "clean": 2 * time.Second},
-		Rows:   RunRows([]*engine.CleanStats{st}, cfg, tp, d),
-		Notes:  []string{"a note"},
+		Phases:       map[string]time.Duration{"generate": 1500 * time.Millisecond, "clean": 2 * time.Second},
+		Rows:         RunRows([]*engine.CleanStats{st}, cfg, tp, d),
+		Notes:        []string{"a note"},
 		Verification: &results.Verification{Passed: true, Detail: "t-0: ok"},
 	}
 	var b bytes.Buffer
