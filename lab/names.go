@@ -2,6 +2,7 @@ package lab
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
@@ -54,6 +55,13 @@ func StandardNameParts(e *Experiment) []results.KV {
 // standard ones.
 func BenchName(e *Experiment, extra ...results.KV) string {
 	return results.BenchName(BenchBase, append(StandardNameParts(e), extra...)...)
+}
+
+// BenchSubName is BenchName without "Benchmark<BenchBase>/": the
+// sub-benchmark name a go test -bench suite passes to b.Run so that its
+// lines carry the same name as the CLI's.
+func BenchSubName(e *Experiment, extra ...results.KV) string {
+	return strings.TrimPrefix(BenchName(e, extra...), "Benchmark"+BenchBase+"/")
 }
 
 // RunBenchmarks is the run's benchmark line: one iteration (one clean of
