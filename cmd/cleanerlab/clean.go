@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -58,63 +57,19 @@ complete), and the command exits 130 or 143.`,
 			if abs, err := filepath.Abs(dir); err == nil {
 				dir = abs
 			}
+			o := lab.CleanOptions{Log: logCfg, Cleaner: cleanerCfg, Force: force, Roll: roll, KafkaRecovery: kafkaRecovery,
+				Now: nowMs.clock(), Passes: passes, Recovery: printRecovery}
 			if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
 				if cmd.Flags().Changed("first-dirty-offset") || cmd.Flags().Changed("passes") || cmd.Flags().Changed("high-watermark") {
 					return errors.New("clean: --first-dirty-offset, --passes and --high-watermark apply to one partition directory, not to a log directory")
 				}
-				return cleanLogDir(cmd, dir, logCfg, cleanerCfg, rootCleanOptions{force: force, roll: roll, now: nowMs.clock(), kafkaRecovery: kafkaRecovery})
+				return lab.CleanLogDir(cmd.Context(), cmd.OutOrStdout(), dir, o)
 			}
 			if passes < 1 {
 				return fmt.Errorf("clean: --passes %d must be at least 1", passes)
 			}
-			// Read the checkpoint before changing anything, so that a bad one
-			// leaves the directory as it was.
-			if _, err := engine.ReadCheckpoint(nil, engine.CheckpointPath(dir)); err != nil {
-				return err
-			}
-			l, err := engine.Open(dir, engine.Options{Config: &logCfg, KafkaRecoveryTruncation: kafkaRecovery})
-			if err != nil {
-				return err
-			}
-			defer l.Close()
-			printRecovery(cmd.OutOrStdout(), l.Recovery())
-			if roll {
-				if err := l.Roll(); err != nil {
-					return err
-				}
-			}
-			if highWatermark.set {
-				l.SetHighWatermark(record.Offset(highWatermark.v))
-			}
-			// --now-ms fixes the cleaner's "now" (horizons, lags); its
-			// timings keep the real clock.
-			c, err := engine.NewCleaner(cleanerCfg, engine.CleanerOptions{Now: nowMs.clock()})
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			ctx := cmd.Context()
-			for p := 0; p < passes; p++ {
-				st, err := c.Clean(l, engine.CleanOptions{FirstDirtyOffset: record.Offset(firstDirty.v), OverrideFirstDirty: firstDirty.set, Force: force,
-					CheckDone: func() error { return ctx.Err() }})
-				if cerr := ctx.Err(); cerr != nil {
-					return fmt.Errorf("%w (%w): %s left as it was or cleaned up to the last group swapped in", lab.ErrStopped, cerr, l.Dir())
-				}
-				if err != nil {
-					return err
-				}
-				if !st.Cleaned() {
-					fmt.Fprintf(out, "%s: not cleaned: %s\n", l.TopicPartition(), st.Skipped)
-					break
-				}
-				printCleanTable(out, st)
-				fmt.Fprint(out, lab.KafkaLine(st))
-				firstDirty = optOffset{} // later passes continue from the checkpoint
-				if !st.MapFull {
-					break
-				}
-			}
-			return l.Close()
+			o.FirstDirty, o.HighWatermark = firstDirty.offset(), highWatermark.offset()
+			return lab.CleanPartition(cmd.Context(), cmd.OutOrStdout(), dir, o)
 		},
 	}
 	f := cmd.Flags()
@@ -129,12 +84,6 @@ complete), and the command exits 130 or 143.`,
 	logConfigFlags(f, &logCfg, nil)
 	cleanerConfigFlags(f, &cleanerCfg)
 	return cmd
-}
-
-// printCleanTable prints the figures of one clean (lab.CleanRows).
-func printCleanTable(w io.Writer, st *engine.CleanStats) {
-	fmt.Fprintf(w, "%s: cleaned [%d, %d), checkpoint %d\n", st.TopicPartition, st.LogToClean.FirstDirtyOffset, st.EndOffset, st.CheckpointOffset)
-	lab.WriteRows(w, lab.CleanRows(st))
 }
 
 // optOffset is a flag of a non-negative offset or time in ms that may be
@@ -171,4 +120,13 @@ func (o optOffset) clock() func() time.Time {
 	}
 	ms := o.v
 	return func() time.Time { return time.UnixMilli(ms) }
+}
+
+// offset is o as a record offset, nil when not given.
+func (o optOffset) offset() *record.Offset {
+	if !o.set {
+		return nil
+	}
+	v := record.Offset(o.v)
+	return &v
 }

@@ -1,6 +1,7 @@
-package main
+package lab
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,31 +11,112 @@ import (
 	"sync"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/cleanerlab/cleanerlab/engine"
-	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/engine/record"
 )
 
-type rootCleanOptions struct {
-	kafkaRecovery bool
-	force         bool
-	roll          bool
-	now           func() time.Time // nil: the real clock
+// CleanOptions are the settings of CleanPartition and CleanLogDir, as
+// cleanerlab clean's flags give them.
+type CleanOptions struct {
+	// Log and Cleaner are the topic and cleaner configs.
+	Log     engine.LogConfig
+	Cleaner engine.CleanerConfig
+	// Force cleans a log whose cleanable ratio is not above
+	// min.cleanable.dirty.ratio; Roll rolls the active segment first.
+	Force, Roll bool
+	// KafkaRecovery is engine.Options.KafkaRecoveryTruncation.
+	KafkaRecovery bool
+	// Now is the cleaner's "now" (delete horizons, lags); nil: the clock.
+	// The timings always read the real clock.
+	Now func() time.Time
+	// FirstDirty, when set, replaces the checkpoint of the first pass;
+	// HighWatermark, when set, bounds the clean (one partition only).
+	FirstDirty, HighWatermark *record.Offset
+	// Passes is how many times to clean again while the offset map filled
+	// before the dirty range ended (one partition; 0 means 1).
+	Passes int
+	// Recovery, when set, is shown what opening each log recovered.
+	Recovery func(io.Writer, *engine.RecoveryReport)
 }
 
-// cleanLogDir cleans every compacted partition of the log directory root
-// dir with a CleanerManager until none needs cleaning, printing each clean
-// and, at the end, Kafka's cleaner metrics and what could not be cleaned.
-func cleanLogDir(cmd *cobra.Command, dir string, logCfg engine.LogConfig, cleanerCfg engine.CleanerConfig, o rootCleanOptions) error {
-	out := cmd.OutOrStdout()
+// CleanPartition cleans the partition directory dir in place, as a
+// broker's cleaner thread cleans one log (the checkpoint of the parent
+// directory read first, so that a bad one changes nothing), printing each
+// pass to w. Cancelling ctx aborts the clean in progress at its next read
+// (the group being cleaned left as it was, groups already swapped in
+// complete) and returns an error wrapping ErrStopped.
+func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions) error {
+	if _, err := engine.ReadCheckpoint(nil, engine.CheckpointPath(dir)); err != nil {
+		return err
+	}
+	l, err := engine.Open(dir, engine.Options{Config: &o.Log, KafkaRecoveryTruncation: o.KafkaRecovery})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if o.Recovery != nil {
+		o.Recovery(w, l.Recovery())
+	}
+	if o.Roll {
+		if err := l.Roll(); err != nil {
+			return err
+		}
+	}
+	if o.HighWatermark != nil {
+		l.SetHighWatermark(*o.HighWatermark)
+	}
+	c, err := engine.NewCleaner(o.Cleaner, engine.CleanerOptions{Now: o.Now})
+	if err != nil {
+		return err
+	}
+	first := o.FirstDirty
+	for p := 0; p < max(1, o.Passes); p++ {
+		opts := engine.CleanOptions{Force: o.Force, CheckDone: ctx.Err}
+		if first != nil {
+			opts.FirstDirtyOffset, opts.OverrideFirstDirty = *first, true
+		}
+		st, err := c.Clean(l, opts)
+		if cerr := ctx.Err(); cerr != nil {
+			return fmt.Errorf("%w (%w): %s left as it was or cleaned up to the last group swapped in", ErrStopped, cerr, l.Dir())
+		}
+		if err != nil {
+			return err
+		}
+		if !st.Cleaned() {
+			fmt.Fprintf(w, "%s: not cleaned: %s\n", l.TopicPartition(), st.Skipped)
+			break
+		}
+		WriteCleanTable(w, st)
+		fmt.Fprint(w, KafkaLine(st))
+		first = nil // later passes continue from the checkpoint
+		if !st.MapFull {
+			break
+		}
+	}
+	return l.Close()
+}
+
+// WriteCleanTable prints the figures of one clean (CleanRows).
+func WriteCleanTable(w io.Writer, st *engine.CleanStats) {
+	fmt.Fprintf(w, "%s: cleaned [%d, %d), checkpoint %d\n", st.TopicPartition, st.LogToClean.FirstDirtyOffset, st.EndOffset, st.CheckpointOffset)
+	WriteRows(w, CleanRows(st))
+}
+
+// CleanLogDir cleans every compacted partition of the log directory root
+// dir with a CleanerManager of o.Cleaner.Threads threads until none needs
+// cleaning, as a broker's cleaner does, printing each clean to out and, at
+// the end, Kafka's cleaner metrics; a partition that cannot be opened or
+// cleaned is reported in the error, the others go on. Cancelling ctx shuts
+// the manager down: cleans in progress abort at their next read.
+func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions) error {
+	logCfg, cleanerCfg := o.Log, o.Cleaner
 	// Read the checkpoint before changing anything, so that a bad one
 	// leaves the directory as it was.
 	if _, err := engine.ReadCheckpoint(nil, filepath.Join(dir, engine.CleanerCheckpointFile)); err != nil {
 		return err
 	}
-	now := o.now
-	logs, failed, err := engine.OpenLogDir(dir, engine.Options{Config: &logCfg, Now: now, KafkaRecoveryTruncation: o.kafkaRecovery})
+	now := o.Now
+	logs, failed, err := engine.OpenLogDir(dir, engine.Options{Config: &logCfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery})
 	if err != nil {
 		return err
 	}
@@ -52,8 +134,10 @@ func cleanLogDir(cmd *cobra.Command, dir string, logCfg engine.LogConfig, cleane
 		problems = append(problems, fmt.Sprintf("%s: not opened: %v", d, failed[d]))
 	}
 	for _, l := range logs {
-		printRecovery(out, l.Recovery())
-		if o.roll {
+		if o.Recovery != nil {
+			o.Recovery(out, l.Recovery())
+		}
+		if o.Roll {
 			if err := l.Roll(); err != nil {
 				return err
 			}
@@ -63,11 +147,11 @@ func cleanLogDir(cmd *cobra.Command, dir string, logCfg engine.LogConfig, cleane
 	m, err := engine.NewCleanerManager(engine.CleanerManagerOptions{
 		Cleaner: cleanerCfg,
 		Now:     now,
-		Force:   o.force,
+		Force:   o.Force,
 		OnEvent: func(ev engine.CleanerEvent) {
 			mu.Lock()
 			defer mu.Unlock()
-			printCleanerEvent(out, ev)
+			WriteCleanerEvent(out, ev)
 		},
 	})
 	if err != nil {
@@ -79,11 +163,11 @@ func cleanLogDir(cmd *cobra.Command, dir string, logCfg engine.LogConfig, cleane
 		}
 	}
 	fmt.Fprintf(out, "log directory %s: %d partitions, %d cleaner threads\n", dir, len(logs), cleanerCfg.Threads)
-	stop := lab.AfterCancel(cmd.Context(), m.Shutdown)
+	stop := AfterCancel(ctx, m.Shutdown)
 	err = m.RunUntilIdle()
 	stop()
-	if cerr := cmd.Context().Err(); cerr != nil {
-		return fmt.Errorf("%w (%w): the cleans in progress were aborted, their logs left as they were", lab.ErrStopped, cerr)
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("%w (%w): the cleans in progress were aborted, their logs left as they were", ErrStopped, cerr)
 	}
 	if err != nil {
 		return err
@@ -95,7 +179,7 @@ func cleanLogDir(cmd *cobra.Command, dir string, logCfg engine.LogConfig, cleane
 	if cleans == 0 {
 		fmt.Fprintln(out, "no log needed cleaning: no cleanable ratio above min.cleanable.dirty.ratio nor past max.compaction.lag.ms (--force cleans every log with cleanable bytes, --roll makes the active segments cleanable)")
 	}
-	printCleanerMetrics(out, m)
+	WriteCleanerMetrics(out, m)
 	for root, tps := range m.Uncleanable() {
 		for tp, cause := range tps {
 			problems = append(problems, fmt.Sprintf("%s/%s: uncleanable: %v", root, tp, cause))
@@ -115,11 +199,14 @@ func cleanLogDir(cmd *cobra.Command, dir string, logCfg engine.LogConfig, cleane
 	return nil
 }
 
-func printCleanerEvent(w io.Writer, ev engine.CleanerEvent) {
+// WriteCleanerEvent prints one event of a cleaner manager: a clean (its
+// rows and Kafka's log line), a retention, an abort, a log marked
+// uncleanable, a root taken offline, or another failure.
+func WriteCleanerEvent(w io.Writer, ev engine.CleanerEvent) {
 	switch {
 	case ev.Stats != nil:
-		printCleanTable(w, ev.Stats)
-		fmt.Fprint(w, lab.KafkaLine(ev.Stats))
+		WriteCleanTable(w, ev.Stats)
+		fmt.Fprint(w, KafkaLine(ev.Stats))
 		// As Kafka's recordStats adds when partitions are past max.compaction.lag.ms.
 		if p := ev.PreClean; p.DelayedPartitions > 0 {
 			fmt.Fprintf(w, "\tCleanable partitions: %d, Delayed partitions: %d, max delay: %d\n", p.CleanablePartitions, p.DelayedPartitions, p.MaxCompactionDelayMs)
@@ -142,9 +229,9 @@ func printCleanerEvent(w io.Writer, ev engine.CleanerEvent) {
 	}
 }
 
-// printCleanerMetrics prints Kafka's cleaner metrics (kafka.log:LogCleaner
+// WriteCleanerMetrics prints Kafka's cleaner metrics (kafka.log:LogCleaner
 // and LogCleanerManager) and each thread's count of cleans.
-func printCleanerMetrics(w io.Writer, m *engine.CleanerManager) {
+func WriteCleanerMetrics(w io.Writer, m *engine.CleanerManager) {
 	mt := m.Metrics()
 	fmt.Fprintf(w, "cleaner metrics (Kafka's kafka.log:type=LogCleaner / LogCleanerManager):\n")
 	fmt.Fprintf(w, "  max-buffer-utilization-percent %d\n", mt.MaxBufferUtilizationPercent)
