@@ -35,3 +35,16 @@ func TestParseCount(t *testing.T) {
 		}
 	}
 }
+
+// TestSuggest: the closest name within two edits, a swap of neighbours
+// counting one.
+func TestSuggest(t *testing.T) {
+	names := []string{"keep", "keys", "key-bytes", "hasher"}
+	for _, c := range []struct{ in, want string }{
+		{"kyes", `; did you mean "keys"?`}, {"hashr", `; did you mean "hasher"?`}, {"zzzzzz", ""}, {"kep", `; did you mean "keep"?`},
+	} {
+		if got := Suggest(c.in, names); got != c.want {
+			t.Errorf("Suggest(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
