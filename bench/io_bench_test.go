@@ -127,7 +127,7 @@ func BenchmarkIOClean(b *testing.B) {
 				b.Fatal(err)
 			}
 			cfg := engine.DefaultCleanerConfig()
-			cfg.IOPath, cfg.MaxIOBytesPerSecond = v.io, v.throttle
+			cfg.IOPath, cfg.MaxIOBytesPerSecond = iosched.ReadPath(v.io), v.throttle
 			thr, err := engine.NewThrottler(cfg)
 			if err != nil {
 				b.Fatal(err)

@@ -45,8 +45,8 @@ func StandardNameParts(e *Experiment) []results.KV {
 	return []results.KV{
 		{Key: "keys", Value: strconv.FormatInt(e.Workload.Keys, 10)},
 		{Key: "dirty", Value: strconv.FormatFloat(e.Workload.DirtyRatio, 'g', -1, 64)},
-		{Key: "hasher", Value: e.Cleaner.Hasher},
-		{Key: "map", Value: layout},
+		{Key: "hasher", Value: string(e.Cleaner.Hasher)},
+		{Key: "map", Value: string(layout)},
 		{Key: "cache", Value: string(e.Cache)},
 	}
 }

@@ -13,8 +13,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
-	"github.com/cleanerlab/cleanerlab/iosched"
-	"github.com/cleanerlab/cleanerlab/offsetmap"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
 
@@ -468,19 +466,11 @@ func setScalar(v reflect.Value, s, path string) error {
 	return nil
 }
 
-// nameChecks check the string fields that name something, so that a typo
+// nameChecks check the string fields that name something and are no
+// typed setting (the typed ones, offsetmap.HasherName, LayoutName,
+// iosched.ReadPath, ... check themselves in UnmarshalText), so that a typo
 // is reported where it was written rather than when the run starts.
 var nameChecks = map[string]func(string) error{
-	"cleaner.Hasher": func(v string) error { _, err := offsetmap.NewHasher(v); return err },
-	"cleaner.OffsetMap": func(v string) error {
-		if v != "" && !slices.Contains(offsetmap.LayoutNames(), strings.ToLower(v)) {
-			return fmt.Errorf("unknown layout (valid: %s)", strings.Join(offsetmap.LayoutNames(), ", "))
-		}
-		return nil
-	},
-	"cleaner.IOPath":    func(v string) error { _, err := iosched.ParseReadPath(v); return err },
-	"cleaner.Readahead": func(v string) error { _, err := iosched.ParseReadaheadHint(v); return err },
-	"cleaner.Throttler": func(v string) error { _, err := iosched.ParseThrottlerKind(v); return err },
 	"workload.Distribution": func(v string) error {
 		if !slices.Contains(workloads.Distributions, v) {
 			return fmt.Errorf("unknown distribution (valid: %s)", strings.Join(workloads.Distributions, ", "))
@@ -642,9 +632,8 @@ func yamlScalar(s string) string {
 }
 
 // CheckSetting checks value for the string field at path against the
-// names it may take (the hasher, layout, read path, readahead hint,
-// throttler, distribution), as the experiment file checks it; nil for a
-// path without such a check.
+// names it may take (the workload's distribution), as the experiment file
+// checks it; nil for a path without such a check.
 func CheckSetting(path, value string) error {
 	if check := nameChecks[path]; check != nil {
 		return check(value)

@@ -240,14 +240,14 @@ func cleanerConfigFlags(fs *pflag.FlagSet, cfg *engine.CleanerConfig) {
 	fs.Float64Var(&cfg.LoadFactor, "log.cleaner.io.buffer.load.factor", cfg.LoadFactor, "log.cleaner.io.buffer.load.factor: share of the offset map's slots a clean may fill")
 	fs.Var((*intCount)(&cfg.Threads), "log.cleaner.threads", "log.cleaner.threads: cleaner threads (partitions are cleaned in parallel; memory is divided among them)")
 	fs.Var((*intCount)(&cfg.Threads), "threads", "the same as --log.cleaner.threads")
-	fs.Var(nameValue{&cfg.Hasher, checkHasher, "hasher"}, "hasher", "offset map key hash: "+strings.Join(offsetmap.HasherNames(), ", ")+" (md5 is Kafka's; see cleanerlab hashers)")
-	fs.Var(nameValue{&cfg.OffsetMap, checkLayout, "layout"}, "offset-map", "offset map layout: "+strings.Join(offsetmap.LayoutNames(), ", ")+
+	fs.Var(textVar(&cfg.Hasher, "hasher"), "hasher", "offset map key hash: "+strings.Join(offsetmap.HasherNames(), ", ")+" (md5 is Kafka's; see cleanerlab hashers)")
+	fs.Var(textVar(&cfg.OffsetMap, "layout"), "offset-map", "offset map layout: "+strings.Join(offsetmap.LayoutNames(), ", ")+
 		" (skimpy is Kafka's; the others hold more keys per MiB at a stated collision risk, see cleanerlab hashers)")
-	fs.Var(nameValue{&cfg.IOPath, checkReadPath, "path"}, "io", "how segments are read: pread (into a reusable buffer, Kafka's way), mmap (with madvise) or direct (O_DIRECT; a file system that refuses it is read with pread, and the report says so)")
-	fs.Var(nameValue{&cfg.Readahead, checkReadahead, "hint"}, "readahead", "fadvise hint of the pread path per segment: none, sequential (a larger readahead window) or willneed (ask for the next buffer while this one is processed)")
+	fs.Var(textVar(&cfg.IOPath, "path"), "io", "how segments are read: pread (into a reusable buffer, Kafka's way), mmap (with madvise) or direct (O_DIRECT; a file system that refuses it is read with pread, and the report says so)")
+	fs.Var(textVar(&cfg.Readahead, "hint"), "readahead", "fadvise hint of the pread path per segment: none, sequential (a larger readahead window) or willneed (ask for the next buffer while this one is processed)")
 	fs.Var((*byteRate)(&cfg.MaxIOBytesPerSecond), "throttle", "cap on the cleaner's read + written bytes per second, all threads together (bytes/s, suffixes KiB, MiB, GiB; 0: no limit); Kafka's log.cleaner.io.max.bytes.per.second")
 	fs.Var((*byteRate)(&cfg.MaxIOBytesPerSecond), "log.cleaner.io.max.bytes.per.second", "the same as --throttle, by Kafka's name")
-	fs.Var(nameValue{&cfg.Throttler, checkThrottler, "throttler"}, "throttler", "throttle algorithm: kafka (Kafka's Throttler: checks every 300 ms, one compensating sleep) or token-bucket (golang.org/x/time/rate)")
+	fs.Var(textVar(&cfg.Throttler, "throttler"), "throttler", "throttle algorithm: kafka (Kafka's Throttler: checks every 300 ms, one compensating sleep) or token-bucket (golang.org/x/time/rate)")
 	fs.BoolVar(&cfg.CacheFriendly, "cache-friendly", cfg.CacheFriendly, "drop the pages of copied segments and of written output from the page cache behind the copy (fadvise DONTNEED), to measure what that saves other users of the cache")
 }
 
@@ -273,16 +273,3 @@ func (n nameValue) Set(s string) error {
 	*n.p = s
 	return nil
 }
-
-func checkHasher(s string) error { _, err := offsetmap.NewHasher(s); return err }
-func checkLayout(s string) error {
-	for _, l := range offsetmap.LayoutNames() {
-		if strings.EqualFold(s, l) {
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown layout %q (valid: %s)", s, strings.Join(offsetmap.LayoutNames(), ", "))
-}
-func checkReadPath(s string) error  { return lab.CheckSetting("cleaner.IOPath", s) }
-func checkReadahead(s string) error { return lab.CheckSetting("cleaner.Readahead", s) }
-func checkThrottler(s string) error { return lab.CheckSetting("cleaner.Throttler", s) }
