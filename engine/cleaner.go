@@ -66,6 +66,10 @@ type Cleaner struct {
 	oversize []byte
 	// checkDone is the current clean's CleanOptions.CheckDone.
 	checkDone func() error
+	// bounds are the current clean's removal bounds (NoRemovalBounds by default).
+	bounds RemovalBounds
+	// truncGen is the log's truncation count when the current clean began.
+	truncGen uint64
 }
 
 // NewCleaner allocates a cleaner's offset map (of layout cfg.OffsetMap) and
@@ -76,7 +80,7 @@ func NewCleaner(cfg CleanerConfig, opts CleanerOptions) (*Cleaner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Cleaner{cfg: cfg, now: opts.Now, offsetMap: opts.Map, progress: opts.Progress}
+	c := &Cleaner{cfg: cfg, now: opts.Now, offsetMap: opts.Map, progress: opts.Progress, bounds: NoRemovalBounds()}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -132,6 +136,11 @@ type CleanOptions struct {
 	// checkDone); a non-nil error stops the clean with that error, the group
 	// being cleaned left as it was. The manager aborts cleans with it.
 	CheckDone func() error
+	// Bounds, when set, replaces the log's removal bounds (Log.SetRemovalBounds)
+	// for this clean: tombstones and transaction markers at or above them stay
+	// whatever their delete horizon. nil: the log's, which are
+	// NoRemovalBounds() unless set (Kafka's cleaner, byte for byte).
+	Bounds *RemovalBounds
 }
 
 // Clean runs one clean of l, as Kafka's Cleaner.doClean: build the offset map
@@ -163,6 +172,10 @@ func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 	if ckptPath == "" {
 		ckptPath = CheckpointPath(l.Dir())
 	}
+	l.mu.Lock()
+	c.truncGen = l.truncations
+	l.mu.Unlock()
+	c.bounds = l.cleanerBounds(&opts)
 	start := c.now()
 	nowMs := start.UnixMilli()
 	var lt LogToClean
@@ -248,10 +261,8 @@ func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 	stats.SyncTime = ws.SyncTime - writeBefore.SyncTime
 	stats.Syncs = ws.Syncs + ws.Datasyncs - writeBefore.Syncs - writeBefore.Datasyncs
 	stats.CheckpointOffset = endOffset
-	if !opts.NoCheckpointUpdate {
-		if err := UpdateCheckpoint(l.fs, ckptPath, l.tp, endOffset); err != nil {
-			return nil, fmt.Errorf("engine: write checkpoint %s: %w", ckptPath, err)
-		}
+	if err := l.finishClean(lt.FirstDirtyOffset, endOffset, c.truncGen, ckptPath, !opts.NoCheckpointUpdate); err != nil {
+		return nil, err
 	}
 	stats.finish(c.now(), l)
 	return stats, nil

@@ -132,6 +132,9 @@ func Open(dir string, opts Options) (*Log, error) {
 		if err := removeStaleCheckpointTemps(fsys, l.root); err != nil {
 			return nil, err
 		}
+		if err := removeStaleEpochTemp(fsys, dir); err != nil {
+			return nil, err
+		}
 	}
 	entries, err := fsys.ReadDir(dir)
 	if err != nil {
@@ -218,7 +221,16 @@ func Open(dir string, opts Options) (*Log, error) {
 		if opts.ReadOnly || !opts.Create {
 			return nil, fmt.Errorf("%w: %s holds no segment (*.log with a 20-digit base offset)", ErrNotLogDir, dir)
 		}
-		s, err := createSegment(fsys, dir, 0, "", &cfg)
+		// Kafka's LogLoader starts an empty log at its log start offset
+		// (a crash in TruncateFullyAndStartAt can leave no segment).
+		base := record.Offset(0)
+		if off, ok, err := checkpointEntry(fsys, filepath.Join(l.root, LogStartOffsetCheckpointFile), tp); err != nil {
+			releaseRoot(l.root)
+			return nil, err
+		} else if ok && off > 0 {
+			base = off
+		}
+		s, err := createSegment(fsys, dir, base, "", &cfg)
 		if err != nil {
 			releaseRoot(l.root)
 			return nil, err
@@ -246,6 +258,20 @@ func Open(dir string, opts Options) (*Log, error) {
 		return nil, err
 	} else if ok && off > l.logStartOffset {
 		l.logStartOffset = min(off, l.segments[len(l.segments)-1].nextOffset)
+	}
+	l.bounds = NoRemovalBounds()
+	if changed, err := l.loadEpochCache(); err != nil {
+		l.abandon()
+		return nil, err
+	} else if changed && !opts.ReadOnly {
+		if err := l.writeEpochCache(); err != nil {
+			l.abandon()
+			return nil, err
+		}
+	}
+	if err := l.initMCCO(); err != nil {
+		l.abandon()
+		return nil, err
 	}
 	now := l.nowMs()
 	for _, s := range l.segments {
