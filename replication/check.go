@@ -207,8 +207,10 @@ func (c *Cluster) Check() (*Report, error) {
 			return nil, err
 		}
 		rep.Views = append(rep.Views, v)
+	}
+	for _, v := range rep.Views {
 		if v.Up {
-			rep.Findings = append(rep.Findings, c.checkReplica(v)...)
+			rep.Findings = append(rep.Findings, c.checkReplica(v, rep.Views)...)
 		}
 	}
 	for i, a := range rep.Views {
@@ -235,7 +237,7 @@ func (c *Cluster) Check() (*Report, error) {
 }
 
 // checkReplica compares one replica with the model.
-func (c *Cluster) checkReplica(v *ReplicaView) []Finding {
+func (c *Cluster) checkReplica(v *ReplicaView, all []*ReplicaView) []Finding {
 	var out []Finding
 	m := &c.model
 	stuck := v.LSO < v.HW
@@ -264,7 +266,7 @@ func (c *Cluster) checkReplica(v *ReplicaView) []Finding {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if f, bad := c.checkKey(v, k, byKey[k], stuck); bad {
+		if f, bad := c.checkKey(v, k, byKey[k], stuck, all); bad {
 			out = append(out, f)
 		}
 	}
@@ -284,7 +286,7 @@ func (c *Cluster) producerName(pid int64) string {
 // write a consumer must see (or nothing, when that is a tombstone or there
 // is none), or any later write it may see; anything else is named by what
 // it shows and what it misses.
-func (c *Cluster) checkKey(v *ReplicaView, key string, writes []int, stuck bool) (Finding, bool) {
+func (c *Cluster) checkKey(v *ReplicaView, key string, writes []int, stuck bool, all []*ReplicaView) (Finding, bool) {
 	m := &c.model
 	last := -1 // index into writes of the latest must-see write
 	for i, wi := range writes {
@@ -308,20 +310,33 @@ func (c *Cluster) checkKey(v *ReplicaView, key string, writes []int, stuck bool)
 			allowed[wi] = true
 		}
 	}
-	rv, present := v.Visible[key]
-	shown := -1
-	if present {
+	judge := func(v *ReplicaView) (ok bool, present bool, rv visibleRecord, shown int) {
+		rv, present = v.Visible[key]
+		shown = -1
+		if !present {
+			return absentOK, false, rv, shown
+		}
 		for _, wi := range writes {
 			w := &m.Writes[wi]
 			if w.State != Refused && !w.Tombstone && w.Offset == rv.Offset && w.Value == rv.Value {
 				shown = wi
 			}
 		}
-		if shown >= 0 && allowed[shown] {
-			return Finding{}, false
-		}
-	} else if absentOK {
+		return shown >= 0 && allowed[shown], true, rv, shown
+	}
+	ok, present, rv, shown := judge(v)
+	if ok {
 		return Finding{}, false
+	}
+	// elsewhere: another replica reads the key as it should, so the write
+	// was not lost from the cluster; this replica hides it.
+	elsewhere := false
+	for _, o := range all {
+		if o != v && o.Up {
+			if ok, _, _, _ := judge(o); ok {
+				elsewhere = true
+			}
+		}
 	}
 	f := Finding{Broker: v.Broker, Key: key}
 	var must *Write
@@ -339,15 +354,18 @@ func (c *Cluster) checkKey(v *ReplicaView, key string, writes []int, stuck bool)
 	case present && m.Writes[shown].Txn >= 0 && m.Txns[m.Writes[shown].Txn].Outcome != Committed:
 		f.Kind, f.Offset = AbortedVisible, rv.Offset
 		f.Detail = fmt.Sprintf("shows %s=%s from producer %s's aborted transaction", key, rv.Value, m.Writes[shown].Producer)
+	case must != nil && must.Txn >= 0 && (c.holds(v, must) || elsewhere):
+		f.Kind, f.Offset = CommittedHidden, must.Offset
+		f.Detail = fmt.Sprintf("reads %s of producer %s's committed transaction at offset %d as aborted", writeString(must), must.Producer, must.Offset)
+		if present {
+			f.Detail += fmt.Sprintf(" and shows %s=%s@%d", key, rv.Value, rv.Offset)
+		}
 	case present && must != nil && must.Tombstone:
 		f.Kind, f.Offset = ResurrectedKey, rv.Offset
 		f.Detail = fmt.Sprintf("shows %s=%s, deleted by the acknowledged tombstone at offset %d", key, rv.Value, must.Offset)
-	case must != nil && must.Txn >= 0 && c.holds(v, must):
-		f.Kind, f.Offset = CommittedHidden, must.Offset
-		f.Detail = fmt.Sprintf("holds %s=%s of producer %s's committed transaction but reads it as aborted", key, must.Value, must.Producer)
 	case must != nil:
 		f.Kind, f.Offset = LostAcknowledged, must.Offset
-		f.Detail = fmt.Sprintf("lost acknowledged %s=%s", key, must.Value)
+		f.Detail = fmt.Sprintf("lost acknowledged %s", writeString(must))
 		if present {
 			f.Detail += fmt.Sprintf(" (shows %s@%d instead)", rv.Value, rv.Offset)
 		}
@@ -366,5 +384,13 @@ func (c *Cluster) holds(v *ReplicaView, w *Write) bool {
 	if !ok {
 		return false
 	}
-	return strings.HasPrefix(d, w.Key+"="+w.Value)
+	return strings.HasPrefix(d, writeString(w))
+}
+
+// writeString is "K=v" or "K=null" for a tombstone.
+func writeString(w *Write) string {
+	if w.Tombstone {
+		return w.Key + "=null"
+	}
+	return w.Key + "=" + w.Value
 }

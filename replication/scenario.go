@@ -546,21 +546,20 @@ func (r *Runner) advance(a *args, out *strings.Builder) error {
 	return nil
 }
 
-// fmtMs prints a virtual time in the largest whole unit: 500ms, 70s, 5m, 2h, 1d.
+// fmtMs prints a virtual time as Go prints durations, without zero
+// trailing units: 500ms, 3s, 1m10s, 2h, 72h4m30s.
 func fmtMs(ms int64) string {
 	if ms%1000 != 0 || ms == 0 {
 		return fmt.Sprintf("%dms", ms)
 	}
-	s := ms / 1000
-	switch {
-	case s%86400 == 0:
-		return fmt.Sprintf("%dd", s/86400)
-	case s%3600 == 0:
-		return fmt.Sprintf("%dh", s/3600)
-	case s%60 == 0:
-		return fmt.Sprintf("%dm", s/60)
+	s := (time.Duration(ms) * time.Millisecond).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
 	}
-	return fmt.Sprintf("%ds", s)
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 func (r *Runner) clean(a *args, out *strings.Builder) error {

@@ -55,7 +55,8 @@ func (c *Cluster) Settle(opts SettleOptions) error {
 	for _, b := range c.brokers {
 		horizon = max(horizon, b.cfg.DeleteRetentionMs, b.cfg.ProducerIDExpirationMs)
 	}
-	horizon += 2*c.cfg.CoordinationIntervalMs + c.cfg.ReplicaLagTimeMaxMs + 1
+	horizon += 2*c.cfg.CoordinationIntervalMs + c.cfg.ReplicaLagTimeMaxMs
+	horizon = (horizon/60000 + 1) * 60000 // whole minutes, past every bound
 	for p := 0; p < opts.Passes; p++ {
 		if _, err := c.Produce(ProduceSpec{Key: FillerKey, Value: fmt.Sprintf("f%d", p), Acks: AcksAll}); err != nil {
 			return err
