@@ -53,8 +53,6 @@ type Broker struct {
 	// knownLeaderEpoch is the leader epoch of the last LeaderAndIsr this
 	// broker received (the current leader epoch it sends in fetches).
 	knownLeaderEpoch int32
-	// needTruncate: became follower and has not yet done its truncation step.
-	needTruncate bool
 	// mtro and mxro are the last values received from a leader (Coordinated
 	// mode); -1 before any.
 	mtro, mxro record.Offset

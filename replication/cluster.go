@@ -201,8 +201,8 @@ func (c *Cluster) reelect() error {
 // its log end offset (the engine records it with the first append of the
 // epoch, which is the same start) and resets its view of
 // the followers (Partition.makeLeader: LEO unknown, last caught-up time now
-// for ISR members, 0 for the others); the others become followers and
-// truncate before their next fetch. Pending acks=all produces fail
+// for ISR members, 0 for the others); the others become followers
+// (becomeFollower). Pending acks=all produces fail
 // (NOT_LEADER_OR_FOLLOWER) and the coordinated-cleaning state restarts.
 func (c *Cluster) setLeader(id int) error {
 	c.leaderEpoch++
@@ -231,11 +231,11 @@ func (c *Cluster) setLeader(id int) error {
 			continue
 		}
 		b.knownLeaderEpoch = c.leaderEpoch
-		if b.ID == id {
-			b.needTruncate = false
-			continue
+		if b.ID != id {
+			if err := c.becomeFollower(b); err != nil {
+				return err
+			}
 		}
-		b.needTruncate = true
 	}
 	if id != 0 {
 		return c.maybeIncrementLeaderHW()
@@ -318,8 +318,20 @@ func (c *Cluster) Start(id int) error {
 			return c.reelect()
 		}
 	}
-	b.needTruncate = true
-	return nil
+	return c.becomeFollower(b)
+}
+
+// becomeFollower is Partition.makeFollower's truncation step. With
+// TruncateToHW (Kafka before KIP-101) the replica truncates to its own HW
+// at once. With TruncateByEpoch nothing happens here: its next fetch sends
+// its last fetched epoch and the leader's diverging-epoch answer says
+// where to truncate (KIP-320).
+func (c *Cluster) becomeFollower(b *Broker) error {
+	if c.cfg.Truncation != TruncateToHW || b.HW() >= b.LEO() {
+		return nil
+	}
+	var res FetchResult
+	return c.truncate(b, b.HW(), &res)
 }
 
 // ElectPreferred makes broker id the leader if the controller may choose
@@ -434,7 +446,17 @@ func (c *Cluster) Advance(ms int64) error {
 		return fmt.Errorf("replication: advance by %d ms: time only moves forward", ms)
 	}
 	target := c.Clock.Ms() + ms
+	polls := 0
 	for {
+		if polls >= 2 && c.coord.nextPollMs <= target {
+			// Nothing a poll reads changes while the clock only moves (no
+			// append, clean, truncation or reachability change happens in
+			// Advance), and a second poll already equals the first: the
+			// rest of this interval's polls are counted, not rerun.
+			n := (target-c.coord.nextPollMs)/c.cfg.CoordinationIntervalMs + 1
+			c.coord.Polls += int(n)
+			c.coord.nextPollMs += n * c.cfg.CoordinationIntervalMs
+		}
 		next := target
 		if c.nextShrinkCheckMs < next {
 			next = c.nextShrinkCheckMs
@@ -448,12 +470,17 @@ func (c *Cluster) Advance(ms int64) error {
 		c.Clock.set(next)
 		if next == c.nextShrinkCheckMs {
 			c.nextShrinkCheckMs += max(c.cfg.ReplicaLagTimeMaxMs/2, 1)
+			n := len(c.isr)
 			if err := c.maybeShrinkIsr(); err != nil {
 				return err
+			}
+			if len(c.isr) != n {
+				polls = 0 // the HW may have moved: LSOs, so MXFOs, may differ
 			}
 		}
 		if c.cfg.Mode == Coordinated && next == c.coord.nextPollMs {
 			c.coord.nextPollMs += c.cfg.CoordinationIntervalMs
+			polls++
 			if err := c.coord.poll(c); err != nil {
 				return err
 			}

@@ -116,8 +116,8 @@ type FetchResult struct {
 }
 
 // Fetch makes follower id fetch once from the leader, as one iteration of
-// Kafka's ReplicaFetcherThread: it first does its pending truncation (on
-// becoming follower), then sends a fetch from its LEO, and handles the
+// Kafka's ReplicaFetcherThread: it sends a fetch from its LEO (with its
+// last fetched epoch, under TruncateByEpoch), and handles the
 // response: OFFSET_OUT_OF_RANGE below the leader's log start offset
 // truncates fully and restarts there (above the leader's LEO, it truncates
 // to the leader's LEO), a diverging epoch truncates by epoch, otherwise the
@@ -145,16 +145,6 @@ func (c *Cluster) Fetch(id int, dropResponse bool) (FetchResult, error) {
 			res.Err = fmt.Errorf("%w: broker %d cannot reach leader %d", ErrBrokerDown, id, c.leader)
 		}
 		return res, nil
-	}
-	if f.needTruncate {
-		f.needTruncate = false
-		if c.cfg.Truncation == TruncateToHW {
-			if f.HW() < f.LEO() {
-				if err := c.truncate(f, f.HW(), &res); err != nil {
-					return res, err
-				}
-			}
-		}
 	}
 	req := fetchRequest{replica: id, currentLeaderEpoch: f.knownLeaderEpoch, fetchOffset: f.LEO(), lastFetchedEpoch: -1}
 	if c.cfg.Truncation == TruncateByEpoch {

@@ -93,7 +93,7 @@ func (c *Cluster) catchUp() error {
 		}
 		done := len(c.prod.markers) == 0 && len(c.prod.pending) == 0 && len(c.isr) == len(c.brokers)
 		for _, b := range c.brokers {
-			if b.ID != lb.ID && (b.LEO() != lb.LEO() || b.HW() != lb.HW() || b.needTruncate) {
+			if b.ID != lb.ID && (b.LEO() != lb.LEO() || b.HW() != lb.HW()) {
 				done = false
 			}
 		}
