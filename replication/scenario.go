@@ -549,7 +549,10 @@ func (r *Runner) advance(a *args, out *strings.Builder) error {
 // fmtMs prints a virtual time as Go prints durations, without zero
 // trailing units: 500ms, 3s, 1m10s, 2h, 72h4m30s.
 func fmtMs(ms int64) string {
-	if ms%1000 != 0 || ms == 0 {
+	if ms == 0 {
+		return "0s"
+	}
+	if ms%1000 != 0 {
 		return fmt.Sprintf("%dms", ms)
 	}
 	s := (time.Duration(ms) * time.Millisecond).String()
@@ -601,7 +604,7 @@ func (r *Runner) elect(a *args, out *strings.Builder) error {
 		if err := c.reelect(); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "leader %d epoch %d ISR %v\n", c.leader, c.leaderEpoch, fmtIDs(c.isr))
+		fmt.Fprintf(out, "leader %s epoch %d ISR %v\n", c.leaderName(), c.leaderEpoch, fmtIDs(c.isr))
 		return nil
 	}
 	id, err := r.broker(a)
@@ -619,8 +622,16 @@ func (r *Runner) elect(a *args, out *strings.Builder) error {
 		}
 		return err
 	}
-	fmt.Fprintf(out, "leader %d epoch %d ISR %v\n", c.leader, c.leaderEpoch, fmtIDs(c.isr))
+	fmt.Fprintf(out, "leader %s epoch %d ISR %v\n", c.leaderName(), c.leaderEpoch, fmtIDs(c.isr))
 	return nil
+}
+
+// leaderName is the leader's id, or "none".
+func (c *Cluster) leaderName() string {
+	if c.leader == 0 {
+		return "none"
+	}
+	return strconv.Itoa(c.leader)
 }
 
 // state prints the controller's view and every replica.
