@@ -155,7 +155,22 @@ type CleanOptions struct {
 // .swap and .deleted files for the next Open to complete, as Kafka's log
 // loader does; until then the open Log still reads the old segments, so it
 // should be closed and reopened (Kafka takes the log directory offline).
+//
+// A truncation of the log (TruncateTo, TruncateFullyAndStartAt) while the
+// clean runs makes it fail with ErrCleaningAborted, whatever error the
+// changed files gave its reads: nothing of it is swapped in afterwards and
+// the checkpoint does not move (Kafka pauses cleaning around a truncation).
 func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
+	c.truncGen = l.truncationCount()
+	st, err := c.clean(l, opts)
+	if err != nil && !errors.Is(err, ErrCleaningAborted) && l.truncationCount() != c.truncGen {
+		return nil, fmt.Errorf("%w: %s was truncated while it was cleaned (%v)", ErrCleaningAborted, l.Dir(), err)
+	}
+	return st, err
+}
+
+// clean is Clean.
+func (c *Cleaner) clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 	cfg := l.Config()
 	if !cfg.Compact {
 		return nil, fmt.Errorf("%w: %s", ErrNotCompacted, l.Dir())
@@ -172,9 +187,6 @@ func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 	if ckptPath == "" {
 		ckptPath = CheckpointPath(l.Dir())
 	}
-	l.mu.Lock()
-	c.truncGen = l.truncations
-	l.mu.Unlock()
 	c.bounds = l.cleanerBounds(&opts)
 	start := c.now()
 	nowMs := start.UnixMilli()
@@ -199,6 +211,9 @@ func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 			return nil, err
 		}
 	}
+	// A range chosen before a truncation is stale: its clean is not swapped
+	// in and moves no checkpoint (finishClean, replaceSegments).
+	c.truncGen = lt.truncGen
 	stats := &CleanStats{TopicPartition: l.tp, LogToClean: lt, StartTime: start, NowMs: nowMs, MaxMapEntries: c.maxEntries, MapSlots: c.offsetMap.Slots()}
 	stats.StartSizeBytes = l.SizeBytes()
 	if lt.FirstDirtyOffset >= lt.FirstUncleanableOffset || lt.CleanableBytes == 0 {

@@ -298,10 +298,15 @@ func (l *Log) EndOffsetForEpoch(epoch int32) (foundEpoch int32, endOffset record
 // or past the log end offset, which the next open's truncateFromEnd drops.
 // REQUIRES: l.mu held.
 func (l *Log) assignEpoch(epoch int32, start record.Offset) error {
+	before := append([]EpochEntry(nil), l.epochs.entries...)
 	if !l.epochs.assign(epoch, start) {
 		return nil
 	}
-	return l.writeEpochCache()
+	if err := l.writeEpochCache(); err != nil {
+		l.epochs.entries = before
+		return err
+	}
+	return nil
 }
 
 // AppendAsLeader appends whole v2 batches as the partition's leader in
@@ -346,10 +351,13 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (first, last rec
 		next = h.NextOffset()
 		pos += h.Size()
 	}
+	before := append([]EpochEntry(nil), l.epochs.entries...)
 	if err := l.assignEpoch(leaderEpoch, first); err != nil {
+		l.epochs.entries = before
 		return -1, -1, err
 	}
 	if err := l.appendLocked(buf); err != nil {
+		l.epochs.entries = before
 		return -1, -1, err
 	}
 	return first, next - 1, nil
@@ -389,6 +397,7 @@ func (l *Log) AppendAsFollower(batches []byte) error {
 	if _, err := l.validateBatches(batches); err != nil {
 		return err
 	}
+	before := append([]EpochEntry(nil), l.epochs.entries...)
 	changed := false
 	for pos := 0; pos < len(batches); {
 		h, _ := record.ParseHeader(batches[pos:])
@@ -399,8 +408,39 @@ func (l *Log) AppendAsFollower(batches []byte) error {
 	}
 	if changed {
 		if err := l.writeEpochCache(); err != nil {
+			l.epochs.entries = before
 			return err
 		}
 	}
-	return l.appendLocked(batches)
+	if err := l.appendLocked(batches); err != nil {
+		// In memory the cache is as before; the file may keep the new
+		// entries (at or past the log end offset) until its next write, and
+		// the next open drops them (truncateFromEnd at load).
+		l.epochs.entries = before
+		return err
+	}
+	return nil
+}
+
+// AssignLeaderEpoch gives epoch the start offset of the log end offset when
+// it is new, as Kafka's Partition.makeLeader does through
+// UnifiedLog.maybeAssignEpochStartOffset: a new leader's epoch starts at its
+// log end offset before it appends anything, so that EndOffsetForEpoch of
+// the previous epoch answers that offset and a follower's ISR check can use
+// the start of the leader's current epoch. Kafka's assign rules apply (see
+// LeaderEpochs); epoch < 0 is an error. An entry at the log end offset with
+// no data after it is dropped by the next open, as Kafka's load does.
+func (l *Log) AssignLeaderEpoch(epoch int32) error {
+	if epoch < 0 {
+		return fmt.Errorf("engine: assign leader epoch %d to %s: want >= 0", epoch, l.tp)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return ErrClosed
+	}
+	if l.readOnly {
+		return fmt.Errorf("%w: assign a leader epoch to %s", ErrReadOnly, l.dir)
+	}
+	return l.assignEpoch(epoch, l.segments[len(l.segments)-1].nextOffset)
 }

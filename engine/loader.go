@@ -79,12 +79,18 @@ func (r *RecoveryReport) Changed() bool {
 //     nothing is changed;
 //  5. the log start offset is the partition's entry of
 //     log-start-offset-checkpoint or the first segment's base offset,
-//     whichever is larger.
+//     whichever is larger;
+//  6. leader-epoch-checkpoint is read into the leader epoch cache, which is
+//     truncated from the end (log end offset) and the start (log start
+//     offset) as Kafka's LogLoader does, and rewritten when that changed it.
 //
-// Other files (snapshots, leader-epoch-checkpoint, partition.metadata) are
-// left alone. A directory without segments gets an empty active segment at
-// offset 0 with opts.Create; otherwise it is an error (ErrNotLogDir). A read-write open
-// removes CleanShutdownFile; Close writes it back once the last Log of the
+// Other files (snapshots, partition.metadata) are left alone. A directory
+// without segments gets an empty active segment at the partition's
+// log-start-offset-checkpoint entry (0 without one) with opts.Create, as
+// Kafka's LogLoader; otherwise it is an error (ErrNotLogDir). The removal
+// bounds start as NoRemovalBounds(), the MCCO at the cleaner checkpoint's
+// entry (see MaxCleanlyCompactedOffset). A read-write open removes
+// CleanShutdownFile; Close writes it back once the last Log of the
 // root is closed. A read-only open changes nothing on disk: a torn tail is
 // reported in Recovery() and left out of what the Log reads. Errors name the
 // file and byte position of bad input.

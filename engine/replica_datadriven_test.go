@@ -25,6 +25,8 @@ import (
 //	  it with Log.AppendAsFollower.
 //	epochs
 //	  Prints Log.LeaderEpochs and the leader-epoch-checkpoint file's text.
+//	assign-epoch epoch=E
+//	  Log.AssignLeaderEpoch(E), then `epochs`.
 //	end-offset epoch=E
 //	  Prints Log.EndOffsetForEpoch(E).
 //	batch-epochs
@@ -105,22 +107,15 @@ func (h *replicaHarness) run(t *testing.T, d *datadriven.TestData) string {
 		return fmt.Sprintf("log-end-offset=%d", h.l.LogEndOffset())
 
 	case "epochs":
-		var b strings.Builder
-		var parts []string
-		for _, e := range h.l.LeaderEpochs() {
-			parts = append(parts, e.String())
+		return h.epochs(t)
+
+	case "assign-epoch":
+		var e int64
+		d.ScanArgs(t, "epoch", &e)
+		if err := h.l.AssignLeaderEpoch(int32(e)); err != nil {
+			return "error: " + shortErr(h.root, err)
 		}
-		fmt.Fprintf(&b, "cache: [%s]\n", strings.Join(parts, " "))
-		data, err := os.ReadFile(filepath.Join(h.dir, LeaderEpochCheckpointFile))
-		if os.IsNotExist(err) {
-			b.WriteString("file: none")
-			return b.String()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&b, "file: %q", string(data))
-		return b.String()
+		return h.epochs(t)
 
 	case "end-offset":
 		var e int64
@@ -231,4 +226,24 @@ func (h *replicaHarness) state(t *testing.T) string {
 		}
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// epochs prints the leader epoch cache and the leader-epoch-checkpoint text.
+func (h *replicaHarness) epochs(t *testing.T) string {
+	var b strings.Builder
+	var parts []string
+	for _, e := range h.l.LeaderEpochs() {
+		parts = append(parts, e.String())
+	}
+	fmt.Fprintf(&b, "cache: [%s]\n", strings.Join(parts, " "))
+	data, err := os.ReadFile(filepath.Join(h.dir, LeaderEpochCheckpointFile))
+	if os.IsNotExist(err) {
+		b.WriteString("file: none")
+		return b.String()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&b, "file: %q", string(data))
+	return b.String()
 }

@@ -80,9 +80,14 @@ func (l *Log) TruncateTo(offset record.Offset) error {
 		}
 		l.scheduleDelete(s)
 	}
-	if err := keep.truncateTo(offset, l); err != nil {
+	s, err := keep.truncatedAt(offset, l)
+	if err != nil {
 		return err
 	}
+	keep.closeIndexFiles()
+	l.segments[idx] = s
+	l.retire(keep)
+	keep = s
 	if err := l.fs.SyncDir(l.dir); err != nil {
 		return fmt.Errorf("engine: fsync %s: %w", l.dir, err)
 	}
@@ -214,60 +219,78 @@ func (l *Log) lowerRootCheckpoints(cleanerTo, recoveryTo record.Offset) error {
 	return nil
 }
 
-// truncateTo cuts the segment at the start of its first batch whose last
-// offset is >= offset (as Kafka's LogSegment.truncateTo), fsyncs it, rebuilds
-// its indexes from what is left, drops the aborted transactions whose marker
-// went, and makes it the active segment (its index files recreated,
-// preallocated, so that no stale entry is left in them).
+// truncatedAt returns a new Segment for s's files cut at the start of the
+// first batch whose last offset is >= offset (as Kafka's
+// LogSegment.truncateTo): the .log reopened for appending and, when
+// something is cut, truncated and fsynced; the indexes rebuilt from what is
+// left; the aborted transactions whose marker went dropped (the .txnindex
+// rewritten); made the active segment (its index files recreated,
+// preallocated, so that no stale entry is left in them). s itself is left
+// for the caller to retire: readers that hold it keep their file handle.
 // REQUIRES: l.mu held.
-func (s *Segment) truncateTo(offset record.Offset, l *Log) error {
+func (s *Segment) truncatedAt(offset record.Offset, l *Log) (*Segment, error) {
 	cut := s.size
 	it := newBatchIter(l.reader, s.f, int64(s.ix.lookup(offset)), s.size)
-	defer l.reader.Restore()
 	for {
 		batch, pos, err := it.next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return err
+			l.reader.Restore()
+			return nil, err
 		}
 		h, err := s.header(batch, pos)
 		if err != nil {
-			return err
+			l.reader.Restore()
+			return nil, err
 		}
 		if h.LastOffset() >= offset {
 			cut = int64(pos)
 			break
 		}
 	}
-	s.closeIndexFiles()
+	l.reader.Restore()
+	f, err := l.fs.OpenAppend(s.path(LogFileSuffix))
+	if err != nil {
+		return nil, fmt.Errorf("engine: reopen %s: %w", s.path(LogFileSuffix), err)
+	}
+	ns := &Segment{fs: s.fs, dir: s.dir, base: s.base, f: f, size: cut, nextOffset: s.base, ix: newIndexer(s.base, s.ix.intervalBytes),
+		readOnly: s.readOnly, rollTs: record.NoTimestamp, created: s.created, hadIndex: true,
+		txns: append([]AbortedTxn(nil), s.txns...), hadTxnIndex: s.hadTxnIndex}
+	ns.ix.maxOffsets, ns.ix.maxTimes = s.ix.maxOffsets, s.ix.maxTimes
+	fail := func(err error) (*Segment, error) {
+		ns.closeFiles()
+		return nil, err
+	}
 	if cut < s.size {
-		if err := s.f.Truncate(cut); err != nil {
-			return fmt.Errorf("engine: truncate %s to %d bytes: %w", s.f.Name(), cut, err)
+		if err := f.Truncate(cut); err != nil {
+			return fail(fmt.Errorf("engine: truncate %s to %d bytes: %w", f.Name(), cut, err))
 		}
-		if err := s.f.Sync(); err != nil {
-			return fmt.Errorf("engine: fsync %s: %w", s.f.Name(), err)
+		if err := f.Sync(); err != nil {
+			return fail(fmt.Errorf("engine: fsync %s: %w", f.Name(), err))
 		}
-		s.size = cut
 	}
 	// Rebuild the indexes (and next offset, abort markers) from the bytes left.
-	s.nextOffset = s.base
-	if err := s.scan(false, l.reader); err != nil {
-		return err
+	if err := ns.scan(false, l.reader); err != nil {
+		l.reader.Restore()
+		return fail(err)
 	}
-	s.rollTsKnown = false
-	if s.size == 0 {
-		s.created = l.nowMs()
+	l.reader.Restore()
+	if ns.size == 0 {
+		ns.created = l.nowMs()
 	}
-	before := len(s.txns)
-	s.dropTxnsFrom(s.nextOffset)
-	if len(s.txns) != before || (len(s.txns) == 0 && s.hadTxnIndex) {
-		if err := s.writeTxnIndex(); err != nil {
-			return err
+	before := len(ns.txns)
+	ns.dropTxnsFrom(ns.nextOffset)
+	if len(ns.txns) != before || (len(ns.txns) == 0 && ns.hadTxnIndex) {
+		if err := ns.writeTxnIndex(); err != nil {
+			return fail(err)
 		}
 	}
-	return s.activate()
+	if err := ns.activate(); err != nil {
+		return fail(err)
+	}
+	return ns, nil
 }
 
 // MaybeIncrementLogStartOffset raises the log start offset to offset when
@@ -312,4 +335,13 @@ func (l *Log) logStartOffsetRaised() error {
 		return l.writeEpochCache()
 	}
 	return nil
+}
+
+// truncationCount is the number of truncations so far (TruncateTo,
+// TruncateFullyAndStartAt): a clean that began before one must not move
+// the checkpoint.
+func (l *Log) truncationCount() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.truncations
 }
