@@ -256,6 +256,9 @@ func (r *Runner) newCluster(a *args) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if n < 1 || n > 64 {
+		return "", bad("cluster: replicas=%d: want 1..64", n)
+	}
 	cfg.Replicas = int(n)
 	if s, ok := a.str("mode"); ok {
 		if cfg.Mode, err = ParseMode(s); err != nil {
