@@ -253,3 +253,81 @@ func checkTruncatedLog(t *testing.T, what string, l *Log, dir string, orig []log
 		}
 	}
 }
+
+// TestLeaderAppendCrashLoop extends the append crash loop to the leader
+// epoch cache: for k = 0, 1, ... the k-th mutating file operation of a
+// series of AppendAsLeader calls over three epochs (each new epoch writes
+// leader-epoch-checkpoint before its batches) fails, and the log is
+// reopened. After every k: the log holds exactly the batches whose append
+// returned nil; the cache holds only entries below the log end offset, and
+// every batch's stamped epoch is the epoch of the last entry at or below
+// its base offset; no temporary file is left.
+func TestLeaderAppendCrashLoop(t *testing.T) {
+	cfg := DefaultLogConfig()
+	cfg.SegmentBytes = 250
+	cfg.IndexIntervalBytes = 1
+	cfg.SegmentIndexBytes = 1024
+	epochOf := func(i int) int32 { return int32(2 * (i / 3)) } // 0, 0, 0, 2, 2, 2, 4, ...
+	for k := 0; ; k++ {
+		if k > 300 {
+			t.Fatal("still reaching operation 300")
+		}
+		root := t.TempDir()
+		dir := filepath.Join(root, "t-0")
+		ffs := vfstest.NewFaultFS(vfstest.NoSyncFS{}, vfstest.Fault{At: k, Err: vfstest.EIO})
+		acked := 0
+		l, err := Open(dir, Options{Config: &cfg, FS: ffs, Create: true})
+		if err == nil {
+			for i := 0; i < 8; i++ {
+				if _, _, err = l.AppendAsLeader(testBatch(t, 0, int64(i), fmt.Sprintf("k%d=v", i)), epochOf(i)); err != nil {
+					break
+				}
+				acked++
+			}
+		}
+		if l != nil {
+			l.abandon()
+		}
+		if !ffs.Hit() {
+			if err != nil {
+				t.Fatalf("k=%d: no fault, yet %v", k, err)
+			}
+			t.Logf("%d operations faulted in turn", k)
+			return
+		}
+		what := fmt.Sprintf("k=%d (%s)", k, ffs.Ops()[k])
+		if k == 0 {
+			continue // the directory itself was not created
+		}
+		l, err = Open(dir, Options{Config: &cfg, FS: vfstest.NoSyncFS{}, Create: true})
+		if err != nil {
+			t.Fatalf("%s: reopen: %v", what, err)
+		}
+		checkNoTempFiles(t, what, root)
+		got, _, leo := readPartition(t, dir)
+		if len(got) != acked || l.LogEndOffset() != record.Offset(acked) {
+			t.Errorf("%s: %d batches, log end offset %d, want %d acknowledged", what, len(got), l.LogEndOffset(), acked)
+		}
+		epochs := l.LeaderEpochs()
+		for _, e := range epochs {
+			if e.StartOffset >= leo {
+				t.Errorf("%s: entry %v at or past the log end offset %d", what, e, leo)
+			}
+		}
+		for i, b := range got {
+			j := -1
+			for x, e := range epochs {
+				if e.StartOffset <= b.BaseOffset {
+					j = x
+				}
+			}
+			if j < 0 || epochs[j].Epoch != b.PartitionLeaderEpoch || b.PartitionLeaderEpoch != epochOf(i) {
+				t.Errorf("%s: batch %d has epoch %d (want %d), cache %v", what, b.BaseOffset, b.PartitionLeaderEpoch, epochOf(i), epochs)
+			}
+		}
+		if err := l.Close(); err != nil {
+			t.Fatalf("%s: close: %v", what, err)
+		}
+		mustVerify(t, dir, VerifyOptions{})
+	}
+}
