@@ -40,7 +40,7 @@ type txnIndexEntry struct {
 }
 
 // indexError is a corrupt index file: the byte position of the bad entry
-// (or -1 for the whole file) and what was wrong.
+// (of the partial entry at the end, for a bad size) and what was wrong.
 type indexError struct {
 	pos    int64
 	reason string
@@ -81,7 +81,7 @@ func allZero(b []byte) bool {
 // offsets strictly increasing, the zero-filled tail left out.
 func decodeOffsetIndex(data []byte, base record.Offset) ([]offsetIndexEntry, int, *indexError) {
 	if len(data)%offsetIndexEntryBytes != 0 {
-		return nil, 0, badIndex(-1, "size %d bytes is not a whole number of %d-byte entries", len(data), offsetIndexEntryBytes)
+		return nil, 0, badIndex(int64(len(data)-len(data)%offsetIndexEntryBytes), "size %d bytes is not a whole number of %d-byte entries", len(data), offsetIndexEntryBytes)
 	}
 	tail := trailingZeroEntries(data, offsetIndexEntryBytes)
 	n := len(data)/offsetIndexEntryBytes - tail
@@ -107,7 +107,7 @@ func decodeOffsetIndex(data []byte, base record.Offset) ([]offsetIndexEntry, int
 // out.
 func decodeTimeIndex(data []byte, base record.Offset) ([]timeIndexEntry, int, *indexError) {
 	if len(data)%timeIndexEntryBytes != 0 {
-		return nil, 0, badIndex(-1, "size %d bytes is not a whole number of %d-byte entries", len(data), timeIndexEntryBytes)
+		return nil, 0, badIndex(int64(len(data)-len(data)%timeIndexEntryBytes), "size %d bytes is not a whole number of %d-byte entries", len(data), timeIndexEntryBytes)
 	}
 	tail := trailingZeroEntries(data, timeIndexEntryBytes)
 	n := len(data)/timeIndexEntryBytes - tail
@@ -129,7 +129,7 @@ func decodeTimeIndex(data []byte, base record.Offset) ([]timeIndexEntry, int, *i
 // strictly increasing, 0 <= first offset <= last offset.
 func decodeTxnIndex(data []byte, base record.Offset) ([]txnIndexEntry, *indexError) {
 	if len(data)%txnIndexEntryBytes != 0 {
-		return nil, badIndex(-1, "size %d bytes is not a whole number of %d-byte entries", len(data), txnIndexEntryBytes)
+		return nil, badIndex(int64(len(data)-len(data)%txnIndexEntryBytes), "size %d bytes is not a whole number of %d-byte entries", len(data), txnIndexEntryBytes)
 	}
 	be := binary.BigEndian
 	out := make([]txnIndexEntry, 0, len(data)/txnIndexEntryBytes)
