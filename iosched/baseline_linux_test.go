@@ -104,4 +104,3 @@ func TestBaselineRefusesCachedRead(t *testing.T) {
 		t.Fatalf("left in %s: %v (%v)", dir, ents, err)
 	}
 }
-
