@@ -17,7 +17,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine/record"
 )
 
-// TestDatadriven runs the golden files of testdata/. Commands:
+// TestDatadriven runs the golden files of testdata/dump. Commands:
 //
 //	file path=REL [text]    writes the input to REL under the test's root: hex
 //	                        bytes (whitespace and # comments ignored), or with
@@ -34,7 +34,7 @@ import (
 //
 // Paths in the output are relative to the test's root.
 func TestDatadriven(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	datadriven.Walk(t, "testdata/dump", func(t *testing.T, path string) {
 		root := t.TempDir()
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			rel := ""
