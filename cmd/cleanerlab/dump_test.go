@@ -53,3 +53,32 @@ func TestDumpFileDecimalBaseOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestDumpAndVerifyLogDir: --dir takes a whole log directory root. The
+// ak28-snappy-headers fixture root holds two partitions (PROVENANCE.md):
+// both are dumped and verified, each under its name.
+func TestDumpAndVerifyLogDir(t *testing.T) {
+	needFixtures(t)
+	root := filepath.Join(fixtures, "ak28-snappy-headers")
+	out, err := cli(t, "dump", "--dir", root, "--checkpoints")
+	if err != nil {
+		t.Fatalf("dump of a log directory: %v\n%s", err, out)
+	}
+	for _, p := range []string{"__consumer_offsets-16", "some-topic-0"} {
+		dir := filepath.Join(root, p)
+		if !strings.Contains(out, "Partition "+dir+"\n") || !strings.Contains(out, "Dumping "+filepath.Join(dir, "00000000000000000000.log")+"\n") {
+			t.Errorf("dump lacks partition %s:\n%s", p, out)
+		}
+		// Both partitions' leader-epoch-checkpoint hold "0\n1\n0 0\n".
+		if !strings.Contains(out, "Dumping "+filepath.Join(dir, "leader-epoch-checkpoint")+"\nversion: 0 entries: 1\nepoch: 0 startOffset: 0\n") {
+			t.Errorf("dump lacks the leader epochs of %s:\n%s", p, out)
+		}
+	}
+	out, err = cli(t, "verify", "--dir", root)
+	if err != nil || !strings.HasSuffix(out, "OK\n") || strings.Count(out, ": OK\n") != 2 {
+		t.Fatalf("verify of a log directory: %v\n%s", err, out)
+	}
+	if _, err := cli(t, "verify", "--dir", root, "--checkpoint", "5"); err == nil || !strings.Contains(err.Error(), "one partition") {
+		t.Errorf("verify --checkpoint of a root: %v", err)
+	}
+}

@@ -142,7 +142,8 @@ func dumpPartition(w io.Writer, dir string, o Options, rootEntries bool) error {
 // after the root's checkpoint files and clean-shutdown marker with
 // Options.Checkpoints. A partition that cannot be dumped does not stop the
 // others: its error is printed in its place and returned, joined with the
-// others', at the end.
+// others', at the end. A partition without segment files (an empty
+// partition, as Kafka loads it) is said to be so.
 func DumpLogDir(w io.Writer, root string, o Options) error {
 	dirs, err := engine.PartitionDirs(nil, root)
 	if err != nil {
@@ -168,6 +169,10 @@ func DumpLogDir(w io.Writer, root string, o Options) error {
 	var errs []error
 	for _, dir := range dirs {
 		fmt.Fprintf(w, "Partition %s\n", dir)
+		if logs, err := segmentFiles(dir); err == nil && len(logs) == 0 {
+			fmt.Fprintf(w, "No segment file in %s (an empty partition)\n", dir)
+			continue
+		}
 		if err := dumpPartition(w, dir, o, false); err != nil {
 			fmt.Fprintf(w, "error: %v\n", err)
 			errs = append(errs, err)

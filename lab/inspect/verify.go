@@ -19,7 +19,8 @@ type VerifyResult struct {
 // Verify runs engine.Verify (read-only) over path: a partition directory,
 // or every partition directory of a log directory root (engine.PartitionDirs,
 // in name order), each with opts. It returns one result per partition; a
-// partition that fails does not stop the others. The error joins the
+// partition that fails does not stop the others, and one of a root that
+// holds no segment file (an empty partition, as Kafka loads it) is a note. The error joins the
 // partitions' errors (each a *record.CorruptionError or the error of
 // opening it, prefixed with its directory), or says why path is neither.
 // opts.Checkpoint names one partition's offset and is refused for a log
@@ -46,6 +47,12 @@ func Verify(path string, opts engine.VerifyOptions) ([]VerifyResult, error) {
 	var res []VerifyResult
 	var errs []error
 	for _, dir := range dirs {
+		if logs, err := segmentFiles(dir); err == nil && len(logs) == 0 {
+			// An empty partition (Kafka loads it as an empty log): nothing to check.
+			res = append(res, VerifyResult{Dir: dir, Report: &engine.VerifyReport{Dir: dir, CheckpointOffset: engine.NoCheckpoint,
+				Notes: []engine.VerifyNote{{Path: dir, Message: "no segment file: an empty partition, nothing to check"}}}})
+			continue
+		}
 		rep, err := engine.Verify(dir, opts)
 		res = append(res, VerifyResult{Dir: dir, Report: rep, Err: err})
 		if err != nil {
