@@ -39,8 +39,7 @@
 // copied verbatim), swap it in and move the checkpoint. A CleanerManager
 // runs Kafka's LogCleanerManager over many logs and roots: the filthiest
 // log first, pause/abort/resume, uncleanable partitions, offline roots.
-// KAFKA-REFERENCE.md (in the shared folder) lists the rules with their
-// sources in Kafka.
+// The doc comment of each rule names the Kafka code it follows.
 //
 // # Checking
 //
