@@ -321,11 +321,11 @@ func dumpOffsetCheckpoint(w io.Writer, path string) error {
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(w, "Dumping %s\n", path)
 	entries, cerr := decodeOffsetCheckpoint(data)
 	if cerr != nil {
 		return cerr.corruption(path)
 	}
-	fmt.Fprintf(w, "Dumping %s\n", path)
 	fmt.Fprintf(w, "version: %d entries: %d\n", checkpointVersion, len(entries))
 	for _, e := range entries {
 		fmt.Fprintf(w, "topic: %s partition: %d offset: %d\n", e.Topic, e.Partition, e.Offset)
@@ -339,11 +339,11 @@ func dumpLeaderEpochCheckpoint(w io.Writer, path string) error {
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(w, "Dumping %s\n", path)
 	entries, cerr := decodeLeaderEpochCheckpoint(data)
 	if cerr != nil {
 		return cerr.corruption(path)
 	}
-	fmt.Fprintf(w, "Dumping %s\n", path)
 	fmt.Fprintf(w, "version: %d entries: %d\n", checkpointVersion, len(entries))
 	for _, e := range entries {
 		fmt.Fprintf(w, "epoch: %d startOffset: %d\n", e.Epoch, e.StartOffset)
