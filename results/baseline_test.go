@@ -1,6 +1,7 @@
 package results
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,5 +85,25 @@ func TestCPUInfoHypervisor(t *testing.T) {
 	host := "processor\t: 0\nflags\t\t: fpu vme de pse lahf_lm\nbugs\t\t: hypervisor_like\n"
 	if !cpuinfoHasHypervisor(guest) || cpuinfoHasHypervisor(host) || cpuinfoHasHypervisor("") {
 		t.Fatal("hypervisor flag misread")
+	}
+}
+
+// TestBaselineOldRecordIsStale: a baseline-<device>.json written before the
+// cold-read check (no schema_version, no kernel or mount) still loads, and
+// is stale, so run measures anew.
+func TestBaselineOldRecordIsStale(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "baseline-vda.json")
+	old := `{"dir": "/tmp", "measured_at": "2026-11-30T00:00:00Z", "file_bytes": 268435456, "block_bytes": 1048576, "runs": 3,
+  "device_read_bps": 1243611136, "device_write_bps": 1e9, "mem_copy_bps": 1e10, "device": "vda", "file_system": "ext4"}`
+	if err := os.WriteFile(p, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadBaseline(p)
+	if err != nil || b.DeviceReadBps != 1243611136 || b.SchemaVersion != 0 {
+		t.Fatalf("old record: %+v, %v", b, err)
+	}
+	env := Environment{KernelRelease: "6.18.44", DataDir: DataDir{Device: "vda", FSType: "ext4"}}
+	if why := BaselineStale(b, env, b.MeasuredAt, BaselineMaxAge); !strings.Contains(why, "schema version 0") {
+		t.Fatalf("old record stale reason %q", why)
 	}
 }

@@ -92,7 +92,7 @@ share of the device's read bandwidth and of memory copy bandwidth.`,
 	f.Var((*intByteSize)(&o.BlockBytes), "block-bytes", "bytes per O_DIRECT read or write (a multiple of 4096)")
 	f.IntVar(&o.Runs, "runs", o.Runs, "repetitions of each measurement (medians are reported)")
 	f.Var((*byteSize)(&o.MemBytes), "mem-bytes", "buffer copied to measure memory bandwidth (bytes)")
-	f.BoolVar(&o.DropCaches, "drop-caches", o.DropCaches, "also write 3 to /proc/sys/vm/drop_caches before each read (root only; falls back to fadvise DONTNEED, always done, and says so)")
+	f.BoolVar(&o.DropCaches, "drop-caches", o.DropCaches, "also write 3 to /proc/sys/vm/drop_caches before each read: the whole machine's page cache (root only; falls back to fadvise DONTNEED, always done, and says so)")
 	return cmd
 }
 
