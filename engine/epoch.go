@@ -351,6 +351,9 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (first, last rec
 		next = h.NextOffset()
 		pos += h.Size()
 	}
+	if _, err := l.validateBatches(buf); err != nil {
+		return -1, -1, err
+	}
 	before := append([]EpochEntry(nil), l.epochs.entries...)
 	if err := l.assignEpoch(leaderEpoch, first); err != nil {
 		l.epochs.entries = before

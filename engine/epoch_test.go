@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -277,5 +278,39 @@ func TestAppendAsLeaderKeepsCRC(t *testing.T) {
 	}
 	if got := l.LeaderEpochs(); !reflect.DeepEqual(got, []EpochEntry{{7, 0}}) {
 		t.Errorf("epochs %v", got)
+	}
+}
+
+// TestAppendAsBadInput: a bad batch is an error naming it; nothing is
+// written, the epoch cache and its file are unchanged.
+func TestAppendAsBadInput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t-0")
+	l, err := Open(dir, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, _, err := l.AppendAsLeader(testBatch(t, 0, 0, "a=1"), 3); err != nil {
+		t.Fatal(err)
+	}
+	bad := testBatch(t, 0, 0, "b=1")
+	bad[len(bad)-1] ^= 0xff // breaks the CRC (which covers the records)
+	if _, _, err := l.AppendAsLeader(bad, 5); err == nil || !errors.Is(err, record.ErrCRCMismatch) {
+		t.Errorf("leader append of a bad batch: %v, want a CRC error", err)
+	}
+	old := testBatch(t, 0, 0, "c=1") // base offset 0 < log end offset 1
+	putBaseOffsetAndEpoch(old, 0, 7)
+	if err := l.AppendAsFollower(old); !errors.Is(err, ErrNonMonotonicOffset) {
+		t.Errorf("follower append below the log end offset: %v, want ErrNonMonotonicOffset", err)
+	}
+	if got := l.LeaderEpochs(); !reflect.DeepEqual(got, []EpochEntry{{3, 0}}) {
+		t.Errorf("epochs %v, want [3@0]", got)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, LeaderEpochCheckpointFile))
+	if err != nil || string(data) != "0\n1\n3 0\n" {
+		t.Errorf("file %q %v", data, err)
+	}
+	if leo := l.LogEndOffset(); leo != 1 {
+		t.Errorf("log end offset %d, want 1", leo)
 	}
 }
