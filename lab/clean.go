@@ -258,3 +258,78 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// RetentionOptions are the settings of Retention.
+type RetentionOptions struct {
+	// Log is the topic config (cleanup.policy, retention.ms, ...).
+	Log engine.LogConfig
+	// Now is the clock of the retention (nil: time.Now).
+	Now func() time.Time
+	// HighWatermark, when set, bounds what may be deleted.
+	HighWatermark *record.Offset
+	// DeleteRecords, when set, raises the log start offset to it first, as
+	// a DeleteRecords request (-1: to the high watermark).
+	DeleteRecords *record.Offset
+	// Recovery, when set, is shown what opening the log recovered.
+	Recovery func(io.Writer, *engine.RecoveryReport)
+}
+
+// Retention applies Kafka's retention (UnifiedLog.deleteOldSegments) to
+// the partition directory dir in place, printing each deleted segment and
+// the log start offset after.
+func Retention(w io.Writer, dir string, o RetentionOptions) error {
+	now := time.Now()
+	if o.Now != nil {
+		now = o.Now()
+	}
+	l, err := engine.Open(dir, engine.Options{Config: &o.Log, Now: func() time.Time { return now }})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if o.Recovery != nil {
+		o.Recovery(w, l.Recovery())
+	}
+	tp := l.TopicPartition()
+	if o.HighWatermark != nil {
+		l.SetHighWatermark(*o.HighWatermark)
+	}
+	if o.DeleteRecords != nil {
+		before := l.LogStartOffset()
+		lso, err := l.DeleteRecords(*o.DeleteRecords)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s: log start offset %d -> %d (delete records below %d)\n", tp, before, lso, *o.DeleteRecords)
+	}
+	if !o.Log.Delete {
+		fmt.Fprintf(w, "%s: cleanup.policy %s: only segments below the log start offset are deleted\n", tp, CleanupPolicyName(o.Log))
+	}
+	res, err := l.DeleteOldSegments(now)
+	if err != nil {
+		return err
+	}
+	if res.Rolled {
+		fmt.Fprintf(w, "%s: every segment was deletable: rolled a new active segment first\n", tp)
+	}
+	for _, d := range res.Deleted {
+		fmt.Fprintf(w, "%s: deleted segment %d (offsets [%d, %d), %d bytes, largest timestamp %d) by %s\n",
+			tp, d.BaseOffset, d.BaseOffset, d.NextOffset, d.SizeBytes, d.MaxTimestamp, d.Reason)
+	}
+	fmt.Fprintf(w, "%s: %d segments deleted; log start offset %d, log end offset %d, %d segments left\n",
+		tp, len(res.Deleted), res.LogStartOffset, l.LogEndOffset(), len(l.Segments()))
+	return l.Close()
+}
+
+// CleanupPolicyName is cleanup.policy as Kafka writes it: "compact",
+// "delete" or "compact,delete".
+func CleanupPolicyName(c engine.LogConfig) string {
+	var parts []string
+	if c.Compact {
+		parts = append(parts, "compact")
+	}
+	if c.Delete {
+		parts = append(parts, "delete")
+	}
+	return strings.Join(parts, ",")
+}

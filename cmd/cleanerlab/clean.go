@@ -80,7 +80,7 @@ complete), and the command exits 130 or 143.`,
 	f.Var(&firstDirty, "first-dirty-offset", "start at this offset instead of the checkpoint (an offset >= 0; not given: the checkpoint)")
 	f.Var(&highWatermark, "high-watermark", "high watermark bounding the clean (an offset >= 0; not given: the log end offset)")
 	f.Var(&nowMs, "now-ms", "the cleaner's now for delete horizons and compaction lags, ms since the epoch (not given: the clock); timings always use the real clock")
-	f.Var((*intCount)(&passes), "passes", "clean again while the offset map filled before the dirty range ended, up to this many times")
+	f.Var(countOf(&passes), "passes", "clean again while the offset map filled before the dirty range ended, up to this many times")
 	logConfigFlags(f, &logCfg, nil)
 	cleanerConfigFlags(f, &cleanerCfg)
 	return cmd

@@ -19,8 +19,8 @@ func bindExperimentFlags(f *pflag.FlagSet, e *lab.Experiment) {
 	cleanerConfigFlags(f, &e.Cleaner)
 	f.Var(textVar(&e.Cache, "cache"), "cache", "page cache before the clean: cold (fdatasync + fadvise DONTNEED every segment) or warm (read every segment once)")
 	f.Var(textVar(&e.Fsync, "policy"), "fsync", "fsync policy of cleaned segments: segment (fsync each before the swap, as Kafka), fdatasync, bytes=N (start write-back every N bytes, fdatasync at the end) or none (no sync at all, not even of the directory: a crash can lose cleaned data that the swap already replaced)")
-	f.Var((*byteSize)(&e.HotBytes), "hot-bytes", "hot file kept in the page cache beside the logs, to measure the cache pollution of the clean (bytes; 0: only the active segments)")
-	f.Var((*countValue)(&e.HotRereadMs), "hot-reread-ms", "re-read the hot file every this many ms during the clean, as a workload would (0: never)")
+	f.Var(bytesOf(&e.HotBytes), "hot-bytes", "hot file kept in the page cache beside the logs, to measure the cache pollution of the clean (bytes; 0: only the active segments)")
+	f.Var(countOf(&e.HotRereadMs), "hot-reread-ms", "re-read the hot file every this many ms during the clean, as a workload would (0: never)")
 	f.BoolVar(&e.Verify, "verify", e.Verify, "verify the cleaned log against the workload's ground truth")
 }
 
@@ -80,6 +80,8 @@ func flagPath(name string) string {
 	switch v := fl.Value.(type) {
 	case *cleanupPolicy:
 		return ""
+	case interface{ addr() uintptr }:
+		addr = v.addr()
 	case segmentBytes:
 		addr = reflect.ValueOf(v.log).Pointer()
 	case textValue:

@@ -15,9 +15,9 @@ import (
 	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
 
-// Flag values. Every byte count of every command is a byteSize (lab.ParseBytes:
-// 1048576, 1e9, 64MiB), every other whole number a count (lab.ParseCount:
-// 1e6), every typed setting a textValue: parsed once, where the flag is set.
+// Flag values. Every byte count of every command is parsed by lab.ParseBytes
+// (1048576, 1e9, 64MiB), every other whole number by lab.ParseCount (1e6),
+// every typed setting by its UnmarshalText: once, where the flag is set.
 
 // byteSize is an int64 flag in bytes.
 type byteSize int64
@@ -33,64 +33,39 @@ func (b *byteSize) Set(s string) error {
 // parseByteSize is lab.ParseBytes, under the name baseline.go uses.
 func parseByteSize(s string) (int64, error) { return lab.ParseBytes(s) }
 
-// intBytes is an int flag in bytes.
-type intBytes int
+// number is a whole-number flag of type T parsed by parse (lab.ParseBytes
+// or lab.ParseCount), refusing values T cannot hold.
+type number[T int | int64] struct {
+	p     *T
+	parse func(string) (int64, error)
+	typ   string
+}
 
-func (b *intBytes) String() string { return strconv.Itoa(int(*b)) }
-func (b *intBytes) Type() string   { return "bytes" }
-func (b *intBytes) Set(s string) error {
-	v, err := lab.ParseBytes(s)
+func (n number[T]) String() string {
+	if n.p == nil {
+		return "0"
+	}
+	return fmt.Sprint(*n.p)
+}
+func (n number[T]) Type() string  { return n.typ }
+func (n number[T]) addr() uintptr { return reflect.ValueOf(n.p).Pointer() }
+func (n number[T]) Set(s string) error {
+	v, err := n.parse(s)
 	if err != nil {
 		return err
 	}
-	if int64(int(v)) != v {
-		return fmt.Errorf("%q is too large", s)
-	}
-	*b = intBytes(v)
-	return nil
-}
-
-// byteRate is a float64 flag in bytes per second (lab.ParseByteRate:
-// 50MiB, 50MiB/s, 1048576).
-type byteRate float64
-
-func (b *byteRate) String() string { return strconv.FormatFloat(float64(*b), 'f', -1, 64) }
-func (b *byteRate) Type() string   { return "bytes/s" }
-func (b *byteRate) Set(s string) error {
-	v, err := lab.ParseByteRate(s)
-	*b = byteRate(v)
-	return err
-}
-
-// countValue is an int64 flag that takes whole numbers written as 1e6 too.
-type countValue int64
-
-func (c *countValue) String() string { return strconv.FormatInt(int64(*c), 10) }
-func (c *countValue) Type() string   { return "count" }
-func (c *countValue) Set(s string) error {
-	v, err := lab.ParseCount(s)
-	*c = countValue(v)
-	return err
-}
-
-// intCount is an int flag that takes whole numbers written as 1e6 too.
-type intCount int
-
-func (c *intCount) String() string { return strconv.Itoa(int(*c)) }
-func (c *intCount) Type() string   { return "count" }
-func (c *intCount) Set(s string) error {
-	v, err := lab.ParseCount(s)
-	if err != nil {
-		return err
-	}
-	if int64(int(v)) != v {
+	if int64(T(v)) != v {
 		return fmt.Errorf("%q is out of range", s)
 	}
-	*c = intCount(v)
+	*n.p = T(v)
 	return nil
 }
 
-// uintCount is a uint64 flag that takes whole numbers written as 1e6 too.
+// bytesOf and countOf are number flags of byte sizes and counts.
+func bytesOf[T int | int64](p *T) pflag.Value { return number[T]{p, lab.ParseBytes, "bytes"} }
+func countOf[T int | int64](p *T) pflag.Value { return number[T]{p, lab.ParseCount, "count"} }
+
+// uintCount is a uint64 flag (a seed) that takes 1e6 too.
 type uintCount uint64
 
 func (c *uintCount) String() string { return strconv.FormatUint(uint64(*c), 10) }
@@ -106,6 +81,18 @@ func (c *uintCount) Set(s string) error {
 	}
 	*c = uintCount(v)
 	return nil
+}
+
+// byteRate is a float64 flag in bytes per second (lab.ParseByteRate:
+// 50MiB, 50MiB/s, 1048576).
+type byteRate float64
+
+func (b *byteRate) String() string { return strconv.FormatFloat(float64(*b), 'f', -1, 64) }
+func (b *byteRate) Type() string   { return "bytes/s" }
+func (b *byteRate) Set(s string) error {
+	v, err := lab.ParseByteRate(s)
+	*b = byteRate(v)
+	return err
 }
 
 // textSetting is a typed setting that parses itself (lab.CacheState,
@@ -170,17 +157,17 @@ func (s segmentBytes) Set(v string) error {
 // workloadSegment, when not nil, is set with segment.bytes too.
 func logConfigFlags(fs *pflag.FlagSet, cfg *engine.LogConfig, workloadSegment *int64) {
 	fs.Var(segmentBytes{&cfg.SegmentBytes, workloadSegment}, "segment.bytes", "segment.bytes: roll the active segment past this size (bytes; suffixes KiB, MiB, GiB)")
-	fs.Var((*byteSize)(&cfg.SegmentIndexBytes), "segment.index.bytes", "segment.index.bytes: cap of each offset/time index (bytes)")
-	fs.Var((*byteSize)(&cfg.IndexIntervalBytes), "index.interval.bytes", "index.interval.bytes: bytes between offset index entries")
-	fs.Var((*countValue)(&cfg.DeleteRetentionMs), "delete.retention.ms", "delete.retention.ms: how long tombstones survive after the clean that stamps their delete horizon (ms)")
-	fs.Var((*countValue)(&cfg.MinCompactionLagMs), "min.compaction.lag.ms", "min.compaction.lag.ms: segments with records newer than this are not cleaned (ms)")
-	fs.Var((*countValue)(&cfg.MaxCompactionLagMs), "max.compaction.lag.ms", "max.compaction.lag.ms: a log whose oldest dirty segment is older than this is cleaned whatever its ratio (ms)")
+	fs.Var(bytesOf(&cfg.SegmentIndexBytes), "segment.index.bytes", "segment.index.bytes: cap of each offset/time index (bytes)")
+	fs.Var(bytesOf(&cfg.IndexIntervalBytes), "index.interval.bytes", "index.interval.bytes: bytes between offset index entries")
+	fs.Var(countOf(&cfg.DeleteRetentionMs), "delete.retention.ms", "delete.retention.ms: how long tombstones survive after the clean that stamps their delete horizon (ms)")
+	fs.Var(countOf(&cfg.MinCompactionLagMs), "min.compaction.lag.ms", "min.compaction.lag.ms: segments with records newer than this are not cleaned (ms)")
+	fs.Var(countOf(&cfg.MaxCompactionLagMs), "max.compaction.lag.ms", "max.compaction.lag.ms: a log whose oldest dirty segment is older than this is cleaned whatever its ratio (ms)")
 	fs.Float64Var(&cfg.MinCleanableDirtyRatio, "min.cleanable.dirty.ratio", cfg.MinCleanableDirtyRatio, "min.cleanable.dirty.ratio: clean only when the cleanable ratio is above this")
-	fs.Var((*intBytes)(&cfg.MaxMessageBytes), "max.message.bytes", "max.message.bytes: the largest batch the cleaner's buffers grow to (bytes)")
-	fs.Var((*countValue)(&cfg.ProducerIDExpirationMs), "producer.id.expiration.ms", "producer.id.expiration.ms: after this long without a batch a producer expires and the cleaner stops keeping its last batch (ms)")
-	fs.Var((*countValue)(&cfg.FileDeleteDelayMs), "file.delete.delay.ms", "file.delete.delay.ms: how long replaced or deleted segments stay as .deleted (ms)")
-	fs.Var((*countValue)(&cfg.SegmentMs), "segment.ms", "segment.ms: roll the active segment once its batches' timestamps span this long (ms)")
-	fs.Var((*countValue)(&cfg.RetentionMs), "retention.ms", "retention.ms: with cleanup.policy delete, delete segments whose newest record is older (ms; -1: no limit)")
+	fs.Var(bytesOf(&cfg.MaxMessageBytes), "max.message.bytes", "max.message.bytes: the largest batch the cleaner's buffers grow to (bytes)")
+	fs.Var(countOf(&cfg.ProducerIDExpirationMs), "producer.id.expiration.ms", "producer.id.expiration.ms: after this long without a batch a producer expires and the cleaner stops keeping its last batch (ms)")
+	fs.Var(countOf(&cfg.FileDeleteDelayMs), "file.delete.delay.ms", "file.delete.delay.ms: how long replaced or deleted segments stay as .deleted (ms)")
+	fs.Var(countOf(&cfg.SegmentMs), "segment.ms", "segment.ms: roll the active segment once its batches' timestamps span this long (ms)")
+	fs.Var(countOf(&cfg.RetentionMs), "retention.ms", "retention.ms: with cleanup.policy delete, delete segments whose newest record is older (ms; -1: no limit)")
 	fs.Var((*byteSizeOrNone)(&cfg.RetentionBytes), "retention.bytes", "retention.bytes: with cleanup.policy delete, delete the oldest segments while the log stays at least this large (bytes; -1: no limit)")
 	fs.Var((*cleanupPolicy)(cfg), "cleanup.policy", "cleanup.policy: compact, delete, or compact,delete")
 }
@@ -204,16 +191,7 @@ func (b *byteSizeOrNone) Set(s string) error {
 // compact and delete.
 type cleanupPolicy engine.LogConfig
 
-func (p *cleanupPolicy) String() string {
-	var parts []string
-	if p.Compact {
-		parts = append(parts, "compact")
-	}
-	if p.Delete {
-		parts = append(parts, "delete")
-	}
-	return strings.Join(parts, ",")
-}
+func (p *cleanupPolicy) String() string { return lab.CleanupPolicyName(engine.LogConfig(*p)) }
 
 func (p *cleanupPolicy) Type() string { return "policy" }
 
@@ -235,11 +213,11 @@ func (p *cleanupPolicy) Set(s string) error {
 
 // cleanerConfigFlags binds the broker's log.cleaner.* configs as flags named after them.
 func cleanerConfigFlags(fs *pflag.FlagSet, cfg *engine.CleanerConfig) {
-	fs.Var((*byteSize)(&cfg.DedupeBufferBytes), "log.cleaner.dedupe.buffer.size", "log.cleaner.dedupe.buffer.size: offset map memory shared by all cleaner threads (bytes)")
-	fs.Var((*byteSize)(&cfg.IOBufferBytes), "log.cleaner.io.buffer.size", "log.cleaner.io.buffer.size: I/O buffer memory shared by all threads; each gets a read and a write buffer of size/threads/2 (bytes)")
+	fs.Var(bytesOf(&cfg.DedupeBufferBytes), "log.cleaner.dedupe.buffer.size", "log.cleaner.dedupe.buffer.size: offset map memory shared by all cleaner threads (bytes)")
+	fs.Var(bytesOf(&cfg.IOBufferBytes), "log.cleaner.io.buffer.size", "log.cleaner.io.buffer.size: I/O buffer memory shared by all threads; each gets a read and a write buffer of size/threads/2 (bytes)")
 	fs.Float64Var(&cfg.LoadFactor, "log.cleaner.io.buffer.load.factor", cfg.LoadFactor, "log.cleaner.io.buffer.load.factor: share of the offset map's slots a clean may fill")
-	fs.Var((*intCount)(&cfg.Threads), "log.cleaner.threads", "log.cleaner.threads: cleaner threads (partitions are cleaned in parallel; memory is divided among them)")
-	fs.Var((*intCount)(&cfg.Threads), "threads", "the same as --log.cleaner.threads")
+	fs.Var(countOf(&cfg.Threads), "log.cleaner.threads", "log.cleaner.threads: cleaner threads (partitions are cleaned in parallel; memory is divided among them)")
+	fs.Var(countOf(&cfg.Threads), "threads", "the same as --log.cleaner.threads")
 	fs.Var(textVar(&cfg.Hasher, "hasher"), "hasher", "offset map key hash: "+strings.Join(offsetmap.HasherNames(), ", ")+" (md5 is Kafka's; see cleanerlab hashers)")
 	fs.Var(textVar(&cfg.OffsetMap, "layout"), "offset-map", "offset map layout: "+strings.Join(offsetmap.LayoutNames(), ", ")+
 		" (skimpy is Kafka's; the others hold more keys per MiB at a stated collision risk, see cleanerlab hashers)")

@@ -108,3 +108,18 @@ func TestSweepRecordsAnInvalidPoint(t *testing.T) {
 		t.Errorf("table:\n%s", stdout)
 	}
 }
+
+// TestFlagPath: each run flag maps to the Experiment field it sets, the
+// field path experiment files use; a flag of two fields maps to none.
+func TestFlagPath(t *testing.T) {
+	for flag, want := range map[string]string{
+		"keys": "workload.Keys", "hasher": "cleaner.Hasher", "segment.bytes": "log.SegmentBytes", "compression": "workload.Codec",
+		"cache": "cache", "txn-ratio": "workload.Txn.Ratio", "value-size": "workload.ValueSize", "throttle": "cleaner.MaxIOBytesPerSecond",
+		"records-per-batch": "workload.RecordsPerBatch", "seed": "workload.Seed", "fsync": "fsync", "hot-bytes": "hot_bytes",
+		"cleanup.policy": "", "no-such-flag": "",
+	} {
+		if got := flagPath(flag); got != want {
+			t.Errorf("flagPath(%q) = %q, want %q", flag, got, want)
+		}
+	}
+}

@@ -33,6 +33,6 @@ figures are computed, not measured; see bench/ for speeds.`,
 		},
 	}
 	keys = hashersKeysDefault
-	cmd.Flags().Var((*countValue)(&keys), "keys", "distinct keys in one pass, for the collision probability (1e7 is accepted)")
+	cmd.Flags().Var(countOf(&keys), "keys", "distinct keys in one pass, for the collision probability (1e7 is accepted)")
 	return cmd
 }

@@ -74,7 +74,7 @@ command then exits 1 (failed runs) or 2 (failed verification).`,
 	f := cmd.Flags()
 	f.SortFlags = false
 	f.StringVar(&sf.experiment, "experiment", "", "YAML experiment file (see scripts/experiments/); flags given too win over it")
-	f.Var((*intCount)(&sf.count), "count", "repetitions of each point")
+	f.Var(countOf(&sf.count), "count", "repetitions of each point")
 	f.Var((*uintCount)(&sf.shuffleSeed), "shuffle-seed", "seed of the order in which the runs are carried out")
 	f.StringVar(&sf.out, "out", "runs", "directory under which the sweep's directory is made")
 	f.StringVar(&sf.dir, "dir", "", "data directory on the disk under test (default: a fresh temp dir per run)")
