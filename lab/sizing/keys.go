@@ -30,7 +30,7 @@ const bytesPerExactKey = 32
 type dirtyScan struct {
 	Records, KeyedRecords, KeylessRecords, Tombstones, ControlRecords int64
 	AbortedRecords                                                    int64
-	Bytes                                                             int64
+	Bytes, MaxBatchBytes                                              int64
 	// Keys: distinct keys (exact, or a HyperLogLog estimate when Estimate).
 	Keys     int64
 	Estimate bool
@@ -162,6 +162,7 @@ func scanDirty(l *engine.Log, from, to record.Offset, maxKeys int, memLimit int6
 			}
 			sim.addBatchBytes(int64(len(batch)))
 			s.Bytes += int64(len(batch))
+			s.MaxBatchBytes = max(s.MaxBatchBytes, int64(len(batch)))
 			for _, m := range msgs {
 				if m.Offset < from || m.Offset >= to {
 					continue
@@ -193,6 +194,7 @@ func scanDirty(l *engine.Log, from, to record.Offset, maxKeys int, memLimit int6
 		}
 		sim.addBatchBytes(int64(len(batch)))
 		s.Bytes += int64(len(batch))
+		s.MaxBatchBytes = max(s.MaxBatchBytes, int64(len(batch)))
 		for len(aborted) > 0 && aborted[0].FirstOffset <= h.BaseOffset {
 			ongoing[aborted[0].ProducerID] = true
 			aborted = aborted[1:]

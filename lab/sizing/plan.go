@@ -147,6 +147,9 @@ type Partition struct {
 	// KeylessRecords of the dirty section: a compacting clean drops them.
 	KeylessRecords int64 `json:"keyless_records"`
 	AbortedRecords int64 `json:"aborted_records"`
+	// MaxBatchBytes is the largest batch of the dirty section, in bytes
+	// (the cleaner's read and write buffers grow to it).
+	MaxBatchBytes int64 `json:"max_batch_bytes"`
 
 	// Passes is how many cleans (offset map builds) the dirty section
 	// takes with one thread's map: counted by following Kafka's map-full
@@ -374,7 +377,7 @@ func planPartition(dir string, o Options, cp CleanerPlan, ckpts, hws map[engine.
 	if scan.Estimate {
 		pt.DirtyKeysError = HLLStandardError
 	}
-	pt.KeylessRecords, pt.AbortedRecords = scan.KeylessRecords, scan.AbortedRecords
+	pt.KeylessRecords, pt.AbortedRecords, pt.MaxBatchBytes = scan.KeylessRecords, scan.AbortedRecords, scan.MaxBatchBytes
 	if scan.KeyedRecords > 0 {
 		pt.TombstoneShare = float64(scan.Tombstones) / float64(scan.KeyedRecords)
 	}
