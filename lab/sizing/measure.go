@@ -1,0 +1,366 @@
+package sizing
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/workloads"
+)
+
+// CalibrateOptions configure a calibration.
+type CalibrateOptions struct {
+	// Out is where the calibration is cached (run's --out; default "runs").
+	Out string
+	// Dir is the parent of the calibration's data directory ("": the OS
+	// temp dir); put it on the disk to be sized.
+	Dir string
+	// Cleaner gives the offset map layout, hasher and I/O path measured
+	// (one thread, Kafka's 128 MiB map, pre-faulted).
+	Cleaner engine.CleanerConfig
+	// KeyBytes, ValueBytes and RecordsPerBatch shape the records measured,
+	// since per-record costs set the throughput (default run's 16, 100, 16).
+	KeyBytes, ValueBytes, RecordsPerBatch int
+	// LogBytes of each measured run. Default 64 MiB.
+	LogBytes int64
+	// Runs is the number of measured runs (medians). Default 3.
+	Runs int
+	// MaxAge: an older cache is measured again. Default DefaultCalibrationMaxAge.
+	MaxAge time.Duration
+	// Force measures even when the cache is fresh.
+	Force bool
+	// Log receives progress lines; nil: none.
+	Log func(format string, args ...any)
+}
+
+func (o *CalibrateOptions) defaults() {
+	if o.Out == "" {
+		o.Out = "runs"
+	}
+	if o.Cleaner.Threads == 0 {
+		o.Cleaner = engine.DefaultCleanerConfig()
+	}
+	d := workloads.DefaultSpec()
+	if o.KeyBytes == 0 {
+		o.KeyBytes = d.KeyBytes
+	}
+	if o.ValueBytes == 0 {
+		o.ValueBytes = d.ValueBytes
+	}
+	if o.RecordsPerBatch == 0 {
+		o.RecordsPerBatch = d.RecordsPerBatch
+	}
+	if o.LogBytes == 0 {
+		o.LogBytes = 64 << 20
+	}
+	if o.Runs == 0 {
+		o.Runs = 3
+	}
+	if o.MaxAge == 0 {
+		o.MaxAge = DefaultCalibrationMaxAge
+	}
+	if o.Log == nil {
+		o.Log = func(string, ...any) {}
+	}
+}
+
+func (o *CalibrateOptions) path() string {
+	base := CalibrationPath(o.Out, layoutName(o.Cleaner.OffsetMap), o.Cleaner.Hasher, ioName(o.Cleaner.IOPath))
+	return strings.TrimSuffix(base, ".json") + fmt.Sprintf("-k%d-v%d-b%d.json", o.KeyBytes, o.ValueBytes, o.RecordsPerBatch)
+}
+
+func layoutName(s string) string {
+	if s == "" {
+		return "skimpy"
+	}
+	return strings.ToLower(s)
+}
+
+func ioName(s string) string {
+	if s == "" {
+		return "pread"
+	}
+	return strings.ToLower(s)
+}
+
+// LoadOrCalibrate returns the cached calibration for o's cleaner and
+// record shape when it is fresh (Calibration.Stale), else measures one
+// (Calibrate) and caches it. status says which, and why a cache was stale.
+func LoadOrCalibrate(ctx context.Context, o CalibrateOptions) (*Calibration, string, error) {
+	o.defaults()
+	path := o.path()
+	env, _ := results.CaptureEnvironment(o.Out)
+	if !o.Force {
+		c, err := ReadCalibration(path)
+		if err != nil {
+			return nil, "", err
+		}
+		why := c.Stale(time.Now(), o.MaxAge, env, layoutName(o.Cleaner.OffsetMap), o.Cleaner.Hasher, ioName(o.Cleaner.IOPath))
+		if why == "" {
+			return c, "cached " + path + " (measured " + c.MeasuredAt.Format(time.RFC3339) + ")", nil
+		}
+		o.Log("calibration: %s: measuring again\n", why)
+	}
+	c, err := Calibrate(ctx, o)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := WriteCalibration(path, c); err != nil {
+		return nil, "", err
+	}
+	return c, "measured now, cached in " + path, nil
+}
+
+// Calibrate measures the map-build and copy throughputs with o.Runs short
+// runs of lab.Run (warm page cache, one thread, verification off): each
+// generates a log of o.LogBytes (half dirty, keys in one pass) and cleans
+// it once. The run records go to a temporary directory, removed after.
+func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
+	o.defaults()
+	e := lab.DefaultExperiment()
+	e.Workload.KeyBytes, e.Workload.ValueBytes, e.Workload.RecordsPerBatch = o.KeyBytes, o.ValueBytes, o.RecordsPerBatch
+	e.Workload.LogBytes = o.LogBytes
+	r := RecordBytes(o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, false)
+	e.Workload.Keys = max(int64(float64(o.LogBytes)/r)+1000, 1000)
+	if need := int64(len(workloads.KeyPrefix) + len(fmt.Sprint(e.Workload.Keys-1))); int64(o.KeyBytes) < need {
+		return nil, fmt.Errorf("sizing: calibration: %d-byte keys cannot hold %d key ids (need %d bytes)", o.KeyBytes, e.Workload.Keys, need)
+	}
+	e.Cleaner = o.Cleaner
+	e.Cleaner.Threads = 1
+	e.Cleaner.DedupeBufferBytes = 128 << 20
+	e.Cache = lab.CacheWarm
+	e.Verify = false
+	out, err := os.MkdirTemp("", "cleanerlab-calibration-runs-")
+	if err != nil {
+		return nil, fmt.Errorf("sizing: calibration: %w", err)
+	}
+	defer os.RemoveAll(out)
+	c := &Calibration{OffsetMap: layoutName(o.Cleaner.OffsetMap), Hasher: o.Cleaner.Hasher, IOPath: ioName(o.Cleaner.IOPath), Cache: string(lab.CacheWarm),
+		Workload: fmt.Sprintf("%d keys, %d-byte keys, %d-byte values, %d records per batch, %s log, dirty ratio %.2f, one thread, %s map",
+			e.Workload.Keys, o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, results.FormatBytes(o.LogBytes), e.Workload.DirtyRatio, results.FormatBytes(e.Cleaner.DedupeBufferBytes))}
+	for i := 0; i < o.Runs; i++ {
+		e.Workload.Seed = uint64(i + 1)
+		o.Log("calibration run %d/%d: %s\n", i+1, o.Runs, c.Workload)
+		run, err := lab.Run(ctx, e, lab.Options{Dir: o.Dir, Out: out, IDSuffix: fmt.Sprintf("-cal%d", i)})
+		if err != nil {
+			return nil, fmt.Errorf("sizing: calibration run: %w", err)
+		}
+		var mapBytes, copyBytes int64
+		var mapTime, copyTime time.Duration
+		for _, st := range lab.Stats(run) {
+			mapBytes += st.MapBytesRead
+			copyBytes += st.BytesRead
+			mapTime += st.MapTime()
+			copyTime += st.CopyTime()
+		}
+		if mapTime <= 0 || copyTime <= 0 {
+			return nil, fmt.Errorf("sizing: calibration run %d: no measurable time (map %v, copy %v)", i+1, mapTime, copyTime)
+		}
+		c.MapBuildSamples = append(c.MapBuildSamples, float64(mapBytes)/mapTime.Seconds())
+		c.CopySamples = append(c.CopySamples, float64(copyBytes)/copyTime.Seconds())
+		c.Environment = run.Environment
+	}
+	c.MapBuildBytesPerSecond = median(c.MapBuildSamples)
+	c.CopyBytesPerSecond = median(c.CopySamples)
+	c.MeasuredAt = time.Now().UTC()
+	return c, nil
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// ValidateOptions configure a validation.
+type ValidateOptions struct {
+	// Dir is the parent of the data directory ("": the OS temp dir).
+	Dir string
+	// LogBytes is the scaled-down log, all partitions. Default 48 MiB.
+	LogBytes int64
+	// Cleaner is the configured cleaner (layout, hasher, I/O path).
+	Cleaner engine.CleanerConfig
+	// Calibration is required: the predicted times come from it.
+	Calibration *Calibration
+	// Log receives progress lines; nil: none.
+	Log func(format string, args ...any)
+}
+
+// Validate runs the advice's configuration and one step below it (a map
+// holding 60% of the dirty keys) on a scaled-down log of w: each partition's
+// keys scaled by s = LogBytes / (the workload's log), the dedupe buffer by
+// the same s, so the keys-per-buffer ratio is the workload's. Each run
+// generates the log (the base holding every key once, the head at
+// min.cleanable.dirty.ratio, uniform writes as the workload), warms the page
+// cache, and cleans every partition with one thread, again and again,
+// until a clean ends without a full map; passes and clean time (the
+// cleans' wall times summed, the mean over partitions) are measured. The
+// predictions are the advisor's model at the scaled size.
+func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, error) {
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Calibration == nil {
+		return nil, fmt.Errorf("sizing: validate needs a calibration")
+	}
+	if o.Cleaner.Threads == 0 {
+		o.Cleaner = engine.DefaultCleanerConfig()
+	}
+	if o.LogBytes == 0 {
+		o.LogBytes = 48 << 20
+	}
+	if o.Log == nil {
+		o.Log = func(string, ...any) {}
+	}
+	if w.Distribution != workloads.DistributionUniform {
+		return nil, fmt.Errorf("sizing: validate: --distribution %s: the model's pass count is exact for uniform writes only", w.Distribution)
+	}
+	full := headOfWorkload(w)
+	fullLog := (full.cleanBytes + full.dirtyBytes) * float64(w.Partitions)
+	s := math.Min(1, float64(o.LogBytes)/fullLog)
+	k := int64(math.Max(64, math.Round(full.partKeys*s)))
+	s = float64(k) / full.partKeys
+	sw := w
+	sw.Keys = k * int64(w.Partitions)
+	sw.WriteBytesPerSecond, sw.MaxCompactionLagMs = 0, math.MaxInt64
+	scaled := headOfWorkload(sw)
+	info, err := layoutInfo(o.Cleaner.OffsetMap, o.Cleaner.Hasher)
+	if err != nil {
+		return nil, err
+	}
+	lf := o.Cleaner.LoadFactor
+	// The recommendation at full size holds ceil(K/lf) entries (rounded up to
+	// a MiB); scaled, the same ratio of keys per entry.
+	fullEntries := float64(roundUpMiB(int64(math.Ceil(full.keys/lf))*int64(info.EntryBytes))) / float64(info.EntryBytes)
+	fullEntries = math.Min(fullEntries, float64(MaxPerThreadBuffer/info.EntryBytes))
+	recEntries := int64(math.Ceil(fullEntries * s))
+	belowEntries := int64(math.Ceil(0.6 * scaled.keys / lf))
+	v := &Validation{Scale: s}
+	for _, cfg := range []struct {
+		name    string
+		entries int64
+	}{{"recommended", recEntries}, {"one step below (60% of the dirty keys)", belowEntries}} {
+		buf := cfg.entries * int64(info.EntryBytes)
+		maxKeys := info.MaxKeys(int(buf), lf)
+		run := ValidationRun{Name: cfg.name, DedupeBufferBytes: buf, Keys: sw.Keys}
+		run.PassesPredicted = scaled.passesFor(maxKeys)
+		run.CleanSecondsPredicted = o.Calibration.CleanSeconds(int64(scaled.cleanBytes), scaled.chunksFor(maxKeys), scaled.recordBytes)
+		o.Log("validate %s: %d keys, %d partitions, dedupe buffer %d bytes (%d keys per pass)\n", cfg.name, sw.Keys, w.Partitions, buf, maxKeys)
+		passes, secs, err := measureCleans(ctx, sw, scaled, buf, o)
+		if err != nil {
+			return nil, err
+		}
+		run.PassesMeasured, run.CleanSecondsMeasured = passes, secs
+		if secs > 0 {
+			run.CleanSecondsError = (run.CleanSecondsPredicted - secs) / secs
+		}
+		v.Runs = append(v.Runs, run)
+	}
+	r := v.Runs[0]
+	v.PassesPredicted, v.PassesMeasured = r.PassesPredicted, r.PassesMeasured
+	v.CleanSecondsPredicted, v.CleanSecondsMeasured, v.CleanSecondsError = r.CleanSecondsPredicted, r.CleanSecondsMeasured, r.CleanSecondsError
+	return v, nil
+}
+
+// measureCleans generates the scaled workload and cleans it to the end;
+// it returns the largest pass count of a partition and the mean over
+// partitions of the summed clean wall times.
+func measureCleans(ctx context.Context, w Workload, h head, bufferBytes int64, o ValidateOptions) (int, float64, error) {
+	root, err := os.MkdirTemp(o.Dir, "cleanerlab-validate-")
+	if err != nil {
+		return 0, 0, fmt.Errorf("sizing: validate: %w", err)
+	}
+	defer os.RemoveAll(root)
+	spec := workloads.DefaultSpec()
+	spec.Keys, spec.KeyBytes, spec.ValueBytes, spec.RecordsPerBatch = w.Keys, w.KeyBytes, w.ValueBytes, w.RecordsPerBatch
+	spec.Partitions, spec.Distribution, spec.TombstoneRatio = w.Partitions, w.Distribution, w.TombstoneRatio
+	spec.DirtyRatio = w.MinCleanableDirtyRatio
+	// The base holds every key once: C = k x r, the head D = C R / (1 - R).
+	// (0.1% short, so the base never needs more keys than the partition has.)
+	spec.LogBytes = int64((h.cleanBytes + h.dirtyBytes) * float64(w.Partitions) * 0.999)
+	if w.SegmentBytes > 0 {
+		spec.SegmentBytes = w.SegmentBytes
+	}
+	cfg := engine.DefaultLogConfig()
+	cfg.FileDeleteDelayMs = 0
+	gen, err := workloads.Generate(filepath.Join(root, "data"), spec, cfg, nil)
+	if err != nil {
+		return 0, 0, fmt.Errorf("sizing: validate: %w", err)
+	}
+	var logs []*engine.Log
+	defer func() {
+		for _, l := range logs {
+			l.Close()
+		}
+	}()
+	for _, d := range gen.Dirs {
+		l, err := engine.Open(d, engine.Options{Config: &gen.LogConfig})
+		if err != nil {
+			return 0, 0, err
+		}
+		logs = append(logs, l)
+		if err := l.LoadProducerState(); err != nil {
+			return 0, 0, err
+		}
+	}
+	if _, err := lab.SetCache(logs, lab.CacheWarm, false); err != nil {
+		return 0, 0, err
+	}
+	cc := o.Cleaner
+	cc.Threads = 1
+	cc.DedupeBufferBytes = bufferBytes
+	m, err := lab.NewCleanManager(logs, cc, engine.CleanerOptions{})
+	if err != nil {
+		return 0, 0, fmt.Errorf("sizing: validate: %w", err)
+	}
+	lab.PrefaultMaps(m, cc)
+	passes := make([]int, len(logs))
+	secs := make([]float64, len(logs))
+	done := make([]bool, len(logs))
+	for round := 0; round < 1000; round++ {
+		stats, err := lab.CleanEach(ctx, m)
+		if err != nil {
+			return 0, 0, err
+		}
+		all := true
+		for i, st := range stats {
+			if done[i] {
+				continue
+			}
+			if !st.Cleaned() {
+				done[i] = true
+				continue
+			}
+			passes[i]++
+			secs[i] += st.ElapsedTime().Seconds()
+			if !st.MapFull {
+				done[i] = true
+			}
+			all = all && done[i]
+		}
+		if all {
+			break
+		}
+	}
+	maxPasses, sum := 0, 0.0
+	for i := range logs {
+		maxPasses = max(maxPasses, passes[i])
+		sum += secs[i]
+	}
+	return maxPasses, sum / float64(len(logs)), nil
+}
