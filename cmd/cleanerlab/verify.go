@@ -15,6 +15,7 @@ func newVerifyCmd() *cobra.Command {
 	var dir string
 	var checkpoint int64
 	var ignoreCheckpoint bool
+	var truth string
 	cmd := &cobra.Command{
 		Use:   "verify --dir PARTITION_DIR",
 		Short: "Check a partition directory: CRCs, offsets, indexes, and compaction below the checkpoint",
@@ -59,6 +60,9 @@ problem with its file and byte position and exits 2 when there is one.`,
 					fmt.Fprintf(out, "PROBLEM %s\n", p)
 				}
 			}
+			if truth != "" {
+				err = errors.Join(err, verifyTruth(out, dir, truth))
+			}
 			if err != nil {
 				return exitError{code: 2, err: err}
 			}
@@ -69,6 +73,7 @@ problem with its file and byte position and exits 2 when there is one.`,
 	cmd.Flags().StringVar(&dir, "dir", "", "partition directory (named topic-partition)")
 	cmd.Flags().Int64Var(&checkpoint, "checkpoint", -1, "check that no key appears twice below this offset (-1: the cleaner checkpoint file's entry)")
 	cmd.Flags().BoolVar(&ignoreCheckpoint, "ignore-checkpoint", false, "skip the compaction check")
+	cmd.Flags().StringVar(&truth, "truth", "", "also check every key's latest record against this ground truth file (from cleanerlab generate)")
 	return cmd
 }
 

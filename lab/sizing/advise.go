@@ -268,6 +268,7 @@ type head struct {
 	uniform     bool    // RecordsPerPass's exact case
 	exactKeys   bool    // keys counted (a plan) rather than modelled
 	maxBatch    int64
+	segBytes    int64 // segment.bytes
 }
 
 // passesFor is the passes one clean of h takes with maxKeys per pass.
@@ -331,7 +332,7 @@ func headOfWorkload(w Workload) head {
 	}
 	n := d / r
 	h := head{cleanBytes: c, dirtyBytes: d, records: n, partKeys: k, recordBytes: r, uniform: w.Distribution == workloads.DistributionUniform,
-		maxBatch: int64(math.Ceil(r * float64(w.RecordsPerBatch)))}
+		maxBatch: int64(math.Ceil(r * float64(w.RecordsPerBatch))), segBytes: w.SegmentBytes}
 	if h.uniform {
 		h.keys = ExpectedDistinct(k, n)
 	} else {
@@ -403,7 +404,7 @@ func AdviseFromPlan(p *Plan, writeBytesPerSecond float64, disks int, o AdviseOpt
 		}
 		r := avgKeyedRecordBytes(&pt)
 		heads = append(heads, head{cleanBytes: float64(pt.CleanBytes), dirtyBytes: float64(pt.DirtyBytes), records: float64(pt.DirtyRecords),
-			keys: float64(pt.DirtyKeys), partKeys: float64(pt.DirtyKeys), recordBytes: r, exactKeys: true, maxBatch: pt.MaxBatchBytes})
+			keys: float64(pt.DirtyKeys), partKeys: float64(pt.DirtyKeys), recordBytes: r, exactKeys: true, maxBatch: pt.MaxBatchBytes, segBytes: pt.SegmentBytes})
 	}
 	if len(heads) == 0 {
 		return nil, errors.New("sizing: the plan has no compacted partition with dirty bytes to size the cleaner for")
@@ -449,7 +450,7 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 	lf := c.LoadFactor
 	h := heads[0]
 	a.Formulas = append(a.Formulas,
-		"clean time = sum over passes of d_i / map-build rate + (C_i + d_i) / copy rate, C_(i+1) = C_i + keys_i x r (measured rates)",
+		"clean time = sum over passes of [map bytes per thread / clear rate (skimpy's zero-fill)] + d_i / map-build rate + (C + d_i + e_i) / copy rate; e_i = the dirty rest R_i if R_i <= segment.bytes, else segment.bytes / 2 (the segment holding the pass's end is copied whole); measured rates",
 		"threads needed = write rate x clean time / D per partition, summed; bounded by cores, partitions and disks",
 		"peak dirty ratio = (D + w x clean time) / (C + D + w x clean time); mean = 1 - (C / Dp) ln(1 + Dp / C)",
 		"max compaction delay = D / w + log.cleaner.backoff.ms + clean time",
@@ -467,7 +468,7 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 	if o.Calibration != nil && writeRate > 0 {
 		load := 0.0
 		for _, hh := range heads {
-			t := o.Calibration.CleanSeconds(int64(hh.cleanBytes), []chunk{{Bytes: int64(hh.dirtyBytes), Keys: int64(hh.keys)}}, hh.recordBytes)
+			t := o.Calibration.CleanSeconds(int64(hh.cleanBytes), []chunk{{Bytes: int64(hh.dirtyBytes), Keys: int64(hh.keys)}}, hh.segBytes, 0)
 			load += writeRate * t / hh.dirtyBytes
 		}
 		if len(heads) == 1 && partitions > 1 {
@@ -533,7 +534,10 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 	a.RuleOfThumbBufferBytes = int64(math.Ceil(h.records)) * 24 * int64(threads)
 
 	if o.Calibration != nil {
-		a.CleanSeconds = o.Calibration.CleanSeconds(int64(h.cleanBytes), h.chunksFor(chosen.MaxKeysPerPass), h.recordBytes)
+		per := chosen.DedupeBufferBytes / int64(threads)
+		if info, err := layoutInfo(chosen.Layout, chosen.Hasher); err == nil {
+			a.CleanSeconds = o.Calibration.CleanSeconds(int64(h.cleanBytes), h.chunksFor(chosen.MaxKeysPerPass), h.segBytes, clearBytes(info, per))
+		}
 	}
 	// Steady state of the largest partition.
 	dp := h.dirtyBytes

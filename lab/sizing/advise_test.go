@@ -130,15 +130,29 @@ func TestAdviseThreadsHandWorked(t *testing.T) {
 }
 
 // TestCleanSecondsPasses: two passes over a 100-byte clean section and
-// chunks of 1000 and 600 bytes (10 and 6 keys of 10-byte records), at 100
-// B/s map build and 50 B/s copy:
+// chunks of 1000 and 600 bytes, at 100 B/s map build and 50 B/s copy.
+// One segment holds the rest (segment.bytes 0 or >= 600):
 //
-//	pass 1: 1000/100 + (100 + 1000)/50 = 10 + 22 = 32
-//	pass 2: C = 100 + 10 x 10 = 200: 600/100 + (200 + 600)/50 = 6 + 16 = 22
+//	pass 1: 1000/100 + (100 + 1000 + 600)/50 = 10 + 34 = 44
+//	pass 2: 600/100 + (100 + 600 + 0)/50 = 6 + 14 = 20; total 64
+//
+// With 200-byte segments the rest (600) spans several: half a segment
+// (100) past the end is copied: pass 1 = 10 + (100 + 1000 + 100)/50 = 34;
+// total 54. A 24-byte map zero-filled at 12 B/s adds 2 s per pass.
 func TestCleanSecondsPasses(t *testing.T) {
-	c := &Calibration{MapBuildBytesPerSecond: 100, CopyBytesPerSecond: 50}
-	if got := c.CleanSeconds(100, []chunk{{Bytes: 1000, Keys: 10}, {Bytes: 600, Keys: 6}}, 10); got != 54 {
-		t.Errorf("clean seconds %v, want 54", got)
+	c := &Calibration{MapBuildBytesPerSecond: 100, CopyBytesPerSecond: 50, MapClearBytesPerSecond: 12}
+	chunks := []chunk{{Bytes: 1000, Keys: 10}, {Bytes: 600, Keys: 6}}
+	if got := c.CleanSeconds(100, chunks, 0, 0); got != 64 {
+		t.Errorf("clean seconds %v, want 64", got)
+	}
+	if got := c.CleanSeconds(100, chunks, 600, 0); got != 64 {
+		t.Errorf("clean seconds with 600-byte segments %v, want 64", got)
+	}
+	if got := c.CleanSeconds(100, chunks, 200, 0); got != 54 {
+		t.Errorf("clean seconds with 200-byte segments %v, want 54", got)
+	}
+	if got := c.CleanSeconds(100, chunks, 200, 24); got != 58 {
+		t.Errorf("clean seconds with a 24-byte skimpy map %v, want 58", got)
 	}
 	if got := Makespan([]float64{5, 3, 3, 1}, 2); got != 6 {
 		// thread 0: 5, then 1 at 5 -> 6; thread 1: 3 + 3 = 6.

@@ -21,11 +21,16 @@ const DefaultCalibrationMaxAge = 7 * 24 * time.Hour
 // this machine by a short run, with the environment it was measured in.
 type Calibration struct {
 	// MapBuildBytesPerSecond: .log bytes read per second while building the
-	// offset map (CleanStats.MapBytesRead / MapTime), median over the runs.
+	// offset map (CleanStats.MapBytesRead / MapTime, less the map's clear),
+	// of the fastest run (the least disturbed by other load).
 	MapBuildBytesPerSecond float64 `json:"map_build_bytes_per_second"`
 	// CopyBytesPerSecond: .log bytes read per second while recopying
-	// (CleanStats.BytesRead / CopyTime), swap included, median over the runs.
+	// (CleanStats.BytesRead / CopyTime), swap included, of the fastest run.
 	CopyBytesPerSecond float64 `json:"copy_bytes_per_second"`
+	// MapClearBytesPerSecond: bytes of offset map one Clear empties per
+	// second, for layouts whose Clear zero-fills the whole map (Kafka's
+	// skimpy); measured on a 128 MiB map, median of 5. 0: not measured.
+	MapClearBytesPerSecond float64 `json:"map_clear_bytes_per_second"`
 	// MapBuildSamples and CopySamples are the per-run values.
 	MapBuildSamples []float64 `json:"map_build_samples"`
 	CopySamples     []float64 `json:"copy_samples"`
@@ -44,25 +49,40 @@ type Calibration struct {
 // CleanSeconds is the model's prediction of one partition's clean through
 // all its passes (a prediction, not a measurement):
 //
-//	for each pass i with dirty chunk d_i (bytes) holding k_i keys:
+//	for each pass i with dirty chunk d_i (bytes), R_i the dirty bytes not yet
+//	cleaned after it:
+//	  clear_i = map bytes zeroed / clear rate (Kafka's skimpy map; 0 for O(1) clears)
 //	  build_i = d_i / map build throughput
-//	  copy_i  = (C_i + d_i) / copy throughput
-//	  C_{i+1} = C_i + k_i x record bytes
+//	  copy_i  = (C + d_i + e_i) / copy throughput
+//	  e_i     = R_i when R_i <= segment.bytes, else segment.bytes / 2
 //
-// where C_1 is the clean section's bytes (every pass recopies the whole log
-// below its end offset, as Kafka's groupSegmentsBySize over [0, end)), and
-// a pass's retained output is taken as one record of recordBytes per key
-// (an upper bound: keys of the clean section the chunk overwrites shrink it).
-func (c *Calibration) CleanSeconds(cleanBytes int64, chunks []chunk, recordBytes float64) float64 {
+// C is the clean section's bytes. Every pass recopies the whole log below
+// its end offset, and whole segments (Kafka's groupSegmentsBySize over
+// [0, end)), so the segment holding the end offset is copied past it: e_i,
+// all of the rest when it fits one segment, else half a segment on
+// average. C stays the same from pass to pass: a dirty key replaces its
+// record in the clean section (the steady state, where the clean section
+// holds every live key). segmentBytes <= 0 means one segment holds the rest.
+func (c *Calibration) CleanSeconds(cleanBytes int64, chunks []chunk, segmentBytes, clearBytes int64) float64 {
 	if c == nil || c.MapBuildBytesPerSecond <= 0 || c.CopyBytesPerSecond <= 0 {
 		return 0
 	}
-	base := float64(cleanBytes)
+	var rem int64
+	for _, ch := range chunks {
+		rem += ch.Bytes
+	}
 	total := 0.0
 	for _, ch := range chunks {
+		rem -= ch.Bytes
+		extra := rem
+		if segmentBytes > 0 && rem > segmentBytes {
+			extra = segmentBytes / 2
+		}
+		if clearBytes > 0 && c.MapClearBytesPerSecond > 0 {
+			total += float64(clearBytes) / c.MapClearBytesPerSecond
+		}
 		total += float64(ch.Bytes) / c.MapBuildBytesPerSecond
-		total += (base + float64(ch.Bytes)) / c.CopyBytesPerSecond
-		base += float64(ch.Keys) * recordBytes
+		total += float64(cleanBytes+ch.Bytes+max(extra, 0)) / c.CopyBytesPerSecond
 	}
 	return total
 }

@@ -147,6 +147,8 @@ type Partition struct {
 	// KeylessRecords of the dirty section: a compacting clean drops them.
 	KeylessRecords int64 `json:"keyless_records"`
 	AbortedRecords int64 `json:"aborted_records"`
+	// SegmentBytes is the partition's segment.bytes.
+	SegmentBytes int64 `json:"segment_bytes"`
 	// MaxBatchBytes is the largest batch of the dirty section, in bytes
 	// (the cleaner's read and write buffers grow to it).
 	MaxBatchBytes int64 `json:"max_batch_bytes"`
@@ -303,6 +305,7 @@ func planPartition(dir string, o Options, cp CleanerPlan, ckpts, hws map[engine.
 	}
 	pt.Policy, pt.PolicySource, pt.Configs = res.Policy, res.PolicySource, res.Configs
 	pt.MinCleanableRatio = res.Log.MinCleanableDirtyRatio
+	pt.SegmentBytes = res.Log.SegmentBytes
 	cfg := res.Log
 	l, err := engine.Open(dir, engine.Options{Config: &cfg, ReadOnly: true, Now: o.Now})
 	if err != nil {
@@ -540,9 +543,18 @@ func (p *Plan) predict(c *Calibration) {
 		if chunks == nil { // estimate: equal chunks
 			chunks = equalChunks(pt.DirtyBytes, pt.DirtyKeys, pt.Passes)
 		}
-		s := c.CleanSeconds(pt.CleanBytes, chunks, avgKeyedRecordBytes(pt))
+		s := c.CleanSeconds(pt.CleanBytes, chunks, pt.SegmentBytes, p.clearBytes())
 		pt.PredictedCleanSeconds = &s
 	}
+}
+
+// clearBytes is what each pass's Clear zero-fills with the plan's cleaner.
+func (p *Plan) clearBytes() int64 {
+	info, err := layoutInfo(p.Cleaner.OffsetMap, p.Cleaner.Hasher)
+	if err != nil {
+		return 0
+	}
+	return clearBytes(info, p.Cleaner.DedupeBufferBytes/int64(p.Cleaner.Threads))
 }
 
 func avgKeyedRecordBytes(pt *Partition) float64 {
