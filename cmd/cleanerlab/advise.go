@@ -71,9 +71,6 @@ reports predicted vs measured passes and clean time with the error.`,
 				return err
 			}
 			kb, vb, rpb := w.KeyBytes, w.ValueBytes, w.RecordsPerBatch
-			// --validate compares with a calibration measured now, in the
-			// same conditions as the validation runs.
-			cal.calibrate = cal.calibrate || validate
 			calib, calNote, err := cal.get(cmd, resolved, kb, vb, rpb, true)
 			if err != nil {
 				return err
@@ -99,8 +96,12 @@ reports predicted vs measured passes and clean time with the error.`,
 						return errors.New("advise: --validate needs a calibration (drop --no-calibration)")
 					}
 					ew := cmd.ErrOrStderr()
+					logf := func(format string, args ...any) { fmt.Fprintf(ew, format, args...) }
+					// The validation's predictions use calibration runs
+					// interleaved with its own, so both see the same load.
+					re := sizing.CalibrateOptions{Out: cal.out, Dir: cal.dataDir, Cleaner: resolved, KeyBytes: kb, ValueBytes: vb, RecordsPerBatch: rpb, LogBytes: cal.logBytes, Log: logf}
 					v, err := sizing.Validate(context.Background(), w, sizing.ValidateOptions{Dir: cal.dataDir, LogBytes: validateBytes, Cleaner: resolved, Calibration: calib,
-						Log: func(format string, args ...any) { fmt.Fprintf(ew, format, args...) }})
+						Recalibrate: &re, Log: logf})
 					if err != nil {
 						return err
 					}
@@ -190,7 +191,10 @@ func printAdvice(w io.Writer, a *sizing.Advice, cc engine.CleanerConfig, calNote
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	if v := a.Validation; v != nil {
-		fmt.Fprintf(w, "validation at scale %.4g (keys per buffer kept; warm cache, one thread; measured now):\n", v.Scale)
+		fmt.Fprintf(w, "validation at scale %.4g (keys per buffer kept; warm cache, one thread; measured now, fastest of %d runs each):\n", v.Scale, len(v.Runs[0].CleanSecondsSamples))
+		if c := v.Calibration; c != nil {
+			fmt.Fprintf(w, "  predicted with the calibration measured between the runs: map build %s/s, copy %s/s\n", results.FormatBytes(int64(c.MapBuildBytesPerSecond)), results.FormatBytes(int64(c.CopyBytesPerSecond)))
+		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  run\tbuffer\tkeys\tpasses predicted\tmeasured\tclean s predicted\tmeasured\terror")
 		for _, r := range v.Runs {

@@ -81,6 +81,8 @@ type calibrationFlags struct {
 	none      bool
 	maxAge    time.Duration
 	dataDir   string
+	logBytes  int64
+	runs      int
 }
 
 func (c *calibrationFlags) bind(f *pflag.FlagSet) {
@@ -89,6 +91,9 @@ func (c *calibrationFlags) bind(f *pflag.FlagSet) {
 	f.BoolVar(&c.none, "no-calibration", false, "use no calibration: no clean-time predictions (and none is measured)")
 	f.DurationVar(&c.maxAge, "calibration-max-age", sizing.DefaultCalibrationMaxAge, "a cached calibration older than this is measured again")
 	f.StringVar(&c.dataDir, "calibration-dir", "", "parent of the calibration runs' data (default the OS temp dir): put it on the disk to size")
+	c.logBytes = 64 << 20
+	f.Var((*byteSize)(&c.logBytes), "calibration-log-bytes", "log size of each calibration run (bytes)")
+	f.IntVar(&c.runs, "calibration-runs", 3, "calibration runs (the fastest is kept)")
 }
 
 // get returns the calibration: none with --no-calibration; measured with
@@ -100,7 +105,7 @@ func (c *calibrationFlags) get(cmd *cobra.Command, cc engine.CleanerConfig, keyB
 	}
 	w := cmd.ErrOrStderr()
 	o := sizing.CalibrateOptions{Out: c.out, Dir: c.dataDir, Cleaner: cc, KeyBytes: keyBytes, ValueBytes: valueBytes, RecordsPerBatch: perBatch,
-		MaxAge: c.maxAge, Force: c.calibrate, Log: func(format string, args ...any) { fmt.Fprintf(w, format, args...) }}
+		MaxAge: c.maxAge, Force: c.calibrate, LogBytes: c.logBytes, Runs: c.runs, Log: func(format string, args ...any) { fmt.Fprintf(w, format, args...) }}
 	if !measure && !c.calibrate {
 		cal, status, err := sizing.ReadFreshCalibration(o)
 		if err != nil {

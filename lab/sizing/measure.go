@@ -162,7 +162,9 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	e.Workload.KeyBytes, e.Workload.ValueBytes, e.Workload.RecordsPerBatch = o.KeyBytes, o.ValueBytes, o.RecordsPerBatch
 	e.Workload.LogBytes = o.LogBytes
 	r := RecordBytes(o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, false)
-	e.Workload.Keys = max(int64(float64(o.LogBytes)/r)+1000, 1000)
+	// The base holds (almost) every key once and the head writes over all of
+	// them: the steady state the advisor's model assumes.
+	e.Workload.Keys = max(int64(math.Ceil((1-e.Workload.DirtyRatio)*float64(o.LogBytes)/r*1.002)), 1000)
 	if need := int64(len(workloads.KeyPrefix) + len(fmt.Sprint(e.Workload.Keys-1))); int64(o.KeyBytes) < need {
 		return nil, fmt.Errorf("sizing: calibration: %d-byte keys cannot hold %d key ids (need %d bytes)", o.KeyBytes, e.Workload.Keys, need)
 	}
@@ -280,6 +282,10 @@ type ValidateOptions struct {
 	// Repetitions of each measured configuration; the fastest is
 	// compared. Default 3.
 	Repetitions int
+	// Recalibrate, when set, runs one calibration run before each
+	// repetition (interleaved, so both see the same machine load) and the
+	// predictions use the fastest of them instead of Calibration.
+	Recalibrate *CalibrateOptions
 	// Log receives progress lines; nil: none.
 	Log func(format string, args ...any)
 }
@@ -299,7 +305,7 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
-	if o.Calibration == nil {
+	if o.Calibration == nil && o.Recalibrate == nil {
 		return nil, fmt.Errorf("sizing: validate needs a calibration")
 	}
 	if o.Cleaner.Threads == 0 {
@@ -338,26 +344,53 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 	recEntries := int64(math.Ceil(fullEntries * s))
 	belowEntries := int64(math.Ceil(0.6 * scaled.keys / lf))
 	v := &Validation{Scale: s}
-	for _, cfg := range []struct {
+	type config struct {
+		name    string
+		buf     int64
+		maxKeys int
+		times   []float64
+		passes  int
+	}
+	var cfgs []*config
+	for _, c := range []struct {
 		name    string
 		entries int64
 	}{{"recommended", recEntries}, {"one step below (60% of the dirty keys)", belowEntries}} {
-		buf := cfg.entries * int64(info.EntryBytes)
-		maxKeys := info.MaxKeys(int(buf), lf)
-		run := ValidationRun{Name: cfg.name, DedupeBufferBytes: buf, Keys: sw.Keys}
-		run.PassesPredicted = scaled.passesFor(maxKeys)
-		run.CleanSecondsPredicted = o.Calibration.CleanSeconds(int64(scaled.cleanBytes), scaled.chunksFor(maxKeys), scaled.segBytes, clearBytes(info, buf))
-		o.Log("validate %s: %d keys, %d partitions, dedupe buffer %d bytes (%d keys per pass)\n", cfg.name, sw.Keys, w.Partitions, buf, maxKeys)
-		var times []float64
-		for rep := 0; rep < o.Repetitions; rep++ {
-			passes, secs, err := measureCleans(ctx, sw, scaled, buf, o)
+		buf := c.entries * int64(info.EntryBytes)
+		cfgs = append(cfgs, &config{name: c.name, buf: buf, maxKeys: info.MaxKeys(int(buf), lf)})
+	}
+	cal := o.Calibration
+	// Repetitions interleave a calibration run (when asked) with one run of
+	// each configuration, so that both see the same load on the machine.
+	for rep := 0; rep < o.Repetitions; rep++ {
+		if o.Recalibrate != nil {
+			co := *o.Recalibrate
+			co.Runs = 1
+			c, err := Calibrate(ctx, co)
 			if err != nil {
 				return nil, err
 			}
-			run.PassesMeasured = max(run.PassesMeasured, passes)
-			times = append(times, secs)
+			if rep == 0 {
+				cal = c
+			} else {
+				cal = mergeFastest(cal, c)
+			}
 		}
-		run.CleanSecondsMeasured = minOf(times)
+		for _, c := range cfgs {
+			o.Log("validate %d/%d %s: %d keys, %d partitions, dedupe buffer %d bytes (%d keys per pass)\n", rep+1, o.Repetitions, c.name, sw.Keys, w.Partitions, c.buf, c.maxKeys)
+			passes, secs, err := measureCleans(ctx, sw, scaled, c.buf, o)
+			if err != nil {
+				return nil, err
+			}
+			c.passes = max(c.passes, passes)
+			c.times = append(c.times, secs)
+		}
+	}
+	v.Calibration = cal
+	for _, c := range cfgs {
+		run := ValidationRun{Name: c.name, DedupeBufferBytes: c.buf, Keys: sw.Keys, PassesMeasured: c.passes, CleanSecondsMeasured: minOf(c.times), CleanSecondsSamples: c.times}
+		run.PassesPredicted = scaled.passesFor(c.maxKeys)
+		run.CleanSecondsPredicted = cal.CleanSeconds(int64(scaled.cleanBytes), scaled.chunksFor(c.maxKeys), scaled.segBytes, clearBytes(info, c.buf))
 		if m := run.CleanSecondsMeasured; m > 0 {
 			run.CleanSecondsError = (run.CleanSecondsPredicted - m) / m
 		}
@@ -367,6 +400,17 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 	v.PassesPredicted, v.PassesMeasured = r.PassesPredicted, r.PassesMeasured
 	v.CleanSecondsPredicted, v.CleanSecondsMeasured, v.CleanSecondsError = r.CleanSecondsPredicted, r.CleanSecondsMeasured, r.CleanSecondsError
 	return v, nil
+}
+
+// mergeFastest keeps the fastest rates of two calibrations (and both's samples).
+func mergeFastest(a, b *Calibration) *Calibration {
+	m := *b
+	m.MapBuildSamples = append(append([]float64(nil), a.MapBuildSamples...), b.MapBuildSamples...)
+	m.CopySamples = append(append([]float64(nil), a.CopySamples...), b.CopySamples...)
+	m.MapBuildBytesPerSecond = maxOf(m.MapBuildSamples)
+	m.CopyBytesPerSecond = maxOf(m.CopySamples)
+	m.MapClearBytesPerSecond = max(a.MapClearBytesPerSecond, b.MapClearBytesPerSecond)
+	return &m
 }
 
 // measureCleans generates the scaled workload and cleans it to the end;

@@ -15,6 +15,9 @@ type Validation struct {
 	CleanSecondsMeasured  float64 `json:"clean_seconds_measured"`
 	// CleanSecondsError = (predicted - measured) / measured.
 	CleanSecondsError float64 `json:"clean_seconds_error"`
+	// Calibration is the one the predictions used (measured interleaved
+	// with the runs when asked).
+	Calibration *Calibration `json:"calibration,omitempty"`
 }
 
 // ValidationRun is one measured configuration.
@@ -27,4 +30,6 @@ type ValidationRun struct {
 	CleanSecondsPredicted float64 `json:"clean_seconds_predicted"`
 	CleanSecondsMeasured  float64 `json:"clean_seconds_measured"`
 	CleanSecondsError     float64 `json:"clean_seconds_error"`
+	// CleanSecondsSamples are every repetition's time; the fastest is compared.
+	CleanSecondsSamples []float64 `json:"clean_seconds_samples"`
 }
