@@ -450,7 +450,7 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 	lf := c.LoadFactor
 	h := heads[0]
 	a.Formulas = append(a.Formulas,
-		"clean time = sum over passes of [map bytes per thread / clear rate (skimpy's zero-fill)] + d_i / map-build rate + (C + d_i + e_i) / copy rate; e_i = the dirty rest R_i if R_i <= segment.bytes, else segment.bytes / 2 (the segment holding the pass's end is copied whole); measured rates",
+		"clean time = sum over passes of fixed per-clean overhead + [map bytes per thread / clear rate (skimpy's zero-fill)] + d_i / map-build rate + (C + d_i + e_i) / copy rate; e_i = the dirty rest R_i if R_i <= segment.bytes, else segment.bytes / 2 (the segment holding the pass's end is copied whole); measured rates",
 		"threads needed = write rate x clean time / D per partition, summed; bounded by cores, partitions and disks",
 		"peak dirty ratio = (D + w x clean time) / (C + D + w x clean time); mean = 1 - (C / Dp) ln(1 + Dp / C)",
 		"max compaction delay = D / w + log.cleaner.backoff.ms + clean time",
