@@ -121,7 +121,7 @@ reports predicted vs measured passes and clean time with the error.`,
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "advise for this log directory or partition (its read-only plan) instead of a workload description")
 	f.StringVar(&format, "format", "table", "output: table (for people) or json (for scripts)")
-	f.Var((*countValue)(&w.Keys), "keys", "key cardinality of the topic (split evenly over the partitions)")
+	f.Var(countOf(&w.Keys), "keys", "key cardinality of the topic (split evenly over the partitions)")
 	f.IntVar(&w.KeyBytes, "key-bytes", w.KeyBytes, "bytes per key")
 	f.IntVar(&w.ValueBytes, "value-bytes", w.ValueBytes, "bytes per value")
 	f.StringVar(&w.Distribution, "distribution", w.Distribution, "key choice of the writes (uniform has an exact distinct-key model; the others are taken at their upper bound)")

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/engine"
-	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/lab/truthfile"
 	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/workloads"
@@ -19,7 +18,6 @@ func newGenerateCmd() *cobra.Command {
 	spec := workloads.DefaultSpec()
 	logCfg := engine.DefaultLogConfig()
 	logCfg.SegmentBytes = spec.SegmentBytes
-	compression := "none"
 	var dir, truth string
 	cmd := &cobra.Command{
 		Use:   "generate --dir LOGDIR [--truth FILE] [workload flags]",
@@ -34,11 +32,6 @@ anything, then check them with cleanerlab verify --dir PARTITION_OR_LOGDIR --tru
 			if dir == "" {
 				return errors.New("generate: --dir is required")
 			}
-			c, err := record.ParseCodec(compression)
-			if err != nil {
-				return fmt.Errorf("generate: --compression: %w", err)
-			}
-			spec.Codec = c
 			spec.SegmentBytes = logCfg.SegmentBytes
 			if truth == "" {
 				truth = filepath.Clean(dir) + "-truth.txt"
@@ -63,7 +56,7 @@ anything, then check them with cleanerlab verify --dir PARTITION_OR_LOGDIR --tru
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "log directory root to write the partitions into (created; the partition directories must not exist)")
 	f.StringVar(&truth, "truth", "", "ground truth file to write (default LOGDIR-truth.txt)")
-	workloadFlags(f, &spec, &compression)
+	workloadFlags(f, &spec)
 	f.Var((*byteSize)(&logCfg.SegmentBytes), "segment.bytes", "segment.bytes the log is written with (bytes)")
 	f.Int64Var(&logCfg.SegmentIndexBytes, "segment.index.bytes", logCfg.SegmentIndexBytes, "segment.index.bytes (bytes)")
 	f.StringVar(&spec.Topic, "topic", spec.Topic, "topic name of the partition directories")

@@ -490,7 +490,7 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 	needKeys := int64(math.Ceil(h.keys / lf))
 	for _, name := range offsetmap.LayoutNames() {
 		hasher := c.Hasher
-		if name == offsetmap.LayoutSkimpy && !strings.EqualFold(c.OffsetMap, offsetmap.LayoutSkimpy) && c.OffsetMap != "" {
+		if name == offsetmap.LayoutSkimpy && !strings.EqualFold(string(c.OffsetMap), offsetmap.LayoutSkimpy) && c.OffsetMap != "" {
 			hasher = "md5" // Kafka's own map
 		}
 		info, err := layoutInfo(name, hasher)
@@ -505,7 +505,7 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 		la.CollisionProbability = info.CollisionProbability(int64(math.Min(h.keys, float64(la.MaxKeysPerPass))))
 		a.Layouts = append(a.Layouts, la)
 	}
-	layout := strings.ToLower(c.OffsetMap)
+	layout := strings.ToLower(string(c.OffsetMap))
 	if layout == "" {
 		layout = offsetmap.LayoutSkimpy
 	}

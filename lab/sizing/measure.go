@@ -74,18 +74,20 @@ func (o *CalibrateOptions) defaults() {
 }
 
 func (o *CalibrateOptions) path() string {
-	base := CalibrationPath(o.Out, layoutName(o.Cleaner.OffsetMap), o.Cleaner.Hasher, ioName(o.Cleaner.IOPath))
+	base := CalibrationPath(o.Out, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath))
 	return strings.TrimSuffix(base, ".json") + fmt.Sprintf("-k%d-v%d-b%d.json", o.KeyBytes, o.ValueBytes, o.RecordsPerBatch)
 }
 
-func layoutName(s string) string {
+func layoutName[S ~string](name S) string {
+	s := string(name)
 	if s == "" {
 		return "skimpy"
 	}
 	return strings.ToLower(s)
 }
 
-func ioName(s string) string {
+func ioName[S ~string](name S) string {
+	s := string(name)
 	if s == "" {
 		return "pread"
 	}
@@ -104,7 +106,7 @@ func LoadOrCalibrate(ctx context.Context, o CalibrateOptions) (*Calibration, str
 		if err != nil {
 			return nil, "", err
 		}
-		why := c.Stale(time.Now(), o.MaxAge, env, layoutName(o.Cleaner.OffsetMap), o.Cleaner.Hasher, ioName(o.Cleaner.IOPath))
+		why := c.Stale(time.Now(), o.MaxAge, env, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath))
 		if why == "" {
 			return c, "cached " + path + " (measured " + c.MeasuredAt.Format(time.RFC3339) + ")", nil
 		}
@@ -209,7 +211,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 		return nil, fmt.Errorf("sizing: calibration: %w", err)
 	}
 	defer os.RemoveAll(out)
-	c := &Calibration{OffsetMap: layoutName(o.Cleaner.OffsetMap), Hasher: o.Cleaner.Hasher, IOPath: ioName(o.Cleaner.IOPath), Cache: string(lab.CacheWarm),
+	c := &Calibration{OffsetMap: layoutName(o.Cleaner.OffsetMap), Hasher: string(o.Cleaner.Hasher), IOPath: ioName(o.Cleaner.IOPath), Cache: string(lab.CacheWarm),
 		Workload: fmt.Sprintf("%d keys, %d-byte keys, %d-byte values, %d records per batch, %s log, dirty ratio %.2f, one thread, %s map",
 			e.Workload.Keys, o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, results.FormatBytes(o.LogBytes), e.Workload.DirtyRatio, results.FormatBytes(e.Cleaner.DedupeBufferBytes))}
 	type rawRun struct {
@@ -561,7 +563,7 @@ func ReadFreshCalibration(o CalibrateOptions) (*Calibration, string, error) {
 		return nil, "", err
 	}
 	env, _ := results.CaptureEnvironment(o.Out)
-	if why := c.Stale(time.Now(), o.MaxAge, env, layoutName(o.Cleaner.OffsetMap), o.Cleaner.Hasher, ioName(o.Cleaner.IOPath)); why != "" {
+	if why := c.Stale(time.Now(), o.MaxAge, env, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath)); why != "" {
 		return nil, fmt.Sprintf("none used (%s: %s); --calibrate measures one, so clean times can be predicted", path, why), nil
 	}
 	return c, "cached " + path + " (measured " + c.MeasuredAt.Format(time.RFC3339) + ")", nil

@@ -275,7 +275,8 @@ func CleanerPlanOf(c engine.CleanerConfig) (CleanerPlan, error) {
 		OffsetMap: info.Layout, Hasher: info.Hasher, EntryBytes: info.EntryBytes, MaxKeysPerPass: info.MaxKeys(int(per), c.LoadFactor)}, nil
 }
 
-func layoutInfo(layout, hasher string) (offsetmap.LayoutInfo, error) {
+func layoutInfo[L, H ~string](layoutName L, hasherName H) (offsetmap.LayoutInfo, error) {
+	layout, hasher := string(layoutName), string(hasherName)
 	if hasher == "" {
 		hasher = "md5"
 	}
