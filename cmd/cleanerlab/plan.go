@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -258,4 +259,74 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// sources reports whether a per-topic config source applies to the data
+// directory dir: --server-config, --topic-config, or the KRaft metadata
+// log in its root.
+func (t *topicConfigFlags) sources(dir string) bool {
+	if t.server != "" || t.topics != "" {
+		return true
+	}
+	root := dir
+	if _, err := engine.ParseTopicPartition(filepath.Base(dir)); err == nil {
+		if sub, err := engine.PartitionDirs(nil, dir); err == nil && len(sub) == 0 {
+			root = filepath.Dir(dir)
+		}
+	}
+	st, err := os.Stat(filepath.Join(root, topicconfig.MetadataPartition))
+	return err == nil && st.IsDir()
+}
+
+// logConfigs is clean's and retention's per-topic config: when a source
+// applies, each topic's resolved config with the topic-config flags given
+// on the command line applied on top; nil when none applies (the flags'
+// one config for every partition, as before).
+func (t *topicConfigFlags) logConfigs(cmd *cobra.Command, dir string) (func(engine.TopicPartition) (engine.LogConfig, error), *topicconfig.Set, error) {
+	if !t.sources(dir) {
+		return nil, nil, nil
+	}
+	set, _, err := t.load(cmd, dir, engine.DefaultCleanerConfig())
+	if err != nil {
+		return nil, nil, err
+	}
+	return func(tp engine.TopicPartition) (engine.LogConfig, error) {
+		res, err := set.For(tp.Topic)
+		if err != nil {
+			return engine.LogConfig{}, err
+		}
+		cfg := res.Log
+		over := pflag.NewFlagSet("overrides", pflag.ContinueOnError)
+		logConfigFlags(over, &cfg, nil)
+		var ferr error
+		cmd.Flags().Visit(func(f *pflag.Flag) {
+			if over.Lookup(f.Name) != nil && ferr == nil {
+				ferr = over.Set(f.Name, f.Value.String())
+			}
+		})
+		if ferr != nil {
+			return cfg, ferr
+		}
+		return cfg, cfg.Validate()
+	}, set, nil
+}
+
+// warnKeyless prints, before a clean, a warning for every partition whose
+// cleanup.policy no source states (assumed compact) and whose dirty section
+// holds keyless records, which a compacting clean deletes. It reads the
+// dirty sections with a read-only plan.
+func warnKeyless(w io.Writer, dir string, set *topicconfig.Set, cc engine.CleanerConfig) {
+	if set == nil {
+		set = &topicconfig.Set{}
+	}
+	p, err := sizing.MakePlan(dir, sizing.Options{Configs: set, Cleaner: cc, SkipCleanSectionCRC: true})
+	if err != nil {
+		return // the clean reports the problem itself
+	}
+	for _, pt := range p.Partitions {
+		if pt.PolicySource == topicconfig.SourceAssumed && pt.KeylessRecords > 0 {
+			fmt.Fprintf(w, "warning: %s: cleanup.policy is not known (no --server-config, --topic-config, metadata log or --cleanup.policy says it; compact assumed) and %d keyless records of its dirty section will be deleted by this clean\n",
+				pt.Name, pt.KeylessRecords)
+		}
+	}
 }

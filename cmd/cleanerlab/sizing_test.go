@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/engine/record"
 )
 
 // TestPlanJSONOnFixture: plan --format json of a copy of the KRaft fixture
@@ -190,4 +191,85 @@ func asExit(err error, ee *exitError) bool {
 		*ee = e
 	}
 	return ok
+}
+
+// writeKeyless writes a partition dir of two keyed records and two keyless
+// ones in its first segment, one keyed record in the second, and an empty
+// active segment.
+func writeKeyless(t *testing.T, dir string) {
+	t.Helper()
+	cfg := engine.DefaultLogConfig()
+	l, err := engine.Open(dir, engine.Options{Config: &cfg, Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var off record.Offset
+	for _, seg := range [][]record.Record{
+		{{Key: []byte("a"), Value: []byte("1")}, {Value: []byte("x")}, {Key: []byte("a"), Value: []byte("2")}, {Value: []byte("y")}},
+		{{Key: []byte("b"), Value: []byte("3")}},
+	} {
+		for i := range seg {
+			seg[i].OffsetDelta = int32(i)
+		}
+		b, err := record.BuildBatch(nil, record.BatchHeader{BaseOffset: off, LastOffsetDelta: int32(len(seg) - 1), BaseTimestamp: 1, MaxTimestamp: 1,
+			ProducerID: record.NoProducerID, ProducerEpoch: record.NoProducerEpoch, BaseSequence: record.NoSequence}, seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Append(b); err != nil {
+			t.Fatal(err)
+		}
+		off += record.Offset(len(seg))
+		if err := l.Roll(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCleanPerTopicConfigs: clean of a log directory with --topic-config:
+// the delete-only topic is left byte for byte, the compacted one cleaned;
+// without any source, clean warns before deleting keyless records.
+func TestCleanPerTopicConfigs(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	writeKeyless(t, filepath.Join(root, "events-0"))
+	writeKeyless(t, filepath.Join(root, "state-0"))
+	topics := filepath.Join(t.TempDir(), "topics.txt")
+	os.WriteFile(topics, []byte("Dynamic configs for topic events are:\n  cleanup.policy=delete sensitive=false synonyms={}\nDynamic configs for topic state are:\n  cleanup.policy=compact sensitive=false synonyms={}\n"), 0o644)
+	events := hashTree(t, filepath.Join(root, "events-0"))
+	out, err := cli(t, "clean", "--dir", root, "--topic-config", topics, "--force")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	assertSameTree(t, filepath.Join(root, "events-0"), events)
+	if !strings.Contains(out, "cleaned log state-0") || strings.Contains(out, "cleaned log events-0") || strings.Contains(out, "warning:") {
+		t.Errorf("output:\n%s", out)
+	}
+	// No source: the policy is assumed, and the keyless records are named.
+	root2 := filepath.Join(t.TempDir(), "data")
+	writeKeyless(t, filepath.Join(root2, "events-0"))
+	out, err = cli(t, "clean", "--dir", filepath.Join(root2, "events-0"), "--force")
+	if err != nil || !strings.Contains(out, "warning: events-0: cleanup.policy is not known") || !strings.Contains(out, "2 keyless records") {
+		t.Errorf("%v\n%s", err, out)
+	}
+}
+
+// TestRetentionServerConfig: retention takes the topic's policy and
+// retention.ms from --server-config (log.cleanup.policy, log.retention.ms).
+func TestRetentionServerConfig(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	part := filepath.Join(root, "events-0")
+	writeKeyless(t, part) // records at timestamp 1
+	out, err := cli(t, "retention", "--dir", part, "--now-ms", "100000", "--file.delete.delay.ms", "0")
+	if err != nil || !strings.Contains(out, "0 segments deleted") {
+		t.Fatalf("default policy compact: %v\n%s", err, out)
+	}
+	server := filepath.Join(t.TempDir(), "server.properties")
+	os.WriteFile(server, []byte("log.cleanup.policy=delete\nlog.retention.ms=1000\n"), 0o644)
+	out, err = cli(t, "retention", "--dir", part, "--server-config", server, "--now-ms", "100000", "--file.delete.delay.ms", "0")
+	if err != nil || !strings.Contains(out, "2 segments deleted") {
+		t.Fatalf("delete policy from server.properties: %v\n%s", err, out)
+	}
 }
