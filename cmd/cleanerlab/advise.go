@@ -25,6 +25,7 @@ func newAdviseCmd() *cobra.Command {
 	var cores int = runtime.NumCPU()
 	var validate bool
 	var validateBytes int64 = 48 << 20
+	validateRuns := 3
 	var tc topicConfigFlags
 	var cal calibrationFlags
 	cmd := &cobra.Command{
@@ -101,7 +102,7 @@ reports predicted vs measured passes and clean time with the error.`,
 					// interleaved with its own, so both see the same load.
 					re := sizing.CalibrateOptions{Out: cal.out, Dir: cal.dataDir, Cleaner: resolved, KeyBytes: kb, ValueBytes: vb, RecordsPerBatch: rpb, LogBytes: cal.logBytes, Log: logf}
 					v, err := sizing.Validate(context.Background(), w, sizing.ValidateOptions{Dir: cal.dataDir, LogBytes: validateBytes, Cleaner: resolved, Calibration: calib,
-						Recalibrate: &re, Log: logf})
+						Recalibrate: &re, Repetitions: validateRuns, Log: logf})
 					if err != nil {
 						return err
 					}
@@ -135,6 +136,7 @@ reports predicted vs measured passes and clean time with the error.`,
 	f.IntVar(&w.Disks, "disks", 0, "disks the partitions are spread over (bounds the threads; 0: no bound)")
 	f.IntVar(&cores, "cores", cores, "cores the cleaner may use (bounds the threads)")
 	f.BoolVar(&validate, "validate", false, "run the recommendation and one step below at a scaled-down size and report predicted vs measured passes and clean time")
+	f.IntVar(&validateRuns, "validate-runs", validateRuns, "repetitions of each validated configuration, each after one calibration run (the fastest is compared)")
 	f.Var((*byteSize)(&validateBytes), "validate-log-bytes", "size of the scaled-down log of --validate, all partitions (bytes)")
 	tc.bind(f)
 	cal.bind(f)

@@ -114,7 +114,7 @@ func TestAdviseJSON(t *testing.T) {
 // 1 MiB validation log) prints the validation object; passes exact.
 func TestAdviseValidateTiny(t *testing.T) {
 	out, err := cli(t, "advise", "--keys", "1e6", "--format", "json", "--out", t.TempDir(), "--calibration-log-bytes", "2MiB", "--calibration-runs", "1",
-		"--validate", "--validate-log-bytes", "1MiB", "--calibration-dir", t.TempDir())
+		"--validate", "--validate-log-bytes", "1MiB", "--validate-runs", "1", "--calibration-dir", t.TempDir())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
