@@ -109,8 +109,8 @@ type Partition struct {
 	FirstDirtyOffset       int64 `json:"first_dirty_offset"`
 	FirstUncleanableOffset int64 `json:"first_uncleanable_offset"`
 	// UncleanableBound says what set the first uncleanable offset: "active
-	// segment", "LSO" (an open transaction), "HW", "min lag"
-	// (min.compaction.lag.ms), or "first dirty" (nothing cleanable).
+	// segment", "LSO" (an open transaction), "HW" or "min lag"
+	// (min.compaction.lag.ms).
 	UncleanableBound  string  `json:"uncleanable_bound"`
 	CleanBytes        int64   `json:"clean_bytes"`
 	DirtyBytes        int64   `json:"dirty_bytes"`
@@ -447,9 +447,6 @@ func uncleanableBound(l *engine.Log, lt engine.LogToClean, cfg engine.LogConfig,
 		if lt.LastStableOffset == hw {
 			name = "HW"
 		}
-	}
-	if bound <= lt.FirstDirtyOffset && lt.FirstUncleanableOffset == lt.FirstDirtyOffset && name == "active segment" && active > lt.FirstDirtyOffset {
-		name = "first dirty"
 	}
 	return name
 }
