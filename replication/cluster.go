@@ -9,6 +9,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/iosched"
 )
 
 // replicaState is the leader's view of one follower, as Kafka's Replica:
@@ -63,12 +64,12 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.prod.init()
 	c.cost.init(cfg.Replicas)
 	for id := 1; id <= cfg.Replicas; id++ {
-		b := &Broker{ID: id, Root: filepath.Join(cfg.Root, "broker-"+strconv.Itoa(id)), cfg: cfg.logConfig(id), clock: c.Clock, mtro: -1, mxro: -1, mcco: -1, mxfo: -1}
+		b := &Broker{ID: id, Root: filepath.Join(cfg.Root, "broker-"+strconv.Itoa(id)), cfg: cfg.logConfig(id), fs: cfg.FS, clock: c.Clock, mtro: -1, mxro: -1, mcco: -1, mxfo: -1}
 		if err := os.MkdirAll(b.Root, 0o755); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("replication: %w", err)
 		}
-		cl, err := engine.NewCleaner(cfg.Cleaner, engine.CleanerOptions{Now: c.Clock.Now})
+		cl, err := engine.NewCleaner(cfg.Cleaner, engine.CleanerOptions{Now: c.Clock.Now, FsyncPolicy: iosched.FsyncNone})
 		if err != nil {
 			c.Close()
 			return nil, err
