@@ -21,8 +21,10 @@ func wrap(f vfs.File, err error) (vfs.File, error) {
 	return noSyncFile{f}, nil
 }
 
-func (n NoSyncFS) Create(path string) (vfs.File, error)        { return wrap(n.OSFS.Create(path)) }
-func (n NoSyncFS) Open(path string) (vfs.File, error)          { return wrap(n.OSFS.Open(path)) }
-func (n NoSyncFS) OpenAppend(path string) (vfs.File, error)    { return wrap(n.OSFS.OpenAppend(path)) }
-func (n NoSyncFS) OpenReadWrite(path string) (vfs.File, error) { return wrap(n.OSFS.OpenReadWrite(path)) }
-func (NoSyncFS) SyncDir(string) error                          { return nil }
+func (n NoSyncFS) Create(path string) (vfs.File, error)     { return wrap(n.OSFS.Create(path)) }
+func (n NoSyncFS) Open(path string) (vfs.File, error)       { return wrap(n.OSFS.Open(path)) }
+func (n NoSyncFS) OpenAppend(path string) (vfs.File, error) { return wrap(n.OSFS.OpenAppend(path)) }
+func (n NoSyncFS) OpenReadWrite(path string) (vfs.File, error) {
+	return wrap(n.OSFS.OpenReadWrite(path))
+}
+func (NoSyncFS) SyncDir(string) error { return nil }
