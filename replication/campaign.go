@@ -103,7 +103,7 @@ type CampaignResult struct {
 	MeanDelayMs          float64      `json:"mean_horizon_to_removal_ms"`
 	MaxDelayMs           int64        `json:"max_horizon_to_removal_ms"`
 	DiskBytes            int64        `json:"disk_bytes_at_end"`
-	Outcomes             []RunOutcome `json:"runs_detail"`
+	Outcomes             []RunOutcome `json:"runs_detail,omitempty"`
 }
 
 // RunCampaign runs the campaign; progress, when set, is called after each
@@ -206,26 +206,26 @@ func (g *gen) next() string {
 	g.n++
 	p := g.pick(100)
 	switch {
-	case p < 20:
+	case p < 16:
 		return fmt.Sprintf("produce key=%s value=v%d", key, g.n)
-	case p < 28:
+	case p < 26:
 		return fmt.Sprintf("produce key=%s tombstone", cold)
-	case p < 38:
+	case p < 34:
 		pr := []string{"p1", "p2"}[g.pick(2)]
 		if g.pick(4) == 0 {
 			return fmt.Sprintf("produce key=%s tombstone producer=%s txn", cold, pr)
 		}
 		return fmt.Sprintf("produce key=%s value=t%d producer=%s txn", key, g.n, pr)
-	case p < 44:
+	case p < 40:
 		open := c.OpenTxnProducers()
 		if len(open) == 0 {
 			return "fetch"
 		}
 		verb := []string{"commit", "abort"}[g.pick(2)]
 		return fmt.Sprintf("%s producer=%s", verb, open[g.pick(len(open))])
-	case p < 64:
+	case p < 56:
 		return fmt.Sprintf("fetch rounds=%d", 1+g.pick(3))
-	case p < 70:
+	case p < 62:
 		// A fault on a broker that is up and reachable.
 		if !br.Up() || c.cut[b] {
 			return "fetch"
@@ -237,7 +237,7 @@ func (g *gen) next() string {
 			return fmt.Sprintf("offline broker=%d", b)
 		}
 		return fmt.Sprintf("cut broker=%d", b)
-	case p < 74:
+	case p < 67:
 		// A recovery of a broker that is down or cut off, if any.
 		var hurt []int
 		for _, x := range c.brokers {
@@ -257,8 +257,8 @@ func (g *gen) next() string {
 			return fmt.Sprintf("restart broker=%d", h)
 		}
 		return fmt.Sprintf("back broker=%d", h)
-	case p < 84:
-		d := []string{"1s", "10s", "45s", "2m", "11m"}[g.pick(5)]
+	case p < 80:
+		d := []string{"10s", "45s", "2m", "11m"}[g.pick(4)]
 		return "advance by=" + d
 	case p < 98:
 		// Cleans, half of them on the leader.
@@ -378,7 +378,8 @@ func Shrink(dir, clusterLine string, events []string, kind Kind) (string, error)
 	if !ok {
 		return "", fmt.Errorf("replication: shrink: the schedule does not show %s when replayed", kind)
 	}
-	for chunk := len(cur) / 2; chunk >= 1; chunk /= 2 {
+	for chunk := len(cur) / 2; chunk >= 1; {
+		removed := false
 		for i := 0; i < len(cur); {
 			cand := append(append([]string(nil), cur[:i]...), cur[min(i+chunk, len(cur)):]...)
 			ok, kept, err := has(cand)
@@ -386,10 +387,17 @@ func Shrink(dir, clusterLine string, events []string, kind Kind) (string, error)
 				return "", err
 			}
 			if ok {
-				cur = kept
+				cur, removed = kept, true
 				continue
 			}
 			i += chunk
+		}
+		// Halve the chunk; at single events, repeat until a whole pass
+		// removes nothing (1-minimal).
+		if chunk > 1 {
+			chunk /= 2
+		} else if !removed {
+			break
 		}
 	}
 	return renderScenario(dir, append(append([]string{clusterLine}, cur...), "check"))

@@ -200,6 +200,7 @@ func (c *Cluster) Fetch(id int, dropResponse bool) (FetchResult, error) {
 		if err := f.log.AppendAsFollower(buf[:h.Size()]); err != nil {
 			return res, fmt.Errorf("replication: broker %d appends fetched batches: %w", id, err)
 		}
+		c.model.appended(id, h.BaseOffset, h.PartitionLeaderEpoch)
 		buf = buf[h.Size():]
 		c.cost.invalidate(id)
 	}
