@@ -199,8 +199,7 @@ func (c *Cluster) reelect() error {
 
 // setLeader makes id (0: none) the leader with a new leader epoch, sends
 // LeaderAndIsr to every running broker: the leader assigns the new epoch at
-// its log end offset (the engine records it with the first append of the
-// epoch, which is the same start) and resets its view of
+// its log end offset (AssignLeaderEpoch, as Partition.makeLeader) and resets its view of
 // the followers (Partition.makeLeader: LEO unknown, last caught-up time now
 // for ISR members, 0 for the others); the others become followers
 // (becomeFollower). Pending acks=all produces fail
@@ -232,10 +231,14 @@ func (c *Cluster) setLeader(id int) error {
 			continue
 		}
 		b.knownLeaderEpoch = c.leaderEpoch
-		if b.ID != id {
-			if err := c.becomeFollower(b); err != nil {
+		if b.ID == id {
+			if err := b.log.AssignLeaderEpoch(c.leaderEpoch); err != nil {
 				return err
 			}
+			continue
+		}
+		if err := c.becomeFollower(b); err != nil {
+			return err
 		}
 	}
 	if id != 0 {

@@ -211,7 +211,7 @@ func (c *Cluster) Fetch(id int, dropResponse bool) (FetchResult, error) {
 		return res, err
 	}
 	if ls := min(resp.logStart, f.HW()); ls > f.log.LogStartOffset() {
-		if _, err := f.log.DeleteRecords(ls); err != nil {
+		if _, err := f.log.MaybeIncrementLogStartOffset(ls); err != nil {
 			return res, err
 		}
 	}
