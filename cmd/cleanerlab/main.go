@@ -11,6 +11,7 @@
 //	dump       print the files of a partition or a whole log directory (segments, indexes, checkpoints; package lab/inspect)
 //	verify     check a partition or every partition of a log directory, read-only (package lab/inspect, engine.Verify)
 //	hashers    list the offset map's hashers and layouts: density and collision risk
+//	replicas   the divergence lab: scenario files, random campaigns, the cost of coordinated cleaning (package replication)
 //
 // "cleanerlab COMMAND --help" gives each one's flags.
 package main
