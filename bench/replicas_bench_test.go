@@ -4,6 +4,7 @@ import (
 	"os"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cleanerlab/cleanerlab/lab/replicas"
 	"github.com/cleanerlab/cleanerlab/replication"
@@ -14,7 +15,8 @@ import (
 // (the same lab function as "cleanerlab replicas campaign"), with the
 // checker after each. Brokers' directories go to /dev/shm when it exists
 // (a tmpfs; set CLEANERLAB_REPLICAS_DIR to measure another file system).
-// Reported: s/campaign (wall), runs/s, and the process's peak RSS.
+// Reported: s/campaign (wall), runs/s, CPU seconds (user + system, all
+// threads) per campaign, and the process's peak RSS.
 func BenchmarkReplicasCampaign(b *testing.B) {
 	dir := os.Getenv("CLEANERLAB_REPLICAS_DIR")
 	if dir == "" {
@@ -26,6 +28,8 @@ func BenchmarkReplicasCampaign(b *testing.B) {
 	for _, mode := range []replication.Mode{replication.Independent, replication.Coordinated} {
 		b.Run("mode="+mode.String()+"/runs=1000/events=200/replicas=3", func(b *testing.B) {
 			var diverged int
+			var before syscall.Rusage
+			syscall.Getrusage(syscall.RUSAGE_SELF, &before)
 			for i := 0; i < b.N; i++ {
 				root, err := os.MkdirTemp(dir, "bench-replicas-")
 				if err != nil {
@@ -44,6 +48,8 @@ func BenchmarkReplicasCampaign(b *testing.B) {
 			var ru syscall.Rusage
 			if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 				b.ReportMetric(float64(ru.Maxrss)/1024, "peak-RSS-MiB")
+				cpu := time.Duration(ru.Utime.Nano()+ru.Stime.Nano()-before.Utime.Nano()-before.Stime.Nano()) * time.Nanosecond
+				b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/campaign")
 			}
 		})
 	}
