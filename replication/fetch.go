@@ -222,7 +222,9 @@ func (c *Cluster) Fetch(id int, dropResponse bool) (FetchResult, error) {
 // UnifiedLog.truncateTo).
 func (c *Cluster) truncate(f *Broker, to record.Offset, res *FetchResult) error {
 	if to >= f.LEO() {
-		return nil
+		// Nothing to cut, but the epoch cache still goes down to the LEO
+		// (an epoch this broker led without appending, UnifiedLog.truncateTo).
+		return truncateTo(f.log, f.LEO())
 	}
 	if err := truncateTo(f.log, to); err != nil {
 		return err
