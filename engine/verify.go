@@ -161,8 +161,9 @@ func (r *VerifyReport) note(path, format string, args ...any) {
 //     the segment, no timestamp above the segment's largest batch timestamp;
 //   - each .txnindex against the segment's ABORT markers (checkTxnIndex);
 //   - when the cleaner checkpoint (or opts.Checkpoint) has an entry, no key
-//     appears twice among the data records below it (tombstones count;
-//     control records do not);
+//     appears twice among the data records from the log start offset up to
+//     it (tombstones count; control records do not; records below the log
+//     start offset are logically deleted and not checked);
 //   - what a read-write open would change: a torn tail it would cut and the
 //     segments after it it would delete are problems (Open's recovery,
 //     without the clean-shutdown marker, from the recovery point).
@@ -624,9 +625,19 @@ func (v *verifier) checkOffsets(logPath string, s *Segment, pos FilePos, span ba
 }
 
 // key applies the compaction check to one keyed data record and counts it.
+// A record below the log start offset is logically deleted: it is counted
+// but takes no part in the check (Kafka's cleaner recopies such records
+// when their key is not in the offset map, so one key can stay twice down
+// there).
 func (v *verifier) key(logPath string, pos FilePos, key []byte, off record.Offset) {
 	ckpt := v.rep.CheckpointOffset
 	first, seen := v.keys[string(key)]
+	if off < v.rep.LogStartOffset {
+		if !seen {
+			v.keys[string(key)] = -1
+		}
+		return
+	}
 	if ckpt > 0 && off < ckpt {
 		if seen && first >= 0 {
 			v.rep.problem(CheckCompaction, logPath, int64(pos), nil,
