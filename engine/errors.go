@@ -69,4 +69,8 @@ var (
 	// ErrVerifyFailed: Verify found the log inconsistent; the error names the
 	// first problem's file and byte position, the report lists them all.
 	ErrVerifyFailed = errors.New("engine: log fails verification")
+	// ErrRecoveryPending: Verify found no inconsistency but the log needs
+	// recovery (VerifyReport.RecoveryPending): leftover .cleaned, .swap or
+	// .deleted files, or a torn tail, that a read-write open would change.
+	ErrRecoveryPending = errors.New("engine: recovery pending")
 )

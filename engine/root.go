@@ -176,6 +176,15 @@ func rootHolders(root string) int {
 	return 0
 }
 
+// partitionOpenHere reports whether the partition directory is open
+// read-write in this process.
+func partitionOpenHere(partition string) bool {
+	roots.mu.Lock()
+	defer roots.mu.Unlock()
+	r := roots.m[filepath.Dir(rootKey(partition))]
+	return r != nil && r.partitions[rootKey(partition)]
+}
+
 // lockCheckpoint takes the lock of the checkpoint file at path (one per
 // file, in its root's state): several partitions of one root, and several
 // cleaner threads, read-modify-write the same file. It returns the unlock.

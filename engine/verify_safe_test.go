@@ -1,11 +1,15 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/vfs/vfstest"
 )
 
 // TestVerifyNoDuplicateVerdictBelowLogStart is item 3 of issue 11, worked
@@ -89,4 +93,128 @@ func TestVerifyNoDuplicateVerdictBelowLogStart(t *testing.T) {
 	if err == nil || len(rep.Problems) != 1 || rep.Problems[0].Check != CheckCompaction {
 		t.Fatalf("k1 at 10 and 11 below checkpoint 12: problems %v, err %v; want one compaction problem", rep.Problems, err)
 	}
+}
+
+// TestVerifyRecoveryPendingAfterInterruptedSwap is item 2 of issue 11: a
+// clean whose swap stops after the old segments became .deleted and before
+// the cleaned .swap files were renamed in (here: the first rename of a
+// .swap file fails, and the process "dies") leaves a log whose read-only
+// view lacks the cleaned range. Verify must not say OK: it reports
+// recovery pending, naming each .deleted file (deleted) and each .swap
+// file (renamed into place). A read-write open then recovers it and Verify
+// passes, with every key's latest value.
+func TestVerifyRecoveryPendingAfterInterruptedSwap(t *testing.T) {
+	cfg := DefaultLogConfig()
+	dir := filepath.Join(t.TempDir(), "swap-0")
+	var segs [][][]byte
+	for s := range 3 {
+		var seg [][]byte
+		for i := range 4 {
+			o := record.Offset(4*s + i)
+			seg = append(seg, testBatch(t, o, 1, fmt.Sprintf("k%d=v%d", i, o)))
+		}
+		segs = append(segs, seg)
+	}
+	writeTestLog(t, dir, &cfg, segs...)
+	ffs := vfstest.NewFaultFS(nil, vfstest.Fault{At: 0, Count: func(op vfstest.Op) bool {
+		return op.Kind == vfstest.OpRename && strings.HasSuffix(op.Path, SwapFileSuffix)
+	}})
+	l, err := Open(dir, Options{Config: &cfg, FS: ffs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := testCleaner(t, 1000).Clean(l, CleanOptions{Force: true}); err == nil || !ffs.Hit() {
+		t.Fatalf("clean with the .swap rename failing: %v (fault hit %v)", err, ffs.Hit())
+	}
+	l.abandon() // the crash
+	entries, _ := os.ReadDir(dir)
+	var deleted, swaps []string
+	for _, e := range entries {
+		switch {
+		case strings.HasSuffix(e.Name(), DeletedFileSuffix):
+			deleted = append(deleted, filepath.Join(dir, e.Name()))
+		case strings.HasSuffix(e.Name(), SwapFileSuffix):
+			swaps = append(swaps, filepath.Join(dir, e.Name()))
+		}
+	}
+	if len(deleted) == 0 || len(swaps) == 0 {
+		t.Fatalf("after the interrupted swap: .deleted %v, .swap %v; want both", deleted, swaps)
+	}
+	rep, err := Verify(dir, VerifyOptions{})
+	if rep.OK() || !errors.Is(err, ErrRecoveryPending) && len(rep.Problems) == 0 {
+		t.Fatalf("verify of an interrupted swap: OK %v, err %v", rep.OK(), err)
+	}
+	pending := map[string]string{}
+	for _, a := range rep.RecoveryPending {
+		pending[a.Path] = a.Action
+	}
+	for _, p := range deleted {
+		if !strings.HasPrefix(pending[p], "deleted") {
+			t.Errorf("%s: pending %q, want deleted", p, pending[p])
+		}
+	}
+	for _, p := range swaps {
+		if want := "renamed to " + strings.TrimSuffix(filepath.Base(p), SwapFileSuffix); !strings.HasPrefix(pending[p], want) {
+			t.Errorf("%s: pending %q, want %q", p, pending[p], want)
+		}
+	}
+	l, err = Open(dir, Options{Config: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mustVerify(t, dir, VerifyOptions{})
+	_, recs, _ := readPartition(t, dir)
+	latest := map[string]string{}
+	for _, r := range recs {
+		latest[string(r.Key)] = string(r.Value)
+	}
+	if want := "map[k0:v8 k1:v9 k2:v10 k3:v11]"; fmt.Sprint(latest) != want {
+		t.Errorf("latest values after recovery %v, want %s", latest, want)
+	}
+}
+
+// TestVerifyRecoveryPendingLeftovers: a leftover .cleaned or .deleted file
+// alone, and a torn tail without the clean-shutdown marker, are recovery
+// pending, each named with what a read-write open does to it.
+func TestVerifyRecoveryPendingLeftovers(t *testing.T) {
+	for _, c := range []struct{ name, file, action string }{
+		{"cleaned", "00000000000000000000.log.cleaned", "deleted: output of a clean interrupted before its swap began"},
+		{"deleted", "00000000000000000003.log.deleted", "deleted: a replaced or expired segment's file that was waiting out file.delete.delay.ms"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := threeSegmentLog(t)
+			path := filepath.Join(dir, c.file)
+			if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Verify(dir, VerifyOptions{})
+			if !errors.Is(err, ErrRecoveryPending) || len(rep.RecoveryPending) != 1 || rep.RecoveryPending[0].Path != path || rep.RecoveryPending[0].Action != c.action {
+				t.Errorf("verify: pending %v, err %v; want %s: %s", rep.RecoveryPending, err, path, c.action)
+			}
+		})
+	}
+	t.Run("torn tail", func(t *testing.T) {
+		dir := threeSegmentLog(t)
+		if err := os.Remove(filepath.Join(filepath.Dir(dir), CleanShutdownFile)); err != nil {
+			t.Fatal(err)
+		}
+		active := seg(dir, 5, LogFileSuffix)
+		data, err := os.ReadFile(active)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := int64(len(data))
+		if err := os.WriteFile(active, append(data, make([]byte, 20)...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Verify(dir, VerifyOptions{})
+		want := fmt.Sprintf("torn tail at byte %d", size)
+		if err == nil || rep.OK() || len(rep.RecoveryPending) != 1 || rep.RecoveryPending[0].Path != active || !strings.HasPrefix(rep.RecoveryPending[0].Action, want) ||
+			!strings.Contains(rep.RecoveryPending[0].Action, "a read-write open cuts the last 20 bytes") {
+			t.Errorf("verify of a torn tail: pending %v, err %v; want %s: %s ... cuts the last 20 bytes", rep.RecoveryPending, err, active, want)
+		}
+	})
 }

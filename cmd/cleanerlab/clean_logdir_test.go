@@ -31,6 +31,10 @@ func TestMain(m *testing.M) {
 		root.SetArgs(strings.Split(args, "\x1f"))
 		if err := root.Execute(); err != nil {
 			fmt.Fprintln(os.Stderr, "cleanerlab:", err)
+			var ee exitError // the exit status main gives, as main does
+			if errors.As(err, &ee) {
+				os.Exit(ee.code)
+			}
 			os.Exit(1)
 		}
 		os.Exit(0)

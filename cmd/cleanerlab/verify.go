@@ -26,8 +26,12 @@ be cut by recovery (without the clean-shutdown marker in the parent directory,
 a torn tail after the recovery point is a problem: a read-write open would
 truncate it), and, when
 the cleaner checkpoint in the parent directory has an entry for the partition
-(or --checkpoint is given), that no key appears twice below it. It lists every
-problem with its file and byte position and exits 2 when there is one.`,
+(or --checkpoint is given), that no key appears twice below it (from the log
+start offset on). It lists every problem with its file and byte position and
+exits 2 when there is one. A log that needs recovery (leftover .cleaned, .swap
+or .deleted files of an interrupted clean or swap, or a torn tail) is never
+OK: each file is listed as RECOVERY PENDING with what a read-write open (such
+as clean) would do to it, and verify exits 3 when that is all it found.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
@@ -58,8 +62,14 @@ problem with its file and byte position and exits 2 when there is one.`,
 				for _, p := range rep.Problems {
 					fmt.Fprintf(out, "PROBLEM %s\n", p)
 				}
+				for _, a := range rep.RecoveryPending {
+					fmt.Fprintf(out, "RECOVERY PENDING %s\n", a)
+				}
 			}
 			if err != nil {
+				if rep != nil && len(rep.Problems) == 0 && errors.Is(err, engine.ErrRecoveryPending) {
+					return exitError{code: 3, err: err}
+				}
 				return exitError{code: 2, err: err}
 			}
 			fmt.Fprintln(out, "OK")
