@@ -185,6 +185,14 @@ func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 		if lt, err = l.CleanableOffsets(checkpoint, nowMs); err != nil {
 			return nil, err
 		}
+		// A checkpoint outside [log start offset, log end offset] is reset
+		// to the log start offset and rewritten, as Kafka's choice of a log
+		// does (the warning is in the stats' LogToClean.CheckpointWarning).
+		if lt.ForceUpdateCheckpoint && !opts.OverrideFirstDirty && !opts.NoCheckpointUpdate {
+			if err := UpdateCheckpoint(l.fs, ckptPath, l.tp, lt.FirstDirtyOffset); err != nil {
+				return nil, fmt.Errorf("engine: write checkpoint %s: %w", ckptPath, err)
+			}
+		}
 	}
 	stats := &CleanStats{TopicPartition: l.tp, LogToClean: lt, StartTime: start, NowMs: nowMs, MaxMapEntries: c.maxEntries, MapSlots: c.offsetMap.Slots()}
 	stats.StartSizeBytes = l.SizeBytes()

@@ -98,6 +98,10 @@ type CleanerEvent struct {
 	RootOffline string
 	// Aborted: the clean stopped because it was aborted or paused.
 	Aborted bool
+	// Warning is a warning of the choice of a log, as Kafka logs it: its
+	// checkpoint lay outside [log start offset, log end offset] and was
+	// reset to the log start offset (LogToClean.CheckpointWarning).
+	Warning string
 }
 
 // PreCleanStats are the figures of one choice of a log to clean, as Kafka's
@@ -331,8 +335,8 @@ func (m *CleanerManager) fsOf(root string) FS {
 type grabFilter struct {
 	force bool
 	skip  map[TopicPartition]bool
-	// failed collects the logs the choice found uncleanable, reported by
-	// the caller once the manager's lock is released.
+	// failed collects the logs the choice found uncleanable, and its
+	// warnings, reported by the caller once the manager's lock is released.
 	failed []CleanerEvent
 }
 
@@ -340,7 +344,8 @@ type grabFilter struct {
 // progress, as Kafka's LogCleanerManager.grabFilthiestCompactedLog:
 // candidates are the compacted logs not in progress, not paused, not
 // uncleanable and with bytes; a checkpoint outside [log start offset, log
-// end offset] is rewritten with the log start offset; a candidate is
+// end offset] is rewritten with the log start offset, and an event with a
+// Warning says so (as Kafka warns); a candidate is
 // eligible when its cleanable ratio is strictly above its
 // min.cleanable.dirty.ratio, or max.compaction.lag.ms requires a clean and
 // it has cleanable bytes; the eligible one with the largest ratio wins (the
@@ -391,6 +396,9 @@ func (m *CleanerManager) grab(f *grabFilter) (LogToClean, *Log, PreCleanStats, b
 		}
 		if lt.ForceUpdateCheckpoint {
 			m.updateCheckpoint(l, lt.FirstDirtyOffset)
+			if lt.CheckpointWarning != "" {
+				f.failed = append(f.failed, CleanerEvent{TopicPartition: tp, Warning: lt.CheckpointWarning})
+			}
 		}
 		pre.MaxCompactionDelayMs = max(pre.MaxCompactionDelayMs, lt.MaxCompactionDelayMs)
 		if lt.MaxCompactionDelayMs > 0 {

@@ -211,9 +211,11 @@ func (m *CleanerManager) tryCleanFilthiestLog(t *cleanerThread, f *grabFilter) (
 	lt, l, pre, ok := m.grab(f)
 	for _, ev := range f.failed {
 		ev.Thread = t.id
-		t.mu.Lock()
-		t.stats.Failures++
-		t.mu.Unlock()
+		if ev.Err != nil {
+			t.mu.Lock()
+			t.stats.Failures++
+			t.mu.Unlock()
+		}
 		m.event(ev)
 	}
 	if ok {

@@ -94,6 +94,9 @@ cleaned.`,
 				if err != nil {
 					return err
 				}
+				if w := st.LogToClean.CheckpointWarning; w != "" {
+					fmt.Fprintf(out, "WARN %s\n", w)
+				}
 				if !st.Cleaned() {
 					fmt.Fprintf(out, "%s: not cleaned: %s\n", l.TopicPartition(), st.Skipped)
 					break

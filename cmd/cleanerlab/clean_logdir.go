@@ -127,6 +127,8 @@ func printCleanerEvent(w io.Writer, ev engine.CleanerEvent) {
 		for _, s := range ev.Retention.Deleted {
 			fmt.Fprintf(w, "%s: retention (thread %d) deleted segment %d [%d, %d), %d bytes (%s)\n", ev.TopicPartition, ev.Thread, s.BaseOffset, s.BaseOffset, s.NextOffset, s.SizeBytes, s.Reason)
 		}
+	case ev.Warning != "":
+		fmt.Fprintf(w, "WARN %s (thread %d)\n", ev.Warning, ev.Thread)
 	case ev.Aborted:
 		fmt.Fprintf(w, "%s: clean aborted (thread %d): %v\n", ev.TopicPartition, ev.Thread, ev.Err)
 	case ev.Uncleanable:
