@@ -66,6 +66,12 @@ type Cleaner struct {
 	oversize []byte
 	// checkDone is the current clean's CleanOptions.CheckDone.
 	checkDone func() error
+	// appends groups the output batches into Kafka's appends, for the
+	// cleaned segment's index entries (cleaned_index.go).
+	appends cleanedAppends
+	// rebuiltMaxOffset is the offset of the last record filterBatch kept:
+	// the largest offset Kafka's filterTo counts for a rebuilt batch.
+	rebuiltMaxOffset record.Offset
 }
 
 // NewCleaner allocates a cleaner's offset map (of layout cfg.OffsetMap) and
@@ -96,6 +102,7 @@ func NewCleaner(cfg CleanerConfig, opts CleanerOptions) (*Cleaner, error) {
 		return nil, fmt.Errorf("%w: %d slots x load factor %v; increase log.cleaner.dedupe.buffer.size or decrease log.cleaner.threads", ErrMapTooSmall, c.offsetMap.Slots(), cfg.LoadFactor)
 	}
 	c.ioBufBytes = int(cfg.IOBufferBytes / int64(cfg.Threads) / 2)
+	c.appends = newCleanedAppends(cfg, c.ioBufBytes)
 	if err := c.initIO(cfg, opts); err != nil {
 		return nil, err
 	}
