@@ -48,6 +48,9 @@ type LogToClean struct {
 	// compact,delete, where retention moves the log start offset past it
 	// as a matter of course), or above the log end offset.
 	CheckpointWarning string
+	// truncGen is the log's truncation count when the range was computed:
+	// a clean of it after a truncation is aborted (ErrCleaningAborted).
+	truncGen uint64
 }
 
 // TotalBytes = CleanBytes + CleanableBytes (Kafka's LogToClean.totalBytes).
@@ -86,7 +89,7 @@ func (l *Log) CleanableOffsets(checkpoint record.Offset, nowMs int64) (LogToClea
 	active := l.segments[len(l.segments)-1]
 	leo := active.nextOffset
 	firstDirty := checkpoint
-	lt := LogToClean{TopicPartition: l.tp}
+	lt := LogToClean{TopicPartition: l.tp, truncGen: l.truncations}
 	if checkpoint < 0 || checkpoint < l.logStartOffset || checkpoint > leo {
 		firstDirty = l.logStartOffset
 		lt.ForceUpdateCheckpoint = checkpoint >= 0

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
 
 // CleaningState is the cleaning state of one partition in a CleanerManager,
@@ -200,6 +201,17 @@ type cleanerThread struct {
 	cleaner *Cleaner
 	mu      sync.Mutex // guards stats
 	stats   ThreadStats
+}
+
+// OffsetMaps returns each cleaner thread's offset map, in thread order, so
+// that a caller can pre-fault them before a timed clean (a broker allocates
+// them once at startup).
+func (m *CleanerManager) OffsetMaps() []offsetmap.Map {
+	maps := make([]offsetmap.Map, len(m.threads))
+	for i, t := range m.threads {
+		maps[i] = t.cleaner.OffsetMap()
+	}
+	return maps
 }
 
 // NewCleanerManager makes a manager and its threads' cleaners (each
@@ -473,11 +485,13 @@ func (m *CleanerManager) updateCheckpoint(l *Log, off record.Offset) error {
 func (m *CleanerManager) DoneCleaning(tp TopicPartition, endOffset record.Offset) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.doneCleaning(tp, endOffset)
+	return m.doneCleaning(tp, endOffset, true)
 }
 
+// write false leaves the checkpoint alone (the log was truncated while it
+// was cleaned: TruncateTo already lowered the checkpoint).
 // REQUIRES: m.mu held.
-func (m *CleanerManager) doneCleaning(tp TopicPartition, endOffset record.Offset) error {
+func (m *CleanerManager) doneCleaning(tp TopicPartition, endOffset record.Offset, write bool) error {
 	st := m.inProgress[tp]
 	defer m.cond.Broadcast()
 	switch {
@@ -485,7 +499,7 @@ func (m *CleanerManager) doneCleaning(tp TopicPartition, endOffset record.Offset
 		return fmt.Errorf("%w: %s: done cleaning, but no clean is in progress", ErrCleaningState, tp)
 	case st.state == CleaningInProgress:
 		delete(m.inProgress, tp)
-		if l := m.logs[tp]; l != nil {
+		if l := m.logs[tp]; l != nil && write {
 			if err := m.updateCheckpoint(l, endOffset); err != nil {
 				return fmt.Errorf("engine: write checkpoint of %s: %w", tp, err)
 			}
