@@ -165,3 +165,39 @@ func TestCleanLogDirCorruptFirstPartition(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanWarnsOfCheckpointReset is the checkpoint part of item 10 of
+// issue 11 at the command line: a cleaner-offset-checkpoint entry past the
+// log end offset (24) is reset to the log start offset (0) with Kafka's
+// warning printed as a WARN line, by clean of a partition and of a log
+// directory, and the clean then starts at 0.
+func TestCleanWarnsOfCheckpointReset(t *testing.T) {
+	for _, logDir := range []bool{false, true} {
+		root := t.TempDir()
+		part := filepath.Join(root, "w-0")
+		dirtyPartition(t, part)
+		tp := engine.TopicPartition{Topic: "w", Partition: 0}
+		if err := engine.WriteCheckpoint(nil, filepath.Join(root, engine.CleanerCheckpointFile), map[engine.TopicPartition]record.Offset{tp: 999}); err != nil {
+			t.Fatal(err)
+		}
+		dir := part
+		if logDir {
+			dir = root
+		}
+		out, err := cli(t, "clean", "--dir", dir, "--force")
+		if err != nil {
+			t.Fatalf("clean --dir %s: %v\n%s", dir, err, out)
+		}
+		want := "WARN The last checkpoint dirty offset for partition w-0 is 999, which is larger than the log end offset 24. Resetting to the log start offset 0."
+		if !strings.Contains(out, want) {
+			t.Errorf("clean --dir %s: no line %q:\n%s", dir, want, out)
+		}
+		ckpt, err := engine.ReadCheckpoint(nil, filepath.Join(root, engine.CleanerCheckpointFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ckpt[tp] != 16 {
+			t.Errorf("clean --dir %s: checkpoint %d after the clean from 0, want 16", dir, ckpt[tp])
+		}
+	}
+}
