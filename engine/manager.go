@@ -255,9 +255,15 @@ func NewCleanerManager(opts CleanerManagerOptions) (*CleanerManager, error) {
 }
 
 // AddLog puts a log under the manager. Its root (the directory holding the
-// partition directory) gets its cleaner-offset-checkpoint there. Errors:
-// a log of the same topic-partition is already managed.
+// partition directory) gets its cleaner-offset-checkpoint there. The log
+// must be open read-write: its hold on the root's .lock is what lets the
+// manager write the root's checkpoint file and clean the log. Errors: a
+// read-only log; a log of the same topic-partition is already managed.
 func (m *CleanerManager) AddLog(l *Log) error {
+	if l.readOnly {
+		return fmt.Errorf("%w: cleaner manager: %s is open read-only; the manager cleans it and writes %s in %s, which needs a read-write open (and the log directory's %s)",
+			ErrReadOnly, l.tp, CleanerCheckpointFile, l.root, LockFile)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.logs[l.tp]; ok {

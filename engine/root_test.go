@@ -270,3 +270,23 @@ func TestFailedOpenLeavesRootUnclean(t *testing.T) {
 		t.Errorf("root still locked")
 	}
 }
+
+// TestManagerRefusesReadOnlyLog: a read-only log holds no lock on its root,
+// so the manager, which writes the root's checkpoint file, refuses it.
+func TestManagerRefusesReadOnlyLog(t *testing.T) {
+	cfg := DefaultLogConfig()
+	dir := filepath.Join(t.TempDir(), "ro-0")
+	writeTestLog(t, dir, &cfg, [][]byte{testBatch(t, 0, 1, "k=v")})
+	l, err := Open(dir, Options{Config: &cfg, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	m, err := NewCleanerManager(CleanerManagerOptions{Cleaner: testCleanerConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddLog(l); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("AddLog of a read-only log: %v, want ErrReadOnly", err)
+	}
+}
