@@ -14,7 +14,9 @@ import (
 
 // CleanerOptions are the seams of a Cleaner.
 type CleanerOptions struct {
-	// Now is the clock (delete horizons, lags). Default time.Now.
+	// Now is the cleaner's "now" (delete horizons, lags). Default time.Now.
+	// The timings of CleanStats (StartTime, MapCompleteTime, EndTime) always
+	// read the real clock, so that a fixed Now does not zero them.
 	Now func() time.Time
 	// Map replaces the offset map built from the config (tests: a map with a
 	// chosen capacity). Its capacity is still capped by LoadFactor.
@@ -195,8 +197,10 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 		ckptPath = CheckpointPath(l.Dir())
 	}
 	c.bounds = l.cleanerBounds(&opts)
-	start := c.now()
-	nowMs := start.UnixMilli()
+	// c.now is the cleaner's "now" (horizons, lags), which a caller may fix;
+	// the timings of the clean read the real clock.
+	start := time.Now()
+	nowMs := c.now().UnixMilli()
 	var lt LogToClean
 	if opts.Range != nil {
 		lt = *opts.Range
@@ -233,12 +237,12 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 	stats.StartSizeBytes = l.SizeBytes()
 	if lt.FirstDirtyOffset >= lt.FirstUncleanableOffset || lt.CleanableBytes == 0 {
 		stats.Skipped = fmt.Sprintf("nothing to clean: first dirty offset %d, first uncleanable offset %d", lt.FirstDirtyOffset, lt.FirstUncleanableOffset)
-		stats.finish(c.now(), l)
+		stats.finish(time.Now(), l)
 		return stats, nil
 	}
 	if opts.Range == nil && !opts.Force && !(lt.CleanableRatio > cfg.MinCleanableDirtyRatio) && !lt.NeedCompactionNow {
 		stats.Skipped = fmt.Sprintf("cleanable ratio %.4f is not above min.cleanable.dirty.ratio %v", lt.CleanableRatio, cfg.MinCleanableDirtyRatio)
-		stats.finish(c.now(), l)
+		stats.finish(time.Now(), l)
 		return stats, nil
 	}
 	c.checkDone = opts.CheckDone
@@ -260,7 +264,7 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 	stats.MapEntries = c.offsetMap.Size()
 	stats.BufferUtilization = c.offsetMap.Utilization()
 	stats.MapStats = c.offsetMap.Stats()
-	stats.MapCompleteTime = c.now()
+	stats.MapCompleteTime = time.Now()
 	stats.MapReadTime = c.reader.Stats().Time - readBefore.Time
 
 	active, err := l.ActiveProducers(nowMs)
@@ -294,7 +298,7 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 	if err := l.finishClean(lt.FirstDirtyOffset, endOffset, c.truncGen, ckptPath, !opts.NoCheckpointUpdate); err != nil {
 		return nil, err
 	}
-	stats.finish(c.now(), l)
+	stats.finish(time.Now(), l)
 	return stats, nil
 }
 
