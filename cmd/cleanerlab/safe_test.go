@@ -119,6 +119,28 @@ func TestVerifyRecoveryPendingExit(t *testing.T) {
 	if out, code := runChild(t, "verify", "--dir", part); code != 3 {
 		t.Errorf("verify in a child process: exit %d, want 3\n%s", code, out)
 	}
+	// The log directory: a healthy partition beside it changes nothing;
+	// a corrupt one makes it exit 2.
+	dirtyPartition(t, filepath.Join(root, "healthy-0"))
+	if out, code := runChild(t, "verify", "--dir", root); code != 3 || !strings.Contains(out, "RECOVERY PENDING "+swap) {
+		t.Errorf("verify of the log directory: exit %d, want 3 and the pending swap\n%s", code, out)
+	}
+	bad := filepath.Join(root, "bad-0")
+	dirtyPartition(t, bad)
+	data, err := os.ReadFile(filepath.Join(bad, "00000000000000000000.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[record.BatchHeaderSize+2] ^= 0x5a
+	if err := os.WriteFile(filepath.Join(bad, "00000000000000000000.log"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := runChild(t, "verify", "--dir", root); code != 2 {
+		t.Errorf("verify of the log directory with a corrupt partition too: exit %d, want 2\n%s", code, out)
+	}
+	if err := os.RemoveAll(bad); err != nil {
+		t.Fatal(err)
+	}
 	if out, err := cli(t, "clean", "--dir", part, "--force"); err != nil {
 		t.Fatalf("clean: %v\n%s", err, out)
 	}
