@@ -242,7 +242,7 @@ func Open(dir string, opts Options) (_ *Log, err error) {
 		}
 	}
 	// Checked before anything is changed: a directory that is not a
-	// partition gets no recovery, and the marker stays (item of issue 11).
+	// partition gets no recovery, and the root's marker stays.
 	if len(l.segments) == 0 && (opts.ReadOnly || !opts.Create) {
 		return nil, fmt.Errorf("%w: %s holds no segment (*.log with a 20-digit base offset)", ErrNotLogDir, dir)
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -43,13 +42,6 @@ var roots = struct {
 	mu sync.Mutex
 	m  map[string]*logDirRoot
 }{m: map[string]*logDirRoot{}}
-
-// ErrLogDirLocked: another process holds the log directory root's .lock.
-var ErrLogDirLocked = errors.New("engine: log directory in use by another process")
-
-// ErrPartitionOpen: the partition directory is already open read-write in
-// this process (two Logs of one partition would overwrite each other).
-var ErrPartitionOpen = errors.New("engine: partition already open read-write in this process")
 
 // rootKey is the key of a root in roots: its absolute, clean path.
 func rootKey(path string) string {
