@@ -37,6 +37,10 @@ type CleanOptions struct {
 	Passes int
 	// Recovery, when set, is shown what opening each log recovered.
 	Recovery func(io.Writer, *engine.RecoveryReport)
+	// LogFor, when set, gives each partition its own topic config (from
+	// lab/topicconfig) in place of Log; a delete-only topic is then opened
+	// but never compacted.
+	LogFor func(engine.TopicPartition) (engine.LogConfig, error)
 }
 
 // CleanPartition cleans the partition directory dir in place, as a
@@ -100,6 +104,35 @@ func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions
 	return l.Close()
 }
 
+// openLogDirPerTopic is engine.OpenLogDir with each partition's config from o.LogFor.
+func openLogDirPerTopic(dir string, o CleanOptions, now func() time.Time) ([]*engine.Log, map[string]error, error) {
+	dirs, err := engine.PartitionDirs(nil, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var logs []*engine.Log
+	failed := map[string]error{}
+	for _, d := range dirs {
+		tp, err := engine.ParseTopicPartition(filepath.Base(d))
+		if err != nil {
+			failed[d] = err
+			continue
+		}
+		cfg, err := o.LogFor(tp)
+		if err != nil {
+			failed[d] = err
+			continue
+		}
+		l, err := engine.Open(d, engine.Options{Config: &cfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery})
+		if err != nil {
+			failed[d] = err
+			continue
+		}
+		logs = append(logs, l)
+	}
+	return logs, failed, nil
+}
+
 // WriteCleanTable prints the figures of one clean (CleanRows).
 func WriteCleanTable(w io.Writer, st *engine.CleanStats) {
 	fmt.Fprintf(w, "%s: cleaned [%d, %d), checkpoint %d\n", st.TopicPartition, st.LogToClean.FirstDirtyOffset, st.EndOffset, st.CheckpointOffset)
@@ -120,7 +153,14 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 		return err
 	}
 	now := o.Now
-	logs, failed, err := engine.OpenLogDir(dir, engine.Options{Config: &logCfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery})
+	var logs []*engine.Log
+	var failed map[string]error
+	var err error
+	if o.LogFor == nil {
+		logs, failed, err = engine.OpenLogDir(dir, engine.Options{Config: &logCfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery})
+	} else {
+		logs, failed, err = openLogDirPerTopic(dir, o, now)
+	}
 	if err != nil {
 		return err
 	}

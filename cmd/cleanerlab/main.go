@@ -112,7 +112,7 @@ workload's ground truth and reports throughput, page-cache and disk counters.`,
 		SilenceErrors: true,
 	}
 	root.SuggestionsMinimumDistance = 2
-	root.AddCommand(newRunCmd(), newCleanCmd(), newDumpCmd(), newVerifyCmd(), newRetentionCmd(), newHashersCmd(), newSweepCmd(), newReportCmd(), newBaselineCmd())
+	root.AddCommand(newRunCmd(), newCleanCmd(), newDumpCmd(), newVerifyCmd(), newRetentionCmd(), newHashersCmd(), newSweepCmd(), newReportCmd(), newBaselineCmd(), newPlanCmd(), newAdviseCmd(), newGenerateCmd())
 	suggestFlags(root)
 	return root
 }

@@ -16,6 +16,7 @@ func newVerifyCmd() *cobra.Command {
 	var dir string
 	var checkpoint int64
 	var ignoreCheckpoint bool
+	var truth string
 	cmd := &cobra.Command{
 		Use:   "verify --dir PARTITION_OR_LOG_DIR",
 		Short: "Check a partition or every partition of a log directory: CRCs, offsets, indexes, and compaction below the checkpoint",
@@ -51,6 +52,9 @@ clean) would do to it, and verify exits 3 when that is all it found.`,
 			for _, r := range results {
 				inspect.WriteVerifyResult(out, r)
 			}
+			if truth != "" {
+				err = errors.Join(err, verifyTruth(out, dir, truth))
+			}
 			if err != nil {
 				if onlyRecoveryPending(results) {
 					return exitError{code: 3, err: err}
@@ -64,6 +68,7 @@ clean) would do to it, and verify exits 3 when that is all it found.`,
 	cmd.Flags().StringVar(&dir, "dir", "", "partition directory (named topic-partition) or log directory root (the parent of partition directories)")
 	cmd.Flags().Int64Var(&checkpoint, "checkpoint", -1, "check that no key appears twice below this offset (-1: the cleaner checkpoint file's entry; one partition only)")
 	cmd.Flags().BoolVar(&ignoreCheckpoint, "ignore-checkpoint", false, "skip the compaction check")
+	cmd.Flags().StringVar(&truth, "truth", "", "also check every key's latest record against this ground truth file (from cleanerlab generate)")
 	return cmd
 }
 
