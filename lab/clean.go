@@ -86,6 +86,10 @@ func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions
 		if err != nil {
 			return err
 		}
+		// A checkpoint outside the log, reset as Kafka does, with its warning.
+		if warn := st.LogToClean.CheckpointWarning; warn != "" {
+			fmt.Fprintf(w, "WARN %s\n", warn)
+		}
 		if !st.Cleaned() {
 			fmt.Fprintf(w, "%s: not cleaned: %s\n", l.TopicPartition(), st.Skipped)
 			break
@@ -240,8 +244,9 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 }
 
 // WriteCleanerEvent prints one event of a cleaner manager: a clean (its
-// rows and Kafka's log line), a retention, an abort, a log marked
-// uncleanable, a root taken offline, or another failure.
+// rows and Kafka's log line), a retention, a warning (a checkpoint reset:
+// "WARN " and Kafka's message), an abort, a log marked uncleanable, a root
+// taken offline, or another failure.
 func WriteCleanerEvent(w io.Writer, ev engine.CleanerEvent) {
 	switch {
 	case ev.Stats != nil:
@@ -258,6 +263,8 @@ func WriteCleanerEvent(w io.Writer, ev engine.CleanerEvent) {
 		for _, s := range ev.Retention.Deleted {
 			fmt.Fprintf(w, "%s: retention (thread %d) deleted segment %d [%d, %d), %d bytes (%s)\n", ev.TopicPartition, ev.Thread, s.BaseOffset, s.BaseOffset, s.NextOffset, s.SizeBytes, s.Reason)
 		}
+	case ev.Warning != "":
+		fmt.Fprintf(w, "WARN %s (thread %d)\n", ev.Warning, ev.Thread)
 	case ev.Aborted:
 		fmt.Fprintf(w, "%s: clean aborted (thread %d): %v\n", ev.TopicPartition, ev.Thread, ev.Err)
 	case ev.Uncleanable:

@@ -29,8 +29,12 @@ be cut by recovery (without the clean-shutdown marker in the parent directory,
 a torn tail after the recovery point is a problem: a read-write open would
 truncate it), and, when the cleaner checkpoint in the root has an entry for
 the partition (or --checkpoint is given, for one partition), that no key
-appears twice below it. It lists every problem with its file and byte
-position, one block per partition, and exits 2 when there is one.`,
+appears twice below it (from the log start offset on). It lists every
+problem with its file and byte position, one block per partition, and exits
+2 when there is one. A log that needs recovery (leftover .cleaned, .swap or
+.deleted files of an interrupted clean or swap, or a torn tail) is never OK:
+each file is listed as RECOVERY PENDING with what a read-write open (such as
+clean) would do to it, and verify exits 3 when that is all it found.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
@@ -52,6 +56,9 @@ position, one block per partition, and exits 2 when there is one.`,
 				err = errors.Join(err, verifyTruth(out, dir, truth))
 			}
 			if err != nil {
+				if onlyRecoveryPending(results) {
+					return exitError{code: 3, err: err}
+				}
 				return exitError{code: 2, err: err}
 			}
 			fmt.Fprintln(out, "OK")
@@ -79,4 +86,20 @@ func printRecovery(w io.Writer, r *engine.RecoveryReport) {
 	for _, p := range r.RemovedOrphans {
 		fmt.Fprintf(w, "recovery: removed orphan index %s\n", p)
 	}
+}
+
+// onlyRecoveryPending reports whether every partition that failed has no
+// problem but pending recovery (engine.ErrRecoveryPending): verify's exit 3.
+func onlyRecoveryPending(results []inspect.VerifyResult) bool {
+	pending := false
+	for _, r := range results {
+		if r.Err == nil {
+			continue
+		}
+		if !errors.Is(r.Err, engine.ErrRecoveryPending) || (r.Report != nil && len(r.Report.Problems) > 0) {
+			return false
+		}
+		pending = true
+	}
+	return pending
 }
