@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/lab/shard"
 	"github.com/cleanerlab/cleanerlab/results"
 )
 
@@ -33,6 +34,7 @@ type sweepFlags struct {
 	progress    string
 	dropCaches  bool
 	dryRun      bool
+	shard       string
 	params      map[string]*string
 }
 
@@ -86,6 +88,7 @@ command then exits 1 (failed runs) or 2 (failed verification).`,
 	f.StringVar(&sf.progress, "progress", "auto", "progress bar: auto (when stderr is a terminal), always, never")
 	f.BoolVar(&sf.dropCaches, "drop-caches", false, "with --cache cold, also write 3 to /proc/sys/vm/drop_caches (root only)")
 	f.BoolVar(&sf.dryRun, "dry-run", false, "print the points and the run order, run nothing")
+	f.StringVar(&sf.shard, "shard", "", "run only shard i/N of the runs (i from 0, as JOB_COMPLETION_INDEX), and write shard.json for report --merge")
 	probe := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	bindRunFlags(probe)
 	probe.VisitAll(func(fl *pflag.Flag) {
@@ -263,13 +266,31 @@ func (p *sweepPlan) id(start time.Time) string {
 
 func sweepMain(cmd *cobra.Command, sf *sweepFlags) error {
 	out := cmd.OutOrStdout()
+	var spec shard.Spec
+	if sf.shard != "" {
+		var err error
+		if spec, err = shard.ParseSpec(sf.shard); err != nil {
+			return fmt.Errorf("sweep: --shard: %w", err)
+		}
+	}
 	plan, err := planSweep(cmd, sf)
 	if err != nil {
 		return err
 	}
 	order := plan.schedule()
+	total := len(order)
+	var sr *shardRecord
+	if sf.shard != "" {
+		sr = &shardRecord{}
+		if sr.m, order, err = shardOf(plan, order, spec); err != nil {
+			return err
+		}
+	}
 	if sf.dryRun {
-		fmt.Fprintf(out, "%d points x %d repetitions = %d runs\n", len(plan.points), plan.count, len(order))
+		fmt.Fprintf(out, "%d points x %d repetitions = %d runs\n", len(plan.points), plan.count, total)
+		if sr != nil {
+			fmt.Fprintf(out, "shard %s of %d runs: %d runs\n", sr.m.Shard, total, len(order))
+		}
 		for i, s := range order {
 			fmt.Fprintf(out, "%4d  %s  (rep %d)\n", i+1, plan.points[s.point].name, s.rep)
 		}
@@ -294,6 +315,9 @@ func sweepMain(cmd *cobra.Command, sf *sweepFlags) error {
 	for _, p := range plan.points {
 		sw.Points = append(sw.Points, results.Point{Params: p.params, Benchmark: p.name, Config: p.cfg})
 	}
+	if sr != nil {
+		sw.ID = shardID(sf.out, sw.ID, sr.m.Shard)
+	}
 	dir := filepath.Join(sf.out, sw.ID)
 	if err := os.MkdirAll(filepath.Join(dir, results.SweepRunsDir), 0o755); err != nil {
 		return fmt.Errorf("sweep: %w", err)
@@ -306,7 +330,13 @@ func sweepMain(cmd *cobra.Command, sf *sweepFlags) error {
 		envRoot = os.TempDir()
 	}
 	sw.Environment, _ = results.CaptureEnvironment(envRoot)
-	fmt.Fprintf(out, "sweep %s: %d points x %d repetitions = %d runs\n", sw.ID, len(plan.points), plan.count, len(order))
+	if err := sr.start(sw, dir, total); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "sweep %s: %d points x %d repetitions = %d runs\n", sw.ID, len(plan.points), plan.count, total)
+	if sr != nil {
+		fmt.Fprintf(out, "shard %s: %d of the %d runs\n", sr.m.Shard, len(order), total)
+	}
 
 	var bar *progressbar.ProgressBar
 	if showProgress {
@@ -350,6 +380,7 @@ func sweepMain(cmd *cobra.Command, sf *sweepFlags) error {
 		sw.Duration = time.Since(start)
 		// Keep sweep.json current, so that an interrupted sweep leaves its figures.
 		if err := sw.WriteJSON(dir); err != nil {
+			sr.finish(err)
 			return err
 		}
 		if bar != nil {
@@ -361,7 +392,11 @@ func sweepMain(cmd *cobra.Command, sf *sweepFlags) error {
 		fmt.Fprintln(os.Stderr)
 	}
 	sw.Duration = time.Since(start)
-	if err := sw.Write(dir); err != nil {
+	err = sw.Write(dir)
+	if ferr := sr.finish(err); err == nil {
+		err = ferr
+	}
+	if err != nil {
 		return err
 	}
 	printSweepTable(out, sw)
