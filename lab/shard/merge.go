@@ -225,6 +225,18 @@ func Merge(inputs []*Input) (*Merged, error) {
 			c.Hosts = append(c.Hosts, h)
 		}
 		c.Shards = append(c.Shards, in)
+		// The class's record spans its shards' wall time: the first start
+		// to the last end.
+		if sw := in.Sweep; sw != nil && !sw.StartedAt.IsZero() {
+			end := c.Sweep.StartedAt.Add(c.Sweep.Duration)
+			if len(c.Shards) == 1 || sw.StartedAt.Before(c.Sweep.StartedAt) {
+				c.Sweep.StartedAt = sw.StartedAt
+			}
+			if e := sw.StartedAt.Add(sw.Duration); len(c.Shards) == 1 || e.After(end) {
+				end = e
+			}
+			c.Sweep.Duration = end.Sub(c.Sweep.StartedAt)
+		}
 		return c
 	}
 	classOfDir := map[*Input]*Class{}

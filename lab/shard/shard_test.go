@@ -172,6 +172,7 @@ func TestFindAndWrite(t *testing.T) {
 	root := t.TempDir()
 	def := testDefinition()
 	values := map[Run]float64{{0, 1}: 90, {0, 2}: 100, {1, 1}: 100, {1, 2}: 110}
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	for i := 0; i < 2; i++ {
 		sp := Spec{Index: i, Count: 2}
 		dir := filepath.Join(root, "host"+string(rune('a'+i)), "sweep-x-shard-"+sp.String()[:1])
@@ -186,7 +187,10 @@ func TestFindAndWrite(t *testing.T) {
 		if err := m.Write(dir); err != nil {
 			t.Fatal(err)
 		}
-		sw := &results.Sweep{ID: "sweep-x", Count: def.Count, ShuffleSeed: def.Seed, Axes: def.Axes}
+		// Shard 0 runs 10 s from t0, shard 1 20 s from t0+5s: the merged
+		// record spans t0 to t0+25s.
+		sw := &results.Sweep{ID: "sweep-x", Count: def.Count, ShuffleSeed: def.Seed, Axes: def.Axes,
+			StartedAt: t0.Add(time.Duration(i) * 5 * time.Second), Duration: time.Duration(10+10*i) * time.Second}
 		for _, p := range def.Points {
 			sw.Points = append(sw.Points, results.Point{Params: p.Params, Benchmark: p.Benchmark})
 		}
@@ -241,6 +245,9 @@ func TestFindAndWrite(t *testing.T) {
 				t.Errorf("run dir %q: want it relative to the class record", r.Dir)
 			}
 		}
+	}
+	if !sw.StartedAt.Equal(t0) || sw.Duration != 25*time.Second {
+		t.Errorf("merged record starts %v and takes %v, want %v and 25s", sw.StartedAt, sw.Duration, t0)
 	}
 	mb, _ := sw.Points[1].Summary(results.UnitMBps)
 	if mb.N != 2 || mb.Median != 105 {
