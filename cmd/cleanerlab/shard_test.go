@@ -271,6 +271,45 @@ func TestMergeRefusals(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "shard given twice") || !strings.Contains(err.Error(), twice) {
 		t.Errorf("merge with a shard twice: %v", err)
 	}
+	// Shard 1/2 of a's sweep on "another machine" (its manifest's CPU
+	// model changed; the environment is not part of the sweep's identity):
+	// two host classes, each its own record, compared side by side.
+	b := one(filepath.Join(base, "b"), "1/2")
+	mf := filepath.Join(b, "shard.json")
+	raw, err := os.ReadFile(mf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rewritten as another tool would: keys sorted, numbers as written.
+	var man map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&man); err != nil {
+		t.Fatal(err)
+	}
+	man["environment"].(map[string]any)["cpu_model"] = "Other CPU 9000"
+	raw, _ = json.Marshal(man)
+	if err := os.WriteFile(mf, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, err := cli(t, "report", "--merge", "--out", filepath.Join(base, "m4"), a, b)
+	if err != nil || !strings.Contains(text, "class 2") || !strings.Contains(text, "cpu Other CPU 9000") || !strings.Contains(text, "host classes side by side") {
+		t.Errorf("merge of two host classes: %v\n%s", err, text)
+	}
+	m := merge(t, filepath.Join(base, "m5"), a, b)
+	if len(m.Classes) != 2 || len(m.Points) != 2 || len(m.Missing) != 0 {
+		t.Errorf("two host classes: %d classes, points %q, missing %q", len(m.Classes), m.Points, m.Missing)
+	}
+	for k, c := range m.Classes {
+		sw, err := results.ReadSweep(filepath.Join(base, "m5", c.Record))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(sw.Benchmarks()); n != 1 {
+			t.Errorf("class %d's record holds %d runs, want its own shard's 1", k+1, n)
+		}
+	}
+
 	for _, c := range []struct {
 		args []string
 		want string

@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -64,14 +65,26 @@ func HashFile(path string) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// Identity is the hex SHA-256 of the definition's JSON: the sweep's
-// identity, the same on every host that plans the same sweep.
+// Identity is the hex SHA-256 of the definition's canonical JSON (keys
+// sorted, no spaces, numbers as written): the sweep's identity, the same
+// on every host that plans the same sweep, and the same after a tool
+// rewrote the manifest with its keys in another order.
 func (d *Definition) Identity() (string, error) {
 	js, err := json.Marshal(d)
 	if err != nil {
 		return "", fmt.Errorf("shard: marshal sweep definition: %w", err)
 	}
-	sum := sha256.Sum256(js)
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return "", fmt.Errorf("shard: canonical sweep definition: %w", err)
+	}
+	canon, err := json.Marshal(v) // maps marshal with their keys sorted
+	if err != nil {
+		return "", fmt.Errorf("shard: canonical sweep definition: %w", err)
+	}
+	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:]), nil
 }
 

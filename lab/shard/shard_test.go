@@ -149,6 +149,11 @@ func TestManifestRoundTrip(t *testing.T) {
 		_, err = ReadManifest(d2)
 		return err
 	}
+	// Rewritten with its keys sorted (as json.Marshal of a map, jq -S, ...):
+	// the same definition, the same identity.
+	if err := edit(func(map[string]any) {}); err != nil {
+		t.Errorf("manifest rewritten with sorted keys: %v", err)
+	}
 	if err := edit(func(r map[string]any) { r["definition"].(map[string]any)["count"] = 3.0 }); err == nil || !strings.Contains(err.Error(), "does not match its definition") {
 		t.Errorf("edited count: %v, want an identity mismatch", err)
 	}
