@@ -213,7 +213,7 @@ func WriteComparisons(w io.Writer, tables []results.CompareTable) { printCompari
 func printComparisons(w io.Writer, tables []results.CompareTable) {
 	for _, t := range tables {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "%s\t", t.Unit)
+		fmt.Fprintf(tw, "%s\t", results.DisplayUnit(t.Unit))
 		for i, c := range t.Columns {
 			fmt.Fprintf(tw, "%s\t", c)
 			if i > 0 {
