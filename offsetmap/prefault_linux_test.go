@@ -44,7 +44,7 @@ func anonHugeBytes(t *testing.T, addr uintptr) int {
 	in := false
 	for sc.Scan() {
 		line := sc.Text()
-		if lo, hi, ok := strings.Cut(strings.Fields(line+" ")[0], "-"); ok && !strings.HasSuffix(line, ":") {
+		if lo, hi, ok := strings.Cut(strings.Fields(line + " ")[0], "-"); ok && !strings.HasSuffix(line, ":") {
 			a, errA := strconv.ParseUint(lo, 16, 64)
 			b, errB := strconv.ParseUint(hi, 16, 64)
 			if errA == nil && errB == nil {
