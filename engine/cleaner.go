@@ -402,7 +402,10 @@ func (c *Cleaner) putKeys(sc *batchScratch) int32 {
 		return -1
 	}
 	// Offsets increase within a batch, so if the first and last fit, all do.
-	if b, ok := m.(offsetmap.Batcher); ok && n <= c.maxEntries-m.Size() && m.Fits(sc.offsets[0]) && m.Fits(sc.offsets[n-1]) {
+	// SizeAtMost first: it leaves a write-behind map's queue alone; Size,
+	// exact, only when the bound says the batch may not fit.
+	if b, ok := m.(offsetmap.Batcher); ok && m.Fits(sc.offsets[0]) && m.Fits(sc.offsets[n-1]) &&
+		(n <= c.maxEntries-offsetmap.SizeAtMost(m) || n <= c.maxEntries-m.Size()) {
 		b.PutBatch(sc.keys, sc.offsets)
 		return -1
 	}

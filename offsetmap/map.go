@@ -54,8 +54,8 @@ type Map interface {
 // memory before probing any, so that the cache misses of the group overlap
 // instead of following one another. The results and statistics are those
 // of calling Put or Get on each key in order, so a caller may use either.
-// (The cleaner's build and copy loops could hand over the keys of a record
-// batch at once; they call Put and Get today.)
+// The cleaner's build and copy loops hand over the keys of a record batch
+// at once.
 type Batcher interface {
 	// PutBatch does Put(keys[i], offsets[i]) for each i in order, with
 	// Put's requirements before each key. len(offsets) >= len(keys).
@@ -63,6 +63,26 @@ type Batcher interface {
 	// GetBatch sets offsets[i] = Get(keys[i]) for each i.
 	// len(offsets) >= len(keys).
 	GetBatch(keys [][]byte, offsets []int64)
+}
+
+// SizeBounder is implemented by maps whose Size may have to finish deferred
+// work (Bucket writes its Puts behind, see Bucket.Put): SizeAtMost is an
+// upper bound on Size that costs nothing, the entries written plus the Puts
+// still queued (each may add one entry, or overwrite). A caller that checks
+// room before every batch (the cleaner's "n more keys fit below
+// MaxEntries") uses it so as not to drain the queue each time, and asks
+// Size only when the bound says the batch may not fit.
+type SizeBounder interface {
+	SizeAtMost() int
+}
+
+// SizeAtMost returns m.SizeAtMost() when m is a SizeBounder, else m.Size():
+// a bound >= m.Size() that does not drain deferred work.
+func SizeAtMost(m Map) int {
+	if b, ok := m.(SizeBounder); ok {
+		return b.SizeAtMost()
+	}
+	return m.Size()
 }
 
 // Fits is always true: Skimpy stores every offset whole, as Kafka's map.
