@@ -182,6 +182,13 @@ type CleanerConfig struct {
 	// (posix_fadvise DONTNEED; the output's write-back is started and waited
 	// for so its pages can go). Default false, as Kafka. Not a Kafka config.
 	CacheFriendly bool
+	// WriteBehind writes each full write buffer of cleaned output on a
+	// second goroutine while the cleaner fills another buffer of the same
+	// size (iosched.Writer.SetWriteBehind), so filtering and write(2) run on
+	// two cores at once. The output bytes and syncs are the same. Default
+	// false, as Kafka (whose cleaner thread writes each buffer itself). Not
+	// a Kafka config.
+	WriteBehind bool
 }
 
 // DefaultCleanerConfig returns Kafka's defaults.

@@ -118,6 +118,7 @@ func cleanerConfigFlags(fs *pflag.FlagSet, cfg *engine.CleanerConfig) {
 	fs.Var((*byteRate)(&cfg.MaxIOBytesPerSecond), "log.cleaner.io.max.bytes.per.second", "the same as --throttle, by Kafka's name")
 	fs.StringVar(&cfg.Throttler, "throttler", cfg.Throttler, "throttle algorithm: kafka (Kafka's Throttler: checks every 300 ms, one compensating sleep) or token-bucket (golang.org/x/time/rate)")
 	fs.BoolVar(&cfg.CacheFriendly, "cache-friendly", cfg.CacheFriendly, "drop the pages of copied segments and of written output from the page cache behind the copy (fadvise DONTNEED), to measure what that saves other users of the cache")
+	fs.BoolVar(&cfg.WriteBehind, "write-behind", cfg.WriteBehind, "write each full write buffer of cleaned output on a second core while the next one fills (same bytes and syncs; not a Kafka feature)")
 }
 
 // byteRate is a flag value in bytes per second that accepts the suffixes of
