@@ -321,4 +321,3 @@ func directReadMBps(l *engine.Log) (float64, error) {
 	}
 	return float64(total) / time.Since(start).Seconds() / 1e6, nil
 }
-
