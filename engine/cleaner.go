@@ -66,6 +66,10 @@ type Cleaner struct {
 	oversize []byte
 	// checkDone is the current clean's CleanOptions.CheckDone.
 	checkDone func() error
+	// rebuildByDecode makes a rebuilt batch decode its kept records again
+	// and re-encode them field by field, instead of copying their bytes
+	// (appendKept): the reference path of the equivalence tests only.
+	rebuildByDecode bool
 }
 
 // NewCleaner allocates a cleaner's offset map (of layout cfg.OffsetMap) and
