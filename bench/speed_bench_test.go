@@ -36,14 +36,14 @@ func kafkaProfile() speedProfile {
 	return speedProfile{name: "kafka", cfg: engine.DefaultCleanerConfig(), fsync: iosched.FsyncSegment}
 }
 
-// bestProfile is the fastest configuration this lab has: bucket16 with
-// xxh3-128 (write-behind Puts, batched lookups), pread, the write buffer
-// written on the second core (write-behind), the map prefaulted with huge
-// pages; fsync per segment as Kafka.
+// bestProfile is engine.ProfileBest (bucket16 with xxh3-128: write-behind
+// Puts, batched lookups; pread; write-behind output on the second core)
+// with its map prefaulted (huge pages); fsync per segment as Kafka.
 func bestProfile() speedProfile {
 	cfg := engine.DefaultCleanerConfig()
-	cfg.OffsetMap, cfg.Hasher = offsetmap.LayoutBucket16, offsetmap.HasherXXH3_128
-	cfg.WriteBehind = true
+	if err := cfg.ApplyProfile(engine.ProfileBest); err != nil {
+		panic(err)
+	}
 	return speedProfile{name: "best", cfg: cfg, fsync: iosched.FsyncSegment, prefault: true}
 }
 
