@@ -199,6 +199,9 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache string) (mb
 //	row=kafka-prefault/values=1024/cache=warm: Kafka's profile with the map
 //	    faulted in by the clean (kafka-MB/s) and allocated and prefaulted
 //	    beforehand (prefaulted-MB/s, speedup).
+//	row=look-ahead/values=100/cache=warm: the best profile as it is, without
+//	    the copy loop's look-ahead (without-MB/s), and with it (with-MB/s,
+//	    speedup): whether CleanerConfig.LookAhead pays.
 //	row=best-vs-odirect/values=100/cache=cold: the best profile's cold
 //	    clean (best-MB/s, bytes it read over its wall time) against an
 //	    O_DIRECT sequential read, 1 MiB blocks, of the same segment files
@@ -244,6 +247,14 @@ func BenchmarkSpeed(b *testing.B) {
 		kafka, prefaulted, ratio := pairs(b, fixture(b, logBytes, 1024), kafkaProfile(), pre, "warm")
 		b.ReportMetric(medianOf(kafka), "kafka-MB/s")
 		b.ReportMetric(medianOf(prefaulted), "prefaulted-MB/s")
+		b.ReportMetric(medianOf(ratio), "speedup")
+	})
+	b.Run("row=look-ahead/values=100/cache=warm", func(b *testing.B) {
+		on := bestProfile()
+		on.name, on.cfg.LookAhead = "best-with-look-ahead", true
+		without, with, ratio := pairs(b, fixture(b, logBytes, 100), bestProfile(), on, "warm")
+		b.ReportMetric(medianOf(without), "without-MB/s")
+		b.ReportMetric(medianOf(with), "with-MB/s")
 		b.ReportMetric(medianOf(ratio), "speedup")
 	})
 	b.Run("row=best-vs-odirect/values=100/cache=cold", func(b *testing.B) {

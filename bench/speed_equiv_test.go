@@ -5,8 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
+	"github.com/cleanerlab/cleanerlab/workloads"
 )
 
 // writeThrough is a map whose every Put is written to the table before the
@@ -22,8 +25,9 @@ func (m writeThrough) Put(key []byte, offset int64) {
 // TestFastPathsCleanLikeKafka cleans one log with the Kafka profile's map
 // (skimpy, md5) and with every faster map path: bucket16 batched (write-
 // behind Puts through PutBatch), key by key (write-behind Put), write-
-// through (each Put drained at once), prefaulted with huge pages, and
-// dense16. The head fits every map in one pass, so all must retain the same
+// through (each Put drained at once), prefaulted with huge pages, dense16,
+// and the best profile's copy loop (look-ahead, write-behind output) with
+// the batched and the key-by-key map. The head fits every map in one pass, so all must retain the same
 // records: the cleaned .log files must be byte for byte Kafka's, with the
 // same end offset and map entries. (Maps that fill at different points
 // legitimately clean different ranges; TestBatchedLookupsCleanTheSame
@@ -53,12 +57,31 @@ func TestFastPathsCleanLikeKafka(t *testing.T) {
 		{"bucket16-prefaulted", func() offsetmap.Map { return build("bucket16", "xxh3-128", true) }},
 		{"dense16", func() offsetmap.Map { return build("dense16", "xxh3-128", false) }},
 	}
+	// The best profile's copy-loop settings (write-behind) plus the
+	// look-ahead, with its map, batched and key by key.
+	best := engine.DefaultCleanerConfig()
+	if err := best.ApplyProfile(engine.ProfileBest); err != nil {
+		t.Fatal(err)
+	}
+	best.LookAhead = true
 	var wantDir string
 	var wantEnd int64
 	var wantEntries int
-	for i, tc := range cases {
+	type run struct {
+		name string
+		m    func() offsetmap.Map
+		cfg  *engine.CleanerConfig
+	}
+	var runs []run
+	for _, tc := range cases {
+		runs = append(runs, run{tc.name, tc.m, nil})
+	}
+	runs = append(runs,
+		run{"best-profile", func() offsetmap.Map { return build("bucket16", "xxh3-128", true) }, &best},
+		run{"best-profile-key-by-key", func() offsetmap.Map { return unbatched{build("bucket16", "xxh3-128", false)} }, &best})
+	for i, tc := range runs {
 		l, truth := generate(t)
-		st := clean(t, l, tc.m())
+		st := cleanWith(t, l, tc.m(), tc.cfg)
 		if err := truth.Verify(l, int64(st.CheckpointOffset)); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -75,6 +98,25 @@ func TestFastPathsCleanLikeKafka(t *testing.T) {
 		}
 		sameLogFiles(t, tc.name, wantDir, l.Dir())
 	}
+}
+
+// cleanWith is clean with cleaner config cfg (nil: Kafka's defaults).
+func cleanWith(t *testing.T, l *engine.Log, m offsetmap.Map, cfg *engine.CleanerConfig) *engine.CleanStats {
+	t.Helper()
+	if cfg == nil {
+		return clean(t, l, m)
+	}
+	c, err := engine.NewCleaner(*cfg, engine.CleanerOptions{
+		Map: m, FsyncPolicy: "none", Now: func() time.Time { return time.UnixMilli(workloads.DefaultStartTimeMs + 1e9) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Clean(l, engine.CleanOptions{Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 // sameLogFiles fails t unless dirs a and b hold the same .log files, byte for

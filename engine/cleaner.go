@@ -66,6 +66,8 @@ type Cleaner struct {
 	oversize []byte
 	// checkDone is the current clean's CleanOptions.CheckDone.
 	checkDone func() error
+	// lookAheadKeys is prefetchNext's reused list of the next batch's keys.
+	lookAheadKeys [][]byte
 	// rebuildByDecode makes a rebuilt batch decode its kept records again
 	// and re-encode them field by field, instead of copying their bytes
 	// (appendKept): the reference path of the equivalence tests only.

@@ -155,6 +155,7 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 			continue
 		}
 		stats.MessagesRead += int64(h.RecordCount)
+		c.prefetchNext(&it)
 		out, keptCount, err := c.filterBatch(src, pos, &h, recs, nowMs, cfg.DeleteRetentionMs, discardRecords, canDiscard && control, stats)
 		if err != nil {
 			return err

@@ -189,6 +189,15 @@ type CleanerConfig struct {
 	// false, as Kafka (whose cleaner thread writes each buffer itself). Not
 	// a Kafka config.
 	WriteBehind bool
+	// LookAhead has the copy loop hand the next batch's keys to the offset
+	// map before it filters the current one (offsetmap.Prefetcher: the map
+	// prefetches their table memory), when that batch is already in the read
+	// buffer, so the two batches' cache misses overlap. It costs a second
+	// walk of that batch's records; results are unchanged. Maps that cannot
+	// prefetch (skimpy, dense) ignore it. Default false, and off in
+	// ProfileBest: bench's BenchmarkSpeed/row=look-ahead measured it slower
+	// on the lab's machine. Not a Kafka config.
+	LookAhead bool
 }
 
 // DefaultCleanerConfig returns Kafka's defaults.
@@ -216,6 +225,8 @@ const (
 	// ProfileBest is the fastest configuration the lab has measured:
 	// bucket16 with xxh3-128 (write-behind Puts, batched lookups), pread,
 	// and write-behind output (a second core writes each full buffer).
+	// LookAhead stays off: bench/ measured it slower (the second walk of
+	// the next batch costs more than the cache misses it hides).
 	// Buffer sizes, load factor and fsync policy are left as they are, so
 	// it compares with ProfileKafka at Kafka's sizes.
 	ProfileBest = "best"
@@ -224,15 +235,15 @@ const (
 // ProfileNames lists the names ApplyProfile accepts.
 func ProfileNames() []string { return []string{ProfileKafka, ProfileBest} }
 
-// ApplyProfile sets Hasher, OffsetMap, IOPath, Readahead and WriteBehind to
-// those of the named profile (ProfileKafka, ProfileBest) and leaves every
-// other field alone. Error: an unknown name.
+// ApplyProfile sets Hasher, OffsetMap, IOPath, Readahead, WriteBehind and
+// LookAhead to those of the named profile (ProfileKafka, ProfileBest) and
+// leaves every other field alone. Error: an unknown name.
 func (c *CleanerConfig) ApplyProfile(name string) error {
 	switch name {
 	case ProfileKafka:
-		c.Hasher, c.OffsetMap, c.WriteBehind = offsetmap.HasherMD5, offsetmap.LayoutSkimpy, false
+		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherMD5, offsetmap.LayoutSkimpy, false, false
 	case ProfileBest:
-		c.Hasher, c.OffsetMap, c.WriteBehind = offsetmap.HasherXXH3_128, offsetmap.LayoutBucket16, true
+		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherXXH3_128, offsetmap.LayoutBucket16, true, false
 	default:
 		return fmt.Errorf("engine: unknown cleaner profile %q (valid: %s)", name, strings.Join(ProfileNames(), ", "))
 	}

@@ -13,8 +13,8 @@ func TestApplyProfile(t *testing.T) {
 	if err := cfg.ApplyProfile(ProfileBest); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Hasher != "xxh3-128" || cfg.OffsetMap != "bucket16" || !cfg.WriteBehind || cfg.IOPath != "pread" || cfg.Readahead != "none" {
-		t.Errorf("best: hasher %s map %s write-behind %v io %s readahead %s", cfg.Hasher, cfg.OffsetMap, cfg.WriteBehind, cfg.IOPath, cfg.Readahead)
+	if cfg.Hasher != "xxh3-128" || cfg.OffsetMap != "bucket16" || !cfg.WriteBehind || cfg.LookAhead || cfg.IOPath != "pread" || cfg.Readahead != "none" {
+		t.Errorf("best: hasher %s map %s write-behind %v look-ahead %v io %s readahead %s", cfg.Hasher, cfg.OffsetMap, cfg.WriteBehind, cfg.LookAhead, cfg.IOPath, cfg.Readahead)
 	}
 	if cfg.DedupeBufferBytes != 64<<20 || cfg.IOBufferBytes != 1<<20 || cfg.LoadFactor != 0.9 || !cfg.VerifyCRC {
 		t.Errorf("best changed sizes: %+v", cfg)

@@ -92,6 +92,7 @@ var (
 	_ Map         = (*Bucket)(nil)
 	_ Batcher     = (*Bucket)(nil)
 	_ SizeBounder = (*Bucket)(nil)
+	_ Prefetcher  = (*Bucket)(nil)
 )
 
 // NewBucket allocates a bucket map of memoryBytes bytes. The table starts at
@@ -353,6 +354,16 @@ func (m *Bucket) Size() int {
 		m.flush()
 	}
 	return m.entries
+}
+
+// Prefetch hashes each key and prefetches its home bucket, without a
+// lookup (see Prefetcher).
+func (m *Bucket) Prefetch(keys [][]byte) {
+	for _, key := range keys {
+		fp := m.keys.of(key)
+		home, _ := bits.Mul64(fp.f1, m.buckets)
+		prefetch(unsafe.Pointer(&m.tab[home*bucketBytes]))
+	}
 }
 
 // SizeAtMost is Size plus the Puts still queued: an upper bound on Size

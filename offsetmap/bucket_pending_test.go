@@ -112,3 +112,24 @@ func TestBucketWriteBehindFull(t *testing.T) {
 	}()
 	m.Put(testKey(3), 99)
 }
+
+// TestBucketPrefetchIsAHint: Prefetch changes no entry, no statistic and
+// leaves queued Puts queued; Gets after it answer as without it.
+func TestBucketPrefetchIsAHint(t *testing.T) {
+	m := mustNew(t, LayoutBucket16, 1<<14, "xxh3-128").(*Bucket)
+	for i := range 20 {
+		m.Put(testKey(i), int64(100+i))
+	}
+	pend, lookups := m.pendLen, m.lookups
+	tab := bytes.Clone(m.tab)
+	m.Prefetch([][]byte{testKey(3), testKey(999), nil})
+	if m.pendLen != pend || m.lookups != lookups || !bytes.Equal(m.tab, tab) {
+		t.Errorf("Prefetch changed the map: pending %d -> %d, lookups %d -> %d, table equal %v", pend, m.pendLen, lookups, m.lookups, bytes.Equal(m.tab, tab))
+	}
+	if got := m.Get(testKey(3)); got != 103 {
+		t.Errorf("Get after Prefetch = %d, want 103", got)
+	}
+	if got := m.Get(testKey(999)); got != -1 {
+		t.Errorf("Get of an absent key after Prefetch = %d, want -1", got)
+	}
+}

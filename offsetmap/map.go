@@ -65,6 +65,16 @@ type Batcher interface {
 	GetBatch(keys [][]byte, offsets []int64)
 }
 
+// Prefetcher is implemented by maps that can start fetching the table
+// memory of keys a caller will look up soon (the cleaner's copy loop hands
+// over the next batch's keys while it filters this one), so that those
+// lookups find their cache lines arrived. Prefetch is a hint: it hashes
+// the keys, touches no entry and no statistic, and a later Get or GetBatch
+// hashes them again (the keys may change meanwhile).
+type Prefetcher interface {
+	Prefetch(keys [][]byte)
+}
+
 // SizeBounder is implemented by maps whose Size may have to finish deferred
 // work (Bucket writes its Puts behind, see Bucket.Put): SizeAtMost is an
 // upper bound on Size that costs nothing, the entries written plus the Puts

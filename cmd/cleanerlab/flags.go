@@ -120,6 +120,7 @@ func cleanerConfigFlags(fs *pflag.FlagSet, cfg *engine.CleanerConfig) {
 	fs.StringVar(&cfg.Throttler, "throttler", cfg.Throttler, "throttle algorithm: kafka (Kafka's Throttler: checks every 300 ms, one compensating sleep) or token-bucket (golang.org/x/time/rate)")
 	fs.BoolVar(&cfg.CacheFriendly, "cache-friendly", cfg.CacheFriendly, "drop the pages of copied segments and of written output from the page cache behind the copy (fadvise DONTNEED), to measure what that saves other users of the cache")
 	fs.Var(&cleanerProfile{cfg: cfg}, "profile", "set the speed-deciding cleaner settings at once: kafka (md5, skimpy, pread, no write-behind) or best (xxh3-128, bucket16, pread, write-behind); flags after it override its settings")
+	fs.BoolVar(&cfg.LookAhead, "look-ahead", cfg.LookAhead, "hand the next batch's keys to the offset map before filtering the current one, so their cache misses overlap (bucket16; same results; not a Kafka feature)")
 	fs.BoolVar(&cfg.WriteBehind, "write-behind", cfg.WriteBehind, "write each full write buffer of cleaned output on a second core while the next one fills (same bytes and syncs; not a Kafka feature)")
 }
 
