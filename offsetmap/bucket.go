@@ -34,13 +34,14 @@ const (
 // dense16 reads 1.74 slots).
 //
 // That alone does not make single calls faster: a lookup's time is one
-// cache miss (about 175 ns on the lab's VM) less what the CPU overlaps with
-// the next keys' misses, and that overlap shrinks with the instructions per
-// key, of which the four-slot test adds some. bench/ measured single Puts
-// and Gets no faster than dense16's. The speed comes from the batched API
-// ([Batcher]): PutBatch and GetBatch hash 16 keys and prefetch their
-// buckets before probing any, which measured 2 to 3 times faster than
-// single calls on the same map (see bench/ and the README).
+// cache miss (about 180 ns on the lab's VM, huge pages or not) less what the
+// CPU overlaps with the next keys' misses, and that overlap shrinks with
+// the instructions per key. So Put writes behind (see Put): it queues the
+// write and does it putDepth Puts later, once the line has arrived, which
+// makes single Puts as fast as batched ones. A Get has to answer at once;
+// GetBatch hashes 16 keys and prefetches their buckets before probing any
+// ([Batcher]), 2 to 3 times faster than single Gets on the same map (see
+// bench/ and the README).
 //
 // Offsets are stamped relative to the pass's first Put and Clear is O(1),
 // as Dense (see passWindow). Stats count one probe per bucket read.
@@ -77,8 +78,8 @@ type pendingPut struct {
 	stamp uint32
 }
 
-// batchKeys is the number of keys PutBatch and GetBatch hash and prefetch
-// before probing: enough to keep a core's dozen or so outstanding cache
+// batchKeys is the number of keys GetBatch hashes and prefetches before
+// probing: enough to keep a core's dozen or so outstanding cache
 // misses busy (bench/ measured 8 to 32 alike on one x86 machine).
 const batchKeys = 16
 
