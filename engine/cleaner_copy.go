@@ -24,6 +24,7 @@ func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable recor
 	defer func() {
 		txns.cleanedIndex = nil
 		if err != nil {
+			_ = c.writer.Wait() // no write behind left running on the file
 			cleaned.f.Close()
 			// Only output not yet renamed to .swap may go: once the swap has
 			// begun, the old segments may already be .deleted, and the .swap

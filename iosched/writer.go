@@ -191,6 +191,11 @@ func (w *Writer) SetWriteBehind(on bool) {
 // WriteBehind reports whether SetWriteBehind is on.
 func (w *Writer) WriteBehind() bool { return w.writeBehind }
 
+// Wait waits for a write behind in flight, if any, and returns its error
+// (nil without write-behind). Call it before closing the file after an
+// error, so no write is left running on it.
+func (w *Writer) Wait() error { return w.wait() }
+
 // wait waits for the write in flight, if any, and returns its error.
 func (w *Writer) wait() error {
 	if !w.inFlight {
@@ -261,8 +266,9 @@ func (w *Writer) Write(p []byte) error {
 	return nil
 }
 
-// Flush writes the buffered bytes to the file. It does not sync (but see
-// FsyncBytes and SetDropBehind).
+// Flush writes the buffered bytes to the file; with write-behind it hands
+// them to the writing goroutine (after the previous buffer is written) and
+// returns. It does not sync (but see FsyncBytes and SetDropBehind).
 func (w *Writer) Flush() error {
 	if len(w.buf) == 0 {
 		return nil

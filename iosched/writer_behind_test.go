@@ -111,3 +111,34 @@ func TestWriteBehindRealFile(t *testing.T) {
 		t.Errorf("stats %+v: want range syncs, one fdatasync, %d bytes", st, len(want))
 	}
 }
+
+// TestWriteBehindWait: Wait returns once the buffer in flight is in the
+// file, with its error, and is a no-op without write-behind.
+func TestWriteBehindWait(t *testing.T) {
+	f := &countingFile{}
+	w := NewWriter(8, FsyncNone)
+	if err := w.Wait(); err != nil {
+		t.Fatalf("Wait with nothing in flight: %v", err)
+	}
+	w.SetWriteBehind(true)
+	w.Reset(f)
+	for _, p := range []string{"abcdef", "ghijkl"} { // the second flushes the first
+		if err := w.Write([]byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.buf.String(); got != "abcdef" {
+		t.Errorf("after Wait the file holds %q, want the flushed %q", got, "abcdef")
+	}
+	boom := errors.New("eio")
+	g := &countingFile{failAt: 1, failErr: boom}
+	w.Reset(g)
+	w.Write([]byte("abcdef"))
+	w.Write([]byte("ghijkl"))
+	if err := w.Wait(); !errors.Is(err, boom) {
+		t.Errorf("Wait after a failed write behind = %v, want %v", err, boom)
+	}
+}
