@@ -14,6 +14,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
@@ -91,11 +92,12 @@ func speedSpec(logBytes int64, valueBytes int) workloads.Spec {
 func speedLogBytes() int64 { return scaled(32<<20, 1<<20) }
 
 // freshIn is cleanFixture.fresh with the page cache state given here
-// (warm: read once; cold: written back and dropped) instead of -bench.cache.
-func (f *cleanFixture) freshIn(b testing.TB, i int, cache string) *engine.Log {
+// (warm: read once; cold: written back and dropped; lab.SetCache) instead of
+// -bench.cache.
+func (f *cleanFixture) freshIn(b testing.TB, i int, cache lab.CacheState) *engine.Log {
 	b.Helper()
 	dst := filepath.Join(f.root, "copy-"+strconv.Itoa(i))
-	if err := copyTree(f.pristine, dst); err != nil {
+	if err := lab.CopyTree(f.pristine, dst); err != nil {
 		b.Fatal(err)
 	}
 	l, err := engine.Open(filepath.Join(dst, fmt.Sprintf("%s-0", f.spec.Topic)), engine.Options{Config: &f.logCfg})
@@ -105,18 +107,8 @@ func (f *cleanFixture) freshIn(b testing.TB, i int, cache string) *engine.Log {
 	if err := l.LoadProducerState(); err != nil {
 		b.Fatal(err)
 	}
-	if err := l.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	for _, s := range l.Segments() {
-		if cache == "cold" {
-			err = iosched.DropFileCache(s.File())
-		} else {
-			err = iosched.WarmFile(s.File(), f.buf)
-		}
-		if err != nil {
-			b.Fatalf("cache %s %s: %v", cache, s.LogPath(), err)
-		}
+	if _, err := lab.SetCache([]*engine.Log{l}, cache, false); err != nil {
+		b.Fatalf("cache %s: %v", cache, err)
 	}
 	return l
 }
@@ -124,7 +116,7 @@ func (f *cleanFixture) freshIn(b testing.TB, i int, cache string) *engine.Log {
 // timedClean cleans a fresh copy with c and returns the clean's wall time
 // and bytes read; the first clean of each cleaner is verified against the
 // ground truth (outside the time).
-func (f *cleanFixture) timedClean(b *testing.B, c *engine.Cleaner, i int, cache string, verify bool) (time.Duration, int64) {
+func (f *cleanFixture) timedClean(b *testing.B, c *engine.Cleaner, i int, cache lab.CacheState, verify bool) (time.Duration, int64) {
 	b.Helper()
 	l := f.freshIn(b, i, cache)
 	defer f.release(l)
@@ -163,7 +155,7 @@ func medianOf(v []float64) float64 {
 // A B ... (the order flips each iteration so neither always runs second),
 // b.N pairs, and returns each one's MB/s (bytes read by the clean over its
 // wall time, 10^6 bytes) and each pair's ratio B/A of throughputs.
-func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache string) (mbA, mbB, ratio []float64) {
+func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheState) (mbA, mbB, ratio []float64) {
 	b.StopTimer()
 	ca, cb := pa.cleaner(b), pb.cleaner(b)
 	for i := range b.N {
@@ -222,14 +214,14 @@ func BenchmarkSpeed(b *testing.B) {
 		return fixtures[key]
 	}
 	b.Run("row=best-vs-kafka/values=100/cache=warm", func(b *testing.B) {
-		kafka, best, ratio := pairs(b, fixture(b, logBytes, 100), kafkaProfile(), bestProfile(), "warm")
+		kafka, best, ratio := pairs(b, fixture(b, logBytes, 100), kafkaProfile(), bestProfile(), lab.CacheWarm)
 		b.ReportMetric(medianOf(kafka), "kafka-MB/s")
 		b.ReportMetric(medianOf(best), "best-MB/s")
 		b.ReportMetric(medianOf(ratio), "speedup")
 	})
 	b.Run("row=best-vs-kafka/values=1024/cache=warm", func(b *testing.B) {
 		f := fixture(b, logBytes, 1024)
-		kafka, best, ratio := pairs(b, f, kafkaProfile(), bestProfile(), "warm")
+		kafka, best, ratio := pairs(b, f, kafkaProfile(), bestProfile(), lab.CacheWarm)
 		var memcpy, share []float64
 		for i := range best {
 			m := iosched.MeasureMemCopy(256<<20, 1)[0] / 1e6
@@ -244,7 +236,7 @@ func BenchmarkSpeed(b *testing.B) {
 	b.Run("row=kafka-prefault/values=1024/cache=warm", func(b *testing.B) {
 		pre := kafkaProfile()
 		pre.name, pre.prefault = "kafka-prefaulted", true
-		kafka, prefaulted, ratio := pairs(b, fixture(b, logBytes, 1024), kafkaProfile(), pre, "warm")
+		kafka, prefaulted, ratio := pairs(b, fixture(b, logBytes, 1024), kafkaProfile(), pre, lab.CacheWarm)
 		b.ReportMetric(medianOf(kafka), "kafka-MB/s")
 		b.ReportMetric(medianOf(prefaulted), "prefaulted-MB/s")
 		b.ReportMetric(medianOf(ratio), "speedup")
@@ -252,7 +244,7 @@ func BenchmarkSpeed(b *testing.B) {
 	b.Run("row=look-ahead/values=100/cache=warm", func(b *testing.B) {
 		on := bestProfile()
 		on.name, on.cfg.LookAhead = "best-with-look-ahead", true
-		without, with, ratio := pairs(b, fixture(b, logBytes, 100), bestProfile(), on, "warm")
+		without, with, ratio := pairs(b, fixture(b, logBytes, 100), bestProfile(), on, lab.CacheWarm)
 		b.ReportMetric(medianOf(without), "without-MB/s")
 		b.ReportMetric(medianOf(with), "with-MB/s")
 		b.ReportMetric(medianOf(ratio), "speedup")
@@ -263,7 +255,7 @@ func BenchmarkSpeed(b *testing.B) {
 		c := bestProfile().cleaner(b)
 		var best, direct, share []float64
 		for i := range b.N {
-			l := f.freshIn(b, 2*i, "cold")
+			l := f.freshIn(b, 2*i, lab.CacheCold)
 			mbps, err := directReadMBps(l)
 			f.release(l)
 			if errors.Is(err, iosched.ErrDirectUnsupported) {
@@ -272,7 +264,7 @@ func BenchmarkSpeed(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			d, read := f.timedClean(b, c, 2*i+1, "cold", i == 0)
+			d, read := f.timedClean(b, c, 2*i+1, lab.CacheCold, i == 0)
 			bb := float64(read) / d.Seconds() / 1e6
 			best, direct, share = append(best, bb), append(direct, mbps), append(share, bb/mbps)
 		}
@@ -286,8 +278,8 @@ func BenchmarkSpeed(b *testing.B) {
 		c := bestProfile().cleaner(b)
 		var nsSmall, nsLarge, growth []float64
 		for i := range b.N {
-			ds, rs := small.timedClean(b, c, 2*i, "warm", i == 0)
-			dl, rl := large.timedClean(b, c, 2*i+1, "warm", i == 0)
+			ds, rs := small.timedClean(b, c, 2*i, lab.CacheWarm, i == 0)
+			dl, rl := large.timedClean(b, c, 2*i+1, lab.CacheWarm, i == 0)
 			s, l := float64(ds.Nanoseconds())/float64(rs), float64(dl.Nanoseconds())/float64(rl)
 			nsSmall, nsLarge, growth = append(nsSmall, s), append(nsLarge, l), append(growth, l/s-1)
 		}
