@@ -2,7 +2,11 @@ package bench
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
@@ -114,3 +118,54 @@ func BenchmarkOffsetMapPrefault(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMemoryLatency is the floor under a single offset-map lookup: a
+// random walk of dependent loads over a 128 MiB table (one 8-byte word per
+// 64-byte line, in a random cyclic order), with transparent huge pages
+// asked for as Prefault asks, as chains=1 (each load waits for the last:
+// the latency of one miss) and chains=16 (16 independent walks in turn: how
+// far the core overlaps misses). ns/load is the time per load.
+func BenchmarkMemoryLatency(b *testing.B) {
+	const (
+		tableBytes = 128 << 20
+		lines      = tableBytes / 64
+		steps      = 2_000_000
+	)
+	buf, err := unix.Mmap(-1, 0, tableBytes+hugePage, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer unix.Munmap(buf)
+	skip := int(-uintptr(unsafe.Pointer(unsafe.SliceData(buf))) & (hugePage - 1))
+	tab := buf[skip : skip+tableBytes]
+	_ = unix.Madvise(tab, unix.MADV_HUGEPAGE)
+	next := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(tab))), tableBytes/8)
+	perm := rand.New(rand.NewPCG(1, 2)).Perm(lines)
+	for i := range lines {
+		next[perm[i]*8] = uint64(perm[(i+1)%lines] * 8)
+	}
+	for _, chains := range []int{1, 16} {
+		b.Run(fmt.Sprintf("table=128MiB/chains=%d", chains), func(b *testing.B) {
+			ps := make([]uint64, chains)
+			for j := range ps {
+				ps[j] = uint64(perm[j*(lines/chains)] * 8)
+			}
+			b.ResetTimer()
+			for range b.N {
+				for range steps / chains {
+					for j := range ps {
+						ps[j] = next[ps[j]]
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(steps/chains*chains), "ns/load")
+			sink = ps[0]
+		})
+	}
+}
+
+// hugePage is a transparent huge page's size on x86-64 and arm64 (2 MiB).
+const hugePage = 2 << 20
+
+// sink keeps the walks' results alive.
+var sink uint64
