@@ -250,6 +250,7 @@ func Open(dir string, opts Options) (*Log, error) {
 	now := l.nowMs()
 	for _, s := range l.segments {
 		s.created = now
+		s.rollJitterMs = l.randomSegmentJitter()
 	}
 	if !opts.ReadOnly {
 		if err := l.segments[len(l.segments)-1].activate(); err != nil {
