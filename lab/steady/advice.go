@@ -1,0 +1,175 @@
+package steady
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+)
+
+// Advice is what `cleanerlab advise --format json` recommends and
+// predicts (issue 14's script-facing output): the settings a steady run
+// takes from it, and the model's predictions the run is checked against.
+// A prediction absent from the file is nil.
+type Advice struct {
+	Path              string  `json:"path"`
+	DedupeBufferBytes int64   `json:"dedupe_buffer_bytes"`
+	Threads           int     `json:"threads"`
+	IOBufferBytes     int64   `json:"io_buffer_bytes"`
+	Passes            *float64 `json:"passes,omitempty"`
+	CleanSeconds      *float64 `json:"clean_seconds,omitempty"`
+	// SteadyDirtyRatio is the predicted dirty ratio of a log in steady
+	// state; CompactionDelaySeconds the predicted time a record waits to be
+	// cleaned.
+	SteadyDirtyRatio       *float64 `json:"steady_dirty_ratio,omitempty"`
+	CompactionDelaySeconds *float64 `json:"compaction_delay_seconds,omitempty"`
+}
+
+// The keys ReadAdvice accepts for the two predictions, first found wins:
+// issue 14 names the settings' keys but not these, so the spellings an
+// advisor is likely to print are all read, at the top level or inside a
+// "prediction" or "predictions" object.
+var (
+	dirtyRatioKeys = []string{"steady_dirty_ratio", "predicted_steady_dirty_ratio", "steady_state_dirty_ratio", "dirty_ratio"}
+	delaySecsKeys  = []string{"compaction_delay_seconds", "compaction_delay_secs", "predicted_compaction_delay_seconds", "steady_compaction_delay_seconds", "max_compaction_delay_secs"}
+	delayMsKeys    = []string{"compaction_delay_ms", "predicted_compaction_delay_ms", "steady_compaction_delay_ms"}
+)
+
+// ReadAdvice reads an advise JSON file. Errors: unreadable, not a JSON
+// object, a setting of the wrong type or out of range (dedupe_buffer_bytes,
+// threads and io_buffer_bytes must be positive: they configure the run).
+func ReadAdvice(path string) (*Advice, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("steady: --from-advice: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("steady: --from-advice %s: not a JSON object as advise --format json prints: %w", path, err)
+	}
+	a := &Advice{Path: path}
+	num := func(key string, need bool) (float64, error) {
+		v, ok := m[key]
+		if !ok {
+			if need {
+				return 0, fmt.Errorf("steady: --from-advice %s: no %q", path, key)
+			}
+			return math.NaN(), nil
+		}
+		f, ok := v.(float64)
+		if !ok {
+			return 0, fmt.Errorf("steady: --from-advice %s: %q is %v, want a number", path, key, v)
+		}
+		return f, nil
+	}
+	for _, k := range []struct {
+		key string
+		dst *int64
+	}{{"dedupe_buffer_bytes", &a.DedupeBufferBytes}, {"io_buffer_bytes", &a.IOBufferBytes}} {
+		f, err := num(k.key, true)
+		if err != nil {
+			return nil, err
+		}
+		if f < 1 || f != math.Trunc(f) || f > math.MaxInt64/2 {
+			return nil, fmt.Errorf("steady: --from-advice %s: %q is %v, want a positive whole number of bytes", path, k.key, f)
+		}
+		*k.dst = int64(f)
+	}
+	f, err := num("threads", true)
+	if err != nil {
+		return nil, err
+	}
+	if f < 1 || f != math.Trunc(f) || f > 1024 {
+		return nil, fmt.Errorf("steady: --from-advice %s: \"threads\" is %v, want a whole number in [1, 1024]", path, f)
+	}
+	a.Threads = int(f)
+	for _, k := range []struct {
+		key string
+		dst **float64
+	}{{"passes", &a.Passes}, {"clean_seconds", &a.CleanSeconds}} {
+		f, err := num(k.key, false)
+		if err != nil {
+			return nil, err
+		}
+		if !math.IsNaN(f) {
+			*k.dst = &f
+		}
+	}
+	objs := []map[string]any{m}
+	for _, k := range []string{"prediction", "predictions"} {
+		if o, ok := m[k].(map[string]any); ok {
+			objs = append(objs, o)
+		}
+	}
+	find := func(keys []string) (float64, bool) {
+		for _, o := range objs {
+			for _, k := range keys {
+				if f, ok := o[k].(float64); ok {
+					return f, true
+				}
+			}
+		}
+		return 0, false
+	}
+	if f, ok := find(dirtyRatioKeys); ok {
+		a.SteadyDirtyRatio = &f
+	}
+	if f, ok := find(delaySecsKeys); ok {
+		a.CompactionDelaySeconds = &f
+	} else if f, ok := find(delayMsKeys); ok {
+		f /= 1000
+		a.CompactionDelaySeconds = &f
+	}
+	return a, nil
+}
+
+// AdviceCheck sets an advice's predictions beside what a run measured.
+type AdviceCheck struct {
+	Advice *Advice `json:"advice"`
+	// MeasuredDirtyRatio is the window's median of DirtyBytes / LogBytes
+	// (all partitions); MeasuredMaxCleanableRatio the median of the largest
+	// cleanable ratio (Kafka's, what max-dirty-percent shows).
+	MeasuredDirtyRatio        float64 `json:"measured_dirty_ratio"`
+	MeasuredMaxCleanableRatio float64 `json:"measured_max_cleanable_ratio"`
+	// MeasuredCompactionDelaySeconds is the window's median of
+	// OldestDirtyAgeMs / 1000, MeasuredMaxCompactionDelaySeconds its max.
+	MeasuredCompactionDelaySeconds    float64 `json:"measured_compaction_delay_s"`
+	MeasuredMaxCompactionDelaySeconds float64 `json:"measured_max_compaction_delay_s"`
+	// Errors are (measured - predicted) / predicted; nil without a
+	// (non-zero) prediction.
+	DirtyRatioError      *float64 `json:"dirty_ratio_error,omitempty"`
+	CompactionDelayError *float64 `json:"compaction_delay_error,omitempty"`
+}
+
+// CheckAdvice compares a's predictions with samples' window.
+func CheckAdvice(a *Advice, samples []*Sample) AdviceCheck {
+	c := AdviceCheck{Advice: a}
+	w := Window(samples)
+	if len(w) == 0 {
+		return c
+	}
+	var ratios, cleanable, delays []float64
+	for _, s := range w {
+		if s.LogBytes > 0 {
+			ratios = append(ratios, float64(s.DirtyBytes)/float64(s.LogBytes))
+		}
+		cleanable = append(cleanable, s.MaxCleanableRatio)
+		delays = append(delays, float64(s.OldestDirtyAgeMs)/1000)
+	}
+	c.MeasuredDirtyRatio = median(ratios)
+	c.MeasuredMaxCleanableRatio = median(cleanable)
+	c.MeasuredCompactionDelaySeconds = median(delays)
+	for _, d := range delays {
+		c.MeasuredMaxCompactionDelaySeconds = max(c.MeasuredMaxCompactionDelaySeconds, d)
+	}
+	relErr := func(measured float64, predicted *float64) *float64 {
+		if predicted == nil || *predicted == 0 {
+			return nil
+		}
+		e := (measured - *predicted) / *predicted
+		return &e
+	}
+	c.DirtyRatioError = relErr(c.MeasuredDirtyRatio, a.SteadyDirtyRatio)
+	c.CompactionDelayError = relErr(c.MeasuredCompactionDelaySeconds, a.CompactionDelaySeconds)
+	return c
+}
