@@ -12,10 +12,10 @@ import (
 // takes from it, and the model's predictions the run is checked against.
 // A prediction absent from the file is nil.
 type Advice struct {
-	Path              string  `json:"path"`
-	DedupeBufferBytes int64   `json:"dedupe_buffer_bytes"`
-	Threads           int     `json:"threads"`
-	IOBufferBytes     int64   `json:"io_buffer_bytes"`
+	Path              string   `json:"path"`
+	DedupeBufferBytes int64    `json:"dedupe_buffer_bytes"`
+	Threads           int      `json:"threads"`
+	IOBufferBytes     int64    `json:"io_buffer_bytes"`
 	Passes            *float64 `json:"passes,omitempty"`
 	CleanSeconds      *float64 `json:"clean_seconds,omitempty"`
 	// SteadyDirtyRatio is the predicted dirty ratio of a log in steady

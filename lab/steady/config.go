@@ -93,6 +93,9 @@ type Config struct {
 	OnEvent func(line string)
 	// Exporter, when set, is updated with every sample.
 	Exporter *Exporter
+	// onCleanerEvent, when set, sees every cleaner event after the run
+	// has counted it (tests).
+	onCleanerEvent func(engine.CleanerEvent)
 	// Now is the clock of the logs, the cleaner and the samples. Default
 	// time.Now. Timestamps of the producers' records are Now in ms.
 	Now func() time.Time

@@ -122,9 +122,9 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 // kafkaValues are the values of Kafka's nine cleaner metrics.
 type kafkaValues struct {
 	maxBufferUtilizationPercent, cleanerRecopyPercent, maxCleanTimeSecs, maxCompactionDelaySecs, deadThreadCount, maxDirtyPercent int
-	timeSinceLastRunMs                                                                                                          int64
-	uncleanableCount                                                                                                            map[string]int
-	uncleanableBytes                                                                                                            map[string]int64
+	timeSinceLastRunMs                                                                                                            int64
+	uncleanableCount                                                                                                              map[string]int
+	uncleanableBytes                                                                                                              map[string]int64
 }
 
 func emitKafka(ch chan<- prometheus.Metric, v kafkaValues) {

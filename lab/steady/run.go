@@ -434,6 +434,9 @@ func (r *runner) retentionTask(stop <-chan struct{}) {
 // onCleanerEvent is the manager's OnEvent: it adds a clean's or a
 // retention's bytes to the totals and writes the event log.
 func (r *runner) onCleanerEvent(ev engine.CleanerEvent) {
+	if r.cfg.onCleanerEvent != nil {
+		defer r.cfg.onCleanerEvent(ev)
+	}
 	switch {
 	case ev.Stats != nil:
 		st := ev.Stats

@@ -35,19 +35,19 @@ type Sample struct {
 	// Partitions, by partition number.
 	Partitions []PartitionSample `json:"partitions"`
 	// Sums and maxima over the partitions.
-	LogBytes         int64   `json:"log_bytes"`            // sum of .log sizes
-	DirtyBytes       int64   `json:"dirty_bytes"`          // sum of DirtyBytes
-	MaxCleanableRatio float64 `json:"max_cleanable_ratio"` // largest cleanable ratio now
-	MaxCompactionDelayMs int64 `json:"max_compaction_delay_ms"` // largest per-partition delay past max.compaction.lag.ms now
-	OldestDirtyAgeMs int64   `json:"oldest_dirty_age_ms"`  // largest OldestDirtyAgeMs
-	Segments         int     `json:"segments"`
+	LogBytes             int64   `json:"log_bytes"`               // sum of .log sizes
+	DirtyBytes           int64   `json:"dirty_bytes"`             // sum of DirtyBytes
+	MaxCleanableRatio    float64 `json:"max_cleanable_ratio"`     // largest cleanable ratio now
+	MaxCompactionDelayMs int64   `json:"max_compaction_delay_ms"` // largest per-partition delay past max.compaction.lag.ms now
+	OldestDirtyAgeMs     int64   `json:"oldest_dirty_age_ms"`     // largest OldestDirtyAgeMs
+	Segments             int     `json:"segments"`
 
 	// Producers (cumulative): encoded batch bytes appended, records,
 	// Log.Append calls; AppendLatency over the interval's appends.
-	ProducerBytes   int64    `json:"producer_bytes"`
-	ProducerRecords int64    `json:"producer_records"`
-	ProducerAppends int64    `json:"producer_appends"`
-	AppendLatency   Latency  `json:"append_latency"`
+	ProducerBytes   int64   `json:"producer_bytes"`
+	ProducerRecords int64   `json:"producer_records"`
+	ProducerAppends int64   `json:"producer_appends"`
+	AppendLatency   Latency `json:"append_latency"`
 	// Readers (cumulative records delivered); FetchLatency over the
 	// interval's fetches that returned data.
 	ReaderRecords int64   `json:"reader_records"`
@@ -70,14 +70,14 @@ type Sample struct {
 	// the interval's disk and process I/O (/proc/diskstats of the data
 	// directory's device, all processes; /proc/self/io). DiskNote says why
 	// the disk figures are missing.
-	PageCacheBytes      int64  `json:"page_cache_bytes"`
-	PageCacheDirtyBytes int64  `json:"page_cache_dirty_bytes"`
-	DiskReadBytes       int64  `json:"disk_read_bytes"`
-	DiskWrittenBytes    int64  `json:"disk_written_bytes"`
-	ProcReadBytes       int64  `json:"proc_read_bytes"`
-	ProcWriteBytes      int64  `json:"proc_write_bytes"`
+	PageCacheBytes      int64   `json:"page_cache_bytes"`
+	PageCacheDirtyBytes int64   `json:"page_cache_dirty_bytes"`
+	DiskReadBytes       int64   `json:"disk_read_bytes"`
+	DiskWrittenBytes    int64   `json:"disk_written_bytes"`
+	ProcReadBytes       int64   `json:"proc_read_bytes"`
+	ProcWriteBytes      int64   `json:"proc_write_bytes"`
 	IntervalSeconds     float64 `json:"interval_s"`
-	DiskNote            string `json:"disk_note,omitempty"`
+	DiskNote            string  `json:"disk_note,omitempty"`
 
 	// RSSBytes is the process's resident set (/proc/self/statm);
 	// SamplerCPUSeconds the CPU time the sampler's thread has used so far.
