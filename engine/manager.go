@@ -11,6 +11,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
 
 // CleaningState is the cleaning state of one partition in a CleanerManager,
@@ -196,6 +197,17 @@ type cleanerThread struct {
 	cleaner *Cleaner
 	mu      sync.Mutex // guards stats
 	stats   ThreadStats
+}
+
+// OffsetMaps returns each cleaner thread's offset map, in thread order, so
+// that a caller can pre-fault them before a timed clean (a broker allocates
+// them once at startup).
+func (m *CleanerManager) OffsetMaps() []offsetmap.Map {
+	maps := make([]offsetmap.Map, len(m.threads))
+	for i, t := range m.threads {
+		maps[i] = t.cleaner.OffsetMap()
+	}
+	return maps
 }
 
 // NewCleanerManager makes a manager and its threads' cleaners (each

@@ -38,6 +38,10 @@ type Verification struct {
 
 // Run is the record of one run, written as run.json and report.md.
 type Run struct {
+	// SchemaVersion is the version of this record's schema (lab.SchemaVersion
+	// wrote it); 0 in a record written before the field existed, which
+	// readers take as version 1.
+	SchemaVersion int `json:"schema_version,omitempty"`
 	// ID is "<UTC start YYYYMMDD-HHMMSS>-<first 8 hex of sha256 of the config JSON>";
 	// Write sets it from StartedAt and Config when empty.
 	ID        string    `json:"id"`
@@ -69,6 +73,13 @@ type Run struct {
 	// them in bench.txt, with the environment as file-level configuration.
 	Benchmarks []Benchmark `json:"benchmarks,omitempty"`
 	Notes      []string    `json:"notes,omitempty"`
+
+	// Path is the record's directory once written; DataDir the kept data
+	// directory and UncleanedDir the kept copy of the logs before the
+	// clean ("" when not kept). None is part of run.json.
+	Path         string `json:"-"`
+	DataDir      string `json:"-"`
+	UncleanedDir string `json:"-"`
 }
 
 // NewID returns "<startedAt in UTC as YYYYMMDD-HHMMSS>-<first 8 hex digits of the

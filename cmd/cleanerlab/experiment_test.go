@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cleanerlab/cleanerlab/lab"
 )
 
 // writeYAML writes text into a temp file named name and returns its path.
@@ -125,7 +127,7 @@ lab:
 		t.Fatal(err)
 	}
 	var rec struct {
-		Config runConfig `json:"config"`
+		Config lab.Experiment `json:"config"`
 	}
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding"
 	"fmt"
 	"math"
 	"strconv"
@@ -155,3 +156,27 @@ func (c *countValue) Set(s string) error {
 	*c = countValue(f)
 	return nil
 }
+
+// textSetting is a typed setting that parses itself (lab.CacheState,
+// iosched.FsyncPolicy, ...): parsed once, where the flag is set.
+type textSetting interface {
+	encoding.TextUnmarshaler
+	String() string
+}
+
+// textValue makes a textSetting a flag value of type typ.
+type textValue struct {
+	v   textSetting
+	typ string
+}
+
+func (t textValue) String() string {
+	if t.v == nil {
+		return ""
+	}
+	return t.v.String()
+}
+func (t textValue) Set(s string) error { return t.v.UnmarshalText([]byte(s)) }
+func (t textValue) Type() string       { return t.typ }
+
+func textVar(v textSetting, typ string) pflag.Value { return textValue{v: v, typ: typ} }

@@ -3,11 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/cleanerlab/cleanerlab/lab"
 )
 
 // progressWanted resolves --progress: auto shows bars only when stderr is a terminal.
@@ -23,55 +24,60 @@ func progressWanted(mode string) (bool, error) {
 	return false, fmt.Errorf("--progress %q: want auto, always or never", mode)
 }
 
-// bar is a byte progress bar on stderr, or nothing when progress is off.
-type bar struct{ pb *progressbar.ProgressBar }
+// barProgress is lab.Progress as byte progress bars on stderr, one per
+// phase. The bar's description carries the rate (MiB/s) and the time
+// elapsed, computed here from the phase's start, and only after a second
+// of work (a rate over a few milliseconds is noise); the bar itself shows
+// no rate and no "[elapsed:left]" brackets, so never "[0s:0s]".
+type barProgress struct {
+	pb    *progressbar.ProgressBar
+	what  string
+	start time.Time
+}
 
-func newBar(show bool, total int64, what string) *bar {
+// newProgress returns bars on stderr, or nil (no progress) when !show.
+func newProgress(show bool) lab.Progress {
 	if !show {
-		return &bar{}
+		return nil
 	}
-	return &bar{pb: progressbar.NewOptions64(total,
+	return &barProgress{}
+}
+
+func (b *barProgress) Start(phase string, total int64) {
+	b.what, b.start = phase, time.Now()
+	b.pb = progressbar.NewOptions64(total,
 		progressbar.OptionSetWriter(os.Stderr),
-		progressbar.OptionSetDescription(what),
-		progressbar.OptionShowBytes(true),
-		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetDescription(phase),
+		progressbar.OptionShowBytes(false),
+		progressbar.OptionShowTotalBytes(false),
+		progressbar.OptionSetElapsedTime(false),
+		progressbar.OptionSetPredictTime(false),
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
-	)}
+	)
 }
 
-func (b *bar) set(done int64) {
-	if b.pb != nil {
-		b.pb.Set64(done)
+// progressLabel is the bar's description: the phase, and after a second
+// the bytes done, the rate and the time elapsed.
+func progressLabel(what string, done int64, elapsed time.Duration) string {
+	if elapsed < time.Second {
+		return what
 	}
+	return fmt.Sprintf("%s %.1f MiB, %.1f MiB/s, %s", what, float64(done)/(1<<20), float64(done)/(1<<20)/elapsed.Seconds(), elapsed.Truncate(time.Second))
 }
 
-func (b *bar) finish() {
-	if b.pb != nil {
-		b.pb.Finish()
+func (b *barProgress) Set(done int64) {
+	if b == nil || b.pb == nil {
+		return
 	}
+	b.pb.Describe(progressLabel(b.what, done, time.Since(b.start)))
+	b.pb.Set64(done)
 }
 
-// poll copies the counter into the bar every 100 ms until the returned stop is called.
-func (b *bar) poll(counter *atomic.Int64) (stop func()) {
-	if b.pb == nil {
-		return func() {}
+func (b *barProgress) Finish() {
+	if b == nil || b.pb == nil {
+		return
 	}
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(100 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				b.set(counter.Load())
-				return
-			case <-t.C:
-				b.set(counter.Load())
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
+	b.pb.Finish()
+	b.pb = nil
 }

@@ -29,7 +29,7 @@ func TestRunIOFlags(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, stdout)
 	}
-	for _, want := range []string{"verification PASSED", "read path", "copy: from storage", "throttled I/O rate", "hot set resident after", "efficiency vs device"} {
+	for _, want := range []string{"verification PASSED", "read path", "copy: from storage", "throttled I/O rate", "hot set resident after", "efficiency vs device read"} {
 		if !strings.Contains(stdout, want) {
 			t.Fatalf("run output lacks %q:\n%s", want, stdout)
 		}
@@ -76,7 +76,7 @@ func TestRunIOFlags(t *testing.T) {
 	}
 	c := rec.Config
 	if c.Cleaner.IOPath != "direct" || c.Cleaner.MaxIOBytesPerSecond != 1<<30 || c.Cleaner.Throttler != "token-bucket" || !c.Cleaner.CacheFriendly ||
-		c.Fsync != "bytes=64KiB" || c.HotBytes != 1<<20 {
+		c.Fsync != "bytes=65536" || c.HotBytes != 1<<20 {
 		t.Fatalf("config not recorded: %+v", c)
 	}
 	if rec.Baseline == nil || rec.Baseline.DeviceReadBps <= 0 || rec.Efficiency == nil || rec.Efficiency.OfDeviceRead <= 0 {

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/results"
 )
 
@@ -113,7 +114,7 @@ type sweepPlan struct {
 
 type plannedPoint struct {
 	params []results.KV // one per axis
-	cfg    runConfig
+	cfg    lab.Experiment
 	extra  []results.KV // name parts beyond the standard ones
 	name   string       // benchmark name
 }
@@ -180,8 +181,8 @@ func planSweep(cmd *cobra.Command, sf *sweepFlags) (*sweepPlan, error) {
 	plan.axes = axes
 
 	std := map[string]bool{}
-	for _, s := range standardNameFlags {
-		std[s.flag] = true
+	for _, s := range lab.StandardNameKeys {
+		std[s.Flag] = true
 	}
 	combos := [][]results.KV{nil}
 	for _, a := range plan.axes {
@@ -215,7 +216,7 @@ func planSweep(cmd *cobra.Command, sf *sweepFlags) (*sweepPlan, error) {
 			return nil, fmt.Errorf("sweep: point %s: %w", pointLabel(c), err)
 		}
 		plan.points = append(plan.points, plannedPoint{params: c, cfg: cfg, extra: extra,
-			name: results.BenchName(benchBase, append(standardNameParts(&cfg), extra...)...)})
+			name: lab.BenchName(&cfg, extra...)})
 	}
 	return plan, nil
 }
@@ -324,21 +325,21 @@ func sweepMain(cmd *cobra.Command, sf *sweepFlags) error {
 			bar.Describe(fmt.Sprintf("%d/%d %s", i+1, len(order), pointLabel(pp.params)))
 		}
 		pr := results.PointRun{Rep: s.rep, Order: i + 1}
-		res, err := executeRun(pp.cfg, runOptions{
+		res, err := lab.Run(cmd.Context(), pp.cfg, lab.Options{
 			Dir: sf.dir, Out: filepath.Join(dir, results.SweepRunsDir), DropCaches: sf.dropCaches,
 			NameParts: pp.extra, IDSuffix: fmt.Sprintf("-r%d", s.rep),
 		})
 		if res != nil {
-			pr.ID = res.Run.ID
+			pr.ID = res.ID
 			if res.Path != "" {
 				pr.Dir = filepath.ToSlash(filepath.Join(results.SweepRunsDir, filepath.Base(res.Path)))
 			}
-			if v := res.Run.Verification; v != nil {
+			if v := res.Verification; v != nil {
 				passed := v.Passed
 				pr.Verified = &passed
 			}
-			if len(res.Run.Benchmarks) > 0 {
-				pr.Metrics = res.Run.Benchmarks[0].Metrics
+			if len(res.Benchmarks) > 0 {
+				pr.Metrics = res.Benchmarks[0].Metrics
 			}
 		}
 		if err != nil {

@@ -1,0 +1,66 @@
+package lab
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cleanerlab/cleanerlab/iosched"
+)
+
+// TestReadRunExperimentSchema1 loads testdata/run-schema0.json, a run.json
+// written by cleanerlab before run.json carried a schema_version (commit
+// 1434f03: cleanerlab run --keys 10000 --log-bytes 2MiB --segment.bytes
+// 256KiB --cache warm --hasher xxh3-128 --offset-map bucket16), and checks
+// the values that command line set, and defaults it did not.
+func TestReadRunExperimentSchema1(t *testing.T) {
+	e, err := ReadRunExperiment("testdata/run-schema0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Workload.Keys != 10000 || e.Workload.LogBytes != 2<<20 || e.Workload.SegmentBytes != 256<<10 || e.Log.SegmentBytes != 256<<10 {
+		t.Errorf("workload/log %+v %+v", e.Workload, e.Log)
+	}
+	if e.Cache != CacheWarm || e.Fsync != iosched.FsyncSegment || !e.Verify {
+		t.Errorf("cache %q fsync %q verify %v", e.Cache, e.Fsync, e.Verify)
+	}
+	if e.Cleaner.Hasher != "xxh3-128" || e.Cleaner.OffsetMap != "bucket16" || e.Cleaner.DedupeBufferBytes != 128<<20 {
+		t.Errorf("cleaner %+v", e.Cleaner)
+	}
+	if e.Log.FileDeleteDelayMs != 0 || e.Workload.ValueBytes != 100 || e.Workload.Seed != 1 {
+		t.Errorf("defaults: file.delete.delay.ms %d value bytes %d seed %d", e.Log.FileDeleteDelayMs, e.Workload.ValueBytes, e.Workload.Seed)
+	}
+	if e.reps() != 1 {
+		t.Errorf("repetitions %d, want 1", e.reps())
+	}
+}
+
+// TestReadRunExperimentRefuses: a newer schema, an unknown field and a bad
+// cache state are errors naming the file.
+func TestReadRunExperimentRefuses(t *testing.T) {
+	old, err := os.ReadFile("testdata/run-schema0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, from, to, want string }{
+		{"newer", `"id":`, `"schema_version": 99, "id":`, "schema_version 99 is newer"},
+		{"unknown", `"cache": "warm"`, `"cache": "warm", "colour": 1`, `unknown field "colour"`},
+		{"badcache", `"cache": "warm"`, `"cache": "tepid"`, `cache "tepid": want cold or warm`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := strings.Replace(string(old), c.from, c.to, 1)
+			if s == string(old) {
+				t.Fatalf("%q not in the fixture", c.from)
+			}
+			p := filepath.Join(t.TempDir(), "run.json")
+			if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := ReadRunExperiment(p)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
+				t.Errorf("got %v, want an error naming %s and saying %q", err, p, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,93 @@
+package lab
+
+import (
+	"strconv"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
+	"github.com/cleanerlab/cleanerlab/results"
+)
+
+// BenchBase is the benchmark name of a run of cleanerlab run or sweep and
+// of bench's BenchmarkClean suite:
+// BenchmarkClean/keys=.../dirty=.../hasher=.../map=.../cache=...
+const BenchBase = "Clean"
+
+// StandardNameKeys maps the parameters every benchmark name carries to
+// their name keys, in name order: the run flag, and the key in the name.
+var StandardNameKeys = []struct{ Flag, Key string }{
+	{"keys", "keys"},
+	{"dirty-ratio", "dirty"},
+	{"hasher", "hasher"},
+	{"offset-map", "map"},
+	{"cache", "cache"},
+}
+
+// IsStandardNameFlag says whether flag is one of StandardNameKeys.
+func IsStandardNameFlag(flag string) bool {
+	for _, s := range StandardNameKeys {
+		if s.Flag == flag {
+			return true
+		}
+	}
+	return false
+}
+
+// StandardNameParts are the name parts every run carries: key
+// cardinality, dirty ratio, hasher, offset map layout, cache state.
+func StandardNameParts(e *Experiment) []results.KV {
+	layout := e.Cleaner.OffsetMap
+	if layout == "" {
+		layout = offsetmap.LayoutSkimpy
+	}
+	return []results.KV{
+		{Key: "keys", Value: strconv.FormatInt(e.Workload.Keys, 10)},
+		{Key: "dirty", Value: strconv.FormatFloat(e.Workload.DirtyRatio, 'g', -1, 64)},
+		{Key: "hasher", Value: e.Cleaner.Hasher},
+		{Key: "map", Value: layout},
+		{Key: "cache", Value: string(e.Cache)},
+	}
+}
+
+// BenchName is the benchmark name of e with extra parts after the
+// standard ones.
+func BenchName(e *Experiment, extra ...results.KV) string {
+	return results.BenchName(BenchBase, append(StandardNameParts(e), extra...)...)
+}
+
+// RunBenchmarks is the run's benchmark line: one iteration (one clean of
+// every partition) with its wall time, throughput by the one definition
+// (Throughput, in MB/s of 10^6 bytes as go test -bench writes it, which
+// benchstat reads as B/s), time per record read, the map's bytes per
+// entry, and the device and process read bytes when they were counted.
+func RunBenchmarks(e *Experiment, stats []*engine.CleanStats, tp Throughput, d results.CounterDelta, extra []results.KV) []results.Benchmark {
+	var records int64
+	for _, st := range stats {
+		records += st.MessagesRead
+	}
+	b := results.Benchmark{
+		Name:       BenchName(e, extra...),
+		Iterations: 1,
+		Metrics:    []results.Metric{{Value: float64(tp.Wall.Nanoseconds()), Unit: results.UnitNsPerOp}},
+	}
+	if tp.Wall > 0 {
+		b.Metrics = append(b.Metrics, results.Metric{Value: tp.BytesPerSecond() / 1e6, Unit: results.UnitMBps})
+	}
+	if records > 0 {
+		b.Metrics = append(b.Metrics, results.Metric{Value: float64(tp.Wall.Nanoseconds()) / float64(records), Unit: results.UnitNsPerKey})
+	}
+	if h, err := offsetmap.NewHasher(e.Cleaner.Hasher); err == nil {
+		if info, err := offsetmap.Describe(e.Cleaner.OffsetMap, h); err == nil {
+			b.Metrics = append(b.Metrics, results.Metric{Value: float64(info.EntryBytes), Unit: results.UnitBPerKey})
+		}
+	}
+	if d.DiskNote == "" && d.Device != "" && d.Measured(results.SourceDiskstats) {
+		b.Metrics = append(b.Metrics,
+			results.Metric{Value: float64(d.DiskReadBytes), Unit: results.UnitDiskReadBPerOp},
+			results.Metric{Value: float64(d.DiskWrittenBytes), Unit: results.UnitDiskWriteBPerOp})
+	}
+	if d.Measured(results.SourceSelfIO) {
+		b.Metrics = append(b.Metrics, results.Metric{Value: float64(d.ProcReadBytes), Unit: results.UnitStorageReadBPerOp})
+	}
+	return []results.Benchmark{b}
+}

@@ -1,0 +1,141 @@
+package lab
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
+	"github.com/cleanerlab/cleanerlab/results"
+)
+
+// The row rules: every figure a person reads is a results.Row with its
+// unit (MiB, MiB/s, s, %, records) and a meaning that says what it counts
+// and, for kernel counters, its scope: "process" (/proc/self/io, this
+// process), "thread" (/proc/thread-self/io, the cleaner thread) or
+// "system" (diskstats, meminfo, vmstat: every process of the machine). A
+// counter that could not be read is "n/a", never 0.
+
+func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
+
+func mib(n int64) string { return f1(float64(n) / (1 << 20)) }
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
+
+func pct(a, b int64) string {
+	if b == 0 {
+		return "n/a"
+	}
+	return f1(100 * float64(a) / float64(b))
+}
+
+// RunRows are the cleaner table of a run: the clean's bytes, records,
+// throughput (Throughput), times, the offset map, and the kernel counters
+// of the clean phase with their scope.
+func RunRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, tp Throughput, d results.CounterDelta) []results.Row {
+	var written, recRead, recKept, mapKeys int64
+	var mapTime, copyTime, syncTime time.Duration
+	util := 0.0
+	for _, st := range stats {
+		written += st.BytesWritten
+		recRead += st.MessagesRead
+		recKept += st.MessagesWritten
+		mapTime += st.MapTime()
+		copyTime += st.CopyTime()
+		syncTime += st.SyncTime
+		util = max(util, st.BufferUtilization)
+		mapKeys = max(mapKeys, int64(st.MapEntries))
+	}
+	rows := []results.Row{
+		{Name: "map read", Value: mib(tp.MapBytes), Unit: "MiB", Meaning: "bytes of dirty segments read to build the offset map"},
+		{Name: "copy read", Value: mib(tp.CopyBytes), Unit: "MiB", Meaning: "bytes of segments read while recopying"},
+		{Name: "log written", Value: mib(written), Unit: "MiB", Meaning: "bytes of cleaned segments written"},
+		{Name: "records read", Value: fmt.Sprint(recRead), Unit: "records", Meaning: "records read while recopying"},
+		{Name: "records kept", Value: fmt.Sprint(recKept), Unit: "records", Meaning: "records written to cleaned segments"},
+		{Name: "throughput", Value: tp.MiBps(), Unit: "MiB/s", Meaning: ThroughputMeaning},
+		{Name: "clean wall time", Value: secs(tp.Wall), Unit: "s", Meaning: "wall time of the clean phase (all partitions)"},
+		{Name: "map build time", Value: secs(mapTime), Unit: "s", Meaning: "building offset maps (summed over partitions)"},
+		{Name: "copy time", Value: secs(copyTime), Unit: "s", Meaning: "recopying, fsync and swap (summed over partitions)"},
+		{Name: "fsync time", Value: secs(syncTime), Unit: "s", Meaning: "inside fsync, fdatasync and sync_file_range of cleaned segments (--fsync)"},
+		{Name: "map utilisation", Value: f1(100 * util), Unit: "%", Meaning: "max over cleans of keys in the map / slots"},
+	}
+	rows = append(rows, MapRows(cfg, mapKeys)...)
+	rows = append(rows, CounterRows(d)...)
+	return rows
+}
+
+// CounterRows are the kernel counters of the clean phase, each with its
+// scope; a source that could not be read gives "n/a" and the reason.
+func CounterRows(d results.CounterDelta) []results.Row {
+	var rows []results.Row
+	switch {
+	case !d.Measured(results.SourceDiskstats):
+		rows = append(rows, results.Row{Name: "disk counters", Value: "n/a", Meaning: "system: /proc/diskstats could not be read"})
+	case d.DiskNote != "":
+		rows = append(rows, results.Row{Name: "disk counters", Value: "n/a", Meaning: "system: " + d.DiskNote})
+	default:
+		rows = append(rows,
+			results.Row{Name: "disk read", Value: mib(d.DiskReadBytes), Unit: "MiB", Meaning: "system: device " + d.Device + " sectors read during the clean (all processes)"},
+			results.Row{Name: "disk written", Value: mib(d.DiskWrittenBytes), Unit: "MiB", Meaning: "system: device " + d.Device + " sectors written during the clean (all processes)"})
+	}
+	measured := func(src string, r results.Row) results.Row {
+		if !d.Measured(src) {
+			r.Value, r.Unit = "n/a", ""
+			r.Meaning += " (not read)"
+		}
+		return r
+	}
+	rows = append(rows,
+		measured(results.SourceSelfIO, results.Row{Name: "process read from storage", Value: mib(d.ProcReadBytes), Unit: "MiB", Meaning: "process: /proc/self/io read_bytes, what this process's page-cache misses fetched"}),
+		measured(results.SourceSelfIO, results.Row{Name: "process written to storage", Value: mib(d.ProcWriteBytes), Unit: "MiB", Meaning: "process: /proc/self/io write_bytes"}),
+		measured(results.SourceMeminfo, results.Row{Name: "page cache change", Value: mib(d.CachedBytes), Unit: "MiB", Meaning: "system: meminfo Cached after - before"}),
+		measured(results.SourceVmstat, results.Row{Name: "major faults", Value: fmt.Sprint(d.MajorFaultsCount), Unit: "faults", Meaning: "system: vmstat pgmajfault delta"}),
+	)
+	return rows
+}
+
+// MapRows describe the offset map of cfg: its layout and hasher, its
+// density and the collision risk of the largest pass of keys keys, computed
+// by offsetmap.LayoutInfo from the layout's fingerprint width (a model
+// prediction, not a measurement: the birthday bound).
+func MapRows(cfg engine.CleanerConfig, keys int64) []results.Row {
+	h, err := offsetmap.NewHasher(cfg.Hasher)
+	if err != nil {
+		return nil // the cleaner would have refused it
+	}
+	info, err := offsetmap.Describe(cfg.OffsetMap, h)
+	if err != nil {
+		return nil
+	}
+	return []results.Row{
+		{Name: "offset map", Value: info.Layout, Meaning: fmt.Sprintf("--offset-map: %d bytes per entry, %d-bit fingerprints", info.EntryBytes, info.FingerprintBits)},
+		{Name: "hasher", Value: info.Hasher, Meaning: "--hasher: the key digest the map stores"},
+		{Name: "map keys per MiB", Value: fmt.Sprintf("%.0f", info.KeysPerMiB()), Unit: "keys/MiB", Meaning: "slots per MiB of dedupe buffer (2^20 / bytes per entry); a pass fills up to the load factor of them"},
+		{Name: "collision probability", Value: fmt.Sprintf("%.3g", info.CollisionProbability(keys)), Meaning: fmt.Sprintf("model: chance that the largest pass's %d keys held two with equal fingerprints (1-exp(-n(n-1)/2^(b+1)), b = %d); such a pair makes the cleaner drop a live record", keys, info.FingerprintBits)},
+	}
+}
+
+// CleanRows are the figures of one clean (cleanerlab clean), throughput by
+// the one definition over the clean's own elapsed time.
+func CleanRows(st *engine.CleanStats) []results.Row {
+	tp := ThroughputOfClean(st)
+	return []results.Row{
+		{Name: "cleanable ratio", Value: fmt.Sprintf("%.4f", st.LogToClean.CleanableRatio), Meaning: "cleanable bytes / (clean + cleanable bytes) before the clean"},
+		{Name: "map read", Value: mib(st.MapBytesRead), Unit: "MiB", Meaning: "bytes of dirty segments read to build the offset map"},
+		{Name: "copy read", Value: mib(st.BytesRead), Unit: "MiB", Meaning: "bytes of segments recopied (all segments below the end offset)"},
+		{Name: "log written", Value: mib(st.BytesWritten), Unit: "MiB", Meaning: "bytes of cleaned segments written"},
+		{Name: "records read", Value: fmt.Sprint(st.MessagesRead), Unit: "records", Meaning: "records read while recopying"},
+		{Name: "records kept", Value: fmt.Sprint(st.MessagesWritten), Unit: "records", Meaning: "records written to cleaned segments"},
+		{Name: "throughput", Value: tp.MiBps(), Unit: "MiB/s", Meaning: ThroughputMeaning},
+		{Name: "clean time", Value: secs(st.ElapsedTime()), Unit: "s", Meaning: "wall time of the whole clean"},
+		{Name: "map build time", Value: secs(st.MapTime()), Unit: "s", Meaning: "building the offset map"},
+		{Name: "copy time", Value: secs(st.CopyTime()), Unit: "s", Meaning: "recopying, fsync and swap"},
+		{Name: "fsync time", Value: secs(st.SyncTime), Unit: "s", Meaning: "inside fsync of cleaned segments"},
+		{Name: "map utilisation", Value: f1(100 * st.BufferUtilization), Unit: "%", Meaning: "keys in the map / map slots"},
+		{Name: "map keys", Value: fmt.Sprint(st.MapEntries), Unit: "keys", Meaning: fmt.Sprintf("of at most %d (slots x load factor)", st.MaxMapEntries)},
+		{Name: "map full", Value: fmt.Sprint(st.MapFull), Meaning: "the map filled before the dirty range ended: another clean is needed"},
+		{Name: "batches rebuilt", Value: fmt.Sprint(st.BatchesRebuilt), Unit: "batches", Meaning: "batches re-encoded because records went or a delete horizon was stamped"},
+		{Name: "batches dropped", Value: fmt.Sprint(st.BatchesDropped), Unit: "batches", Meaning: "batches with no record left"},
+		{Name: "segments cleaned", Value: fmt.Sprintf("%d in %d groups", st.SegmentsCleaned, st.Groups), Meaning: "segments recopied, and the cleaned segments they became"},
+	}
+}

@@ -1,0 +1,504 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/workloads"
+)
+
+// Keep says what a run keeps of its data directory.
+type Keep string
+
+const (
+	// KeepNone removes the data directory when the run ends. The default.
+	KeepNone Keep = ""
+	// KeepCleaned keeps the data directory: the cleaned logs.
+	KeepCleaned Keep = "cleaned"
+	// KeepUncleaned keeps the data directory and, beside it
+	// (<data>-uncleaned), a copy of the generated logs made before the
+	// clean: the input of the clean, to clean again with cleanerlab clean.
+	KeepUncleaned Keep = "uncleaned"
+)
+
+// ParseKeep parses --keep's value: "", "false" or "none" (KeepNone),
+// "true" or "cleaned" (KeepCleaned), "uncleaned" (KeepUncleaned).
+func ParseKeep(s string) (Keep, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "false", "none":
+		return KeepNone, nil
+	case "true", "cleaned":
+		return KeepCleaned, nil
+	case "uncleaned":
+		return KeepUncleaned, nil
+	}
+	return "", fmt.Errorf("lab: --keep %q: want cleaned (or true), uncleaned, or none", s)
+}
+
+func (k Keep) String() string {
+	if k == KeepNone {
+		return "none"
+	}
+	return string(k)
+}
+
+// Progress shows a phase's progress; nil shows nothing. Run calls Start
+// once per phase ("generate", "clean") with its total bytes, Set with the
+// bytes done (from one goroutine at a time), and Finish.
+type Progress interface {
+	Start(phase string, totalBytes int64)
+	Set(doneBytes int64)
+	Finish()
+}
+
+// Options are the settings of one run that are not part of its
+// Experiment: where its data and record go and what it prints.
+type Options struct {
+	// Dir is the parent of the data directory ("" = the OS temp dir).
+	Dir string
+	// Keep says what to keep of the data directory (default: nothing).
+	Keep Keep
+	// Out is the directory of run records ("" = "runs").
+	Out string
+	// Progress shows progress (nil = none).
+	Progress Progress
+	// DropCaches writes to /proc/sys/vm/drop_caches for a cold cache.
+	DropCaches bool
+	// CPUProfile is a file for a CPU profile of the clean phase ("" = none).
+	CPUProfile string
+	// Baseline measures the device and memory limits before the clean
+	// (and caches them under Out); otherwise the cached ones are used.
+	Baseline bool
+	// Log receives the lines a run prints while it goes (nil = none).
+	Log io.Writer
+	// NameParts are key=value parts the run's benchmark name carries after
+	// the standard ones (Sweep passes the swept parameters that are not
+	// among them).
+	NameParts []results.KV
+	// IDSuffix, when not empty, is appended to the run's ID
+	// (<time>-<config hash><suffix>), so that repetitions of one
+	// experiment started within a second get distinct records.
+	IDSuffix string
+}
+
+// Run carries out one run of e: generate the workload under a fresh data
+// directory, put the page cache in e.Cache's state, build the cleaner
+// threads (offset maps allocated and pre-faulted, buffers) outside the
+// timed phase, clean every partition once between two counter snapshots,
+// verify against the ground truth, and write the record under opt.Out
+// (run.json of SchemaVersion, report.md, bench.txt). e is validated first.
+//
+// The returned Run holds the record (its Stats are the
+// []*engine.CleanStats of the cleans, Path its record directory, DataDir
+// the kept data directory). It returns nil and the error when the run could
+// not be measured; the Run and the error when only writing the record
+// failed. A failed verification is no error here: it is in
+// Run.Verification.
+//
+// Cancelling ctx stops the run at a safe point: the clean in progress is
+// aborted at its next read (the engine's CheckDone; every log stays as it
+// was or fully cleaned, never half swapped), no record is written, the data
+// directory is removed unless opt.Keep, and the error wraps ctx.Err().
+// Generation is not interrupted: a cancel during it is seen when it ends.
+func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
+	if err := e.Validate(); err != nil {
+		return nil, err
+	}
+	logw := opt.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	if opt.Out == "" {
+		opt.Out = "runs"
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, stopped(err)
+	}
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("lab: out %s: %w", opt.Out, err)
+	}
+	root, cleanup, err := dataRoot(opt.Dir, opt.Keep)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+
+	run := &results.Run{SchemaVersion: SchemaVersion, StartedAt: time.Now().UTC(), Config: e, Phases: map[string]time.Duration{}}
+	if opt.IDSuffix != "" {
+		id, err := results.NewID(run.StartedAt, e)
+		if err != nil {
+			return nil, err
+		}
+		run.ID = id + opt.IDSuffix
+	}
+	env, err := results.CaptureEnvironment(root)
+	if err != nil {
+		run.Notes = append(run.Notes, fmt.Sprintf("environment not fully captured: %v", err))
+	}
+	run.Environment = env
+
+	// 1. Generate.
+	fmt.Fprintf(logw, "generating ~%s in %d partition(s) under %s\n", results.FormatBytes(e.Workload.LogBytes), e.Workload.Partitions, root)
+	t0 := time.Now()
+	startProgress(opt.Progress, "generate", e.Workload.LogBytes)
+	gen, err := workloads.Generate(root, e.Workload, e.Log, func(done, total int64) {
+		if opt.Progress != nil {
+			opt.Progress.Set(done)
+		}
+	})
+	finishProgress(opt.Progress)
+	if err != nil {
+		return nil, err
+	}
+	run.Phases["generate"] = time.Since(t0)
+	if err := ctx.Err(); err != nil {
+		return nil, stopped(err)
+	}
+	if opt.Keep == KeepUncleaned {
+		dst := root + "-uncleaned"
+		if err := CopyTree(root, dst); err != nil {
+			return nil, fmt.Errorf("lab: keep uncleaned: %w", err)
+		}
+		run.UncleanedDir = dst
+		fmt.Fprintf(logw, "kept the generated logs before cleaning in %s\n", dst)
+	}
+
+	logs := make([]*engine.Log, 0, len(gen.Dirs))
+	defer func() {
+		for _, l := range logs {
+			l.Close()
+		}
+	}()
+	for _, d := range gen.Dirs {
+		l, err := engine.Open(d, engine.Options{Config: &e.Log})
+		if err != nil {
+			return nil, err
+		}
+		// A broker holds its producer state in memory; build it before the
+		// timed clean.
+		if err := l.LoadProducerState(); err != nil {
+			l.Close()
+			return nil, err
+		}
+		logs = append(logs, l)
+	}
+
+	// 2. Page cache.
+	t0 = time.Now()
+	cacheNote, err := SetCache(logs, e.Cache, opt.DropCaches)
+	if err != nil {
+		return nil, err
+	}
+	if cacheNote != "" {
+		run.Notes = append(run.Notes, cacheNote)
+	}
+	run.Phases["cache"] = time.Since(t0)
+	iorun, err := prepareIO(&e, opt, env, root, logs, logw)
+	if err != nil {
+		return nil, err
+	}
+	defer iorun.close()
+
+	// 3. Clean, between two counter snapshots. The cleaner threads (their
+	// offset maps, pre-faulted, and buffers) are made first, outside the
+	// timed phase, as a broker makes them at startup.
+	var progress atomic.Int64
+	manager, err := NewCleanManager(logs, e.Cleaner, iorun.cleanerOptions(engine.CleanerOptions{Progress: &progress, FsyncPolicy: e.Fsync}))
+	if err != nil {
+		return nil, err
+	}
+	fault := PrefaultMaps(manager, e.Cleaner)
+	if err := ctx.Err(); err != nil {
+		return nil, stopped(err)
+	}
+	before, berr := results.Snapshot(env.DataDir.Device)
+	t0 = time.Now()
+	var total int64
+	for _, l := range logs {
+		total += l.SizeBytes()
+	}
+	stopProfile, err := startCPUProfile(opt.CPUProfile)
+	if err != nil {
+		return nil, err
+	}
+	startProgress(opt.Progress, "clean", total)
+	stopPoll := pollProgress(opt.Progress, &progress)
+	stats, err := CleanEach(ctx, manager)
+	stopPoll()
+	stopProfile()
+	finishProgress(opt.Progress)
+	cleanWall := time.Since(t0)
+	after, aerr := results.Snapshot(env.DataDir.Device)
+	iorun.afterClean(logs)
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, stopped(cerr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range stats {
+		if !st.Cleaned() {
+			return nil, fmt.Errorf("lab: %s was not cleaned: %s", st.TopicPartition, st.Skipped)
+		}
+	}
+	for _, serr := range []error{berr, aerr} {
+		if serr != nil {
+			run.Notes = append(run.Notes, fmt.Sprintf("kernel counters not read (shown as n/a): %v", serr))
+		}
+	}
+	run.Phases["clean"] = cleanWall
+	run.SetCounters(before, after)
+	run.Stats = stats
+
+	// 4. Verify against the ground truth.
+	if e.Verify {
+		t0 = time.Now()
+		v := &results.Verification{Passed: true}
+		var details []string
+		for i, l := range logs {
+			if err := gen.Truth[i].Verify(l, int64(stats[i].CheckpointOffset)); err != nil {
+				v.Passed = false
+				details = append(details, fmt.Sprintf("%s: %v", l.TopicPartition(), err))
+			} else {
+				details = append(details, fmt.Sprintf("%s: every key's latest record present, offsets unchanged, no key twice below checkpoint %d", l.TopicPartition(), stats[i].CheckpointOffset))
+			}
+		}
+		v.Detail = strings.Join(details, "\n")
+		run.Verification = v
+		run.Phases["verify"] = time.Since(t0)
+	}
+
+	tp := ThroughputOf(stats, cleanWall)
+	run.Rows = RunRows(stats, e.Cleaner, tp, run.Delta)
+	run.Rows = append(run.Rows, fault.rows()...)
+	iorun.finish(run, stats, tp, e.Cache)
+	run.Benchmarks = RunBenchmarks(&e, stats, tp, run.Delta, opt.NameParts)
+	if opt.Keep != KeepNone {
+		run.DataDir = root
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, stopped(err)
+	}
+	path, err := WriteRecord(run, opt.Out)
+	if err != nil {
+		return run, fmt.Errorf("lab: write record: %w", err)
+	}
+	run.Path = path
+	return run, nil
+}
+
+// ErrStopped is wrapped by the error of a run, sweep or clean stopped by
+// its context (a signal): nothing was recorded.
+var ErrStopped = errors.New("lab: stopped")
+
+func stopped(cause error) error { return fmt.Errorf("%w (%w): nothing recorded", ErrStopped, cause) }
+
+// Stats returns the clean stats a Run recorded (nil for a run read back
+// from disk, whose Stats are JSON).
+func Stats(r *results.Run) []*engine.CleanStats {
+	st, _ := r.Stats.([]*engine.CleanStats)
+	return st
+}
+
+func startProgress(p Progress, phase string, total int64) {
+	if p != nil {
+		p.Start(phase, total)
+	}
+}
+
+func finishProgress(p Progress) {
+	if p != nil {
+		p.Finish()
+	}
+}
+
+// pollProgress copies counter into p every 100 ms until the returned stop
+// is called.
+func pollProgress(p Progress, counter *atomic.Int64) (stop func()) {
+	if p == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				p.Set(counter.Load())
+				return
+			case <-t.C:
+				p.Set(counter.Load())
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// WriteRecord writes the run's record under out and returns its
+// directory. Two runs of one experiment started within the same second (a
+// --from rerun, a script's loop) would get the same ID: the later gets
+// "-2", "-3", ... appended.
+func WriteRecord(run *results.Run, out string) (string, error) {
+	if run.SchemaVersion == 0 {
+		run.SchemaVersion = SchemaVersion
+	}
+	if run.ID == "" {
+		id, err := results.NewID(run.StartedAt, run.Config)
+		if err != nil {
+			return "", err
+		}
+		run.ID = id
+	}
+	base := run.ID
+	for n := 2; ; n++ {
+		path, err := run.Write(out)
+		if !errors.Is(err, fs.ErrExist) || n > 100 {
+			return path, err
+		}
+		run.ID = fmt.Sprintf("%s-%d", base, n)
+	}
+}
+
+// startCPUProfile starts a CPU profile into path ("" = none); the returned
+// func stops it and closes the file.
+func startCPUProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("lab: cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lab: cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// dataRoot returns a fresh data directory under dir (the OS temp dir when
+// dir is "") and a cleanup func that removes it unless keep says otherwise.
+func dataRoot(dir string, keep Keep) (string, func(), error) {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", nil, fmt.Errorf("lab: dir: %w", err)
+		}
+	}
+	root, err := os.MkdirTemp(dir, "cleanerlab-")
+	if err != nil {
+		return "", nil, fmt.Errorf("lab: dir: %w", err)
+	}
+	if keep != KeepNone {
+		return root, func() {}, nil
+	}
+	return root, func() { os.RemoveAll(root) }, nil
+}
+
+// NewCleanManager puts the logs under a cleaner manager with cfg.Threads
+// threads, each owning its share of the dedupe and I/O buffers, as Kafka's
+// cleaner threads. CleanEach then cleans every log once.
+func NewCleanManager(logs []*engine.Log, cfg engine.CleanerConfig, opts engine.CleanerOptions) (*engine.CleanerManager, error) {
+	m, err := engine.NewCleanerManager(engine.CleanerManagerOptions{Cleaner: cfg, CleanerOptions: opts})
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range logs {
+		if err := m.AddLog(l); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// CleanEach cleans every log of m once, filthiest first, whatever its
+// cleanable ratio (engine.CleanerManager.CleanEach: run measures one clean
+// of each log as a direct call of Kafka's Cleaner.clean; the generator set
+// the ratio). Cancelling ctx shuts the manager down: the clean in progress
+// aborts at its next read, leaving its log as it was, and CleanEach
+// returns with ctx's error.
+func CleanEach(ctx context.Context, m *engine.CleanerManager) ([]*engine.CleanStats, error) {
+	stop := AfterCancel(ctx, m.Shutdown)
+	stats, err := m.CleanEach()
+	stop()
+	if cerr := ctx.Err(); cerr != nil {
+		return stats, stopped(cerr)
+	}
+	return stats, err
+}
+
+// AfterCancel calls shutdown once ctx is cancelled, again every 10 ms
+// until the returned stop is called (a manager that had not started its
+// threads yet when the first call came is then stopped too); stop waits
+// for the watcher to end.
+func AfterCancel(ctx context.Context, shutdown func()) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+		}
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for {
+			shutdown()
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// CopyTree copies the regular files under src into dst (created), keeping
+// the layout and syncing nothing: a copy of generated logs.
+func CopyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.Create(target)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
+}
