@@ -160,11 +160,13 @@ func steadyMain(cmd *cobra.Command, sf *steadyFlags) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	root, cleanup, err := dataRoot(sf.dir, sf.keep)
+	root, err := steady.NewRoot(sf.dir)
 	if err != nil {
-		return fmt.Errorf("steady: %w", err)
+		return err
 	}
-	defer cleanup()
+	if !sf.keep {
+		defer os.RemoveAll(root)
+	}
 	cfg.Dir = root
 	env, _ := results.CaptureEnvironment(root)
 	cfg.DiskDevice = env.DataDir.Device

@@ -17,6 +17,7 @@ package steady
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine"
@@ -159,4 +160,20 @@ func (c *Config) partitionRate() float64 {
 		return c.WriteRateBytes
 	}
 	return c.WriteRateBytes / float64(c.Workload.Partitions)
+}
+
+// NewRoot makes a fresh log directory root for a run: a new cleanerlab-*
+// directory in parent (created if need be; the OS temp dir when "").
+func NewRoot(parent string) (string, error) {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", fmt.Errorf("steady: --dir: %w", err)
+	}
+	root, err := os.MkdirTemp(parent, "cleanerlab-")
+	if err != nil {
+		return "", fmt.Errorf("steady: --dir: %w", err)
+	}
+	return root, nil
 }
