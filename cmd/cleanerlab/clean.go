@@ -18,6 +18,7 @@ func newCleanCmd() *cobra.Command {
 	cleanerCfg := engine.DefaultCleanerConfig()
 	var dir string
 	var force, roll, kafkaRecovery bool
+	var metricsAddr string
 	var firstDirty, highWatermark, nowMs int64
 	var passes int
 	cmd := &cobra.Command{
@@ -56,7 +57,7 @@ cleaned.`,
 				if cmd.Flags().Changed("first-dirty-offset") || cmd.Flags().Changed("passes") || cmd.Flags().Changed("high-watermark") {
 					return errors.New("clean: --first-dirty-offset, --passes and --high-watermark apply to one partition directory, not to a log directory")
 				}
-				return cleanLogDir(cmd, dir, logCfg, cleanerCfg, rootCleanOptions{force: force, roll: roll, nowMs: nowMs, kafkaRecovery: kafkaRecovery})
+				return cleanLogDir(cmd, dir, logCfg, cleanerCfg, rootCleanOptions{force: force, roll: roll, nowMs: nowMs, kafkaRecovery: kafkaRecovery, metricsAddr: metricsAddr})
 			}
 			if passes < 1 {
 				return fmt.Errorf("clean: --passes %d must be at least 1", passes)
@@ -112,6 +113,7 @@ cleaned.`,
 	f.StringVar(&dir, "dir", "", "partition directory, or log directory root of topic-N partition directories, to clean in place (work on a copy)")
 	f.BoolVar(&force, "force", false, "clean even when the cleanable ratio is not above min.cleanable.dirty.ratio (a log directory: every log with cleanable bytes)")
 	f.BoolVar(&roll, "roll", false, "roll the active segment first, so that all data is cleanable")
+	f.StringVar(&metricsAddr, "metrics-addr", "", "with --dir LOGDIR: serve Kafka's cleaner metrics at /metrics for Prometheus at host:port while cleaning (\":PORT\" binds 127.0.0.1)")
 	f.BoolVar(&kafkaRecovery, "kafka-recovery-truncation", false, "after an unclean shutdown, cut a bad segment tail even when later segments hold data, and delete those segments, as Kafka's LogLoader does (default: refuse, nothing changed)")
 	f.Int64Var(&firstDirty, "first-dirty-offset", -1, "start at this offset instead of the checkpoint (-1: checkpoint)")
 	f.Int64Var(&highWatermark, "high-watermark", -1, "high watermark bounding the clean (-1: log end offset)")

@@ -13,13 +13,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/lab/steady"
 )
 
 type rootCleanOptions struct {
 	kafkaRecovery bool
 	force         bool
 	roll          bool
-	nowMs         int64 // -1: the real clock
+	nowMs         int64  // -1: the real clock
+	metricsAddr   string // serve /metrics here while cleaning ("": no)
 }
 
 // cleanLogDir cleans every compacted partition of the log directory root
@@ -79,6 +81,14 @@ func cleanLogDir(cmd *cobra.Command, dir string, logCfg engine.LogConfig, cleane
 		if err := m.AddLog(l); err != nil {
 			return err
 		}
+	}
+	if o.metricsAddr != "" {
+		srv, err := steady.ServeMetrics(o.metricsAddr, steady.ManagerCollector{M: m})
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		fmt.Fprintf(cmd.ErrOrStderr(), "serving Prometheus metrics at http://%s/metrics\n", srv.Addr())
 	}
 	fmt.Fprintf(out, "log directory %s: %d partitions, %d cleaner threads\n", dir, len(logs), cleanerCfg.Threads)
 	if err := m.RunUntilIdle(); err != nil {

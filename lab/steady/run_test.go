@@ -404,3 +404,77 @@ func TestVerdictRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestManagerCollector: clean --dir's endpoint serves Kafka's metrics as
+// the manager computes them at the scrape (the manager idle, so nothing
+// moves between the two reads but time-since-last-run-ms).
+func TestManagerCollector(t *testing.T) {
+	root := t.TempDir()
+	cfg := engine.DefaultLogConfig()
+	cfg.SegmentBytes = 4 << 10
+	spec := workloads.DefaultSpec()
+	spec.Keys, spec.Partitions = 50, 2
+	cleaner := engine.DefaultCleanerConfig()
+	cleaner.DedupeBufferBytes, cleaner.IOBufferBytes = 1<<20, 64<<10
+	m, err := engine.NewCleanerManager(engine.CleanerManagerOptions{Cleaner: cleaner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := range spec.Partitions {
+		l, err := engine.Open(filepath.Join(root, fmt.Sprintf("t-%d", p)), engine.Options{Config: &cfg, Create: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		st, err := workloads.NewStream(spec, p, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 100 {
+			b, _, err := st.Next(nil, time.Now().UnixMilli())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Append(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := m.AddLog(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.RunUntilIdle(); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := ServeMetrics(":0", ManagerCollector{M: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if !strings.HasPrefix(srv.Addr(), "127.0.0.1:") {
+		t.Errorf("\":0\" listens on %s, want loopback", srv.Addr())
+	}
+	fams, err := scrapeMetrics("http://" + srv.Addr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt := m.Metrics()
+	if mt.CleanerRecopyPercent == 0 {
+		t.Fatalf("nothing was cleaned: %+v", mt)
+	}
+	for name, v := range map[string]int{
+		MetricMaxBufferUtilizationPercent: mt.MaxBufferUtilizationPercent, MetricCleanerRecopyPercent: mt.CleanerRecopyPercent,
+		MetricMaxCleanTimeSecs: mt.MaxCleanTimeSecs, MetricMaxCompactionDelaySecs: mt.MaxCompactionDelaySecs,
+		MetricDeadThreadCount: mt.DeadThreadCount, MetricMaxDirtyPercent: mt.MaxDirtyPercent,
+	} {
+		if f := fams[name]; f == nil || len(f.values) != 1 || f.values[0].v != float64(v) {
+			t.Errorf("%s: %+v, want %d", name, f, v)
+		}
+	}
+	if f := fams[MetricTimeSinceLastRunMs]; f == nil || f.values[0].v > float64(mt.TimeSinceLastRunMs) {
+		t.Errorf("%s: %+v, want at most %d (read after the scrape)", MetricTimeSinceLastRunMs, f, mt.TimeSinceLastRunMs)
+	}
+	if f := fams[MetricUncleanablePartitionsCount]; f == nil || f.values[0].labels["logDirectory"] != root || f.values[0].v != 0 {
+		t.Errorf("%s: %+v", MetricUncleanablePartitionsCount, f)
+	}
+}
