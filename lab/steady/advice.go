@@ -18,21 +18,28 @@ type Advice struct {
 	IOBufferBytes     int64    `json:"io_buffer_bytes"`
 	Passes            *float64 `json:"passes,omitempty"`
 	CleanSeconds      *float64 `json:"clean_seconds,omitempty"`
-	// SteadyDirtyRatio is the predicted dirty ratio of a log in steady
-	// state; CompactionDelaySeconds the predicted time a record waits to be
-	// cleaned.
+	// SteadyDirtyRatio is the predicted time-average cleanable ratio of a
+	// log in steady state (advise's mean_dirty_ratio), PeakDirtyRatio the
+	// ratio when a clean ends (peak_dirty_ratio); CompactionDelaySeconds
+	// the longest a dirty record is predicted to wait for its clean
+	// (max_compaction_delay_seconds); FallsBehind the advisor's own verdict
+	// (falls_behind).
 	SteadyDirtyRatio       *float64 `json:"steady_dirty_ratio,omitempty"`
+	PeakDirtyRatio         *float64 `json:"peak_dirty_ratio,omitempty"`
 	CompactionDelaySeconds *float64 `json:"compaction_delay_seconds,omitempty"`
+	FallsBehind            *bool    `json:"falls_behind,omitempty"`
 }
 
-// The keys ReadAdvice accepts for the two predictions, first found wins:
-// issue 14 names the settings' keys but not these, so the spellings an
-// advisor is likely to print are all read, at the top level or inside a
-// "prediction" or "predictions" object.
+// The keys ReadAdvice accepts for the predictions, first found wins:
+// advise's (lab/sizing.Advice: mean_dirty_ratio, peak_dirty_ratio,
+// max_compaction_delay_seconds, falls_behind) first, then other spellings
+// of the same figures, at the top level or inside a "prediction" or
+// "predictions" object.
 var (
-	dirtyRatioKeys = []string{"steady_dirty_ratio", "predicted_steady_dirty_ratio", "steady_state_dirty_ratio", "dirty_ratio"}
-	delaySecsKeys  = []string{"compaction_delay_seconds", "compaction_delay_secs", "predicted_compaction_delay_seconds", "steady_compaction_delay_seconds", "max_compaction_delay_secs"}
-	delayMsKeys    = []string{"compaction_delay_ms", "predicted_compaction_delay_ms", "steady_compaction_delay_ms"}
+	dirtyRatioKeys = []string{"mean_dirty_ratio", "steady_dirty_ratio", "predicted_steady_dirty_ratio"}
+	peakRatioKeys  = []string{"peak_dirty_ratio"}
+	delaySecsKeys  = []string{"max_compaction_delay_seconds", "compaction_delay_seconds", "compaction_delay_secs"}
+	delayMsKeys    = []string{"max_compaction_delay_ms", "compaction_delay_ms"}
 )
 
 // ReadAdvice reads an advise JSON file. Errors: unreadable, not a JSON
@@ -114,6 +121,12 @@ func ReadAdvice(path string) (*Advice, error) {
 	if f, ok := find(dirtyRatioKeys); ok {
 		a.SteadyDirtyRatio = &f
 	}
+	if f, ok := find(peakRatioKeys); ok {
+		a.PeakDirtyRatio = &f
+	}
+	if b, ok := m["falls_behind"].(bool); ok {
+		a.FallsBehind = &b
+	}
 	if f, ok := find(delaySecsKeys); ok {
 		a.CompactionDelaySeconds = &f
 	} else if f, ok := find(delayMsKeys); ok {
@@ -126,18 +139,24 @@ func ReadAdvice(path string) (*Advice, error) {
 // AdviceCheck sets an advice's predictions beside what a run measured.
 type AdviceCheck struct {
 	Advice *Advice `json:"advice"`
-	// MeasuredDirtyRatio is the window's median of DirtyBytes / LogBytes
-	// (all partitions); MeasuredMaxCleanableRatio the median of the largest
-	// cleanable ratio (Kafka's, what max-dirty-percent shows).
-	MeasuredDirtyRatio        float64 `json:"measured_dirty_ratio"`
-	MeasuredMaxCleanableRatio float64 `json:"measured_max_cleanable_ratio"`
+	// MeasuredDirtyRatio is the window's mean of the partitions' mean
+	// cleanable ratio (the time average advise's mean_dirty_ratio
+	// predicts); MeasuredPeakDirtyRatio the largest cleanable ratio of the
+	// window; MeasuredDirtyBytesRatio the median of DirtyBytes / LogBytes
+	// (the active segment counted as dirty).
+	MeasuredDirtyRatio      float64 `json:"measured_dirty_ratio"`
+	MeasuredPeakDirtyRatio  float64 `json:"measured_peak_dirty_ratio"`
+	MeasuredDirtyBytesRatio float64 `json:"measured_dirty_bytes_ratio"`
 	// MeasuredCompactionDelaySeconds is the window's median of
-	// OldestDirtyAgeMs / 1000, MeasuredMaxCompactionDelaySeconds its max.
+	// OldestDirtyAgeMs / 1000, MeasuredMaxCompactionDelaySeconds its max
+	// (what advise's max_compaction_delay_seconds predicts).
 	MeasuredCompactionDelaySeconds    float64 `json:"measured_compaction_delay_s"`
 	MeasuredMaxCompactionDelaySeconds float64 `json:"measured_max_compaction_delay_s"`
-	// Errors are (measured - predicted) / predicted; nil without a
+	// Errors are (measured - predicted) / predicted of the mean dirty
+	// ratio, the peak ratio and the max compaction delay; nil without a
 	// (non-zero) prediction.
 	DirtyRatioError      *float64 `json:"dirty_ratio_error,omitempty"`
+	PeakDirtyRatioError  *float64 `json:"peak_dirty_ratio_error,omitempty"`
 	CompactionDelayError *float64 `json:"compaction_delay_error,omitempty"`
 }
 
@@ -148,16 +167,22 @@ func CheckAdvice(a *Advice, samples []*Sample) AdviceCheck {
 	if len(w) == 0 {
 		return c
 	}
-	var ratios, cleanable, delays []float64
+	var ratios, delays []float64
+	var sum float64
 	for _, s := range w {
 		if s.LogBytes > 0 {
 			ratios = append(ratios, float64(s.DirtyBytes)/float64(s.LogBytes))
 		}
-		cleanable = append(cleanable, s.MaxCleanableRatio)
+		var mean float64
+		for _, p := range s.Partitions {
+			mean += p.CleanableRatio / float64(len(s.Partitions))
+		}
+		sum += mean
+		c.MeasuredPeakDirtyRatio = max(c.MeasuredPeakDirtyRatio, s.MaxCleanableRatio)
 		delays = append(delays, float64(s.OldestDirtyAgeMs)/1000)
 	}
-	c.MeasuredDirtyRatio = median(ratios)
-	c.MeasuredMaxCleanableRatio = median(cleanable)
+	c.MeasuredDirtyRatio = sum / float64(len(w))
+	c.MeasuredDirtyBytesRatio = median(ratios)
 	c.MeasuredCompactionDelaySeconds = median(delays)
 	for _, d := range delays {
 		c.MeasuredMaxCompactionDelaySeconds = max(c.MeasuredMaxCompactionDelaySeconds, d)
@@ -170,6 +195,7 @@ func CheckAdvice(a *Advice, samples []*Sample) AdviceCheck {
 		return &e
 	}
 	c.DirtyRatioError = relErr(c.MeasuredDirtyRatio, a.SteadyDirtyRatio)
-	c.CompactionDelayError = relErr(c.MeasuredCompactionDelaySeconds, a.CompactionDelaySeconds)
+	c.PeakDirtyRatioError = relErr(c.MeasuredPeakDirtyRatio, a.PeakDirtyRatio)
+	c.CompactionDelayError = relErr(c.MeasuredMaxCompactionDelaySeconds, a.CompactionDelaySeconds)
 	return c
 }

@@ -169,10 +169,14 @@ func FormatSummary(res *Result, adv *AdviceCheck) string {
 		a := adv.Advice
 		fmt.Fprintf(&b, "\nadvice %s (model predictions, from advise) vs this run (measured):\n\n", a.Path)
 		fmt.Fprintf(&b, "| figure | predicted | measured | error |\n|---|---:|---:|---:|\n")
-		fmt.Fprintf(&b, "| steady dirty ratio (median dirty / log bytes) | %s | %.3f | %s |\n", optional(a.SteadyDirtyRatio, "%.3f"), adv.MeasuredDirtyRatio, optionalPct(adv.DirtyRatioError))
-		fmt.Fprintf(&b, "| compaction delay (median oldest dirty age, s) | %s | %.1f | %s |\n", optional(a.CompactionDelaySeconds, "%.1f"), adv.MeasuredCompactionDelaySeconds, optionalPct(adv.CompactionDelayError))
-		fmt.Fprintf(&b, "| max cleanable ratio (median) | | %.3f | |\n", adv.MeasuredMaxCleanableRatio)
-		fmt.Fprintf(&b, "| max oldest dirty age (s) | | %.1f | |\n", adv.MeasuredMaxCompactionDelaySeconds)
+		fmt.Fprintf(&b, "| mean dirty ratio (time average of the partitions' cleanable ratio) | %s | %.3f | %s |\n", optional(a.SteadyDirtyRatio, "%.3f"), adv.MeasuredDirtyRatio, optionalPct(adv.DirtyRatioError))
+		fmt.Fprintf(&b, "| peak dirty ratio (largest cleanable ratio) | %s | %.3f | %s |\n", optional(a.PeakDirtyRatio, "%.3f"), adv.MeasuredPeakDirtyRatio, optionalPct(adv.PeakDirtyRatioError))
+		fmt.Fprintf(&b, "| max compaction delay (oldest dirty record's age, s) | %s | %.1f | %s |\n", optional(a.CompactionDelaySeconds, "%.1f"), adv.MeasuredMaxCompactionDelaySeconds, optionalPct(adv.CompactionDelayError))
+		fmt.Fprintf(&b, "| median compaction delay (s) | | %.1f | |\n", adv.MeasuredCompactionDelaySeconds)
+		fmt.Fprintf(&b, "| median dirty bytes / log bytes (active segment included) | | %.3f | |\n", adv.MeasuredDirtyBytesRatio)
+		if a.FallsBehind != nil {
+			fmt.Fprintf(&b, "| keeps up | %v | %s | |\n", !*a.FallsBehind, map[bool]string{true: "yes", false: "no"}[res.Verdict.KeepsUp && res.Verdict.Decided])
+		}
 	}
 	if res.Stopped != "" {
 		fmt.Fprintf(&b, "\nstopped early: %s\n", res.Stopped)

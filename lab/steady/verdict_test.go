@@ -122,34 +122,48 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
-// TestAdvice reads an advise JSON file and compares its predictions with
-// a hand-made window.
+// TestAdvice reads advise JSON files (lab/sizing.Advice's keys, and the
+// same figures nested under "prediction" with the delay in ms) and
+// compares their predictions with a hand-made window.
 func TestAdvice(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "advice.json")
-	os.WriteFile(path, []byte(`{"dedupe_buffer_bytes": 1048576, "threads": 2, "io_buffer_bytes": 524288, "passes": 1, "clean_seconds": 0.5,
-		"prediction": {"steady_dirty_ratio": 0.5, "compaction_delay_ms": 4000}}`), 0o644)
-	a, err := ReadAdvice(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.DedupeBufferBytes != 1<<20 || a.Threads != 2 || a.IOBufferBytes != 512<<10 || *a.Passes != 1 || *a.CleanSeconds != 0.5 ||
-		*a.SteadyDirtyRatio != 0.5 || *a.CompactionDelaySeconds != 4 {
-		t.Errorf("advice %+v", a)
-	}
-	// Window: dirty/log = 0.2, 0.4, 0.6 (median 0.4); oldest dirty age 2,
-	// 5, 3 s (median 3, max 5).
-	s := []*Sample{
-		{DirtyBytes: 20, LogBytes: 100, OldestDirtyAgeMs: 2000},
-		{DirtyBytes: 40, LogBytes: 100, OldestDirtyAgeMs: 5000},
-		{DirtyBytes: 60, LogBytes: 100, OldestDirtyAgeMs: 3000},
-	}
-	c := CheckAdvice(a, s)
-	if c.MeasuredDirtyRatio != 0.4 || c.MeasuredCompactionDelaySeconds != 3 || c.MeasuredMaxCompactionDelaySeconds != 5 {
-		t.Errorf("check %+v", c)
-	}
-	if c.DirtyRatioError == nil || math.Abs(*c.DirtyRatioError-(-0.2)) > 1e-12 || c.CompactionDelayError == nil || *c.CompactionDelayError != -0.25 {
-		t.Errorf("errors %v %v, want -0.2, -0.25", c.DirtyRatioError, c.CompactionDelayError)
+	for _, body := range []string{
+		`{"dedupe_buffer_bytes": 1048576, "threads": 2, "io_buffer_bytes": 524288, "passes": 1, "clean_seconds": 0.5,
+		  "mean_dirty_ratio": 0.5, "peak_dirty_ratio": 0.7, "max_compaction_delay_seconds": 4, "falls_behind": false}`,
+		`{"dedupe_buffer_bytes": 1048576, "threads": 2, "io_buffer_bytes": 524288, "passes": 1, "clean_seconds": 0.5, "falls_behind": false,
+		  "prediction": {"steady_dirty_ratio": 0.5, "peak_dirty_ratio": 0.7, "compaction_delay_ms": 4000}}`,
+	} {
+		os.WriteFile(path, []byte(body), 0o644)
+		a, err := ReadAdvice(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.DedupeBufferBytes != 1<<20 || a.Threads != 2 || a.IOBufferBytes != 512<<10 || *a.Passes != 1 || *a.CleanSeconds != 0.5 ||
+			*a.SteadyDirtyRatio != 0.5 || *a.PeakDirtyRatio != 0.7 || *a.CompactionDelaySeconds != 4 || a.FallsBehind == nil || *a.FallsBehind {
+			t.Errorf("advice %+v", a)
+		}
+		// Window: partitions' cleanable ratios (0.2, 0.4), (0.5, 0.7),
+		// (0.1, 0.1): means 0.3, 0.6, 0.1, their mean 1/3; peak 0.7.
+		// Oldest dirty age 2, 5, 3 s: median 3, max 5. dirty/log 0.2, 0.4,
+		// 0.6: median 0.4.
+		ps := func(a, b float64) []PartitionSample {
+			return []PartitionSample{{CleanableRatio: a}, {CleanableRatio: b}}
+		}
+		s := []*Sample{
+			{DirtyBytes: 20, LogBytes: 100, OldestDirtyAgeMs: 2000, MaxCleanableRatio: 0.4, Partitions: ps(0.2, 0.4)},
+			{DirtyBytes: 40, LogBytes: 100, OldestDirtyAgeMs: 5000, MaxCleanableRatio: 0.7, Partitions: ps(0.5, 0.7)},
+			{DirtyBytes: 60, LogBytes: 100, OldestDirtyAgeMs: 3000, MaxCleanableRatio: 0.1, Partitions: ps(0.1, 0.1)},
+		}
+		c := CheckAdvice(a, s)
+		if math.Abs(c.MeasuredDirtyRatio-1.0/3) > 1e-12 || c.MeasuredPeakDirtyRatio != 0.7 || c.MeasuredDirtyBytesRatio != 0.4 ||
+			c.MeasuredCompactionDelaySeconds != 3 || c.MeasuredMaxCompactionDelaySeconds != 5 {
+			t.Errorf("check %+v", c)
+		}
+		if c.DirtyRatioError == nil || math.Abs(*c.DirtyRatioError-(-1.0/3)) > 1e-12 || c.PeakDirtyRatioError == nil || *c.PeakDirtyRatioError != 0 ||
+			c.CompactionDelayError == nil || *c.CompactionDelayError != 0.25 {
+			t.Errorf("errors %v %v %v, want -1/3, 0, +0.25", c.DirtyRatioError, c.PeakDirtyRatioError, c.CompactionDelayError)
+		}
 	}
 	for body, want := range map[string]string{
 		`[1]`:                                  "not a JSON object",
