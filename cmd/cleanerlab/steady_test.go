@@ -126,3 +126,28 @@ func TestSteadySignal(t *testing.T) {
 		})
 	}
 }
+
+// TestSteadyBadInput: bad flags are errors naming the flag, before any
+// directory is made.
+func TestSteadyBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--write-rate", "0"}, "--write-rate"},
+		{[]string{"--duration", "0s"}, "--duration"},
+		{[]string{"--sample-interval", "1ms"}, "--sample-interval"},
+		{[]string{"--metrics-addr", "localhost:http"}, "--metrics-addr"},
+		{[]string{"--from-advice", filepath.Join(dir, "missing.json")}, "--from-advice"},
+		{[]string{"--segment.jitter.ms", "-1"}, "segment.jitter.ms"},
+	} {
+		_, err := cli(t, append([]string{"steady", "--dir", dir, "--out", dir}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want one naming %s", tc.args, err, tc.want)
+		}
+	}
+	if roots, _ := filepath.Glob(filepath.Join(dir, "cleanerlab-*")); len(roots) != 0 {
+		t.Errorf("bad input left %v", roots)
+	}
+}

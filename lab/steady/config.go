@@ -131,19 +131,19 @@ func (c *Config) Validate() error {
 	case c.Dir == "":
 		return fmt.Errorf("steady: no log directory given")
 	case !(c.WriteRateBytes > 0):
-		return fmt.Errorf("steady: write rate %v bytes/s: want a rate above 0", c.WriteRateBytes)
+		return fmt.Errorf("steady: --write-rate %v bytes/s: want a rate above 0", c.WriteRateBytes)
 	case c.Duration <= 0:
-		return fmt.Errorf("steady: duration %v: want a duration above 0", c.Duration)
+		return fmt.Errorf("steady: --duration %v: want a duration above 0", c.Duration)
 	case c.Warmup < 0:
-		return fmt.Errorf("steady: warm-up %v is negative", c.Warmup)
+		return fmt.Errorf("steady: --warmup %v is negative", c.Warmup)
 	case c.SampleInterval < 10*time.Millisecond:
-		return fmt.Errorf("steady: sample interval %v: want at least 10ms", c.SampleInterval)
+		return fmt.Errorf("steady: --sample-interval %v: want at least 10ms", c.SampleInterval)
 	case c.Readers < 0:
-		return fmt.Errorf("steady: readers %d is negative", c.Readers)
+		return fmt.Errorf("steady: --readers %d is negative", c.Readers)
 	case c.BackoffMs < 1:
-		return fmt.Errorf("steady: log.cleaner.backoff.ms %d: want at least 1", c.BackoffMs)
+		return fmt.Errorf("steady: --log.cleaner.backoff.ms %d: want at least 1", c.BackoffMs)
 	case c.RetentionCheckIntervalMs < 1:
-		return fmt.Errorf("steady: log.retention.check.interval.ms %d: want at least 1", c.RetentionCheckIntervalMs)
+		return fmt.Errorf("steady: --log.retention.check.interval.ms %d: want at least 1", c.RetentionCheckIntervalMs)
 	}
 	if err := c.Log.Validate(); err != nil {
 		return fmt.Errorf("steady: %w", err)

@@ -3,8 +3,10 @@ package steady
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -59,9 +61,24 @@ func WriteRecord(out string, res *Result, info RecordInfo) (string, error) {
 		run.Rows = append(run.Rows, results.Row{Name: r.Name + " max", Value: strconv.FormatFloat(r.Max, 'g', 6, 64), Unit: r.Unit, Meaning: "maximum after the warm-up"})
 	}
 	run.Notes = append(run.Notes, "verdict: "+res.Verdict.Line)
-	dir, err := run.Write(out)
+	id, err := results.NewID(run.StartedAt, run.Config)
 	if err != nil {
-		return dir, err
+		return "", err
+	}
+	// Runs of one configuration started in the same second get -2, -3, ...
+	var dir string
+	for n := 1; ; n++ {
+		run.ID = id
+		if n > 1 {
+			run.ID = fmt.Sprintf("%s-%d", id, n)
+		}
+		dir, err = run.Write(out)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || n >= 100 {
+			return dir, err
+		}
 	}
 	write := func(name string, fn func(w io.Writer) error) error {
 		f, err := os.Create(filepath.Join(dir, name))
