@@ -233,7 +233,7 @@ func steadyMain(cmd *cobra.Command, sf *steadyFlags) error {
 	}
 	var check *steady.AdviceCheck
 	if advice != nil {
-		c := steady.CheckAdvice(advice, res.Samples)
+		c := steady.CheckAdvice(advice, res.Samples, res.Cleans)
 		check = &c
 	}
 	rec := steadyConfigRecord{Command: "steady", Workload: cfg.Workload, Log: cfg.Log, Cleaner: cfg.Cleaner, BackoffMs: cfg.BackoffMs,

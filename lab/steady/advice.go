@@ -142,10 +142,18 @@ type AdviceCheck struct {
 	// MeasuredDirtyRatio is the window's mean of the partitions' mean
 	// cleanable ratio (the time average advise's mean_dirty_ratio
 	// predicts); MeasuredPeakDirtyRatio the largest cleanable ratio of the
-	// window; MeasuredDirtyBytesRatio the median of DirtyBytes / LogBytes
+	// window; MeasuredChosenRatio the median, and MeasuredMaxChosenRatio the
+	// max, of the cleanable ratio at which the window's cleans were chosen
+	// (how dirty a log got before its clean: what peak_dirty_ratio
+	// predicts; the samples' largest ratio also catches the instants
+	// between a clean's swap and its checkpoint update, when the cleaned
+	// segments still count as dirty); MeasuredDirtyBytesRatio the median of DirtyBytes / LogBytes
 	// (the active segment counted as dirty).
 	MeasuredDirtyRatio      float64 `json:"measured_dirty_ratio"`
 	MeasuredPeakDirtyRatio  float64 `json:"measured_peak_dirty_ratio"`
+	MeasuredChosenRatio     float64 `json:"measured_chosen_ratio"`
+	MeasuredMaxChosenRatio  float64 `json:"measured_max_chosen_ratio"`
+	ChosenCleans            int     `json:"chosen_cleans"`
 	MeasuredDirtyBytesRatio float64 `json:"measured_dirty_bytes_ratio"`
 	// MeasuredCompactionDelaySeconds is the window's median of
 	// OldestDirtyAgeMs / 1000, MeasuredMaxCompactionDelaySeconds its max
@@ -153,20 +161,30 @@ type AdviceCheck struct {
 	MeasuredCompactionDelaySeconds    float64 `json:"measured_compaction_delay_s"`
 	MeasuredMaxCompactionDelaySeconds float64 `json:"measured_max_compaction_delay_s"`
 	// Errors are (measured - predicted) / predicted of the mean dirty
-	// ratio, the peak ratio and the max compaction delay; nil without a
-	// (non-zero) prediction.
+	// ratio, the peak ratio (against MeasuredChosenRatio) and the max
+	// compaction delay; nil without a (non-zero) prediction or a clean.
 	DirtyRatioError      *float64 `json:"dirty_ratio_error,omitempty"`
 	PeakDirtyRatioError  *float64 `json:"peak_dirty_ratio_error,omitempty"`
 	CompactionDelayError *float64 `json:"compaction_delay_error,omitempty"`
 }
 
-// CheckAdvice compares a's predictions with samples' window.
-func CheckAdvice(a *Advice, samples []*Sample) AdviceCheck {
+// CheckAdvice compares a's predictions with samples' window and the
+// cleans that ended in it.
+func CheckAdvice(a *Advice, samples []*Sample, cleans []CleanRecord) AdviceCheck {
 	c := AdviceCheck{Advice: a}
 	w := Window(samples)
 	if len(w) == 0 {
 		return c
 	}
+	var chosen []float64
+	for _, cl := range cleans {
+		if cl.EndSeconds >= w[0].ElapsedSeconds && cl.EndSeconds <= w[len(w)-1].ElapsedSeconds {
+			chosen = append(chosen, cl.CleanableRatio)
+			c.MeasuredMaxChosenRatio = max(c.MeasuredMaxChosenRatio, cl.CleanableRatio)
+		}
+	}
+	c.ChosenCleans = len(chosen)
+	c.MeasuredChosenRatio = median(chosen)
 	var ratios, delays []float64
 	var sum float64
 	for _, s := range w {
@@ -195,7 +213,9 @@ func CheckAdvice(a *Advice, samples []*Sample) AdviceCheck {
 		return &e
 	}
 	c.DirtyRatioError = relErr(c.MeasuredDirtyRatio, a.SteadyDirtyRatio)
-	c.PeakDirtyRatioError = relErr(c.MeasuredPeakDirtyRatio, a.PeakDirtyRatio)
+	if len(chosen) > 0 {
+		c.PeakDirtyRatioError = relErr(c.MeasuredChosenRatio, a.PeakDirtyRatio)
+	}
 	c.CompactionDelayError = relErr(c.MeasuredMaxCompactionDelaySeconds, a.CompactionDelaySeconds)
 	return c
 }

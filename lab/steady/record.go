@@ -39,12 +39,13 @@ type RecordInfo struct {
 
 // recordStats is run.json's "stats" of a steady run.
 type recordStats struct {
-	Summary Summary      `json:"summary"`
-	Verdict Verdict      `json:"verdict"`
-	Advice  *AdviceCheck `json:"advice,omitempty"`
-	Stopped string       `json:"stopped,omitempty"`
-	Dirs    []string     `json:"dirs"`
-	Events  int          `json:"events"`
+	Summary Summary       `json:"summary"`
+	Verdict Verdict       `json:"verdict"`
+	Advice  *AdviceCheck  `json:"advice,omitempty"`
+	Stopped string        `json:"stopped,omitempty"`
+	Dirs    []string      `json:"dirs"`
+	Events  int           `json:"events"`
+	Cleans  []CleanRecord `json:"cleans"`
 }
 
 // WriteRecord writes the run's record under out: out/<run id>/ with
@@ -54,7 +55,7 @@ type recordStats struct {
 // record's directory.
 func WriteRecord(out string, res *Result, info RecordInfo) (string, error) {
 	run := &results.Run{StartedAt: res.StartedAt, Config: info.Config, Environment: info.Environment,
-		Stats: recordStats{Summary: res.Summary, Verdict: res.Verdict, Advice: info.Advice, Stopped: res.Stopped, Dirs: res.Dirs, Events: res.Events}}
+		Stats: recordStats{Summary: res.Summary, Verdict: res.Verdict, Advice: info.Advice, Stopped: res.Stopped, Dirs: res.Dirs, Events: res.Events, Cleans: res.Cleans}}
 	run.SetCounters(res.CountersBefore, res.CountersAfter)
 	for _, r := range res.Summary.Rows {
 		run.Rows = append(run.Rows, results.Row{Name: r.Name + " median", Value: strconv.FormatFloat(r.Median, 'g', 6, 64), Unit: r.Unit, Meaning: "median after the warm-up"})
@@ -187,7 +188,8 @@ func FormatSummary(res *Result, adv *AdviceCheck) string {
 		fmt.Fprintf(&b, "\nadvice %s (model predictions, from advise) vs this run (measured):\n\n", a.Path)
 		fmt.Fprintf(&b, "| figure | predicted | measured | error |\n|---|---:|---:|---:|\n")
 		fmt.Fprintf(&b, "| mean dirty ratio (time average of the partitions' cleanable ratio) | %s | %.3f | %s |\n", optional(a.SteadyDirtyRatio, "%.3f"), adv.MeasuredDirtyRatio, optionalPct(adv.DirtyRatioError))
-		fmt.Fprintf(&b, "| peak dirty ratio (largest cleanable ratio) | %s | %.3f | %s |\n", optional(a.PeakDirtyRatio, "%.3f"), adv.MeasuredPeakDirtyRatio, optionalPct(adv.PeakDirtyRatioError))
+		fmt.Fprintf(&b, "| peak dirty ratio (median cleanable ratio at the %d cleans' choices) | %s | %.3f | %s |\n", adv.ChosenCleans, optional(a.PeakDirtyRatio, "%.3f"), adv.MeasuredChosenRatio, optionalPct(adv.PeakDirtyRatioError))
+		fmt.Fprintf(&b, "| largest cleanable ratio at a choice / in any sample | | %.3f / %.3f | |\n", adv.MeasuredMaxChosenRatio, adv.MeasuredPeakDirtyRatio)
 		fmt.Fprintf(&b, "| max compaction delay (oldest dirty record's age, s) | %s | %.1f | %s |\n", optional(a.CompactionDelaySeconds, "%.1f"), adv.MeasuredMaxCompactionDelaySeconds, optionalPct(adv.CompactionDelayError))
 		fmt.Fprintf(&b, "| median compaction delay (s) | | %.1f | |\n", adv.MeasuredCompactionDelaySeconds)
 		fmt.Fprintf(&b, "| median dirty bytes / log bytes (active segment included) | | %.3f | |\n", adv.MeasuredDirtyBytesRatio)

@@ -37,6 +37,8 @@ type Result struct {
 	Dirs []string
 	// Events counts the lines written to the event log.
 	Events int
+	// Cleans are the finished cleans, in the order they ended.
+	Cleans []CleanRecord
 	// Summary and Verdict of the samples after the warm-up.
 	Summary Summary
 	Verdict Verdict
@@ -50,6 +52,23 @@ func (r *Result) Final() *Sample {
 		return nil
 	}
 	return r.Samples[len(r.Samples)-1]
+}
+
+// CleanRecord is one finished clean of a steady run.
+type CleanRecord struct {
+	// EndSeconds is when it ended, in seconds since the producers started.
+	EndSeconds float64 `json:"end_s"`
+	Thread     int     `json:"thread"`
+	Partition  int32   `json:"partition"`
+	// CleanableRatio is the log's cleanable ratio when the thread chose
+	// it (engine.LogToClean): how dirty the log got before its clean.
+	CleanableRatio float64 `json:"cleanable_ratio"`
+	// FirstDirtyOffset and EndOffset bound the dirty section cleaned.
+	FirstDirtyOffset int64   `json:"first_dirty_offset"`
+	EndOffset        int64   `json:"end_offset"`
+	BytesRead        int64   `json:"bytes_read"`
+	BytesWritten     int64   `json:"bytes_written"`
+	Seconds          float64 `json:"seconds"`
 }
 
 // partition is one partition's producer and its bookkeeping.
@@ -93,6 +112,7 @@ type runner struct {
 	retRemoved   int64
 	busy         time.Duration
 	events       int
+	cleanList    []CleanRecord
 	eventLog     io.Writer
 	firstErr     error
 
@@ -260,6 +280,9 @@ func Run(ctx context.Context, cfg Config, eventLog io.Writer) (*Result, error) {
 	res.EndedAt = cfg.Now()
 	res.CountersAfter, _ = results.Snapshot(cfg.DiskDevice)
 	res.Events = r.events
+	r.mu.Lock()
+	res.Cleans = r.cleanList
+	r.mu.Unlock()
 	closeErr := r.closeLogs()
 	r.mu.Lock()
 	runErr := r.firstErr
@@ -442,6 +465,9 @@ func (r *runner) onCleanerEvent(ev engine.CleanerEvent) {
 		st := ev.Stats
 		r.mu.Lock()
 		r.cleans++
+		r.cleanList = append(r.cleanList, CleanRecord{EndSeconds: st.EndTime.Sub(r.start).Seconds(), Thread: ev.Thread, Partition: ev.TopicPartition.Partition,
+			CleanableRatio: st.LogToClean.CleanableRatio, FirstDirtyOffset: int64(st.LogToClean.FirstDirtyOffset), EndOffset: int64(st.EndOffset),
+			BytesRead: st.BytesRead, BytesWritten: st.BytesWritten, Seconds: st.ElapsedTime().Seconds()})
 		r.read += st.BytesRead
 		r.mapRead += st.MapBytesRead
 		r.written += st.BytesWritten

@@ -151,11 +151,17 @@ func TestAdvice(t *testing.T) {
 			return []PartitionSample{{CleanableRatio: a}, {CleanableRatio: b}}
 		}
 		s := []*Sample{
-			{DirtyBytes: 20, LogBytes: 100, OldestDirtyAgeMs: 2000, MaxCleanableRatio: 0.4, Partitions: ps(0.2, 0.4)},
-			{DirtyBytes: 40, LogBytes: 100, OldestDirtyAgeMs: 5000, MaxCleanableRatio: 0.7, Partitions: ps(0.5, 0.7)},
-			{DirtyBytes: 60, LogBytes: 100, OldestDirtyAgeMs: 3000, MaxCleanableRatio: 0.1, Partitions: ps(0.1, 0.1)},
+			{ElapsedSeconds: 1, DirtyBytes: 20, LogBytes: 100, OldestDirtyAgeMs: 2000, MaxCleanableRatio: 0.4, Partitions: ps(0.2, 0.4)},
+			{ElapsedSeconds: 2, DirtyBytes: 40, LogBytes: 100, OldestDirtyAgeMs: 5000, MaxCleanableRatio: 0.7, Partitions: ps(0.5, 0.7)},
+			{ElapsedSeconds: 3, DirtyBytes: 60, LogBytes: 100, OldestDirtyAgeMs: 3000, MaxCleanableRatio: 0.1, Partitions: ps(0.1, 0.1)},
 		}
-		c := CheckAdvice(a, s)
+		// Cleans chosen at ratios 0.8, 0.6, 0.7 in the window (median
+		// 0.7, max 0.8); the one ending at 10 s is outside it.
+		cleans := []CleanRecord{{EndSeconds: 1.5, CleanableRatio: 0.8}, {EndSeconds: 2, CleanableRatio: 0.6}, {EndSeconds: 3, CleanableRatio: 0.7}, {EndSeconds: 10, CleanableRatio: 0.99}}
+		c := CheckAdvice(a, s, cleans)
+		if c.ChosenCleans != 3 || c.MeasuredChosenRatio != 0.7 || c.MeasuredMaxChosenRatio != 0.8 {
+			t.Errorf("chosen: %d cleans, median %v, max %v; want 3, 0.7, 0.8", c.ChosenCleans, c.MeasuredChosenRatio, c.MeasuredMaxChosenRatio)
+		}
 		if math.Abs(c.MeasuredDirtyRatio-1.0/3) > 1e-12 || c.MeasuredPeakDirtyRatio != 0.7 || c.MeasuredDirtyBytesRatio != 0.4 ||
 			c.MeasuredCompactionDelaySeconds != 3 || c.MeasuredMaxCompactionDelaySeconds != 5 {
 			t.Errorf("check %+v", c)
