@@ -488,7 +488,7 @@ func (h *ddHarness) dump(t *testing.T) string {
 		// Decoded as a reader sees them: the zero tail of an active
 		// segment's preallocated index is not entries.
 		if data, err := os.ReadFile(prefix + IndexFileSuffix); err == nil && len(data) > 0 {
-			es, err := DecodeOffsetIndex(data, s.BaseOffset())
+			es, err := decodeOffsetIndex(data, s.BaseOffset())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -501,7 +501,7 @@ func (h *ddHarness) dump(t *testing.T) string {
 			}
 		}
 		if data, err := os.ReadFile(prefix + TxnIndexFileSuffix); err == nil {
-			es, err := DecodeTxnIndex(data, s.BaseOffset())
+			es, err := decodeTxnIndex(data, s.BaseOffset())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -512,7 +512,7 @@ func (h *ddHarness) dump(t *testing.T) string {
 			fmt.Fprintf(&b, " txnindex=[%s]", strings.Join(strs, " "))
 		}
 		if data, err := os.ReadFile(prefix + TimeIndexFileSuffix); err == nil && len(data) > 0 {
-			es, err := DecodeTimeIndex(data, s.BaseOffset())
+			es, err := decodeTimeIndex(data, s.BaseOffset())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -153,7 +153,7 @@ func TestCorruptFixtureInputs(t *testing.T) {
 			}
 			var b [4]byte
 			binary.BigEndian.PutUint32(b[:], uint32(st.Size()+100))
-			last := ist.Size() - OffsetIndexEntrySize
+			last := ist.Size() - offsetIndexEntrySize
 			patchFile(t, p, last+4, b[:]) // the last entry's position
 			return damage{path: p, pos: last, index: true}
 		}},

@@ -110,7 +110,7 @@ func FuzzDecodeOffsetIndex(f *testing.F) {
 		if base < 0 || base > 1<<62 {
 			return
 		}
-		entries, err := DecodeOffsetIndex(data, record.Offset(base))
+		entries, err := decodeOffsetIndex(data, record.Offset(base))
 		if err != nil {
 			if !errors.Is(err, ErrCorruptIndex) {
 				t.Fatalf("error %v does not wrap ErrCorruptIndex", err)
@@ -141,7 +141,7 @@ func FuzzDecodeTimeIndex(f *testing.F) {
 		if base < 0 || base > 1<<62 {
 			return
 		}
-		entries, err := DecodeTimeIndex(data, record.Offset(base))
+		entries, err := decodeTimeIndex(data, record.Offset(base))
 		if err != nil {
 			if !errors.Is(err, ErrCorruptIndex) {
 				t.Fatalf("error %v does not wrap ErrCorruptIndex", err)
@@ -162,19 +162,19 @@ func FuzzDecodeTimeIndex(f *testing.F) {
 // FuzzDecodeTxnIndex: never panics; a decoded file re-encodes to exactly
 // its bytes (decode(encode(x)) == x).
 func FuzzDecodeTxnIndex(f *testing.F) {
-	f.Add(EncodeTxnIndex([]AbortedTxn{{ProducerID: 1, FirstOffset: 0, LastOffset: 4, LastStableOffset: 2}, {ProducerID: 3, FirstOffset: 6, LastOffset: 6, LastStableOffset: 7}}), int64(4))
+	f.Add(encodeTxnIndex([]AbortedTxn{{ProducerID: 1, FirstOffset: 0, LastOffset: 4, LastStableOffset: 2}, {ProducerID: 3, FirstOffset: 6, LastOffset: 6, LastStableOffset: 7}}), int64(4))
 	f.Fuzz(func(t *testing.T, data []byte, base int64) {
-		entries, err := DecodeTxnIndex(data, record.Offset(base))
+		entries, err := decodeTxnIndex(data, record.Offset(base))
 		if err != nil {
 			if !errors.Is(err, ErrCorruptIndex) {
 				t.Fatalf("error %v does not wrap ErrCorruptIndex", err)
 			}
 			return
 		}
-		if enc := EncodeTxnIndex(entries); !bytes.Equal(enc, data) {
+		if enc := encodeTxnIndex(entries); !bytes.Equal(enc, data) {
 			t.Fatalf("re-encoded %x, input %x", enc, data)
 		}
-		again, err := DecodeTxnIndex(EncodeTxnIndex(entries), record.Offset(base))
+		again, err := decodeTxnIndex(encodeTxnIndex(entries), record.Offset(base))
 		if err != nil || len(again) != len(entries) {
 			t.Fatalf("decode(encode(x)): %v %v", again, err)
 		}

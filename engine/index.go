@@ -19,14 +19,6 @@ const (
 	txnIndexVersion      = 0  // TransactionIndex's only entry version
 )
 
-// OffsetIndexEntrySize, TimeIndexEntrySize and TxnIndexEntrySize are the
-// bytes of one entry of a .index, .timeindex and .txnindex file.
-const (
-	OffsetIndexEntrySize = offsetIndexEntrySize
-	TimeIndexEntrySize   = timeIndexEntrySize
-	TxnIndexEntrySize    = txnIndexEntrySize
-)
-
 // FilePos is a byte position in a segment's .log file.
 type FilePos int64
 
@@ -219,13 +211,13 @@ func bytesEqual(a, b []byte) bool {
 	return true
 }
 
-// readOffsetIndex reads and decodes a .index file (DecodeOffsetIndex).
+// readOffsetIndex reads and decodes a .index file (decodeOffsetIndex).
 func readOffsetIndex(f File, base record.Offset) ([]OffsetIndexEntry, error) {
 	data, err := readIndexEntries(f, offsetIndexEntrySize)
 	if err != nil {
 		return nil, err
 	}
-	out, err := DecodeOffsetIndex(data, base)
+	out, err := decodeOffsetIndex(data, base)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Name(), err)
 	}
@@ -255,12 +247,12 @@ func zeroEntries(data []byte, size int) int {
 	return z
 }
 
-// DecodeOffsetIndex decodes the bytes of a .index file of the segment with
+// decodeOffsetIndex decodes the bytes of a .index file of the segment with
 // base offset base. Trailing zero entries (the unused part of a
 // preallocated index, see zeroEntries) are not entries. Errors wrap
 // ErrCorruptIndex: a size that is not a whole number of entries, a relative
 // offset or position above 2^31-1, or entries whose offsets do not increase.
-func DecodeOffsetIndex(data []byte, base record.Offset) ([]OffsetIndexEntry, error) {
+func decodeOffsetIndex(data []byte, base record.Offset) ([]OffsetIndexEntry, error) {
 	if len(data)%offsetIndexEntrySize != 0 {
 		return nil, fmt.Errorf("%w: size %d is not a multiple of %d", ErrCorruptIndex, len(data), offsetIndexEntrySize)
 	}
@@ -281,23 +273,23 @@ func DecodeOffsetIndex(data []byte, base record.Offset) ([]OffsetIndexEntry, err
 	return out, nil
 }
 
-// readTimeIndex reads and decodes a .timeindex file (DecodeTimeIndex).
+// readTimeIndex reads and decodes a .timeindex file (decodeTimeIndex).
 func readTimeIndex(f File, base record.Offset) ([]TimeIndexEntry, error) {
 	data, err := readIndexEntries(f, timeIndexEntrySize)
 	if err != nil {
 		return nil, err
 	}
-	out, err := DecodeTimeIndex(data, base)
+	out, err := decodeTimeIndex(data, base)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Name(), err)
 	}
 	return out, nil
 }
 
-// DecodeTimeIndex decodes the bytes of a .timeindex file; trailing zero
+// decodeTimeIndex decodes the bytes of a .timeindex file; trailing zero
 // entries (see zeroEntries) are not entries. Errors wrap ErrCorruptIndex: a
 // size that is not a whole number of entries or a relative offset above 2^31-1.
-func DecodeTimeIndex(data []byte, base record.Offset) ([]TimeIndexEntry, error) {
+func decodeTimeIndex(data []byte, base record.Offset) ([]TimeIndexEntry, error) {
 	if len(data)%timeIndexEntrySize != 0 {
 		return nil, fmt.Errorf("%w: size %d is not a multiple of %d", ErrCorruptIndex, len(data), timeIndexEntrySize)
 	}

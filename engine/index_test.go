@@ -244,7 +244,7 @@ func TestDecodeIndexes(t *testing.T) {
 		{"relative offset above 2^31-1", entry(1<<31, 5), nil, true},
 		{"partial entry", cat(entry(3, 100), []byte{1, 2, 3}), nil, true},
 	} {
-		got, err := DecodeOffsetIndex(c.data, 100)
+		got, err := decodeOffsetIndex(c.data, 100)
 		if c.corrupt {
 			if !errors.Is(err, ErrCorruptIndex) {
 				t.Errorf("%s: %v, want ErrCorruptIndex", c.name, err)
@@ -264,7 +264,7 @@ func TestDecodeIndexes(t *testing.T) {
 	// Time index: (timestamp int64, relative offset int32).
 	ti := be.AppendUint32(be.AppendUint64(nil, 1234), 5)
 	ti = append(ti, make([]byte, 24)...)
-	got, err := DecodeTimeIndex(ti, 10)
+	got, err := decodeTimeIndex(ti, 10)
 	if err != nil || len(got) != 1 || got[0] != (TimeIndexEntry{1234, 15}) {
 		t.Errorf("time index %v %v", got, err)
 	}
@@ -277,22 +277,22 @@ func TestDecodeIndexes(t *testing.T) {
 		0, 0, 0, 0, 0, 0, 0, 20, // last offset
 		0, 0, 0, 0, 0, 0, 0, 21, // last stable offset
 	}
-	a, err := DecodeTxnIndex(txn, 15)
+	a, err := decodeTxnIndex(txn, 15)
 	if err != nil || len(a) != 1 || a[0] != (AbortedTxn{ProducerID: 7, FirstOffset: 10, LastOffset: 20, LastStableOffset: 21}) {
 		t.Errorf("txn index %v %v", a, err)
 	}
-	if string(EncodeTxnIndex(a)) != string(txn) {
-		t.Errorf("EncodeTxnIndex %x, want %x", EncodeTxnIndex(a), txn)
+	if string(encodeTxnIndex(a)) != string(txn) {
+		t.Errorf("encodeTxnIndex %x, want %x", encodeTxnIndex(a), txn)
 	}
 	bad := append([]byte(nil), txn...)
 	bad[1] = 1
-	if _, err := DecodeTxnIndex(bad, 15); !errors.Is(err, ErrCorruptIndex) {
+	if _, err := decodeTxnIndex(bad, 15); !errors.Is(err, ErrCorruptIndex) {
 		t.Errorf("version 1: %v", err)
 	}
-	if _, err := DecodeTxnIndex(append(append([]byte(nil), txn...), txn...), 15); !errors.Is(err, ErrCorruptIndex) {
+	if _, err := decodeTxnIndex(append(append([]byte(nil), txn...), txn...), 15); !errors.Is(err, ErrCorruptIndex) {
 		t.Errorf("repeated last offset: %v", err)
 	}
-	if _, err := DecodeTxnIndex(txn, 21); !errors.Is(err, ErrCorruptIndex) {
+	if _, err := decodeTxnIndex(txn, 21); !errors.Is(err, ErrCorruptIndex) {
 		t.Errorf("last offset below the base: %v", err)
 	}
 }

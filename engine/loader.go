@@ -140,7 +140,7 @@ func Open(dir string, opts Options) (*Log, error) {
 	var bases []record.Offset
 	hasLog := map[record.Offset]bool{}
 	for _, e := range entries {
-		if base, ok := parseSegmentFileName(e.Name(), LogFileSuffix); ok && !e.IsDir() {
+		if base, ok := ParseSegmentFileName(e.Name(), LogFileSuffix); ok && !e.IsDir() {
 			bases = append(bases, base)
 			hasLog[base] = true
 		}
@@ -148,7 +148,7 @@ func Open(dir string, opts Options) (*Log, error) {
 	for _, e := range entries {
 		name := e.Name()
 		for _, ext := range []string{IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
-			if base, ok := parseSegmentFileName(name, ext); ok && !hasLog[base] && !e.IsDir() {
+			if base, ok := ParseSegmentFileName(name, ext); ok && !hasLog[base] && !e.IsDir() {
 				rep.RemovedOrphans = append(rep.RemovedOrphans, filepath.Join(dir, name))
 			}
 		}

@@ -298,13 +298,13 @@ func (h *logHarness) run(t *testing.T, d *datadriven.TestData) string {
 				t.Fatal(err)
 			}
 			fmt.Fprintf(&b, "seg@%d .txnindex %d bytes\n", sg.BaseOffset(), len(data))
-			entries, err := DecodeTxnIndex(data, sg.BaseOffset())
+			entries, err := decodeTxnIndex(data, sg.BaseOffset())
 			if err != nil {
 				fmt.Fprintf(&b, "  error: %v\n", err)
 				continue
 			}
 			for i, e := range entries {
-				fmt.Fprintf(&b, "  %s\n  bytes %x\n", e, data[i*TxnIndexEntrySize:(i+1)*TxnIndexEntrySize])
+				fmt.Fprintf(&b, "  %s\n  bytes %x\n", e, data[i*txnIndexEntrySize:(i+1)*txnIndexEntrySize])
 			}
 		}
 		return b.String()

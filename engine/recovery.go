@@ -62,7 +62,7 @@ func recoverSwap(fsys FS, dir string, cfg *LogConfig, rd *iosched.Reader) error 
 	// Range of offsets the .log.swap files cover.
 	minSwap, maxSwap := record.Offset(math.MaxInt64), record.Offset(-1)
 	for _, name := range keep {
-		base, ok := parseSegmentFileName(strings.TrimSuffix(name, SwapFileSuffix), LogFileSuffix)
+		base, ok := ParseSegmentFileName(strings.TrimSuffix(name, SwapFileSuffix), LogFileSuffix)
 		if !ok {
 			continue
 		}
@@ -121,7 +121,7 @@ func recoverSwap(fsys FS, dir string, cfg *LogConfig, rd *iosched.Reader) error 
 // segment extensions (.log, .index, .timeindex, .txnindex).
 func segmentBase(name string) (record.Offset, bool) {
 	for _, ext := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
-		if base, ok := parseSegmentFileName(name, ext); ok {
+		if base, ok := ParseSegmentFileName(name, ext); ok {
 			return base, true
 		}
 	}

@@ -32,17 +32,21 @@ func segmentFileName(base record.Offset, ext string) string {
 	return fmt.Sprintf("%020d%s", int64(base), ext)
 }
 
-// parseSegmentFileName returns the base offset of a name like
-// 00000000000000001234.log (with no further suffix) and whether it is one.
-func parseSegmentFileName(name, ext string) (record.Offset, bool) {
+// ParseSegmentFileName returns the base offset of a segment file name such as
+// 00000000000000001234.log: ext (".log", ".index", ".timeindex",
+// ".txnindex", or one of them with a temporary suffix) after exactly 20
+// decimal digits, as Kafka's LogFileUtils.offsetFromFileName. ok is false
+// for any other name. It is the one parser of segment file names: the
+// engine, dump and verify all read names through it.
+func ParseSegmentFileName(name, ext string) (record.Offset, bool) {
 	if !strings.HasSuffix(name, ext) {
 		return 0, false
 	}
 	digits := strings.TrimSuffix(name, ext)
-	if len(digits) != 20 {
-		return 0, false
+	if len(digits) != 20 || strings.ContainsFunc(digits, func(r rune) bool { return r < '0' || r > '9' }) {
+		return 0, false // strconv would also take a sign
 	}
-	v, err := strconv.ParseInt(digits, 10, 64)
+	v, err := strconv.ParseInt(digits, 10, 64) // base 10: leading zeros are padding, not octal
 	if err != nil || v < 0 {
 		return 0, false
 	}

@@ -36,13 +36,13 @@ func appendTxnEntry(dst []byte, a AbortedTxn) []byte {
 	return binary.BigEndian.AppendUint64(dst, uint64(a.LastStableOffset))
 }
 
-// DecodeTxnIndex decodes the bytes of a .txnindex file of the segment with
+// decodeTxnIndex decodes the bytes of a .txnindex file of the segment with
 // base offset base. Errors wrap ErrCorruptIndex and give the byte position
 // of the bad entry: a size that is not a whole number of 34-byte entries, a
 // version other than 0, a last offset below the segment's base offset or not
 // above the previous entry's (Kafka's TransactionIndex keeps them strictly
 // increasing), or a first offset above the last.
-func DecodeTxnIndex(data []byte, base record.Offset) ([]AbortedTxn, error) {
+func decodeTxnIndex(data []byte, base record.Offset) ([]AbortedTxn, error) {
 	if len(data)%txnIndexEntrySize != 0 {
 		return nil, fmt.Errorf("%w: size %d is not a multiple of %d", ErrCorruptIndex, len(data), txnIndexEntrySize)
 	}
@@ -71,8 +71,8 @@ func DecodeTxnIndex(data []byte, base record.Offset) ([]AbortedTxn, error) {
 	return out, nil
 }
 
-// EncodeTxnIndex returns the bytes of a .txnindex file holding entries.
-func EncodeTxnIndex(entries []AbortedTxn) []byte {
+// encodeTxnIndex returns the bytes of a .txnindex file holding entries.
+func encodeTxnIndex(entries []AbortedTxn) []byte {
 	out := make([]byte, 0, len(entries)*txnIndexEntrySize)
 	for _, a := range entries {
 		out = appendTxnEntry(out, a)
@@ -97,7 +97,7 @@ func (s *Segment) loadTxnIndex() (ok bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	txns, err := DecodeTxnIndex(data, s.base)
+	txns, err := decodeTxnIndex(data, s.base)
 	if err != nil {
 		return false, nil
 	}
@@ -147,7 +147,7 @@ func (s *Segment) writeTxnIndex() error {
 		s.hadTxnIndex = false
 		return nil
 	}
-	if err := writeWhole(s.fs, path, EncodeTxnIndex(s.txns)); err != nil {
+	if err := writeWhole(s.fs, path, encodeTxnIndex(s.txns)); err != nil {
 		return fmt.Errorf("engine: write %s: %w", path, err)
 	}
 	s.hadTxnIndex = true

@@ -568,7 +568,7 @@ func (v *verifier) checkTxnIndex(fsys FS, s *Segment, nextBase record.Offset) {
 	indexed := map[record.Offset]bool{}
 	last := record.Offset(-1)
 	for i := 0; i < len(data); i += txnIndexEntrySize {
-		e, err := DecodeTxnIndex(data[i:i+txnIndexEntrySize], s.base)
+		e, err := decodeTxnIndex(data[i:i+txnIndexEntrySize], s.base)
 		if err != nil {
 			rep.problem(CheckTxnIndex, path, int64(i), err, "a well-formed entry", "%v", err)
 			continue

@@ -1,33 +1,23 @@
 package iosched
 
-import (
-	"os"
-	"testing"
-)
+import "testing"
 
-// TestMeasureBaseline measures a small file: every figure is positive and
-// is the median of its samples, and the test file is gone afterwards.
-func TestMeasureBaseline(t *testing.T) {
-	dir := t.TempDir()
-	b, err := MeasureBaseline(BaselineOptions{Dir: dir, FileBytes: 4 << 20, BlockBytes: 1 << 20, Runs: 3, MemBytes: 4 << 20})
-	if err != nil {
-		t.Skipf("O_DIRECT not available in %s: %v", dir, err)
-	}
-	for name, v := range map[string]struct {
-		median  float64
-		samples []float64
-	}{"read": {b.DeviceReadBps, b.DeviceReadSamples}, "write": {b.DeviceWriteBps, b.DeviceWriteSamples}, "memcopy": {b.MemCopyBps, b.MemCopySamples}} {
-		if len(v.samples) != 3 || v.median <= 0 || v.median != median(v.samples) {
-			t.Fatalf("%s: median %v of %v", name, v.median, v.samples)
+// TestBaselineFileSize: the default file is 1 GiB, or twice the device's
+// cache when that is known and larger.
+func TestBaselineFileSize(t *testing.T) {
+	for _, c := range []struct{ cache, file, want int64 }{
+		{0, 0, 1 << 30},
+		{256 << 20, 0, 1 << 30},
+		{768 << 20, 0, 1536 << 20},
+		{768 << 20, 4 << 20, 4 << 20}, // given: kept
+	} {
+		o := BaselineOptions{DeviceCacheBytes: c.cache, FileBytes: c.file}
+		o.defaults()
+		if o.FileBytes != c.want {
+			t.Errorf("device cache %d, file %d: %d bytes, want %d", c.cache, c.file, o.FileBytes, c.want)
 		}
 	}
-	if ents, err := os.ReadDir(dir); err != nil || len(ents) != 0 {
-		t.Fatalf("left in %s: %v (%v)", dir, ents, err)
-	}
-	if median([]float64{3, 1, 2}) != 2 || median([]float64{4, 1, 3, 2}) != 2.5 || median(nil) != 0 {
-		t.Fatal("median")
-	}
-	if _, err := MeasureBaseline(BaselineOptions{Dir: dir, BlockBytes: 1000}); err == nil {
-		t.Fatal("unaligned block size accepted")
+	if err := (BaselineOptions{DeviceCacheBytes: -1}).Validate(); err == nil {
+		t.Error("negative device cache accepted")
 	}
 }

@@ -11,8 +11,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// dropCachesPath is the kernel's global page-cache drop knob.
-const dropCachesPath = "/proc/sys/vm/drop_caches"
+// dropCachesPath is the kernel's global page-cache drop knob (a variable
+// so that tests can point it at a file of their own).
+var dropCachesPath = "/proc/sys/vm/drop_caches"
 
 // DropFileCache makes f's pages leave the page cache: fdatasync (dirty pages cannot be
 // dropped) then posix_fadvise(POSIX_FADV_DONTNEED) over the whole file. The kernel

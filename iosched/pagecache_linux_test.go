@@ -2,8 +2,11 @@ package iosched
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -60,12 +63,52 @@ func TestResidencyAndDropFileCache(t *testing.T) {
 	}
 }
 
+// TestDropCachesGlobal writes "3\n" (page cache, dentries and inodes) to
+// the drop knob, here a file standing in for /proc/sys/vm/drop_caches, and
+// returns an error wrapping the cause when it cannot (callers then fall
+// back to DropFileCache).
 func TestDropCachesGlobal(t *testing.T) {
+	saved := dropCachesPath
+	defer func() { dropCachesPath = saved }()
+	dir := t.TempDir()
+	dropCachesPath = filepath.Join(dir, "drop_caches")
+	if err := os.WriteFile(dropCachesPath, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := DropCachesGlobal(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(dropCachesPath); err != nil || string(got) != "3\n" {
+		t.Fatalf("knob holds %q (%v), want \"3\\n\"", got, err)
+	}
+	dropCachesPath = filepath.Join(dir, "absent", "drop_caches")
+	if err := DropCachesGlobal(); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "drop caches") {
+		t.Fatalf("missing knob: %v, want an error wrapping fs.ErrNotExist", err)
+	}
+}
+
+// TestDropCachesGlobalDropsPages drops the machine's page cache for real and
+// checks that a warm file left it. Set CLEANERLAB_TEST_DROP_CACHES=1 (as
+// root, where /proc/sys is writable) to run it; it then fails if the drop
+// is not permitted.
+func TestDropCachesGlobalDropsPages(t *testing.T) {
 	if os.Getenv("CLEANERLAB_TEST_DROP_CACHES") == "" {
 		t.Skip("drops the whole machine's page cache; set CLEANERLAB_TEST_DROP_CACHES=1 to run")
 	}
+	const size = 8 << 20
+	f, _ := tempFile(t, size)
+	if err := WarmFile(f, nil); err != nil {
+		t.Fatal(err)
+	}
 	if err := DropCachesGlobal(); err != nil {
-		t.Logf("not permitted here (callers fall back to DropFileCache): %v", err)
+		t.Fatalf("asked to drop the page cache but could not: %v", err)
+	}
+	res, err := Residency(f, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res > size/16 {
+		t.Fatalf("%d of %d bytes still resident after drop_caches", res, size)
 	}
 }
 

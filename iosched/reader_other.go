@@ -34,7 +34,3 @@ func ThreadPhaseProbe(phase string, inputs []FileSpan) func() PhaseCounters {
 		return PhaseCounters{Scope: "process", Wall: time.Since(start), Missing: []string{runtime.GOOS + ": no /proc counters"}}
 	}
 }
-
-func measureDevice(BaselineOptions) ([]float64, []float64, error) {
-	return nil, nil, fmt.Errorf("iosched: device baseline on %s: %w", runtime.GOOS, errors.ErrUnsupported)
-}

@@ -48,24 +48,31 @@ type hotFile struct {
 func prepareIO(cfg *Experiment, opt Options, env results.Environment, root string, logs []*engine.Log, logw io.Writer) (*ioRun, error) {
 	r := &ioRun{stopHot: func() {}}
 	bpath := results.BaselinePath(opt.Out, env.DataDir)
-	if opt.Baseline {
-		fmt.Fprintf(logw, "measuring the baseline of %s (O_DIRECT sequential write and read, memory copy)\n", root)
-		b, err := iosched.MeasureBaseline(iosched.BaselineOptions{Dir: root})
+	measure := opt.Baseline
+	if !measure {
+		if b, err := results.ReadBaseline(bpath); err != nil {
+			r.notes = append(r.notes, err.Error())
+		} else if b == nil {
+			r.notes = append(r.notes, fmt.Sprintf("no baseline of this device (%s): run cleanerlab baseline --dir %s --out %s, or run with --baseline", bpath, filepath.Dir(root), opt.Out))
+		} else if why := results.BaselineStale(b, env, time.Now(), results.BaselineMaxAge); why != "" {
+			r.notes = append(r.notes, fmt.Sprintf("cached baseline %s is stale (%s): measured anew", bpath, why))
+			measure = true
+		} else {
+			r.baseline = b
+		}
+	}
+	if measure {
+		fmt.Fprintf(logw, "measuring the baseline of %s (O_DIRECT sequential write, drop from the page cache, O_DIRECT read; memory copy)\n", root)
+		b, err := iosched.MeasureBaseline(iosched.BaselineOptions{Dir: root, DropCaches: opt.DropCaches})
 		if err != nil {
 			r.notes = append(r.notes, fmt.Sprintf("baseline not measured: %v", err))
 		} else {
-			b.Device, b.FileSystem = env.DataDir.Device, env.DataDir.FSType
+			results.StampBaseline(b, env)
 			r.baseline = b
 			if err := results.WriteBaseline(bpath, b); err != nil {
 				r.notes = append(r.notes, err.Error())
 			}
 		}
-	} else if b, err := results.ReadBaseline(bpath); err != nil {
-		r.notes = append(r.notes, err.Error())
-	} else if b != nil {
-		r.baseline = b
-	} else {
-		r.notes = append(r.notes, fmt.Sprintf("no baseline of this device (%s): run cleanerlab baseline --dir %s --out %s, or run with --baseline", bpath, filepath.Dir(root), opt.Out))
 	}
 
 	thr, err := engine.NewThrottler(cfg.Cleaner)

@@ -54,8 +54,12 @@ type Map interface {
 // memory before probing any, so that the cache misses of the group overlap
 // instead of following one another. The results and statistics are those
 // of calling Put or Get on each key in order, so a caller may use either.
-// (The cleaner's build and copy loops could hand over the keys of a record
-// batch at once; they call Put and Get today.)
+// The cleaner hands over the keys of one record batch at a time: building
+// the offset map it calls PutBatch when the whole batch fits (room below
+// MaxEntries, and Fits accepts its first and last offsets), else Put key by
+// key up to the one that finds the map full; the copy loop calls GetBatch.
+// With a map that is not a Batcher (Skimpy, Dense) it calls Put and Get per
+// key. Bucket is a Batcher.
 type Batcher interface {
 	// PutBatch does Put(keys[i], offsets[i]) for each i in order, with
 	// Put's requirements before each key. len(offsets) >= len(keys).

@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/cleanerlab/cleanerlab/iosched"
 )
@@ -29,6 +31,63 @@ func BaselinePath(out string, d DataDir) string {
 		name = "unknown"
 	}
 	return filepath.Join(out, BaselineFilePrefix+name+".json")
+}
+
+// BaselineMaxAge is how old a cached baseline may be before run measures
+// it anew: disks age, firmware and neighbours change.
+const BaselineMaxAge = 30 * 24 * time.Hour
+
+// StampBaseline records in b where it was measured: the data directory's
+// block device, file system type, mount point and mount options, and the
+// kernel release, from env.
+func StampBaseline(b *iosched.Baseline, env Environment) {
+	d := env.DataDir
+	b.Device, b.FileSystem, b.MountPoint, b.MountOptions = d.Device, d.FSType, d.MountPoint, d.MountOptions
+	b.Kernel = env.KernelRelease
+}
+
+// BaselineStale says why the cached baseline b no longer describes the data
+// directory of env at now, or "" when it still does. It is stale when it
+// was measured by an older cleanerlab that read a file it had just written
+// (schema version below iosched.BaselineSchemaVersion), more than maxAge
+// ago, on another kernel, or on another device, file system, mount point or
+// mount options.
+func BaselineStale(b *iosched.Baseline, env Environment, now time.Time, maxAge time.Duration) string {
+	d := env.DataDir
+	switch {
+	case b.SchemaVersion < iosched.BaselineSchemaVersion:
+		return fmt.Sprintf("schema version %d: measured by an older cleanerlab that read a file it had just written", b.SchemaVersion)
+	case now.Sub(b.MeasuredAt) > maxAge:
+		return fmt.Sprintf("measured %s, more than %.0f days ago", b.MeasuredAt.Format(time.DateTime), maxAge.Hours()/24)
+	case b.Kernel != env.KernelRelease:
+		return fmt.Sprintf("measured on kernel %q, this is %q", b.Kernel, env.KernelRelease)
+	case b.Device != d.Device || b.FileSystem != d.FSType:
+		return fmt.Sprintf("measured on device %q (%s), the data directory is on %q (%s)", b.Device, b.FileSystem, d.Device, d.FSType)
+	case b.MountPoint != d.MountPoint || b.MountOptions != d.MountOptions:
+		return fmt.Sprintf("measured on mount %s (%s), the data directory is on mount %s (%s)", b.MountPoint, b.MountOptions, d.MountPoint, d.MountOptions)
+	}
+	return ""
+}
+
+// UnderHypervisor reports whether this machine's CPUs carry the
+// "hypervisor" flag of /proc/cpuinfo (set by the kernel when it runs as a
+// guest), and whether that could be read at all.
+func UnderHypervisor() (guest, known bool) {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return false, false
+	}
+	return cpuinfoHasHypervisor(string(data)), true
+}
+
+func cpuinfoHasHypervisor(cpuinfo string) bool {
+	for _, line := range strings.Split(cpuinfo, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && strings.TrimSpace(k) == "flags" && slices.Contains(strings.Fields(v), "hypervisor") {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteBaseline writes b as indented JSON to path (its directory created).

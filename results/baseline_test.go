@@ -1,7 +1,9 @@
 package results
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,5 +37,73 @@ func TestBaselineCache(t *testing.T) {
 	}
 	if e := EfficiencyOf(1e9, nil); e != (Efficiency{}) {
 		t.Fatalf("efficiency without a baseline %+v", e)
+	}
+}
+
+// TestBaselineStale: a cached baseline is used only while it describes the
+// data directory: same kernel, device, file system and mount, measured by
+// this schema, within BaselineMaxAge.
+func TestBaselineStale(t *testing.T) {
+	env := Environment{KernelRelease: "6.18.44", DataDir: DataDir{Device: "vda", FSType: "ext4", MountPoint: "/", MountOptions: "relatime,rw"}}
+	measured := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	fresh := func() *iosched.Baseline {
+		b := &iosched.Baseline{SchemaVersion: iosched.BaselineSchemaVersion, MeasuredAt: measured}
+		StampBaseline(b, env)
+		return b
+	}
+	if b := fresh(); b.Device != "vda" || b.FileSystem != "ext4" || b.MountPoint != "/" || b.MountOptions != "relatime,rw" || b.Kernel != "6.18.44" {
+		t.Fatalf("stamped %+v", b)
+	}
+	day := 24 * time.Hour
+	for _, c := range []struct {
+		name   string
+		change func(b *iosched.Baseline)
+		now    time.Time
+		want   string // a part of the reason; "" for fresh
+	}{
+		{"fresh", func(*iosched.Baseline) {}, measured.Add(29 * day), ""},
+		{"30 days is still fresh", func(*iosched.Baseline) {}, measured.Add(30 * day), ""},
+		{"too old", func(*iosched.Baseline) {}, measured.Add(30*day + time.Second), "more than 30 days ago"},
+		{"old schema", func(b *iosched.Baseline) { b.SchemaVersion = 0 }, measured, "schema version 0"},
+		{"kernel", func(b *iosched.Baseline) { b.Kernel = "6.1.0" }, measured, `kernel "6.1.0", this is "6.18.44"`},
+		{"device", func(b *iosched.Baseline) { b.Device = "nvme0n1" }, measured, `device "nvme0n1"`},
+		{"file system", func(b *iosched.Baseline) { b.FileSystem = "xfs" }, measured, "(xfs)"},
+		{"mount point", func(b *iosched.Baseline) { b.MountPoint = "/data" }, measured, "mount /data"},
+		{"mount options", func(b *iosched.Baseline) { b.MountOptions = "noatime,rw" }, measured, "(noatime,rw)"},
+	} {
+		b := fresh()
+		c.change(b)
+		got := BaselineStale(b, env, c.now, BaselineMaxAge)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: stale reason %q, want one containing %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestCPUInfoHypervisor(t *testing.T) {
+	guest := "processor\t: 0\nflags\t\t: fpu vme de pse hypervisor lahf_lm\n\nprocessor\t: 1\n"
+	host := "processor\t: 0\nflags\t\t: fpu vme de pse lahf_lm\nbugs\t\t: hypervisor_like\n"
+	if !cpuinfoHasHypervisor(guest) || cpuinfoHasHypervisor(host) || cpuinfoHasHypervisor("") {
+		t.Fatal("hypervisor flag misread")
+	}
+}
+
+// TestBaselineOldRecordIsStale: a baseline-<device>.json written before the
+// cold-read check (no schema_version, no kernel or mount) still loads, and
+// is stale, so run measures anew.
+func TestBaselineOldRecordIsStale(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "baseline-vda.json")
+	old := `{"dir": "/tmp", "measured_at": "2026-11-30T00:00:00Z", "file_bytes": 268435456, "block_bytes": 1048576, "runs": 3,
+  "device_read_bps": 1243611136, "device_write_bps": 1e9, "mem_copy_bps": 1e10, "device": "vda", "file_system": "ext4"}`
+	if err := os.WriteFile(p, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadBaseline(p)
+	if err != nil || b.DeviceReadBps != 1243611136 || b.SchemaVersion != 0 {
+		t.Fatalf("old record: %+v, %v", b, err)
+	}
+	env := Environment{KernelRelease: "6.18.44", DataDir: DataDir{Device: "vda", FSType: "ext4"}}
+	if why := BaselineStale(b, env, b.MeasuredAt, BaselineMaxAge); !strings.Contains(why, "schema version 0") {
+		t.Fatalf("old record stale reason %q", why)
 	}
 }

@@ -12,19 +12,31 @@ import (
 
 func newBaselineCmd() *cobra.Command {
 	var dir, out string
-	o := iosched.BaselineOptions{FileBytes: 256 << 20, BlockBytes: 1 << 20, Runs: 3, MemBytes: 256 << 20}
+	o := iosched.BaselineOptions{BlockBytes: 1 << 20, Runs: 3, MemBytes: 256 << 20, DropCaches: true}
 	cmd := &cobra.Command{
 		Use:   "baseline",
-		Short: "Measure the physical limits of a data directory's device and of memory",
+		Short: "Measure the physical limits of a data directory's device (O_DIRECT, from a cold cache) and of memory",
 		Long: `baseline measures what the hardware under a data directory can do, as fio
-measures it (direct=1, ioengine=psync, iodepth=1, bs=--block-bytes): sequential
-O_DIRECT writes of one --file-bytes file (then fdatasync), sequential O_DIRECT
-reads of it, and one core's memory copy bandwidth; --runs times each, medians.
-The test file is removed afterwards.
+measures it (direct=1, ioengine=psync, iodepth=1, bs=--block-bytes). Each of
+--runs rounds writes one --file-bytes file with O_DIRECT and fdatasyncs it
+(the write figure), drops it from the page cache (drop_caches when permitted,
+as root, with --drop-caches, the default; then fdatasync and fadvise
+DONTNEED), checks with cachestat(2) or mincore(2) that none of it is still
+cached, and reads it with O_DIRECT (the read figure); a file found cached is
+an error and no figure is reported. One core's memory copy bandwidth is
+measured too; medians are reported. The test file is removed afterwards.
 
-The result is cached in --out as baseline-<device>.json; run reads it (or
-measures anew with --baseline) and reports the cleaner's throughput as a share
-of the device's read bandwidth and of memory copy bandwidth.`,
+The file is 1 GiB by default, or twice --device-cache-bytes when that is
+larger: Linux does not tell a disk's own cache size, give it when you know it.
+In a virtual machine the host's page cache may still serve the reads, which
+no guest can see or drop: a read figure far above the disk's rating is the
+host's cache (use a file larger than the host's free memory).
+
+The result is cached in --out as baseline-<device>.json with when, on which
+device, file system, mount and kernel it was measured; run reads it (or
+measures anew with --baseline, or when it is stale: older than 30 days, or of
+another kernel, device or mount) and reports the cleaner's throughput as a
+share of the device's read bandwidth and of memory copy bandwidth.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
@@ -39,21 +51,35 @@ of the device's read bandwidth and of memory copy bandwidth.`,
 			}
 			env, _ := results.CaptureEnvironment(dir)
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "measuring %s (%s on %s): %s file, %s blocks, %d runs\n", dir, env.DataDir.FSType, orNone(env.DataDir.Device),
-				results.FormatBytes(o.FileBytes), results.FormatBytes(int64(o.BlockBytes)), o.Runs)
+			size := o.FileBytes
+			if size <= 0 {
+				size = max(iosched.DefaultBaselineFileBytes, 2*o.DeviceCacheBytes)
+			}
+			d := env.DataDir
+			fmt.Fprintf(w, "measuring %s (%s on %s, mount %s (%s), kernel %s): %s file, %s blocks, %d runs\n", dir, d.FSType, orNone(d.Device),
+				d.MountPoint, d.MountOptions, env.KernelRelease, results.FormatBytes(size), results.FormatBytes(int64(o.BlockBytes)), o.Runs)
 			b, err := iosched.MeasureBaseline(o)
 			if err != nil {
 				return fmt.Errorf("baseline: %w", err)
 			}
-			b.Device, b.FileSystem = env.DataDir.Device, env.DataDir.FSType
+			results.StampBaseline(b, env)
 			path := results.BaselinePath(out, env.DataDir)
 			if err := results.WriteBaseline(path, b); err != nil {
 				return err
 			}
 			mibps := func(v float64) string { return fmt.Sprintf("%10.1f MiB/s", v/(1<<20)) }
-			fmt.Fprintf(w, "  device sequential read  %s  (O_DIRECT, samples %s)\n", mibps(b.DeviceReadBps), samples(b.DeviceReadSamples))
+			fmt.Fprintf(w, "  device sequential read  %s  (O_DIRECT of a file not in the page cache, samples %s)\n", mibps(b.DeviceReadBps), samples(b.DeviceReadSamples))
 			fmt.Fprintf(w, "  device sequential write %s  (O_DIRECT + fdatasync, samples %s)\n", mibps(b.DeviceWriteBps), samples(b.DeviceWriteSamples))
 			fmt.Fprintf(w, "  memory copy             %s  (one core, %s buffer, samples %s)\n", mibps(b.MemCopyBps), results.FormatBytes(b.MemBytes), samples(b.MemCopySamples))
+			fmt.Fprintf(w, "cold read check: before each read the file left the page cache by %s; %s found %d of its bytes cached\n", b.DropMethod, b.ResidencyMethod, b.ResidentBeforeReadBytes)
+			if b.DropNote != "" {
+				fmt.Fprintf(w, "note: %s\n", b.DropNote)
+			}
+			vm := "if this is a virtual machine,"
+			if guest, known := results.UnderHypervisor(); known && guest {
+				vm = "this machine runs under a hypervisor (cpuinfo flag), so"
+			}
+			fmt.Fprintf(w, "note: %s the host's page cache may still serve these reads, unseen by this kernel; a read figure far above the disk's rating is the host's cache (use --file-bytes above the host's free memory)\n", vm)
 			fmt.Fprintf(w, "baseline: %s\n", path)
 			return nil
 		},
@@ -61,10 +87,12 @@ of the device's read bandwidth and of memory copy bandwidth.`,
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "a directory on the device to measure (the test file is made and removed there)")
 	f.StringVar(&out, "out", "runs", "directory of run records, where the baseline is cached for run")
-	f.Var((*byteSize)(&o.FileBytes), "file-bytes", "size of the test file (bytes; suffixes KiB, MiB, GiB); larger than the device's cache")
+	f.Var((*byteSize)(&o.FileBytes), "file-bytes", "size of the test file (bytes; suffixes KiB, MiB, GiB); default 1 GiB, or twice --device-cache-bytes when larger")
+	f.Var((*byteSize)(&o.DeviceCacheBytes), "device-cache-bytes", "the device's own cache, when known (Linux does not tell it); the default file is twice it")
 	f.Var((*intByteSize)(&o.BlockBytes), "block-bytes", "bytes per O_DIRECT read or write (a multiple of 4096)")
 	f.IntVar(&o.Runs, "runs", o.Runs, "repetitions of each measurement (medians are reported)")
 	f.Var((*byteSize)(&o.MemBytes), "mem-bytes", "buffer copied to measure memory bandwidth (bytes)")
+	f.BoolVar(&o.DropCaches, "drop-caches", o.DropCaches, "also write 3 to /proc/sys/vm/drop_caches before each read: the whole machine's page cache (root only; falls back to fadvise DONTNEED, always done, and says so)")
 	return cmd
 }
 

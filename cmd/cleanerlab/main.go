@@ -1,6 +1,18 @@
 // Command cleanerlab generates Kafka-format logs, cleans them the way Kafka's
 // log cleaner does, verifies the result and reports throughput, page-cache
-// and disk counters. Subcommands: run, clean, dump, verify, retention.
+// and disk counters. It only binds flags to the lab's packages. Subcommands:
+//
+//	run        generate a log, clean it, verify it and report (the main job)
+//	sweep      run the cross product of parameter lists, each point --count times, and report
+//	report     render sweeps and runs to Markdown and HTML; compare sets with benchstat's statistics
+//	baseline   measure the data directory's device (O_DIRECT, from a cold cache) and memory copy bandwidth
+//	clean      clean a partition directory or every compacted partition of a log directory in place, as Kafka would
+//	retention  apply Kafka's retention to one partition directory in place
+//	dump       print the files of a partition or a whole log directory (segments, indexes, checkpoints; package lab/inspect)
+//	verify     check a partition or every partition of a log directory, read-only (package lab/inspect, engine.Verify)
+//	hashers    list the offset map's hashers and layouts: density and collision risk
+//
+// "cleanerlab COMMAND --help" gives each one's flags.
 package main
 
 import (

@@ -118,7 +118,11 @@ func TestDumpAndVerifyTxnIndex(t *testing.T) {
 		t.Errorf("verify: %v\n%s", err, out)
 	}
 	// An entry whose last offset is not an ABORT marker.
-	bad := engine.EncodeTxnIndex([]engine.AbortedTxn{{ProducerID: 1, FirstOffset: 0, LastOffset: 0, LastStableOffset: 1}})
+	// version 0, producer 1, first offset 0, last offset 0, LSO 1 (engine/FORMAT.md)
+	bad := binary.BigEndian.AppendUint16(nil, 0)
+	for _, v := range []uint64{1, 0, 0, 1} {
+		bad = binary.BigEndian.AppendUint64(bad, v)
+	}
 	os.WriteFile(filepath.Join(dir, "00000000000000000000.txnindex"), bad, 0o644)
 	out, err = cli(t, "verify", "--dir", dir)
 	if err == nil || !strings.Contains(out, "PROBLEM txnindex:") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/lab/inspect"
 )
 
 func newVerifyCmd() *cobra.Command {
@@ -16,18 +17,19 @@ func newVerifyCmd() *cobra.Command {
 	var checkpoint int64
 	var ignoreCheckpoint bool
 	cmd := &cobra.Command{
-		Use:   "verify --dir PARTITION_DIR",
-		Short: "Check a partition directory: CRCs, offsets, indexes, and compaction below the checkpoint",
-		Long: `verify opens a partition directory read-only (nothing on disk changes) and
+		Use:   "verify --dir PARTITION_OR_LOG_DIR",
+		Short: "Check a partition or every partition of a log directory: CRCs, offsets, indexes, and compaction below the checkpoint",
+		Long: `verify opens a partition directory, or every partition directory of a log
+directory root, read-only (nothing on disk changes, no lock is taken) and
 checks every batch's CRC and records (magic 0/1 messages too, compressed
 wrappers decoded), that offsets increase across batches and segments, that the
 .index, .timeindex and .txnindex files agree with the log, that nothing would
 be cut by recovery (without the clean-shutdown marker in the parent directory,
 a torn tail after the recovery point is a problem: a read-write open would
-truncate it), and, when
-the cleaner checkpoint in the parent directory has an entry for the partition
-(or --checkpoint is given), that no key appears twice below it. It lists every
-problem with its file and byte position and exits 2 when there is one.`,
+truncate it), and, when the cleaner checkpoint in the root has an entry for
+the partition (or --checkpoint is given, for one partition), that no key
+appears twice below it. It lists every problem with its file and byte
+position, one block per partition, and exits 2 when there is one.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
@@ -40,24 +42,10 @@ problem with its file and byte position and exits 2 when there is one.`,
 			if checkpoint > 0 {
 				opts.Checkpoint = record.Offset(checkpoint)
 			}
-			rep, err := engine.Verify(dir, opts)
+			results, err := inspect.Verify(dir, opts)
 			out := cmd.OutOrStdout()
-			if rep != nil && rep.Segments > 0 {
-				ckpt := "none"
-				if rep.CheckpointOffset >= 0 {
-					ckpt = fmt.Sprint(rep.CheckpointOffset)
-				}
-				fmt.Fprintf(out, "%s: %d segments, %d bytes, offsets [%d, %d), %d batches (%d control, %d empty, %d legacy), %d records, %d keys, %d tombstones, %d keyless; %d offset-index, %d time-index and %d txn-index entries; checkpoint %s\n",
-					rep.TopicPartition, rep.Segments, rep.Bytes, rep.LogStartOffset, rep.LogEndOffset, rep.Batches, rep.ControlBatches, rep.EmptyBatches, rep.LegacyBatches,
-					rep.Records, rep.Keys, rep.Tombstones, rep.KeylessRecords, rep.OffsetIndexEntries, rep.TimeIndexEntries, rep.TxnIndexEntries, ckpt)
-			}
-			if rep != nil {
-				for _, n := range rep.Notes {
-					fmt.Fprintf(out, "note: %s\n", n)
-				}
-				for _, p := range rep.Problems {
-					fmt.Fprintf(out, "PROBLEM %s\n", p)
-				}
+			for _, r := range results {
+				inspect.WriteVerifyResult(out, r)
 			}
 			if err != nil {
 				return exitError{code: 2, err: err}
@@ -66,8 +54,8 @@ problem with its file and byte position and exits 2 when there is one.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "partition directory (named topic-partition)")
-	cmd.Flags().Int64Var(&checkpoint, "checkpoint", -1, "check that no key appears twice below this offset (-1: the cleaner checkpoint file's entry)")
+	cmd.Flags().StringVar(&dir, "dir", "", "partition directory (named topic-partition) or log directory root (the parent of partition directories)")
+	cmd.Flags().Int64Var(&checkpoint, "checkpoint", -1, "check that no key appears twice below this offset (-1: the cleaner checkpoint file's entry; one partition only)")
 	cmd.Flags().BoolVar(&ignoreCheckpoint, "ignore-checkpoint", false, "skip the compaction check")
 	return cmd
 }

@@ -1,0 +1,390 @@
+package inspect
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/engine/record"
+)
+
+// Options choose what Dump prints besides one line per batch.
+type Options struct {
+	// Records prints one line per record (the inner messages of a legacy
+	// compressed wrapper too); Values adds the value bytes to it.
+	Records, Values bool
+	// Index, TimeIndex and TxnIndex print each segment's .index,
+	// .timeindex and .txnindex entries after its batches; offset-index
+	// entries are checked against the log.
+	Index, TimeIndex, TxnIndex bool
+	// Checkpoints prints, for a partition directory, its leader-epoch-checkpoint
+	// and its entries in the root's offset checkpoint files and whether the
+	// clean-shutdown marker is there; for a log directory root, the root's
+	// checkpoint files whole, the marker, and each partition's
+	// leader-epoch-checkpoint.
+	Checkpoints bool
+}
+
+// Dump prints path, read-only: one file (DumpFile), a partition directory
+// (DumpPartition) or a log directory root (DumpLogDir), as Classify tells.
+func Dump(w io.Writer, path string, o Options) error {
+	k, err := Classify(path)
+	if err != nil {
+		return err
+	}
+	switch k {
+	case KindPartition:
+		return DumpPartition(w, path, o)
+	case KindLogDir:
+		return DumpLogDir(w, path, o)
+	}
+	return DumpFile(w, path, o)
+}
+
+// DumpFile prints one file, its format told by its name: a segment .log
+// (with Records, its records), .index (checked against the .log beside it
+// when there is one), .timeindex or .txnindex file, named by a 20-digit
+// base offset (a .cleaned, .swap or .deleted suffix after the extension
+// allowed); an offset checkpoint file, a leader-epoch-checkpoint or the
+// clean-shutdown marker. Any other name is an error saying which names are
+// known.
+func DumpFile(w io.Writer, path string, o Options) error {
+	kind, ext := fileKind(path)
+	switch kind {
+	case engine.LogFileSuffix:
+		return dumpLog(w, path, ext, o)
+	case engine.IndexFileSuffix:
+		base, err := baseOffsetOf(path, ext)
+		if err != nil {
+			return err
+		}
+		logPath := path[:len(path)-len(ext)] + engine.LogFileSuffix + ext[len(engine.IndexFileSuffix):]
+		var starts map[engine.FilePos]record.Offset
+		size := int64(-1)
+		if st, err := os.Stat(logPath); err == nil {
+			size = st.Size()
+			if starts, err = batchStarts(logPath); err != nil {
+				return err
+			}
+		}
+		return dumpOffsetIndex(w, path, base, starts, size)
+	case engine.TimeIndexFileSuffix:
+		base, err := baseOffsetOf(path, ext)
+		if err != nil {
+			return err
+		}
+		return dumpTimeIndex(w, path, base)
+	case engine.TxnIndexFileSuffix:
+		base, err := baseOffsetOf(path, ext)
+		if err != nil {
+			return err
+		}
+		return dumpTxnIndex(w, path, base)
+	case engine.CleanShutdownFile:
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("inspect: %w", err)
+		}
+		fmt.Fprintf(w, "%s: present (the last shutdown of this log directory was clean)\n", path)
+		return nil
+	case LeaderEpochCheckpointFile:
+		return dumpLeaderEpochCheckpoint(w, path)
+	case "":
+		return fmt.Errorf("%w: %s: want a segment file (20-digit base offset + .log, .index, .timeindex or .txnindex), %s, %s, %s, %s or %s",
+			errUnknownFile, path, engine.CleanerCheckpointFile, engine.RecoveryPointCheckpointFile, engine.LogStartOffsetCheckpointFile, LeaderEpochCheckpointFile, engine.CleanShutdownFile)
+	}
+	return dumpOffsetCheckpoint(w, path)
+}
+
+// DumpPartition prints every segment of a partition directory in offset
+// order: its batches (and with Options.Records its records), then the index
+// files asked for. With Options.Checkpoints it first prints the partition's
+// leader-epoch-checkpoint, its entries in the root's offset checkpoint files
+// and whether the root holds the clean-shutdown marker. The first corrupt
+// batch or index entry ends the dump with a *record.CorruptionError.
+func DumpPartition(w io.Writer, dir string, o Options) error {
+	return dumpPartition(w, dir, o, true)
+}
+
+func dumpPartition(w io.Writer, dir string, o Options, rootEntries bool) error {
+	files, err := segmentFiles(dir)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("inspect: %w: %s holds no *.log segment file", engine.ErrNotLogDir, dir)
+	}
+	if o.Checkpoints {
+		if rootEntries {
+			if err := dumpPartitionCheckpoints(w, dir); err != nil {
+				return err
+			}
+		}
+		le := filepath.Join(dir, LeaderEpochCheckpointFile)
+		if _, err := os.Stat(le); errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(w, "No %s in %s\n", LeaderEpochCheckpointFile, dir)
+		} else if err := dumpLeaderEpochCheckpoint(w, le); err != nil {
+			return err
+		}
+	}
+	for _, f := range files {
+		if err := dumpSegment(w, f, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DumpLogDir prints every partition directory of a log directory root (as
+// engine.PartitionDirs lists them, in name order) as DumpPartition does,
+// after the root's checkpoint files and clean-shutdown marker with
+// Options.Checkpoints. A partition that cannot be dumped does not stop the
+// others: its error is printed in its place and returned, joined with the
+// others', at the end. A partition without segment files (an empty
+// partition, as Kafka loads it) is said to be so.
+func DumpLogDir(w io.Writer, root string, o Options) error {
+	dirs, err := engine.PartitionDirs(nil, root)
+	if err != nil {
+		return fmt.Errorf("inspect: %w", err)
+	}
+	if len(dirs) == 0 {
+		return fmt.Errorf("inspect: %w: %s holds no topic-partition directory", engine.ErrNotLogDir, root)
+	}
+	if o.Checkpoints {
+		for _, name := range offsetCheckpointFiles {
+			p := filepath.Join(root, name)
+			if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+				fmt.Fprintf(w, "No %s in %s\n", name, root)
+				continue
+			}
+			if err := dumpOffsetCheckpoint(w, p); err != nil {
+				return err
+			}
+		}
+		_, err := os.Stat(filepath.Join(root, engine.CleanShutdownFile))
+		fmt.Fprintf(w, "%s: %t\n", engine.CleanShutdownFile, err == nil)
+	}
+	var errs []error
+	for _, dir := range dirs {
+		fmt.Fprintf(w, "Partition %s\n", dir)
+		if logs, err := segmentFiles(dir); err == nil && len(logs) == 0 {
+			fmt.Fprintf(w, "No segment file in %s (an empty partition)\n", dir)
+			continue
+		}
+		if err := dumpPartition(w, dir, o, false); err != nil {
+			fmt.Fprintf(w, "error: %v\n", err)
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// dumpSegment dumps one .log file and, as asked, its index files.
+func dumpSegment(w io.Writer, path string, o Options) error {
+	starts, err := dumpLogStarts(w, path, engine.LogFileSuffix, o)
+	if err != nil {
+		return err
+	}
+	if !o.Index && !o.TimeIndex && !o.TxnIndex {
+		return nil
+	}
+	base, err := baseOffsetOf(path, engine.LogFileSuffix)
+	if err != nil {
+		return err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("inspect: %w", err)
+	}
+	prefix := path[:len(path)-len(engine.LogFileSuffix)]
+	for _, x := range []struct {
+		on  bool
+		ext string
+	}{{o.Index, engine.IndexFileSuffix}, {o.TimeIndex, engine.TimeIndexFileSuffix}, {o.TxnIndex, engine.TxnIndexFileSuffix}} {
+		if !x.on {
+			continue
+		}
+		p := prefix + x.ext
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(w, "No %s file for %s\n", x.ext, path)
+			continue
+		}
+		switch x.ext {
+		case engine.IndexFileSuffix:
+			err = dumpOffsetIndex(w, p, base, starts, st.Size())
+		case engine.TimeIndexFileSuffix:
+			err = dumpTimeIndex(w, p, base)
+		default:
+			err = dumpTxnIndex(w, p, base)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readFile reads a whole file for dump, the error naming it.
+func readFile(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("inspect: %w", err)
+	}
+	return data, nil
+}
+
+func (e *indexError) corruption(path, what string) error {
+	return &record.CorruptionError{Path: path, Pos: e.pos, Reason: what + ": " + e.reason, Err: engine.ErrCorruptIndex}
+}
+
+// dumpOffsetIndex prints the entries of a .index file. With the batch
+// starts of its .log (starts not nil), each entry must point at a batch
+// start within logSize whose base offset is at or below the entry's offset.
+func dumpOffsetIndex(w io.Writer, path string, base record.Offset, starts map[engine.FilePos]record.Offset, logSize int64) error {
+	data, err := readFile(path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Dumping %s\n", path)
+	entries, tail, ierr := decodeOffsetIndex(data, base)
+	if ierr != nil {
+		return ierr.corruption(path, "offset index")
+	}
+	for i, e := range entries {
+		fmt.Fprintf(w, "offset: %d position: %d\n", e.Offset, e.Pos)
+		if starts == nil {
+			continue
+		}
+		bad := func(format string, args ...any) error {
+			return badIndex(int64(i*offsetIndexEntryBytes), format, args...).corruption(path, "offset index")
+		}
+		first, ok := starts[e.Pos]
+		switch {
+		case int64(e.Pos) >= logSize && !(logSize == 0 && e.Pos == 0):
+			return bad("entry (offset %d, position %d) points past the end of the %d-byte log", e.Offset, e.Pos, logSize)
+		case !ok:
+			return bad("entry (offset %d, position %d) does not point at a batch start", e.Offset, e.Pos)
+		case first > e.Offset:
+			return bad("entry (offset %d, position %d) points at a batch starting at offset %d", e.Offset, e.Pos, first)
+		}
+	}
+	fmt.Fprintf(w, "%d entries (%d bytes, %d of them a zero-filled preallocated tail)\n", len(entries), len(data), tail*offsetIndexEntryBytes)
+	return nil
+}
+
+// dumpTimeIndex prints the entries of a .timeindex file.
+func dumpTimeIndex(w io.Writer, path string, base record.Offset) error {
+	data, err := readFile(path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Dumping %s\n", path)
+	entries, tail, ierr := decodeTimeIndex(data, base)
+	if ierr != nil {
+		return ierr.corruption(path, "time index")
+	}
+	for _, e := range entries {
+		fmt.Fprintf(w, "timestamp: %d offset: %d\n", e.Timestamp, e.Offset)
+	}
+	fmt.Fprintf(w, "%d entries (%d bytes, %d of them a zero-filled preallocated tail)\n", len(entries), len(data), tail*timeIndexEntryBytes)
+	return nil
+}
+
+// dumpTxnIndex prints the entries of a .txnindex file, in the shape of
+// kafka-dump-log's transaction index dump.
+func dumpTxnIndex(w io.Writer, path string, base record.Offset) error {
+	data, err := readFile(path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Dumping %s\n", path)
+	entries, ierr := decodeTxnIndex(data, base)
+	if ierr != nil {
+		return ierr.corruption(path, "txn index")
+	}
+	for _, e := range entries {
+		fmt.Fprintf(w, "version: %d producerId: %d firstOffset: %d lastOffset: %d lastStableOffset: %d\n", txnIndexVersion, e.ProducerID, e.FirstOffset, e.LastOffset, e.LastStableOffset)
+	}
+	fmt.Fprintf(w, "%d aborted transactions\n", len(entries))
+	return nil
+}
+
+func (e *checkpointError) corruption(path string) error {
+	return &record.CorruptionError{Path: path, Pos: e.pos, Reason: fmt.Sprintf("line %d: want %s", e.line, e.reason), Err: engine.ErrBadCheckpoint}
+}
+
+// dumpOffsetCheckpoint prints every entry of an offset checkpoint file.
+func dumpOffsetCheckpoint(w io.Writer, path string) error {
+	data, err := readFile(path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Dumping %s\n", path)
+	entries, cerr := decodeOffsetCheckpoint(data)
+	if cerr != nil {
+		return cerr.corruption(path)
+	}
+	fmt.Fprintf(w, "version: %d entries: %d\n", checkpointVersion, len(entries))
+	for _, e := range entries {
+		fmt.Fprintf(w, "topic: %s partition: %d offset: %d\n", e.Topic, e.Partition, e.Offset)
+	}
+	return nil
+}
+
+// dumpLeaderEpochCheckpoint prints every entry of a leader-epoch-checkpoint.
+func dumpLeaderEpochCheckpoint(w io.Writer, path string) error {
+	data, err := readFile(path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Dumping %s\n", path)
+	entries, cerr := decodeLeaderEpochCheckpoint(data)
+	if cerr != nil {
+		return cerr.corruption(path)
+	}
+	fmt.Fprintf(w, "version: %d entries: %d\n", checkpointVersion, len(entries))
+	for _, e := range entries {
+		fmt.Fprintf(w, "epoch: %d startOffset: %d\n", e.Epoch, e.StartOffset)
+	}
+	return nil
+}
+
+// dumpPartitionCheckpoints prints the partition's entries of the root's
+// offset checkpoint files and whether the clean-shutdown marker is there.
+func dumpPartitionCheckpoints(w io.Writer, dir string) error {
+	tp, err := engine.ParseTopicPartition(filepath.Base(filepath.Clean(dir)))
+	if err != nil {
+		return fmt.Errorf("inspect: --checkpoints: %w", err)
+	}
+	root := filepath.Dir(filepath.Clean(dir))
+	for _, name := range offsetCheckpointFiles {
+		p := filepath.Join(root, name)
+		data, err := os.ReadFile(p)
+		if errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(w, "%s: no entry for %s\n", name, tp)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("inspect: %w", err)
+		}
+		entries, cerr := decodeOffsetCheckpoint(data)
+		if cerr != nil {
+			return cerr.corruption(p)
+		}
+		found := false
+		for _, e := range entries {
+			if e.Topic == tp.Topic && e.Partition == tp.Partition {
+				fmt.Fprintf(w, "%s: %s %d\n", name, tp, e.Offset)
+				found = true
+			}
+		}
+		if !found {
+			fmt.Fprintf(w, "%s: no entry for %s\n", name, tp)
+		}
+	}
+	_, err = os.Stat(filepath.Join(root, engine.CleanShutdownFile))
+	fmt.Fprintf(w, "%s: %t\n", engine.CleanShutdownFile, err == nil)
+	return nil
+}
