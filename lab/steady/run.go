@@ -18,6 +18,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/iosched"
 	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
@@ -175,8 +176,28 @@ func Run(ctx context.Context, cfg Config, eventLog io.Writer) (*Result, error) {
 		}
 		r.parts = append(r.parts, &partition{n: p, log: l, stream: st})
 	}
+	// The throttle, one for all threads as Kafka's, sleeps as Kafka's does
+	// but wakes when the run stops, so that a clean in a long throttle
+	// sleep sees its abort at once instead of after the sleep.
+	stopping := make(chan struct{})
+	copts := cfg.CleanerOptions
+	if copts.Throttler == nil && cfg.Cleaner.MaxIOBytesPerSecond > 0 {
+		t, err := iosched.NewThrottler(cfg.Cleaner.Throttler, cfg.Cleaner.MaxIOBytesPerSecond, iosched.Clock{Sleep: func(d time.Duration) {
+			timer := time.NewTimer(d)
+			defer timer.Stop()
+			select {
+			case <-timer.C:
+			case <-stopping:
+			}
+		}})
+		if err != nil {
+			r.closeLogs()
+			return nil, fmt.Errorf("steady: %w", err)
+		}
+		copts.Throttler = t
+	}
 	mgr, err := engine.NewCleanerManager(engine.CleanerManagerOptions{
-		Cleaner: cfg.Cleaner, CleanerOptions: cfg.CleanerOptions, BackoffMs: cfg.BackoffMs, Now: cfg.Now, OnEvent: r.onCleanerEvent,
+		Cleaner: cfg.Cleaner, CleanerOptions: copts, BackoffMs: cfg.BackoffMs, Now: cfg.Now, OnEvent: r.onCleanerEvent,
 	})
 	if err != nil {
 		r.closeLogs()
@@ -272,6 +293,7 @@ func Run(ctx context.Context, cfg Config, eventLog io.Writer) (*Result, error) {
 	producers.Wait()
 	close(readerStop)
 	others.Wait()
+	close(stopping)
 	mgr.Shutdown()
 	final := r.sample(true)
 	all = append(all, final)

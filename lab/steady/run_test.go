@@ -378,11 +378,11 @@ func TestVerdictRuns(t *testing.T) {
 	above := base()
 	above.WriteRateBytes = 256 << 10
 	// A token bucket (Kafka's throttler never slows a clean shorter than
-	// 300 ms) and 2 KiB read buffers, so that a shutdown's abort is seen
-	// within a second.
+	// 300 ms). With 64 KiB segments each read of up to 64 KiB takes up to
+	// 16 s of throttle: the run's stop must cut the sleep short.
+	above.Log.SegmentBytes = 64 << 10
 	above.Cleaner.MaxIOBytesPerSecond = 4 << 10
 	above.Cleaner.Throttler = "token-bucket"
-	above.Cleaner.IOBufferBytes = 4 << 10
 	for _, tc := range []struct {
 		name    string
 		cfg     Config
@@ -400,6 +400,10 @@ func TestVerdictRuns(t *testing.T) {
 					fmt.Fprintf(&b, "%.2fs dirty %d cleans %d since-last-run %d\n", s.ElapsedSeconds, s.DirtyBytes, s.Cleans, s.TimeSinceLastRunMs)
 				}
 				t.Fatalf("verdict %+v, want decided, keeps up = %v\n%s", v, tc.keepsUp, b.String())
+			}
+			w := Window(res.Samples)
+			if stop := res.Final().ElapsedSeconds - w[len(w)-1].ElapsedSeconds; stop > 5 {
+				t.Errorf("the run took %.1f s to stop after its last sample", stop)
 			}
 		})
 	}
