@@ -114,7 +114,7 @@ written, and the exit status is 130 or 143.`,
 	f.DurationVar(&sf.cfg.SampleInterval, "sample-interval", sf.cfg.SampleInterval, "time between samples")
 	f.IntVar(&sf.cfg.Readers, "readers", 0, "read_committed consumers tailing the logs (reader i tails partition i mod partitions)")
 	f.StringVar(&sf.metricsAddr, "metrics-addr", "", "serve /metrics for Prometheus at host:port while running (\":PORT\" binds 127.0.0.1)")
-	f.StringVar(&sf.fromAdvice, "from-advice", "", "advise --format json output: take its dedupe_buffer_bytes, threads and io_buffer_bytes (flags given win) and compare its predicted steady dirty ratio and compaction delay with the run")
+	f.StringVar(&sf.fromAdvice, "from-advice", "", "advise --format json output: take its dedupe_buffer_bytes, threads and io_buffer_bytes (flags given win) and set its predicted mean and peak dirty ratio, max compaction delay and falls_behind beside what the run measured")
 	f.StringVar(&sf.dir, "dir", "", "log directory root on the disk under test (a fresh cleanerlab-* directory is made in it; default the OS temp dir), removed afterwards unless --keep")
 	f.BoolVar(&sf.keep, "keep", false, "keep the logs")
 	f.StringVar(&sf.out, "out", sf.out, "directory of run records")
