@@ -8,6 +8,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/lab"
 )
 
 // BenchmarkIORead measures each segment read path (iosched.ReadPaths)
@@ -41,7 +42,9 @@ func BenchmarkIORead(b *testing.B) {
 				diskOK := true
 				var sink uint64
 				for range b.N {
-					ioSetCache(b, files, cache, fx.buf)
+					if err := lab.SetFileCache(cacheFiles(files), lab.CacheState(cache)); err != nil {
+						b.Fatal(err)
+					}
 					r0, _, ok0 := fx.disk.read()
 					b.StartTimer()
 					for _, f := range files {
@@ -88,8 +91,8 @@ func BenchmarkIORead(b *testing.B) {
 // bytes, Kafka's throttler) under both defaults. Each iteration cleans a
 // fresh copy of the pristine log, its page cache set by -bench.cache
 // outside the timer; the first iteration is verified against the ground
-// truth. SetBytes is the bytes recopied (MB/s is the cleaner's
-// throughput); metrics: io-MB/s (read + written bytes per second, what the
+// truth. SetBytes is the lab's throughput definition (lab.Throughput: the
+// bytes the cleaner read, map and copy phase); metrics: io-MB/s (read + written bytes per second, what the
 // throttle holds), sleep-ns/op (time slept in the throttle), sync-ns/op,
 // disk-read-B/op and disk-write-B/op.
 func BenchmarkIOClean(b *testing.B) {
@@ -124,13 +127,16 @@ func BenchmarkIOClean(b *testing.B) {
 				b.Fatal(err)
 			}
 			cfg := engine.DefaultCleanerConfig()
-			cfg.IOPath, cfg.MaxIOBytesPerSecond = v.io, v.throttle
+			cfg.IOPath, cfg.MaxIOBytesPerSecond = iosched.ReadPath(v.io), v.throttle
 			thr, err := engine.NewThrottler(cfg)
 			if err != nil {
 				b.Fatal(err)
 			}
 			c, err := engine.NewCleaner(cfg, engine.CleanerOptions{FsyncPolicy: policy, Throttler: thr})
 			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := lab.PrefaultCleaner(c); err != nil {
 				b.Fatal(err)
 			}
 			var read, moved, diskRead, diskWritten int64
@@ -151,7 +157,7 @@ func BenchmarkIOClean(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				read += st.BytesRead
+				read += lab.ThroughputOfClean(st).Bytes()
 				moved += st.IO.Map.ReadBytes + st.IO.Copy.ReadBytes + st.IO.Copy.WrittenBytes
 				sleep += float64(st.IO.ThrottleSleep().Nanoseconds())
 				sync += float64(st.SyncTime.Nanoseconds())
@@ -201,20 +207,13 @@ func ioSegmentFiles(b *testing.B, dir string) ([]*os.File, int64) {
 	return files, size
 }
 
-// ioSetCache puts files in the page-cache state cache: cold or warm.
-func ioSetCache(b *testing.B, files []*os.File, cache string, buf []byte) {
-	b.Helper()
-	for _, f := range files {
-		var err error
-		if cache == "cold" {
-			err = iosched.DropFileCache(f)
-		} else {
-			err = iosched.WarmFile(f, buf)
-		}
-		if err != nil {
-			b.Fatalf("cache %s %s: %v", cache, f.Name(), err)
-		}
+// cacheFiles is files as lab.SetFileCache takes them.
+func cacheFiles(files []*os.File) []iosched.File {
+	out := make([]iosched.File, len(files))
+	for i, f := range files {
+		out[i] = f
 	}
+	return out
 }
 
 // sum64 adds p's bytes as little-endian 64-bit words (the tail byte by

@@ -48,7 +48,7 @@ func BenchmarkRead(b *testing.B) {
 			var r record.Record
 			buf := make([]byte, 1<<20)
 			for range b.N {
-				setCache(b, l, fx.buf)
+				setCache(b, l)
 				r0, _, ok0 := fx.disk.read()
 				b.StartTimer()
 				switch path {

@@ -3,15 +3,13 @@ package bench
 import (
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine"
-	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
@@ -27,7 +25,7 @@ var (
 	benchScale = flag.Float64("bench.scale", 1,
 		"multiplies the benchmarks' log sizes and key counts; 1 is laptop-sized (8 MiB logs, 100,000 keys)")
 	benchCache = flag.String("bench.cache", "warm",
-		"page cache before each timed clean or read: warm (read once) or cold (fdatasync and fadvise DONTNEED each segment)")
+		"page cache before each timed clean or read: warm (read once) or cold (fdatasync and fadvise DONTNEED each segment); lab.SetCache sets it, as for cleanerlab run")
 )
 
 // Sizes at -bench.scale 1.
@@ -75,54 +73,23 @@ func dataRoot(b, owner testing.TB) string {
 	return d
 }
 
-// copyTree copies the regular files under src into dst (created), keeping
-// the layout: a pristine generated log for each timed iteration.
-func copyTree(src, dst string) error {
-	return filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if info.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(target)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
+// cacheState is -bench.cache parsed (lab.ParseCacheState); a bad value
+// fails b.
+func cacheState(b testing.TB) lab.CacheState {
+	b.Helper()
+	c, err := lab.ParseCacheState(*benchCache)
+	if err != nil {
+		b.Fatalf("-bench.cache: %v", err)
+	}
+	return c
 }
 
-// setCache puts every segment of l in the -bench.cache state.
-func setCache(b testing.TB, l *engine.Log, buf []byte) {
+// setCache puts every segment of l in the -bench.cache state, through the
+// lab's one page-cache setup (lab.SetCache).
+func setCache(b testing.TB, l *engine.Log) {
 	b.Helper()
-	if err := l.Flush(); err != nil {
+	if _, err := lab.SetCache([]*engine.Log{l}, cacheState(b), false); err != nil {
 		b.Fatal(err)
-	}
-	for _, s := range l.Segments() {
-		var err error
-		switch *benchCache {
-		case "cold":
-			err = iosched.DropFileCache(s.File())
-		case "warm":
-			err = iosched.WarmFile(s.File(), buf)
-		default:
-			b.Fatalf("-bench.cache %q: want warm or cold", *benchCache)
-		}
-		if err != nil {
-			b.Fatalf("cache %s %s: %v", *benchCache, s.LogPath(), err)
-		}
 	}
 }
 

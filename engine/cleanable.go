@@ -41,6 +41,9 @@ type LogToClean struct {
 	// log end offset], so the first dirty offset was reset to the log start
 	// offset and the checkpoint should be rewritten with it.
 	ForceUpdateCheckpoint bool
+	// truncGen is the log's truncation count when the range was computed:
+	// a clean of it after a truncation is aborted (ErrCleaningAborted).
+	truncGen uint64
 }
 
 // TotalBytes = CleanBytes + CleanableBytes (Kafka's LogToClean.totalBytes).
@@ -78,7 +81,7 @@ func (l *Log) CleanableOffsets(checkpoint record.Offset, nowMs int64) (LogToClea
 	active := l.segments[len(l.segments)-1]
 	leo := active.nextOffset
 	firstDirty := checkpoint
-	lt := LogToClean{TopicPartition: l.tp}
+	lt := LogToClean{TopicPartition: l.tp, truncGen: l.truncations}
 	if checkpoint < 0 || checkpoint < l.logStartOffset || checkpoint > leo {
 		firstDirty = l.logStartOffset
 		lt.ForceUpdateCheckpoint = checkpoint >= 0

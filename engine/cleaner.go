@@ -14,7 +14,9 @@ import (
 
 // CleanerOptions are the seams of a Cleaner.
 type CleanerOptions struct {
-	// Now is the clock (delete horizons, lags). Default time.Now.
+	// Now is the cleaner's "now" (delete horizons, lags). Default time.Now.
+	// The timings of CleanStats (StartTime, MapCompleteTime, EndTime) always
+	// read the real clock, so that a fixed Now does not zero them.
 	Now func() time.Time
 	// Map replaces the offset map built from the config (tests: a map with a
 	// chosen capacity). Its capacity is still capped by LoadFactor.
@@ -66,6 +68,10 @@ type Cleaner struct {
 	oversize []byte
 	// checkDone is the current clean's CleanOptions.CheckDone.
 	checkDone func() error
+	// bounds are the current clean's removal bounds (NoRemovalBounds by default).
+	bounds RemovalBounds
+	// truncGen is the log's truncation count when the current clean began.
+	truncGen uint64
 }
 
 // NewCleaner allocates a cleaner's offset map (of layout cfg.OffsetMap) and
@@ -76,7 +82,7 @@ func NewCleaner(cfg CleanerConfig, opts CleanerOptions) (*Cleaner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Cleaner{cfg: cfg, now: opts.Now, offsetMap: opts.Map, progress: opts.Progress}
+	c := &Cleaner{cfg: cfg, now: opts.Now, offsetMap: opts.Map, progress: opts.Progress, bounds: NoRemovalBounds()}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -132,6 +138,11 @@ type CleanOptions struct {
 	// checkDone); a non-nil error stops the clean with that error, the group
 	// being cleaned left as it was. The manager aborts cleans with it.
 	CheckDone func() error
+	// Bounds, when set, replaces the log's removal bounds (Log.SetRemovalBounds)
+	// for this clean: tombstones and transaction markers at or above them stay
+	// whatever their delete horizon. nil: the log's, which are
+	// NoRemovalBounds() unless set (Kafka's cleaner, byte for byte).
+	Bounds *RemovalBounds
 }
 
 // Clean runs one clean of l, as Kafka's Cleaner.doClean: build the offset map
@@ -146,7 +157,22 @@ type CleanOptions struct {
 // .swap and .deleted files for the next Open to complete, as Kafka's log
 // loader does; until then the open Log still reads the old segments, so it
 // should be closed and reopened (Kafka takes the log directory offline).
+//
+// A truncation of the log (TruncateTo, TruncateFullyAndStartAt) while the
+// clean runs makes it fail with ErrCleaningAborted, whatever error the
+// changed files gave its reads: nothing of it is swapped in afterwards and
+// the checkpoint does not move (Kafka pauses cleaning around a truncation).
 func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
+	c.truncGen = l.truncationCount()
+	st, err := c.clean(l, opts)
+	if err != nil && !errors.Is(err, ErrCleaningAborted) && l.truncationCount() != c.truncGen {
+		return nil, fmt.Errorf("%w: %s was truncated while it was cleaned (%v)", ErrCleaningAborted, l.Dir(), err)
+	}
+	return st, err
+}
+
+// clean is Clean.
+func (c *Cleaner) clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 	cfg := l.Config()
 	if !cfg.Compact {
 		return nil, fmt.Errorf("%w: %s", ErrNotCompacted, l.Dir())
@@ -163,8 +189,11 @@ func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 	if ckptPath == "" {
 		ckptPath = CheckpointPath(l.Dir())
 	}
-	start := c.now()
-	nowMs := start.UnixMilli()
+	c.bounds = l.cleanerBounds(&opts)
+	// c.now is the cleaner's "now" (horizons, lags), which a caller may fix;
+	// the timings of the clean read the real clock.
+	start := time.Now()
+	nowMs := c.now().UnixMilli()
 	var lt LogToClean
 	if opts.Range != nil {
 		lt = *opts.Range
@@ -186,16 +215,19 @@ func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 			return nil, err
 		}
 	}
+	// A range chosen before a truncation is stale: its clean is not swapped
+	// in and moves no checkpoint (finishClean, replaceSegments).
+	c.truncGen = lt.truncGen
 	stats := &CleanStats{TopicPartition: l.tp, LogToClean: lt, StartTime: start, NowMs: nowMs, MaxMapEntries: c.maxEntries, MapSlots: c.offsetMap.Slots()}
 	stats.StartSizeBytes = l.SizeBytes()
 	if lt.FirstDirtyOffset >= lt.FirstUncleanableOffset || lt.CleanableBytes == 0 {
 		stats.Skipped = fmt.Sprintf("nothing to clean: first dirty offset %d, first uncleanable offset %d", lt.FirstDirtyOffset, lt.FirstUncleanableOffset)
-		stats.finish(c.now(), l)
+		stats.finish(time.Now(), l)
 		return stats, nil
 	}
 	if opts.Range == nil && !opts.Force && !(lt.CleanableRatio > cfg.MinCleanableDirtyRatio) && !lt.NeedCompactionNow {
 		stats.Skipped = fmt.Sprintf("cleanable ratio %.4f is not above min.cleanable.dirty.ratio %v", lt.CleanableRatio, cfg.MinCleanableDirtyRatio)
-		stats.finish(c.now(), l)
+		stats.finish(time.Now(), l)
 		return stats, nil
 	}
 	c.checkDone = opts.CheckDone
@@ -217,7 +249,7 @@ func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 	stats.MapEntries = c.offsetMap.Size()
 	stats.BufferUtilization = c.offsetMap.Utilization()
 	stats.MapStats = c.offsetMap.Stats()
-	stats.MapCompleteTime = c.now()
+	stats.MapCompleteTime = time.Now()
 	stats.MapReadTime = c.reader.Stats().Time - readBefore.Time
 
 	active, err := l.ActiveProducers(nowMs)
@@ -248,12 +280,10 @@ func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 	stats.SyncTime = ws.SyncTime - writeBefore.SyncTime
 	stats.Syncs = ws.Syncs + ws.Datasyncs - writeBefore.Syncs - writeBefore.Datasyncs
 	stats.CheckpointOffset = endOffset
-	if !opts.NoCheckpointUpdate {
-		if err := UpdateCheckpoint(l.fs, ckptPath, l.tp, endOffset); err != nil {
-			return nil, fmt.Errorf("engine: write checkpoint %s: %w", ckptPath, err)
-		}
+	if err := l.finishClean(lt.FirstDirtyOffset, endOffset, c.truncGen, ckptPath, !opts.NoCheckpointUpdate); err != nil {
+		return nil, err
 	}
-	stats.finish(c.now(), l)
+	stats.finish(time.Now(), l)
 	return stats, nil
 }
 

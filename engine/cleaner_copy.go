@@ -74,7 +74,7 @@ func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable recor
 			return err
 		}
 	}
-	return l.replaceSegments(cleaned, group, c.writer.Policy().SyncsDir())
+	return l.replaceSegments(cleaned, group, c.writer.Policy().SyncsDir(), c.truncGen)
 }
 
 // batchRetention is Kafka's MemoryRecords.RecordFilter.BatchRetention.
@@ -131,7 +131,8 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 				return err
 			}
 			horizon, hasHorizon := h.DeleteHorizonMs()
-			discardRecords = canDiscard && hasHorizon && horizon <= nowMs
+			// A marker at or above the coordination bound stays (MXRO).
+			discardRecords = canDiscard && hasHorizon && horizon <= nowMs && h.LastOffset() < c.bounds.TxnMarkers
 		} else {
 			canDiscard = txns.onBatchRead(&h)
 			discardRecords = canDiscard
@@ -141,6 +142,10 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 		case isLastBatchOfProducer(active, &h):
 			retention = retainEmpty
 		case h.NextOffset() == firstUncleanable:
+			retention = retainEmpty
+		case control && h.LastOffset() >= c.bounds.TxnMarkers:
+			// An emptied control batch at or above the coordination bound
+			// stays as its header: a lagging replica may still need it.
 			retention = retainEmpty
 		case discardRecords:
 			retention = deleteBatch
@@ -256,7 +261,7 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 	// kept iff its offset is the map's for the key (or later) and it has a
 	// value or deletes are still retained.
 	for j, i := range sc.keyRecord {
-		if sc.offsets[i] >= sc.found[j] && (!sc.tombstone[i] || retainDeletes) {
+		if sc.offsets[i] >= sc.found[j] && (!sc.tombstone[i] || retainDeletes || record.Offset(sc.offsets[i]) >= c.bounds.Tombstones) {
 			kept[i>>6] |= 1 << (i & 63)
 		}
 	}

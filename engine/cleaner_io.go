@@ -83,7 +83,7 @@ func NewThrottler(cfg CleanerConfig) (iosched.Throttler, error) {
 	if cfg.MaxIOBytesPerSecond == 0 {
 		return nil, nil
 	}
-	return iosched.NewThrottler(cfg.Throttler, cfg.MaxIOBytesPerSecond, iosched.Clock{})
+	return iosched.NewThrottler(string(cfg.Throttler), cfg.MaxIOBytesPerSecond, iosched.Clock{})
 }
 
 // initIO makes the cleaner's reader (of cfg.IOPath, throttled when a

@@ -59,7 +59,7 @@ func TestReadPathsCleanIdentically(t *testing.T) {
 				cfg.IOBufferBytes = 8 << 10
 				v.edit(&cfg)
 				stats := cleanWith(t, dir, cfg, CleanerOptions{FsyncPolicy: iosched.FsyncNone}, want == nil)
-				if stats.IO.ReadPath != cfg.IOPath || stats.IO.CacheFriendly != cfg.CacheFriendly || stats.IO.ReadFallbacks != 0 {
+				if stats.IO.ReadPath != string(cfg.IOPath) || stats.IO.CacheFriendly != cfg.CacheFriendly || stats.IO.ReadFallbacks != 0 {
 					t.Fatalf("%s %s: IO stats %+v", name, v.name, stats.IO)
 				}
 				got := logHashes(t, dir)

@@ -66,7 +66,9 @@ type LogConfig struct {
 	// drawn when it is created, uniform in [0, min(SegmentJitterMs,
 	// SegmentMs)), so that many partitions do not roll at once. Default 0,
 	// as Kafka's segment.jitter.ms (LogConfig.randomSegmentJitter).
-	SegmentJitterMs int64
+	// Omitted from JSON when 0, so the configs (and config hashes) of
+	// records written before it existed do not change.
+	SegmentJitterMs int64 `json:",omitempty"`
 	// RetentionMs: with Delete, a segment whose largest timestamp is more
 	// than this many ms old is deleted. -1: no limit. Default 604800000 (7
 	// days), as Kafka's retention.ms.
@@ -153,7 +155,7 @@ type CleanerConfig struct {
 	// Hasher names the offset map's key hash, one of offsetmap.HasherNames:
 	// "md5" (Kafka's), "sha1", "sha256", "xxh3-64", "xxh3-128", "metro-64",
 	// "metro-128", "murmur3-128", "fnv1a-64". Default "md5".
-	Hasher string
+	Hasher offsetmap.HasherName
 	// OffsetMap names the offset map's layout, one of offsetmap.LayoutNames:
 	// "skimpy" (Kafka's SkimpyOffsetMap: digest + 8-byte offset per entry,
 	// 24 bytes with md5), "dense16" or "bucket16" (16 bytes: 96-bit
@@ -161,7 +163,7 @@ type CleanerConfig struct {
 	// fingerprint). The denser layouts hold more keys per pass at a stated
 	// risk of fingerprint collisions (offsetmap.LayoutInfo). Default "skimpy";
 	// empty means "skimpy". Not a Kafka config.
-	OffsetMap string
+	OffsetMap offsetmap.LayoutName
 	// VerifyCRC re-checks the CRC of every batch read while cleaning, so that
 	// corruption is reported rather than copied. Default true.
 	VerifyCRC bool
@@ -170,11 +172,11 @@ type CleanerConfig struct {
 	// (O_DIRECT; a segment whose file system refuses it is read with pread,
 	// and CleanStats.IO says so). Default "pread"; empty means pread. Not a
 	// Kafka config.
-	IOPath string
+	IOPath iosched.ReadPath
 	// Readahead is the pread path's posix_fadvise hint per segment: "none",
 	// "sequential" or "willneed" (iosched.ReadaheadHint). Default "none";
 	// empty means none. Not a Kafka config.
-	Readahead string
+	Readahead iosched.ReadaheadHint
 	// MaxIOBytesPerSecond caps the cleaner's read plus written bytes per
 	// second, all threads together, as Kafka's
 	// log.cleaner.io.max.bytes.per.second. Default 0: no limit (Kafka's
@@ -183,7 +185,7 @@ type CleanerConfig struct {
 	// Throttler is the throttle's algorithm when MaxIOBytesPerSecond is set:
 	// "kafka" (Kafka's Throttler: 300 ms checks, one compensating sleep) or
 	// "token-bucket". Default "kafka"; empty means kafka. Not a Kafka config.
-	Throttler string
+	Throttler iosched.ThrottlerKind
 	// CacheFriendly drops the pages of segments already copied, and of the
 	// cleaned output already written, from the page cache behind the copy
 	// (posix_fadvise DONTNEED; the output's write-back is started and waited
@@ -201,8 +203,8 @@ func DefaultCleanerConfig() CleanerConfig {
 		Hasher:            "md5",
 		OffsetMap:         "skimpy",
 		VerifyCRC:         true,
-		IOPath:            string(iosched.ReadPread),
-		Readahead:         string(iosched.HintNone),
+		IOPath:            iosched.ReadPread,
+		Readahead:         iosched.HintNone,
 		Throttler:         iosched.ThrottlerKafka,
 	}
 }
@@ -226,13 +228,13 @@ func (c *CleanerConfig) Validate() error {
 	case !(c.MaxIOBytesPerSecond >= 0) || math.IsInf(c.MaxIOBytesPerSecond, 1):
 		return fmt.Errorf("engine: log.cleaner.io.max.bytes.per.second %v: want a finite rate >= 0 (0: no limit)", c.MaxIOBytesPerSecond)
 	}
-	if _, err := iosched.ParseReadPath(c.IOPath); err != nil {
+	if _, err := iosched.ParseReadPath(string(c.IOPath)); err != nil {
 		return fmt.Errorf("engine: io path: %w", err)
 	}
-	if _, err := iosched.ParseReadaheadHint(c.Readahead); err != nil {
+	if _, err := iosched.ParseReadaheadHint(string(c.Readahead)); err != nil {
 		return fmt.Errorf("engine: readahead: %w", err)
 	}
-	if _, err := iosched.ParseThrottlerKind(c.Throttler); err != nil {
+	if _, err := iosched.ParseThrottlerKind(string(c.Throttler)); err != nil {
 		return fmt.Errorf("engine: throttler: %w", err)
 	}
 	// Names are checked here, not only when the cleaner allocates its map,
@@ -244,7 +246,7 @@ func (c *CleanerConfig) Validate() error {
 			return fmt.Errorf("engine: hasher: %w", err)
 		}
 	}
-	if !slices.Contains(offsetmap.LayoutNames(), strings.ToLower(c.OffsetMap)) && c.OffsetMap != "" {
+	if !slices.Contains(offsetmap.LayoutNames(), strings.ToLower(string(c.OffsetMap))) && c.OffsetMap != "" {
 		return fmt.Errorf("engine: offset map %q unknown (valid: %s)", c.OffsetMap, strings.Join(offsetmap.LayoutNames(), ", "))
 	}
 	return nil

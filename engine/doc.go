@@ -25,6 +25,19 @@
 // DeleteRecords). Options.ReadOnly opens without changing anything on disk;
 // OpenLogDir and PartitionDirs work on a whole root.
 //
+// # A replica
+//
+// For the replication lab a Log is also one replica of a partition, as
+// Kafka's UnifiedLog: AppendAsLeader assigns offsets and stamps the leader
+// epoch, AppendAsFollower keeps the leader's bytes, the leader epoch cache
+// (LeaderEpochs, EndOffsetForEpoch; leader-epoch-checkpoint) follows both,
+// TruncateTo and TruncateFullyAndStartAt undo a diverged suffix (crash
+// safe; the high watermark, checkpoints, producer state and cache follow),
+// and MaybeIncrementLogStartOffset takes the leader's log start offset.
+// For cleaning coordinated across replicas (Redpanda's MTRO and MXRO) a
+// Log reports MaxCleanlyCompactedOffset and MaxTxFreeOffset and its cleans
+// honour SetRemovalBounds; the default bounds nothing (Kafka's cleaner).
+//
 // # The cleaner
 //
 // A Cleaner is one of Kafka's cleaner threads: NewCleaner allocates its

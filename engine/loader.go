@@ -79,12 +79,18 @@ func (r *RecoveryReport) Changed() bool {
 //     nothing is changed;
 //  5. the log start offset is the partition's entry of
 //     log-start-offset-checkpoint or the first segment's base offset,
-//     whichever is larger.
+//     whichever is larger;
+//  6. leader-epoch-checkpoint is read into the leader epoch cache, which is
+//     truncated from the end (log end offset) and the start (log start
+//     offset) as Kafka's LogLoader does, and rewritten when that changed it.
 //
-// Other files (snapshots, leader-epoch-checkpoint, partition.metadata) are
-// left alone. A directory without segments gets an empty active segment at
-// offset 0 with opts.Create; otherwise it is an error (ErrNotLogDir). A read-write open
-// removes CleanShutdownFile; Close writes it back once the last Log of the
+// Other files (snapshots, partition.metadata) are left alone. A directory
+// without segments gets an empty active segment at the partition's
+// log-start-offset-checkpoint entry (0 without one) with opts.Create, as
+// Kafka's LogLoader; otherwise it is an error (ErrNotLogDir). The removal
+// bounds start as NoRemovalBounds(), the MCCO at the cleaner checkpoint's
+// entry (see MaxCleanlyCompactedOffset). A read-write open removes
+// CleanShutdownFile; Close writes it back once the last Log of the
 // root is closed. A read-only open changes nothing on disk: a torn tail is
 // reported in Recovery() and left out of what the Log reads. Errors name the
 // file and byte position of bad input.
@@ -130,6 +136,9 @@ func Open(dir string, opts Options) (*Log, error) {
 			return nil, err
 		}
 		if err := removeStaleCheckpointTemps(fsys, l.root); err != nil {
+			return nil, err
+		}
+		if err := removeStaleEpochTemp(fsys, dir); err != nil {
 			return nil, err
 		}
 	}
@@ -218,7 +227,16 @@ func Open(dir string, opts Options) (*Log, error) {
 		if opts.ReadOnly || !opts.Create {
 			return nil, fmt.Errorf("%w: %s holds no segment (*.log with a 20-digit base offset)", ErrNotLogDir, dir)
 		}
-		s, err := createSegment(fsys, dir, 0, "", &cfg)
+		// Kafka's LogLoader starts an empty log at its log start offset
+		// (a crash in TruncateFullyAndStartAt can leave no segment).
+		base := record.Offset(0)
+		if off, ok, err := checkpointEntry(fsys, filepath.Join(l.root, LogStartOffsetCheckpointFile), tp); err != nil {
+			releaseRoot(l.root)
+			return nil, err
+		} else if ok && off > 0 {
+			base = off
+		}
+		s, err := createSegment(fsys, dir, base, "", &cfg)
 		if err != nil {
 			releaseRoot(l.root)
 			return nil, err
@@ -246,6 +264,20 @@ func Open(dir string, opts Options) (*Log, error) {
 		return nil, err
 	} else if ok && off > l.logStartOffset {
 		l.logStartOffset = min(off, l.segments[len(l.segments)-1].nextOffset)
+	}
+	l.bounds = NoRemovalBounds()
+	if changed, err := l.loadEpochCache(); err != nil {
+		l.abandon()
+		return nil, err
+	} else if changed && !opts.ReadOnly {
+		if err := l.writeEpochCache(); err != nil {
+			l.abandon()
+			return nil, err
+		}
+	}
+	if err := l.initMCCO(); err != nil {
+		l.abandon()
+		return nil, err
 	}
 	now := l.nowMs()
 	for _, s := range l.segments {

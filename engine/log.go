@@ -89,6 +89,15 @@ type Log struct {
 	pendingDeletes []pendingDelete // REQUIRES: mu held
 	// recovery is what Open found and did.
 	recovery *RecoveryReport
+	// epochs is the leader epoch cache (leader-epoch-checkpoint).
+	epochs epochCache // REQUIRES: mu held
+	// truncations counts TruncateTo / TruncateFullyAndStartAt calls that
+	// changed the log; a clean that began before one is not swapped in.
+	truncations uint64 // REQUIRES: mu held
+	// mcco is the max cleanly compacted offset (MaxCleanlyCompactedOffset).
+	mcco record.Offset // REQUIRES: mu held
+	// bounds are the coordination bounds of the cleaner (SetRemovalBounds).
+	bounds RemovalBounds // REQUIRES: mu held
 }
 
 func (l *Log) nowMs() int64 { return l.now().UnixMilli() }
@@ -208,30 +217,49 @@ func (l *Log) Append(batches []byte) error {
 	if len(batches) == 0 {
 		return nil
 	}
+	return l.appendLocked(batches)
+}
+
+// validateBatches checks the header, size, CRC and offsets of every batch
+// of an append and returns their headers.
+// REQUIRES: l.mu held.
+func (l *Log) validateBatches(batches []byte) ([]record.BatchHeader, error) {
 	if int64(len(batches)) > l.cfg.SegmentBytes {
-		return fmt.Errorf("%w: %d bytes appended at once, segment.bytes is %d", ErrBatchTooLarge, len(batches), l.cfg.SegmentBytes)
+		return nil, fmt.Errorf("%w: %d bytes appended at once, segment.bytes is %d", ErrBatchTooLarge, len(batches), l.cfg.SegmentBytes)
 	}
 	headers := make([]record.BatchHeader, 0, 8)
 	expect := l.segments[len(l.segments)-1].nextOffset
-	maxTs := record.NoTimestamp
 	for pos := 0; pos < len(batches); {
 		h, err := record.ParseHeader(batches[pos:])
 		if err != nil {
-			return fmt.Errorf("engine: append to %s: batch at byte %d of the input: %w", l.dir, pos, err)
+			return nil, fmt.Errorf("engine: append to %s: batch at byte %d of the input: %w", l.dir, pos, err)
 		}
 		if pos+h.Size() > len(batches) {
-			return fmt.Errorf("engine: append to %s: batch at byte %d of the input: %w: %d bytes, %d left", l.dir, pos, record.ErrTruncated, h.Size(), len(batches)-pos)
+			return nil, fmt.Errorf("engine: append to %s: batch at byte %d of the input: %w: %d bytes, %d left", l.dir, pos, record.ErrTruncated, h.Size(), len(batches)-pos)
 		}
 		if err := record.VerifyCRC(batches[pos : pos+h.Size()]); err != nil {
-			return fmt.Errorf("engine: append to %s: batch at byte %d of the input: %w", l.dir, pos, err)
+			return nil, fmt.Errorf("engine: append to %s: batch at byte %d of the input: %w", l.dir, pos, err)
 		}
 		if h.BaseOffset < expect {
-			return fmt.Errorf("%w: batch base offset %d, log end offset %d", ErrNonMonotonicOffset, h.BaseOffset, expect)
+			return nil, fmt.Errorf("%w: batch base offset %d, log end offset %d", ErrNonMonotonicOffset, h.BaseOffset, expect)
 		}
 		expect = h.NextOffset()
-		maxTs = max(maxTs, h.MaxTimestamp)
 		headers = append(headers, h)
 		pos += h.Size()
+	}
+	return headers, nil
+}
+
+// appendLocked is Append once the log is known open, writable and the
+// input non-empty. REQUIRES: l.mu held.
+func (l *Log) appendLocked(batches []byte) error {
+	headers, err := l.validateBatches(batches)
+	if err != nil {
+		return err
+	}
+	maxTs := record.NoTimestamp
+	for i := range headers {
+		maxTs = max(maxTs, headers[i].MaxTimestamp)
 	}
 	if err := l.ensureProducerState(); err != nil {
 		return err

@@ -24,6 +24,7 @@ import (
 //	log [segment-bytes=N] [segment-index-bytes=N] [index-interval-bytes=N]
 //	    [segment-ms=N] [retention-ms=N] [retention-bytes=N]
 //	    [file-delete-delay-ms=N (default 0)] [policy=compact|delete|compact,delete]
+//	    [delete-retention-ms=N] [producer-id-expiration-ms=N]
 //	    [now=MS (the log's clock, default 0)]
 //	  Starts an empty partition directory t-0 in a fresh log directory root.
 //	ls
@@ -112,6 +113,10 @@ func (h *logHarness) run(t *testing.T, d *datadriven.TestData) string {
 				h.cfg.RetentionBytes = v
 			case "file-delete-delay-ms":
 				h.cfg.FileDeleteDelayMs = v
+			case "delete-retention-ms":
+				h.cfg.DeleteRetentionMs = v
+			case "producer-id-expiration-ms":
+				h.cfg.ProducerIDExpirationMs = v
 			case "now":
 				h.nowMs = v
 			default:

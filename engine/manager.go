@@ -477,11 +477,13 @@ func (m *CleanerManager) updateCheckpoint(l *Log, off record.Offset) error {
 func (m *CleanerManager) DoneCleaning(tp TopicPartition, endOffset record.Offset) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.doneCleaning(tp, endOffset)
+	return m.doneCleaning(tp, endOffset, true)
 }
 
+// write false leaves the checkpoint alone (the log was truncated while it
+// was cleaned: TruncateTo already lowered the checkpoint).
 // REQUIRES: m.mu held.
-func (m *CleanerManager) doneCleaning(tp TopicPartition, endOffset record.Offset) error {
+func (m *CleanerManager) doneCleaning(tp TopicPartition, endOffset record.Offset, write bool) error {
 	st := m.inProgress[tp]
 	defer m.cond.Broadcast()
 	switch {
@@ -489,7 +491,7 @@ func (m *CleanerManager) doneCleaning(tp TopicPartition, endOffset record.Offset
 		return fmt.Errorf("%w: %s: done cleaning, but no clean is in progress", ErrCleaningState, tp)
 	case st.state == CleaningInProgress:
 		delete(m.inProgress, tp)
-		if l := m.logs[tp]; l != nil {
+		if l := m.logs[tp]; l != nil && write {
 			if err := m.updateCheckpoint(l, endOffset); err != nil {
 				return fmt.Errorf("engine: write checkpoint of %s: %w", tp, err)
 			}

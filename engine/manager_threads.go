@@ -246,9 +246,10 @@ func (m *CleanerManager) tryCleanFilthiestLog(t *cleanerThread, f *grabFilter) b
 func (m *CleanerManager) cleanLog(t *cleanerThread, l *Log, lt LogToClean) (cleaned bool, err error) {
 	end := lt.FirstDirtyOffset
 	defer func() {
+		write := l.truncationCount() == lt.truncGen
 		m.mu.Lock()
 		m.inFlight--
-		if derr := m.doneCleaning(l.tp, end); derr != nil && err == nil {
+		if derr := m.doneCleaning(l.tp, end, write); derr != nil && err == nil {
 			err = derr
 		}
 		m.mu.Unlock()

@@ -66,7 +66,10 @@ func (l *Log) DeleteRecords(offset record.Offset) (record.Offset, error) {
 		return l.logStartOffset, nil
 	}
 	l.logStartOffset = offset
-	return offset, l.writeLogStartOffset()
+	if err := l.writeLogStartOffset(); err != nil {
+		return offset, err
+	}
+	return offset, l.logStartOffsetRaised()
 }
 
 // DeleteOldSegments applies retention at time now, as Kafka's
@@ -189,5 +192,8 @@ func (l *Log) deleteWhile(hw record.Offset, nowMs int64, reason string, res *Ret
 	if first := l.segments[0].base; first > l.logStartOffset {
 		l.logStartOffset = first
 	}
-	return l.writeLogStartOffset()
+	if err := l.writeLogStartOffset(); err != nil {
+		return err
+	}
+	return l.logStartOffsetRaised()
 }

@@ -16,12 +16,13 @@ import (
 //
 // The new segment replaces the group in the segment list under l.mu.
 //
-// When a segment of the group is no longer in the log (retention deleted it
+// When the log was truncated since the clean began (truncGen is its
+// truncation count then), or a segment of the group is no longer in the log (retention deleted it
 // while the group was cleaned, case C15) nothing is renamed: the error wraps
 // ErrCleaningAborted and the .cleaned files stay for the caller to remove.
 //
 // syncDir false skips step 4 (the cleaner's --fsync none: not crash safe).
-func (l *Log) replaceSegments(cleaned *Segment, old []*Segment, syncDir bool) error {
+func (l *Log) replaceSegments(cleaned *Segment, old []*Segment, syncDir bool, truncGen uint64) error {
 	if err := cleaned.f.Close(); err != nil {
 		return fmt.Errorf("engine: close %s: %w", cleaned.f.Name(), err)
 	}
@@ -33,6 +34,9 @@ func (l *Log) replaceSegments(cleaned *Segment, old []*Segment, syncDir bool) er
 			first = i
 			break
 		}
+	}
+	if truncGen != l.truncations {
+		return fmt.Errorf("%w: %s was truncated while the group was cleaned", ErrCleaningAborted, l.dir)
 	}
 	if first < 0 || first+len(old) > len(l.segments) || l.closed {
 		return fmt.Errorf("%w: %s: a segment of the group was deleted while it was cleaned", ErrCleaningAborted, l.dir)

@@ -45,3 +45,21 @@ func (h *ReadaheadHint) UnmarshalText(b []byte) error {
 	*h = v
 	return nil
 }
+
+// ThrottlerKind names a throttle algorithm (ParseThrottlerKind): "kafka"
+// or "token-bucket"; "" means kafka. Its text form is the name.
+type ThrottlerKind string
+
+func (k ThrottlerKind) String() string { return string(k) }
+
+// MarshalText returns the name.
+func (k ThrottlerKind) MarshalText() ([]byte, error) { return []byte(k), nil }
+
+// UnmarshalText accepts what ParseThrottlerKind accepts, kept as written.
+func (k *ThrottlerKind) UnmarshalText(b []byte) error {
+	if _, err := ParseThrottlerKind(string(b)); err != nil {
+		return err
+	}
+	*k = ThrottlerKind(b)
+	return nil
+}

@@ -71,22 +71,39 @@ func SetCache(logs []*engine.Log, mode CacheState, dropCaches bool) (string, err
 			note = "cache: drop_caches"
 		}
 	}
-	buf := make([]byte, 1<<20)
 	for _, l := range logs {
 		if err := l.Flush(); err != nil {
 			return note, err
 		}
+		var files []iosched.File
 		for _, s := range l.Segments() {
-			var err error
-			if mode == CacheCold {
-				err = iosched.DropFileCache(s.File())
-			} else {
-				err = iosched.WarmFile(s.File(), buf)
-			}
-			if err != nil {
-				return note, fmt.Errorf("lab: cache %s %s: %w", mode, s.LogPath(), err)
-			}
+			files = append(files, s.File())
+		}
+		if err := SetFileCache(files, mode); err != nil {
+			return note, err
 		}
 	}
 	return note, nil
+}
+
+// SetFileCache puts files in the page-cache state mode: cold fdatasyncs
+// each and drops it from the cache (posix_fadvise DONTNEED), warm reads
+// each once. Errors name the file.
+func SetFileCache(files []iosched.File, mode CacheState) error {
+	if err := mode.validate(); err != nil {
+		return err
+	}
+	buf := make([]byte, 1<<20)
+	for _, f := range files {
+		var err error
+		if mode == CacheWarm {
+			err = iosched.WarmFile(f, buf)
+		} else {
+			err = iosched.DropFileCache(f)
+		}
+		if err != nil {
+			return fmt.Errorf("lab: cache %s %s: %w", mode, f.Name(), err)
+		}
+	}
+	return nil
 }

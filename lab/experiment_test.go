@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,5 +63,44 @@ func TestReadRunExperimentRefuses(t *testing.T) {
 				t.Errorf("got %v, want an error naming %s and saying %q", err, p, c.want)
 			}
 		})
+	}
+}
+
+// TestTypedSettingsJSON: the typed settings (hasher, layout, read path,
+// readahead, throttler, cache state, fsync policy) marshal as the names
+// run.json held before they were types, and a bad name is refused where
+// the JSON is read, naming the value.
+func TestTypedSettingsJSON(t *testing.T) {
+	b, err := json.Marshal(DefaultExperiment())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"Hasher":"md5"`, `"OffsetMap":"skimpy"`, `"IOPath":"pread"`, `"Readahead":"none"`, `"Throttler":"kafka"`, `"cache":"cold"`, `"fsync":"segment"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, b)
+		}
+	}
+	old, err := os.ReadFile("testdata/run-schema0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{`"Hasher": "xxh3-128"`, `"Hasher": "xxh4"`, `unknown hasher "xxh4"`},
+		{`"OffsetMap": "bucket16"`, `"OffsetMap": "bucket99"`, `unknown offset map layout "bucket99"`},
+		{`"IOPath": "pread"`, `"IOPath": "aio"`, `unknown read path "aio"`},
+		{`"Throttler": "kafka"`, `"Throttler": "leaky"`, `unknown throttler "leaky"`},
+		{`"fsync": "segment"`, `"fsync": "bytes=0"`, `bytes=0`},
+	} {
+		s := strings.Replace(string(old), c.from, c.to, 1)
+		if s == string(old) {
+			t.Fatalf("%q not in the fixture", c.from)
+		}
+		p := filepath.Join(t.TempDir(), "run.json")
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadRunExperiment(p); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error containing %q", c.to, err, c.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
@@ -13,20 +14,21 @@ import (
 // BenchmarkClean/keys=.../dirty=.../hasher=.../map=.../cache=...
 const BenchBase = "Clean"
 
-// StandardNameKeys maps the parameters every benchmark name carries to
-// their name keys, in name order: the run flag, and the key in the name.
-var StandardNameKeys = []struct{ Flag, Key string }{
-	{"keys", "keys"},
-	{"dirty-ratio", "dirty"},
-	{"hasher", "hasher"},
-	{"offset-map", "map"},
-	{"cache", "cache"},
+// StandardNameKeys are the parameters every benchmark name carries, in
+// name order: the run flag, the experiment's field path, the key in the name.
+var StandardNameKeys = []struct{ Flag, Path, Key string }{
+	{"keys", "workload.Keys", "keys"},
+	{"dirty-ratio", "workload.DirtyRatio", "dirty"},
+	{"hasher", "cleaner.Hasher", "hasher"},
+	{"offset-map", "cleaner.OffsetMap", "map"},
+	{"cache", "cache", "cache"},
 }
 
-// IsStandardNameFlag says whether flag is one of StandardNameKeys.
-func IsStandardNameFlag(flag string) bool {
+// IsStandardName says whether name (a run flag or a field path) is one of
+// StandardNameKeys: a sweep axis of it adds no name part of its own.
+func IsStandardName(name string) bool {
 	for _, s := range StandardNameKeys {
-		if s.Flag == flag {
+		if s.Flag == name || s.Path == name {
 			return true
 		}
 	}
@@ -43,8 +45,8 @@ func StandardNameParts(e *Experiment) []results.KV {
 	return []results.KV{
 		{Key: "keys", Value: strconv.FormatInt(e.Workload.Keys, 10)},
 		{Key: "dirty", Value: strconv.FormatFloat(e.Workload.DirtyRatio, 'g', -1, 64)},
-		{Key: "hasher", Value: e.Cleaner.Hasher},
-		{Key: "map", Value: layout},
+		{Key: "hasher", Value: string(e.Cleaner.Hasher)},
+		{Key: "map", Value: string(layout)},
 		{Key: "cache", Value: string(e.Cache)},
 	}
 }
@@ -53,6 +55,13 @@ func StandardNameParts(e *Experiment) []results.KV {
 // standard ones.
 func BenchName(e *Experiment, extra ...results.KV) string {
 	return results.BenchName(BenchBase, append(StandardNameParts(e), extra...)...)
+}
+
+// BenchSubName is BenchName without "Benchmark<BenchBase>/": the
+// sub-benchmark name a go test -bench suite passes to b.Run so that its
+// lines carry the same name as the CLI's.
+func BenchSubName(e *Experiment, extra ...results.KV) string {
+	return strings.TrimPrefix(BenchName(e, extra...), "Benchmark"+BenchBase+"/")
 }
 
 // RunBenchmarks is the run's benchmark line: one iteration (one clean of

@@ -77,8 +77,8 @@ func HasherNames() []string {
 // NewHasher returns the hasher called name. Names are matched without regard
 // to case, and Kafka's MessageDigest names "SHA-1" and "SHA-256" are accepted
 // as aliases, so Kafka's hashAlgorithm values ("MD5") work unchanged.
-func NewHasher(name string) (Hasher, error) {
-	switch strings.ToLower(name) {
+func NewHasher[S ~string](name S) (Hasher, error) {
+	switch strings.ToLower(string(name)) {
 	case HasherMD5:
 		return md5Hasher{}, nil
 	case HasherSHA1, "sha-1":

@@ -34,8 +34,8 @@ func LayoutNames() []string { return append([]string(nil), layoutNames...) }
 // stores digests of h. The empty name means LayoutSkimpy; names are matched
 // without regard to case. Errors: an unknown layout, and those of the
 // layout's constructor (NewSkimpy, NewDense, NewBucket).
-func New(layout string, memoryBytes int, h Hasher) (Map, error) {
-	switch strings.ToLower(layout) {
+func New[S ~string](layout S, memoryBytes int, h Hasher) (Map, error) {
+	switch strings.ToLower(string(layout)) {
 	case "", LayoutSkimpy:
 		return NewSkimpy(memoryBytes, h)
 	case LayoutDense16:
@@ -45,7 +45,7 @@ func New(layout string, memoryBytes int, h Hasher) (Map, error) {
 	case LayoutBucket16:
 		return NewBucket(memoryBytes, h)
 	}
-	return nil, unknownLayout(layout)
+	return nil, unknownLayout(string(layout))
 }
 
 func unknownLayout(layout string) error {
@@ -75,12 +75,12 @@ type LayoutInfo struct {
 
 // Describe returns the LayoutInfo of layout with hasher h, or the error New
 // would give for an unknown layout.
-func Describe(layout string, h Hasher) (LayoutInfo, error) {
+func Describe[S ~string](layout S, h Hasher) (LayoutInfo, error) {
 	if h == nil {
 		return LayoutInfo{}, fmt.Errorf("offsetmap: nil hasher")
 	}
 	digestBits := 8 * h.Size()
-	info := LayoutInfo{Layout: strings.ToLower(layout), Hasher: h.Name(), RelativeOffsets: true, ClearIsConstant: true}
+	info := LayoutInfo{Layout: strings.ToLower(string(layout)), Hasher: h.Name(), RelativeOffsets: true, ClearIsConstant: true}
 	switch info.Layout {
 	case "", LayoutSkimpy:
 		info.Layout = LayoutSkimpy
@@ -95,7 +95,7 @@ func Describe(layout string, h Hasher) (LayoutInfo, error) {
 		info.EntryBytes = dense12Bytes
 		info.FingerprintBits = min(digestBits, 8*(dense12Bytes-stampBytes))
 	default:
-		return LayoutInfo{}, unknownLayout(layout)
+		return LayoutInfo{}, unknownLayout(string(layout))
 	}
 	return info, nil
 }

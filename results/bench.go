@@ -17,9 +17,11 @@ const BenchTxtFile = "bench.txt"
 const (
 	// UnitNsPerOp is the wall time of one clean of all partitions.
 	UnitNsPerOp = "ns/op"
-	// UnitMBps is the bytes the cleaner read while recopying per second of
-	// the clean's wall time, in MB of 10^6 bytes, as go test's MB/s (Kafka's
-	// own log line uses MB = 2^20; benchstat expects 10^6).
+	// UnitMBps is the lab's throughput (lab.Throughput: the bytes the
+	// cleaner read, map phase plus copy phase, per second of the clean's
+	// wall time) in MB of 10^6 bytes, as go test's MB/s, which benchstat
+	// reads as B/s. Every table, plot and report a person reads shows it in
+	// MiB/s (ToMiBps).
 	UnitMBps = "MB/s"
 	// UnitNsPerKey is the clean's wall time per record read while
 	// recopying (each record carries one key).
@@ -36,6 +38,10 @@ const (
 	// what this process's page-cache misses fetched.
 	UnitStorageReadBPerOp = "storage-read-B/op"
 )
+
+// ToMiBps converts a UnitMBps value (10^6 B/s) to MiB/s (2^20 B/s), the
+// unit the lab's tables, plots and reports show.
+func ToMiBps(mbps float64) float64 { return mbps * 1e6 / MiB }
 
 // unitBetter says which direction is better for the units benchunit does
 // not know, written as "Unit" metadata lines so that benchstat reads them.

@@ -187,3 +187,25 @@ func TestFormatValue(t *testing.T) {
 		}
 	}
 }
+
+// TestCVAndRangeForOneRun: one repetition has no coefficient of variation
+// and no confidence interval; neither is printed as a number or as "± ∞".
+func TestCVAndRangeForOneRun(t *testing.T) {
+	if got := Summarize([]float64{7}).CVText(); got != "n/a" {
+		t.Errorf("CV of one run %q, want n/a", got)
+	}
+	// 1 2 3 4 10: stddev sqrt(12.5) = 3.5355, mean 4: CV 88.4%.
+	if got := Summarize([]float64{10, 2, 4, 1, 3}).CVText(); got != "88.4%" {
+		t.Errorf("CV %q, want 88.4%%", got)
+	}
+	tables := Compare([]BenchSet{
+		{Label: "a", Benchmarks: []Benchmark{{Name: "BenchmarkX", Iterations: 1, Metrics: []Metric{{Value: 5, Unit: UnitNsPerOp}}}}},
+	})
+	if len(tables) != 1 || len(tables[0].Rows) != 1 {
+		t.Fatalf("tables %+v", tables)
+	}
+	r := tables[0].Rows[0].Cells[0].Range
+	if strings.Contains(r, "∞") || !strings.Contains(r, "too few values") {
+		t.Errorf("range of one value %q", r)
+	}
+}

@@ -106,7 +106,7 @@ func Compare(sets []BenchSet) []CompareTable {
 					samples[i] = benchmath.NewSample(append([]float64(nil), vs...), &thresholds)
 					sum := benchmath.AssumeNothing.Summary(samples[i], CompareConfidence)
 					cell.Center, cell.Lo, cell.Hi = sum.Center, sum.Lo, sum.Hi
-					cell.Range = "± " + sum.PctRangeString()
+					cell.Range = rangeText(sum)
 				}
 				if i > 0 {
 					switch {
@@ -198,4 +198,18 @@ func FormatFigure(v float64) string {
 		return fmt.Sprintf("%.4gk", v/1e3)
 	}
 	return fmt.Sprintf("%.4g", v)
+}
+
+// rangeText is benchstat's "± x%" rendering of a summary's confidence
+// interval, or, when the sample is too small for one (benchstat's
+// "± ∞"), says so instead of printing an infinite range.
+func rangeText(s benchmath.Summary) string {
+	if math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) || math.IsNaN(s.Lo) || math.IsNaN(s.Hi) {
+		return fmt.Sprintf("(no %.0f%% interval: too few values)", 100*s.Confidence)
+	}
+	r := s.PctRangeString()
+	if strings.Contains(r, "∞") {
+		return fmt.Sprintf("(no %.0f%% interval: too few values)", 100*s.Confidence)
+	}
+	return "± " + r
 }

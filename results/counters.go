@@ -76,15 +76,21 @@ func Snapshot(device string) (Counters, error) {
 }
 
 // Snapshot is Snapshot reading s's proc tree. It returns an error only when the proc
-// tree cannot be opened at all; a source that cannot be read is named in
-// Counters.Missing, and a device absent from diskstats is said in DiskNote.
+// tree cannot be opened at all (every source is then named in Missing too); a
+// source that cannot be read is named in Counters.Missing, and a device absent
+// from diskstats is said in DiskNote.
 func (s Source) Snapshot(device string) (Counters, error) {
 	c := Counters{TakenAt: time.Now(), Device: device}
+	missing := func(src string, err error) { c.Missing = append(c.Missing, src+": "+err.Error()) }
 	fs, err := s.procFS()
 	if err != nil {
+		// Nothing was read: every source is missing, so that a caller that
+		// keeps the snapshot shows n/a, never zeros as if measured.
+		for _, src := range []string{SourceMeminfo, SourceDiskstats, SourceSelfIO, SourceVmstat} {
+			missing(src, err)
+		}
 		return c, fmt.Errorf("results: snapshot: %w", err)
 	}
-	missing := func(src string, err error) { c.Missing = append(c.Missing, src+": "+err.Error()) }
 
 	if mi, err := fs.Meminfo(); err != nil {
 		missing(SourceMeminfo, err)

@@ -202,3 +202,19 @@ func TestDelta(t *testing.T) {
 		t.Fatalf("no disk: %+v", d)
 	}
 }
+
+// TestSnapshotNoProc: with no proc tree at all, Snapshot fails and names
+// every source as missing, so that a snapshot kept anyway reads as n/a,
+// not as zeros (lab.CounterRows prints n/a for each).
+func TestSnapshotNoProc(t *testing.T) {
+	c, err := Source{ProcPath: filepath.Join(t.TempDir(), "absent"), SysPath: t.TempDir()}.Snapshot("vda")
+	if err == nil {
+		t.Fatal("no error without a proc tree")
+	}
+	d := c.Delta(c)
+	for _, src := range []string{SourceMeminfo, SourceDiskstats, SourceSelfIO, SourceVmstat} {
+		if !d.missing(src) || d.Measured(src) {
+			t.Errorf("%s not marked missing: %q", src, d.Missing)
+		}
+	}
+}

@@ -200,8 +200,8 @@ func (s *Sweep) linePlot(dir string, x int, categorical []int, facet []KV) (*Plo
 			series[name] = e
 			order = append(order, name)
 		}
-		e.XYs = append(e.XYs, plotter.XY{X: xv, Y: sum.Median})
-		e.YErrors = append(e.YErrors, struct{ Low, High float64 }{sum.Median - sum.Min, sum.Max - sum.Median})
+		e.XYs = append(e.XYs, plotter.XY{X: xv, Y: ToMiBps(sum.Median)})
+		e.YErrors = append(e.YErrors, struct{ Low, High float64 }{ToMiBps(sum.Median - sum.Min), ToMiBps(sum.Max - sum.Median)})
 	}
 	if len(order) == 0 {
 		return nil, nil
@@ -213,7 +213,7 @@ func (s *Sweep) linePlot(dir string, x int, categorical []int, facet []KV) (*Plo
 	}
 	p.Title.Text = title
 	p.X.Label.Text = axis.Name
-	p.Y.Label.Text = "MB/s (10^6 B/s of log read, median)"
+	p.Y.Label.Text = "MiB/s (2^20 B/s the cleaner read, median)"
 	p.Legend.Top = true
 	minX, maxX, maxY := math.Inf(1), math.Inf(-1), 0.0
 	for i, name := range order {
@@ -252,7 +252,7 @@ func (s *Sweep) linePlot(dir string, x int, categorical []int, facet []KV) (*Plo
 	}
 	f := &PlotFile{
 		Title: title,
-		Caption: fmt.Sprintf("Median throughput (MB/s of log read while recopying) against %s; one line per %s; bars from the slowest to the fastest repetition.",
+		Caption: fmt.Sprintf("Median throughput (MiB/s the cleaner read, map and copy phase) against %s; one line per %s; bars from the slowest to the fastest repetition.",
 			axis.Name, seriesLabel(s.Axes, categorical)),
 	}
 	return f, savePlot(p, dir, name, f)
@@ -298,7 +298,7 @@ func (s *Sweep) barPlot(dir string, x int, groups []int) (*PlotFile, error) {
 	axis := s.Axes[x]
 	p := plot.New()
 	p.Title.Text = "cleaner throughput by " + axis.Name
-	p.Y.Label.Text = "MB/s (10^6 B/s of log read, median)"
+	p.Y.Label.Text = "MiB/s (2^20 B/s the cleaner read, median)"
 	p.Legend.Top = true
 	combos := s.combos(groups)
 	if len(combos) == 0 {
@@ -316,7 +316,7 @@ func (s *Sweep) barPlot(dir string, x int, groups []int) (*PlotFile, error) {
 			if sum, ok := pt.Summary(UnitMBps); ok && sum.N > 0 {
 				for vi, v := range axis.Values {
 					if pt.Params[x].Value == v {
-						vals[vi] = sum.Median
+						vals[vi] = ToMiBps(sum.Median)
 						drawn = true
 					}
 				}
@@ -341,7 +341,7 @@ func (s *Sweep) barPlot(dir string, x int, groups []int) (*PlotFile, error) {
 	p.NominalX(axis.Values...)
 	f := &PlotFile{
 		Title:   p.Title.Text,
-		Caption: fmt.Sprintf("Median throughput (MB/s of log read while recopying) for each %s; one bar per %s.", axis.Name, seriesLabel(s.Axes, groups)),
+		Caption: fmt.Sprintf("Median throughput (MiB/s the cleaner read, map and copy phase) for each %s; one bar per %s.", axis.Name, seriesLabel(s.Axes, groups)),
 	}
 	return f, savePlot(p, dir, "throughput-by-"+fileSafe(axis.Name), f)
 }

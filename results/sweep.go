@@ -224,7 +224,7 @@ func (s *Sweep) WriteSummaryCSV(w io.Writer) error {
 		for _, u := range p.Summaries {
 			row := paramValues(p.Params)
 			row = append(row, p.Benchmark, u.Unit, strconv.Itoa(u.N), fnum(u.Median), fnum(u.Mean), fnum(u.P95),
-				fnum(u.Min), fnum(u.Max), fnum(u.StdDev), fnum(u.CV))
+				fnum(u.Min), fnum(u.Max), fnum(u.StdDev), cvCSV(u.Summary))
 			cw.Write(row)
 		}
 	}
@@ -335,3 +335,11 @@ func paramValues(kv []KV) []string {
 
 // fnum renders a figure for CSV: shortest exact representation.
 func fnum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// cvCSV is CV for summary.csv: empty when it has no meaning (one run).
+func cvCSV(s Summary) string {
+	if !s.HasCV() {
+		return ""
+	}
+	return fnum(s.CV)
+}

@@ -29,7 +29,7 @@ type Report struct {
 
 // resultUnits are the units of a sweep's results table, in column order.
 var resultUnits = []struct{ Unit, Head string }{
-	{UnitMBps, "MB/s"},
+	{UnitMBps, "MiB/s"},
 	{UnitNsPerKey, "ns/key"},
 	{UnitNsPerOp, "clean s"},
 	{UnitDiskReadBPerOp, "disk read MiB"},
@@ -42,6 +42,8 @@ func scaled(unit string, v float64) float64 {
 		return v / 1e9
 	case UnitDiskReadBPerOp:
 		return v / MiB
+	case UnitMBps:
+		return ToMiBps(v)
 	}
 	return v
 }
@@ -55,13 +57,13 @@ func (r *Report) Markdown() string {
 		r.sweepMarkdown(&b, s)
 	}
 	if len(r.Runs) > 0 {
-		p("## Runs\n\n| run | benchmark | MB/s | ns/key | clean s | verified |\n|---|---|--:|--:|--:|---|\n")
+		p("## Runs\n\n| run | benchmark | MiB/s | ns/key | clean s | verified |\n|---|---|--:|--:|--:|---|\n")
 		for i, run := range r.Runs {
 			for _, bm := range run.Benchmarks {
 				mbps, _ := bm.Value(UnitMBps)
 				nsk, _ := bm.Value(UnitNsPerKey)
 				nsop, _ := bm.Value(UnitNsPerOp)
-				p("| %s | `%s` | %.4g | %.4g | %.3f | %s |\n", cell(r.RunLabels[i]), bm.Name, mbps, nsk, nsop/1e9, verifiedText(run.Verification))
+				p("| %s | `%s` | %.4g | %.4g | %.3f | %s |\n", cell(r.RunLabels[i]), bm.Name, ToMiBps(mbps), nsk, nsop/1e9, verifiedText(run.Verification))
 			}
 		}
 		p("\n")
@@ -161,7 +163,7 @@ func (r *Report) sweepMarkdown(b *strings.Builder, s *Sweep) {
 	for _, u := range resultUnits {
 		p(" %s |", u.Head)
 	}
-	p(" MB/s p95 | MB/s CV | n | verified |\n|")
+	p(" MiB/s p95 | CV | n | verified |\n|")
 	for range s.Axes {
 		p("---|")
 	}
@@ -182,7 +184,7 @@ func (r *Report) sweepMarkdown(b *strings.Builder, s *Sweep) {
 			}
 		}
 		sum, _ := pt.Summary(UnitMBps)
-		p(" %.4g | %.1f%% | %d | %s |\n", sum.P95, 100*sum.CV, sum.N, pointVerified(&pt))
+		p(" %.4g | %s | %d | %s |\n", ToMiBps(sum.P95), sum.CVText(), sum.N, pointVerified(&pt))
 	}
 	p("\n")
 	for _, n := range s.Notes {
@@ -243,8 +245,8 @@ var htmlFuncs = template.FuncMap{
 		}
 		return "-"
 	},
-	"p95": func(p Point) string { s, _ := p.Summary(UnitMBps); return fmt.Sprintf("%.4g", s.P95) },
-	"cv":  func(p Point) string { s, _ := p.Summary(UnitMBps); return fmt.Sprintf("%.1f%%", 100*s.CV) },
+	"p95": func(p Point) string { s, _ := p.Summary(UnitMBps); return fmt.Sprintf("%.4g", ToMiBps(s.P95)) },
+	"cv":  func(p Point) string { s, _ := p.Summary(UnitMBps); return s.CVText() },
 	"n":   func(p Point) int { s, _ := p.Summary(UnitMBps); return s.N },
 	"verified": func(p Point) string {
 		return strings.ReplaceAll(pointVerified(&p), "**", "")
@@ -281,7 +283,7 @@ figure { margin: 1em 0; }
 {{range .Axes}}<tr><td>{{.Name}}</td><td>{{joined .Values}}</td></tr>{{end}}
 </table>
 <h3>Results (median over the repetitions)</h3>
-<table><tr>{{range .Axes}}<th>{{.Name}}</th>{{end}}{{range units}}<th>{{.Head}}</th>{{end}}<th>MB/s p95</th><th>MB/s CV</th><th>n</th><th>verified</th></tr>
+<table><tr>{{range .Axes}}<th>{{.Name}}</th>{{end}}{{range units}}<th>{{.Head}}</th>{{end}}<th>MiB/s p95</th><th>CV</th><th>n</th><th>verified</th></tr>
 {{range $p := .Points}}<tr>{{range .Params}}<td>{{.Value}}</td>{{end}}{{range units}}<td class="num">{{summary $p .Unit}}</td>{{end}}<td class="num">{{p95 $p}}</td><td class="num">{{cv $p}}</td><td class="num">{{n $p}}</td><td>{{verified $p}}</td></tr>
 {{end}}</table>
 {{range .Notes}}<p>{{.}}</p>{{end}}

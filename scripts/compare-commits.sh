@@ -5,16 +5,25 @@ set -euo pipefail
 usage() {
 	cat <<'USAGE'
 Usage: scripts/compare-commits.sh [--bench REGEX] [--pkg PKGS] [--count N]
-                                  [--benchtime T] [--out DIR] A B [-- ARGS...]
+                                  [--benchtime T] [--seed S] [--out DIR]
+                                  A B [-- ARGS...]
 
 Checks out commits A and B (anything git rev-parse takes: a hash, a branch,
 HEAD~1) into temporary git worktrees of the repository holding the current
-directory, runs `go test -run '^$' -bench REGEX -count N` in each, and prints
-benchstat's comparison of B against A. Worktrees are removed afterwards.
+directory and runs their benchmarks in N rounds: each round runs
+`go test -run '^$' -bench REGEX -count 1 -shuffle K` once for A and once
+for B, in an order shuffled per round (seeded by --seed), so that drift of
+the machine (heat, other load, the page cache) spreads over both commits
+instead of landing on whichever ran second; -shuffle also varies the order of
+the benchmarks within a package. Each commit's rounds are concatenated into
+one file, and benchstat compares B against A. Worktrees are removed
+afterwards.
 
   --bench REGEX   benchmarks to run (default: .)
   --pkg PKGS      packages (default: ./bench/)
-  --count N       runs of each benchmark (default 10, as benchstat wants)
+  --count N       rounds, so runs of each benchmark (default 10, as
+                  benchstat wants)
+  --seed S        seed of the rounds' order (default 1; printed per round)
   --benchtime T   go test -benchtime (default: go test's 1s)
   --out DIR       keep the raw results there as <A>.txt and <B>.txt
                   (default: a temp dir, printed)
@@ -28,7 +37,7 @@ Both commits' benchmarks must build; the script stops at the first failure.
 USAGE
 }
 
-bench=. pkg=./bench/ count=10 benchtime="" out=""
+bench=. pkg=./bench/ count=10 benchtime="" out="" seed=1
 args=() pos=()
 while (($#)); do
 	case "$1" in
@@ -37,6 +46,7 @@ while (($#)); do
 	--pkg) pkg=${2:?--pkg needs a value}; shift 2 ;;
 	--count) count=${2:?--count needs a value}; shift 2 ;;
 	--benchtime) benchtime=${2:?--benchtime needs a value}; shift 2 ;;
+	--seed) seed=${2:?--seed needs a value}; shift 2 ;;
 	--out) out=${2:?--out needs a value}; shift 2 ;;
 	--) shift; args=("$@"); break ;;
 	-*) echo "compare-commits.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
@@ -48,6 +58,14 @@ if ((${#pos[@]} != 2)); then
 	exit 2
 fi
 a=${pos[0]} b=${pos[1]}
+if ! [[ $count =~ ^[1-9][0-9]*$ ]]; then
+	echo "compare-commits.sh: --count $count: want a whole number of rounds, at least 1" >&2
+	exit 2
+fi
+if ! [[ $seed =~ ^[0-9]+$ ]]; then
+	echo "compare-commits.sh: --seed $seed: want an unsigned whole number" >&2
+	exit 2
+fi
 
 repo=$(git rev-parse --show-toplevel)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -81,17 +99,31 @@ if [[ $fa == "$fb" ]]; then
 	fb="$out/$(label "$b")-2.txt"
 fi
 
-testflags=(-run '^$' -bench "$bench" -count "$count")
-[[ -n $benchtime ]] && testflags+=(-benchtime "$benchtime")
-if ((${#args[@]})); then
-	testflags+=(-args "${args[@]}")
-fi
-
 for side in a b; do
-	if [[ $side == a ]]; then h=$ha f=$fa; else h=$hb f=$fb; fi
+	if [[ $side == a ]]; then h=$ha; else h=$hb; fi
 	git -C "$repo" worktree add --detach --quiet "$work/$side" "$h"
-	echo "compare-commits.sh: $(git -C "$repo" log -1 --format='%h %s' "$h"): go test $pkg ${testflags[*]}" >&2
-	(cd "$work/$side" && go test $pkg "${testflags[@]}") >"$f"
+	echo "compare-commits.sh: $side = $(git -C "$repo" log -1 --format='%h %s' "$h")" >&2
+done
+: >"$fa"
+: >"$fb"
+
+# The rounds' order: a 31-bit LCG seeded with --seed (the same seed, the
+# same order).
+state=$(( (seed * 1103515245 + 12345) % 2147483648 ))
+for ((round = 1; round <= count; round++)); do
+	state=$(( (state * 1103515245 + 12345) % 2147483648 ))
+	if (( (state >> 16) & 1 )); then order=(b a); else order=(a b); fi
+	shuffle=$(( (state >> 8) % 1000000 + 1 ))
+	testflags=(-run '^$' -bench "$bench" -count 1 -shuffle "$shuffle")
+	[[ -n $benchtime ]] && testflags+=(-benchtime "$benchtime")
+	if ((${#args[@]})); then
+		testflags+=(-args "${args[@]}")
+	fi
+	echo "compare-commits.sh: round $round/$count (seed $seed): ${order[*]}, go test $pkg ${testflags[*]}" >&2
+	for side in "${order[@]}"; do
+		if [[ $side == a ]]; then f=$fa; else f=$fb; fi
+		(cd "$work/$side" && go test $pkg "${testflags[@]}") >>"$f"
+	done
 done
 
 if [[ -n ${BENCHSTAT:-} ]]; then

@@ -188,10 +188,16 @@ func BenchmarkWork(b *testing.B) {
 	if code != 0 {
 		t.Fatalf("compare-commits.sh: status %d\n%s", code, out)
 	}
-	for _, want := range []string{"HEAD_1.txt", "HEAD.txt", "sec/op", "Work", "things/op"} {
+	for _, want := range []string{"HEAD_1.txt", "HEAD.txt", "sec/op", "Work", "things/op", "round 1/3 (seed 1)", "round 3/3 (seed 1)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// Three rounds of -count 1, in shuffled orders: both orders appear
+	// with seed 1 (each round's order is printed), so neither commit
+	// always ran second.
+	if !strings.Contains(out, ": a b, go test") || !strings.Contains(out, ": b a, go test") {
+		t.Errorf("rounds not interleaved both ways with seed 1:\n%s", out)
 	}
 	for _, f := range []string{"HEAD_1.txt", "HEAD.txt"} {
 		b, err := os.ReadFile(filepath.Join(results, f))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
 
 // newTestCleaner returns a cleaner with the given hasher and dedupe buffer,
@@ -19,7 +20,7 @@ import (
 func newTestCleaner(t testing.TB, hasher string, dedupeBytes int64, nowMs int64) *engine.Cleaner {
 	t.Helper()
 	cfg := engine.DefaultCleanerConfig()
-	cfg.Hasher = hasher
+	cfg.Hasher = offsetmap.HasherName(hasher)
 	cfg.DedupeBufferBytes = dedupeBytes
 	c, err := engine.NewCleaner(cfg, engine.CleanerOptions{
 		Now:         func() time.Time { return time.UnixMilli(nowMs) },

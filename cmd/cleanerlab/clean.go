@@ -3,14 +3,16 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/lab/steady"
 )
 
 func newCleanCmd() *cobra.Command {
@@ -19,8 +21,8 @@ func newCleanCmd() *cobra.Command {
 	var dir string
 	var force, roll, kafkaRecovery bool
 	var metricsAddr string
-	var firstDirty, highWatermark, nowMs int64
-	var passes int
+	var firstDirty, highWatermark, nowMs optOffset
+	passes := 1
 	cmd := &cobra.Command{
 		Use:   "clean --dir PARTITION_DIR|LOGDIR",
 		Short: "Clean a Kafka partition directory, or every compacted partition of a log directory, in place, as Kafka's log cleaner would",
@@ -43,7 +45,11 @@ the retention of the compacted logs, until no log needs cleaning. A log
 whose data is corrupt is marked uncleanable and the others go on; an I/O
 error takes the root offline. Every clean is printed, then Kafka's cleaner
 metrics; the exit status is 1 when a partition could not be opened or
-cleaned.`,
+cleaned.
+
+SIGINT or SIGTERM stops at a safe point: the clean in progress is aborted
+at its next read (its log left as it was, the groups already swapped in
+complete), and the command exits 130 or 143.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
@@ -53,60 +59,29 @@ cleaned.`,
 			if abs, err := filepath.Abs(dir); err == nil {
 				dir = abs
 			}
+			o := lab.CleanOptions{Log: logCfg, Cleaner: cleanerCfg, Force: force, Roll: roll, KafkaRecovery: kafkaRecovery,
+				Now: nowMs.clock(), Passes: passes, Recovery: printRecovery}
 			if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
 				if cmd.Flags().Changed("first-dirty-offset") || cmd.Flags().Changed("passes") || cmd.Flags().Changed("high-watermark") {
 					return errors.New("clean: --first-dirty-offset, --passes and --high-watermark apply to one partition directory, not to a log directory")
 				}
-				return cleanLogDir(cmd, dir, logCfg, cleanerCfg, rootCleanOptions{force: force, roll: roll, nowMs: nowMs, kafkaRecovery: kafkaRecovery, metricsAddr: metricsAddr})
+				if metricsAddr != "" {
+					o.Serve = func(m *engine.CleanerManager) (func(), error) {
+						srv, err := steady.ServeMetrics(metricsAddr, steady.ManagerCollector{M: m})
+						if err != nil {
+							return nil, err
+						}
+						fmt.Fprintf(cmd.ErrOrStderr(), "serving Prometheus metrics at http://%s/metrics\n", srv.Addr())
+						return func() { srv.Close() }, nil
+					}
+				}
+				return lab.CleanLogDir(cmd.Context(), cmd.OutOrStdout(), dir, o)
 			}
 			if passes < 1 {
 				return fmt.Errorf("clean: --passes %d must be at least 1", passes)
 			}
-			// Read the checkpoint before changing anything, so that a bad one
-			// leaves the directory as it was.
-			if _, err := engine.ReadCheckpoint(nil, engine.CheckpointPath(dir)); err != nil {
-				return err
-			}
-			l, err := engine.Open(dir, engine.Options{Config: &logCfg, KafkaRecoveryTruncation: kafkaRecovery})
-			if err != nil {
-				return err
-			}
-			defer l.Close()
-			printRecovery(cmd.OutOrStdout(), l.Recovery())
-			if roll {
-				if err := l.Roll(); err != nil {
-					return err
-				}
-			}
-			if highWatermark >= 0 {
-				l.SetHighWatermark(record.Offset(highWatermark))
-			}
-			opts := engine.CleanerOptions{}
-			if nowMs >= 0 {
-				opts.Now = func() time.Time { return time.UnixMilli(nowMs) }
-			}
-			c, err := engine.NewCleaner(cleanerCfg, opts)
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			for p := 0; p < passes; p++ {
-				st, err := c.Clean(l, engine.CleanOptions{FirstDirtyOffset: record.Offset(firstDirty), OverrideFirstDirty: firstDirty >= 0, Force: force})
-				if err != nil {
-					return err
-				}
-				if !st.Cleaned() {
-					fmt.Fprintf(out, "%s: not cleaned: %s\n", l.TopicPartition(), st.Skipped)
-					break
-				}
-				printCleanTable(out, []*engine.CleanStats{st})
-				fmt.Fprint(out, st.KafkaMessage(0))
-				firstDirty = -1 // later passes continue from the checkpoint
-				if !st.MapFull {
-					break
-				}
-			}
-			return l.Close()
+			o.FirstDirty, o.HighWatermark = firstDirty.offset(), highWatermark.offset()
+			return lab.CleanPartition(cmd.Context(), cmd.OutOrStdout(), dir, o)
 		},
 	}
 	f := cmd.Flags()
@@ -115,54 +90,56 @@ cleaned.`,
 	f.BoolVar(&roll, "roll", false, "roll the active segment first, so that all data is cleanable")
 	f.StringVar(&metricsAddr, "metrics-addr", "", "with --dir LOGDIR: serve Kafka's cleaner metrics at /metrics for Prometheus at host:port while cleaning (\":PORT\" binds 127.0.0.1)")
 	f.BoolVar(&kafkaRecovery, "kafka-recovery-truncation", false, "after an unclean shutdown, cut a bad segment tail even when later segments hold data, and delete those segments, as Kafka's LogLoader does (default: refuse, nothing changed)")
-	f.Int64Var(&firstDirty, "first-dirty-offset", -1, "start at this offset instead of the checkpoint (-1: checkpoint)")
-	f.Int64Var(&highWatermark, "high-watermark", -1, "high watermark bounding the clean (-1: log end offset)")
-	f.Int64Var(&nowMs, "now-ms", -1, "the clock for delete horizons, ms since the epoch (-1: now)")
-	f.IntVar(&passes, "passes", 1, "clean again while the offset map filled before the dirty range ended, up to this many times")
-	logConfigFlags(f, &logCfg)
+	f.Var(&firstDirty, "first-dirty-offset", "start at this offset instead of the checkpoint (an offset >= 0; not given: the checkpoint)")
+	f.Var(&highWatermark, "high-watermark", "high watermark bounding the clean (an offset >= 0; not given: the log end offset)")
+	f.Var(&nowMs, "now-ms", "the cleaner's now for delete horizons and compaction lags, ms since the epoch (not given: the clock); timings always use the real clock")
+	f.Var(countOf(&passes), "passes", "clean again while the offset map filled before the dirty range ended, up to this many times")
+	logConfigFlags(f, &logCfg, nil)
 	cleanerConfigFlags(f, &cleanerCfg)
 	return cmd
 }
 
-// printCleanTable prints the per-clean figures, one column per clean.
-func printCleanTable(w io.Writer, stats []*engine.CleanStats) {
-	for _, st := range stats {
-		rows := cleanRows(st)
-		fmt.Fprintf(w, "%s: cleaned [%d, %d), checkpoint %d\n", st.TopicPartition, st.LogToClean.FirstDirtyOffset, st.EndOffset, st.CheckpointOffset)
-		for _, r := range rows {
-			fmt.Fprintf(w, "  %-26s %14s %-8s %s\n", r.Name, r.Value, r.Unit, r.Meaning)
-		}
-	}
+// optOffset is a flag of a non-negative offset or time in ms that may be
+// left out: a negative value is refused, naming the flag, rather than read
+// as "not given".
+type optOffset struct {
+	v   int64
+	set bool
 }
 
-type figure struct{ Name, Value, Unit, Meaning string }
+func (o *optOffset) String() string {
+	if !o.set {
+		return ""
+	}
+	return strconv.FormatInt(o.v, 10)
+}
+func (o *optOffset) Type() string { return "offset" }
+func (o *optOffset) Set(s string) error {
+	v, err := lab.ParseCount(s)
+	if err != nil {
+		return err
+	}
+	if v < 0 {
+		return fmt.Errorf("%d is negative: want a value >= 0 (leave the flag out for the default)", v)
+	}
+	o.v, o.set = v, true
+	return nil
+}
 
-func cleanRows(st *engine.CleanStats) []figure {
-	mib := func(n int64) string { return fmt.Sprintf("%.1f", float64(n)/(1<<20)) }
-	secs := func(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
-	rate := func(n int64, d time.Duration) string {
-		if d <= 0 {
-			return "n/a"
-		}
-		return fmt.Sprintf("%.1f", float64(n)/(1<<20)/d.Seconds())
+// clock is the fixed clock at o ms, or nil (the real clock) when not given.
+func (o optOffset) clock() func() time.Time {
+	if !o.set {
+		return nil
 	}
-	return []figure{
-		{"cleanable ratio", fmt.Sprintf("%.4f", st.LogToClean.CleanableRatio), "", "cleanable bytes / (clean + cleanable bytes) before the clean"},
-		{"log read", mib(st.BytesRead), "MiB", "bytes of segments recopied (all segments below the end offset)"},
-		{"log written", mib(st.BytesWritten), "MiB", "bytes of cleaned segments written"},
-		{"map read", mib(st.MapBytesRead), "MiB", "bytes of dirty segments read to build the offset map"},
-		{"records read", fmt.Sprint(st.MessagesRead), "records", "records read while recopying"},
-		{"records kept", fmt.Sprint(st.MessagesWritten), "records", "records written to cleaned segments"},
-		{"throughput", rate(st.BytesRead, st.ElapsedTime()), "MiB/s", "log read / whole clean time (Kafka's \"MB/sec\")"},
-		{"clean time", secs(st.ElapsedTime()), "s", "wall time of the whole clean"},
-		{"map build time", secs(st.MapTime()), "s", "building the offset map"},
-		{"copy time", secs(st.CopyTime()), "s", "recopying, fsync and swap"},
-		{"fsync time", secs(st.SyncTime), "s", "inside fsync of cleaned segments"},
-		{"map utilisation", fmt.Sprintf("%.1f", 100*st.BufferUtilization), "%", "keys in the map / map slots"},
-		{"map keys", fmt.Sprint(st.MapEntries), "keys", fmt.Sprintf("of at most %d (slots x load factor)", st.MaxMapEntries)},
-		{"map full", fmt.Sprint(st.MapFull), "", "the map filled before the dirty range ended: another clean is needed"},
-		{"batches rebuilt", fmt.Sprint(st.BatchesRebuilt), "batches", "batches re-encoded because records went or a delete horizon was stamped"},
-		{"batches dropped", fmt.Sprint(st.BatchesDropped), "batches", "batches with no record left"},
-		{"segments cleaned", fmt.Sprintf("%d in %d groups", st.SegmentsCleaned, st.Groups), "", "segments recopied, and the cleaned segments they became"},
+	ms := o.v
+	return func() time.Time { return time.UnixMilli(ms) }
+}
+
+// offset is o as a record offset, nil when not given.
+func (o optOffset) offset() *record.Offset {
+	if !o.set {
+		return nil
 	}
+	v := record.Offset(o.v)
+	return &v
 }

@@ -18,7 +18,10 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine/record"
 )
 
-var crashKills = flag.Int("crash.kills", 4, "TestCleanLogDirKilled: how many times a child running `cleanerlab clean --dir` is killed")
+var (
+	crashKills = flag.Int("crash.kills", 4, "TestCleanLogDirKilled: how many times a child running `cleanerlab clean --dir` is killed")
+	crashSeed  = flag.Uint64("crash.seed", 0, "TestCleanLogDirKilled: seed of the kill times (0: drawn from the clock); a failure prints the seed to replay it")
+)
 
 // childEnv, when set in the environment, makes the test binary run the
 // cleanerlab command line it holds (arguments separated by 0x1f bytes)
@@ -27,13 +30,7 @@ const childEnv = "CLEANERLAB_TEST_CHILD_ARGS"
 
 func TestMain(m *testing.M) {
 	if args := os.Getenv(childEnv); args != "" {
-		root := newRootCmd()
-		root.SetArgs(strings.Split(args, "\x1f"))
-		if err := root.Execute(); err != nil {
-			fmt.Fprintln(os.Stderr, "cleanerlab:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+		os.Exit(cleanerlab(strings.Split(args, "\x1f"), os.Stderr))
 	}
 	os.Exit(m.Run())
 }
@@ -347,7 +344,16 @@ func TestCleanLogDirKilled(t *testing.T) {
 			checkPartition(t, "full run", filepath.Join(root, name), &cfg, truths[name])
 		}
 	}
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	seed := *crashSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	// The kill times are drawn from seed, and each kill's description (in
+	// every failure) names it: -crash.seed replays them. They are fractions
+	// of the full run's time, so a replay on another machine kills at the
+	// same points of the run, as far as timing allows.
+	t.Logf("kill times seeded with -crash.seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
 	killed, midSwap := 0, 0
 	for i := range *crashKills {
 		root := copyRoot()
@@ -355,7 +361,8 @@ func TestCleanLogDirKilled(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		after := time.Duration(rng.Int64N(int64(full)))
+		frac := rng.Float64()
+		after := time.Duration(frac * float64(full))
 		time.Sleep(after)
 		cmd.Process.Kill()
 		err := cmd.Wait()
@@ -363,7 +370,7 @@ func TestCleanLogDirKilled(t *testing.T) {
 		if errors.As(err, &ee) && !ee.Exited() {
 			killed++
 		}
-		what := fmt.Sprintf("kill %d after %v of %v", i, after.Round(time.Millisecond), full.Round(time.Millisecond))
+		what := fmt.Sprintf("kill %d at %.3f of the run, %v of %v (-crash.seed %d)", i, frac, after.Round(time.Millisecond), full.Round(time.Millisecond), seed)
 		if hasTempFiles(root) {
 			midSwap++
 		}

@@ -3,87 +3,195 @@ package main
 import (
 	"encoding"
 	"fmt"
-	"math"
+	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
 
-// byteSize is a flag value in bytes that also accepts binary suffixes:
-// 512KiB, 64MiB, 1GiB (and K, M, G as the same binary units).
+// Flag values. Every byte count of every command is parsed by lab.ParseBytes
+// (1048576, 1e9, 64MiB), every other whole number by lab.ParseCount (1e6),
+// every typed setting by its UnmarshalText: once, where the flag is set.
+
+// byteSize is an int64 flag in bytes.
 type byteSize int64
 
 func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
 func (b *byteSize) Type() string   { return "bytes" }
-
 func (b *byteSize) Set(s string) error {
-	v, err := parseByteSize(s)
+	v, err := lab.ParseBytes(s)
+	*b = byteSize(v)
+	return err
+}
+
+// parseByteSize is lab.ParseBytes, under the name baseline.go uses.
+func parseByteSize(s string) (int64, error) { return lab.ParseBytes(s) }
+
+// number is a whole-number flag of type T parsed by parse (lab.ParseBytes
+// or lab.ParseCount), refusing values T cannot hold.
+type number[T int | int64] struct {
+	p     *T
+	parse func(string) (int64, error)
+	typ   string
+}
+
+func (n number[T]) String() string {
+	if n.p == nil {
+		return "0"
+	}
+	return fmt.Sprint(*n.p)
+}
+func (n number[T]) Type() string  { return n.typ }
+func (n number[T]) addr() uintptr { return reflect.ValueOf(n.p).Pointer() }
+func (n number[T]) Set(s string) error {
+	v, err := n.parse(s)
 	if err != nil {
 		return err
 	}
-	*b = byteSize(v)
+	if int64(T(v)) != v {
+		return fmt.Errorf("%q is out of range", s)
+	}
+	*n.p = T(v)
 	return nil
 }
 
-func parseByteSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t = strings.TrimSuffix(t, u.suffix)
-			mult = u.mult
-			break
-		}
+// bytesOf and countOf are number flags of byte sizes and counts.
+func bytesOf[T int | int64](p *T) pflag.Value { return number[T]{p, lab.ParseBytes, "bytes"} }
+func countOf[T int | int64](p *T) pflag.Value { return number[T]{p, lab.ParseCount, "count"} }
+
+// uintCount is a uint64 flag (a seed) that takes 1e6 too.
+type uintCount uint64
+
+func (c *uintCount) String() string { return strconv.FormatUint(uint64(*c), 10) }
+func (c *uintCount) Type() string   { return "count" }
+func (c *uintCount) Set(s string) error {
+	if v, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64); err == nil {
+		*c = uintCount(v)
+		return nil
 	}
-	v, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
+	v, err := lab.ParseCount(s)
 	if err != nil || v < 0 {
-		return 0, fmt.Errorf("%q is not a byte count (e.g. 1048576, 512KiB, 64MiB, 1GiB)", s)
+		return fmt.Errorf("%q is not an unsigned whole number", s)
 	}
-	if v > (1<<62)/mult {
-		return 0, fmt.Errorf("%q is too large", s)
-	}
-	return v * mult, nil
+	*c = uintCount(v)
+	return nil
 }
 
-// logConfigFlags binds Kafka's topic configs as flags named after them.
-func logConfigFlags(fs *pflag.FlagSet, cfg *engine.LogConfig) {
-	fs.Var((*byteSize)(&cfg.SegmentBytes), "segment.bytes", "segment.bytes: roll the active segment past this size (bytes; suffixes KiB, MiB, GiB)")
-	fs.Var((*byteSize)(&cfg.SegmentIndexBytes), "segment.index.bytes", "segment.index.bytes: cap of each offset/time index (bytes)")
-	fs.Int64Var(&cfg.IndexIntervalBytes, "index.interval.bytes", cfg.IndexIntervalBytes, "index.interval.bytes: bytes between offset index entries")
-	fs.Int64Var(&cfg.DeleteRetentionMs, "delete.retention.ms", cfg.DeleteRetentionMs, "delete.retention.ms: how long tombstones survive after the clean that stamps their delete horizon (ms)")
-	fs.Int64Var(&cfg.MinCompactionLagMs, "min.compaction.lag.ms", cfg.MinCompactionLagMs, "min.compaction.lag.ms: segments with records newer than this are not cleaned (ms)")
-	fs.Int64Var(&cfg.MaxCompactionLagMs, "max.compaction.lag.ms", cfg.MaxCompactionLagMs, "max.compaction.lag.ms: a log whose oldest dirty segment is older than this is cleaned whatever its ratio (ms)")
+// byteRate is a float64 flag in bytes per second (lab.ParseByteRate:
+// 50MiB, 50MiB/s, 1048576).
+type byteRate float64
+
+func (b *byteRate) String() string { return strconv.FormatFloat(float64(*b), 'f', -1, 64) }
+func (b *byteRate) Type() string   { return "bytes/s" }
+func (b *byteRate) Set(s string) error {
+	v, err := lab.ParseByteRate(s)
+	*b = byteRate(v)
+	return err
+}
+
+// textSetting is a typed setting that parses itself (lab.CacheState,
+// iosched.FsyncPolicy, ...).
+type textSetting interface {
+	encoding.TextUnmarshaler
+	String() string
+}
+
+// textValue makes a textSetting a flag value of type typ.
+type textValue struct {
+	v   textSetting
+	typ string
+}
+
+func (t textValue) String() string {
+	if t.v == nil || reflect.ValueOf(t.v).IsNil() {
+		return ""
+	}
+	return t.v.String()
+}
+func (t textValue) Set(s string) error { return t.v.UnmarshalText([]byte(s)) }
+func (t textValue) Type() string       { return t.typ }
+
+func textVar(v textSetting, typ string) pflag.Value { return textValue{v: v, typ: typ} }
+
+// codecValue is a record.Codec flag by name.
+type codecValue record.Codec
+
+func (c *codecValue) String() string { return record.Codec(*c).String() }
+func (c *codecValue) Type() string   { return "codec" }
+func (c *codecValue) Set(s string) error {
+	v, err := record.ParseCodec(s)
+	*c = codecValue(v)
+	return err
+}
+
+// segmentBytes is segment.bytes of a run: the log config's and the
+// workload's, one setting.
+type segmentBytes struct{ log, workload *int64 }
+
+func (s segmentBytes) String() string {
+	if s.log == nil {
+		return "0"
+	}
+	return strconv.FormatInt(*s.log, 10)
+}
+func (s segmentBytes) Type() string { return "bytes" }
+func (s segmentBytes) Set(v string) error {
+	n, err := lab.ParseBytes(v)
+	if err != nil {
+		return err
+	}
+	*s.log = n
+	if s.workload != nil {
+		*s.workload = n
+	}
+	return nil
+}
+
+// logConfigFlags binds Kafka's topic configs as flags named after them;
+// workloadSegment, when not nil, is set with segment.bytes too.
+func logConfigFlags(fs *pflag.FlagSet, cfg *engine.LogConfig, workloadSegment *int64) {
+	fs.Var(segmentBytes{&cfg.SegmentBytes, workloadSegment}, "segment.bytes", "segment.bytes: roll the active segment past this size (bytes; suffixes KiB, MiB, GiB)")
+	fs.Var(bytesOf(&cfg.SegmentIndexBytes), "segment.index.bytes", "segment.index.bytes: cap of each offset/time index (bytes)")
+	fs.Var(bytesOf(&cfg.IndexIntervalBytes), "index.interval.bytes", "index.interval.bytes: bytes between offset index entries")
+	fs.Var(countOf(&cfg.DeleteRetentionMs), "delete.retention.ms", "delete.retention.ms: how long tombstones survive after the clean that stamps their delete horizon (ms)")
+	fs.Var(countOf(&cfg.MinCompactionLagMs), "min.compaction.lag.ms", "min.compaction.lag.ms: segments with records newer than this are not cleaned (ms)")
+	fs.Var(countOf(&cfg.MaxCompactionLagMs), "max.compaction.lag.ms", "max.compaction.lag.ms: a log whose oldest dirty segment is older than this is cleaned whatever its ratio (ms)")
 	fs.Float64Var(&cfg.MinCleanableDirtyRatio, "min.cleanable.dirty.ratio", cfg.MinCleanableDirtyRatio, "min.cleanable.dirty.ratio: clean only when the cleanable ratio is above this")
-	fs.IntVar(&cfg.MaxMessageBytes, "max.message.bytes", cfg.MaxMessageBytes, "max.message.bytes: the largest batch the cleaner's buffers grow to (bytes)")
-	fs.Int64Var(&cfg.ProducerIDExpirationMs, "producer.id.expiration.ms", cfg.ProducerIDExpirationMs, "producer.id.expiration.ms: after this long without a batch a producer expires and the cleaner stops keeping its last batch (ms)")
-	fs.Int64Var(&cfg.FileDeleteDelayMs, "file.delete.delay.ms", cfg.FileDeleteDelayMs, "file.delete.delay.ms: how long replaced or deleted segments stay as .deleted (ms)")
-	fs.Int64Var(&cfg.SegmentMs, "segment.ms", cfg.SegmentMs, "segment.ms: roll the active segment once its batches' timestamps span this long (ms)")
-	fs.Int64Var(&cfg.RetentionMs, "retention.ms", cfg.RetentionMs, "retention.ms: with cleanup.policy delete, delete segments whose newest record is older (ms; -1: no limit)")
-	fs.Int64Var(&cfg.RetentionBytes, "retention.bytes", cfg.RetentionBytes, "retention.bytes: with cleanup.policy delete, delete the oldest segments while the log stays at least this large (bytes; -1: no limit)")
+	fs.Var(bytesOf(&cfg.MaxMessageBytes), "max.message.bytes", "max.message.bytes: the largest batch the cleaner's buffers grow to (bytes)")
+	fs.Var(countOf(&cfg.ProducerIDExpirationMs), "producer.id.expiration.ms", "producer.id.expiration.ms: after this long without a batch a producer expires and the cleaner stops keeping its last batch (ms)")
+	fs.Var(countOf(&cfg.FileDeleteDelayMs), "file.delete.delay.ms", "file.delete.delay.ms: how long replaced or deleted segments stay as .deleted (ms)")
+	fs.Var(countOf(&cfg.SegmentMs), "segment.ms", "segment.ms: roll the active segment once its batches' timestamps span this long (ms)")
+	fs.Var(countOf(&cfg.RetentionMs), "retention.ms", "retention.ms: with cleanup.policy delete, delete segments whose newest record is older (ms; -1: no limit)")
+	fs.Var((*byteSizeOrNone)(&cfg.RetentionBytes), "retention.bytes", "retention.bytes: with cleanup.policy delete, delete the oldest segments while the log stays at least this large (bytes; -1: no limit)")
 	fs.Var((*cleanupPolicy)(cfg), "cleanup.policy", "cleanup.policy: compact, delete, or compact,delete")
+}
+
+// byteSizeOrNone is a byte size where -1 means "no limit".
+type byteSizeOrNone int64
+
+func (b *byteSizeOrNone) String() string { return strconv.FormatInt(int64(*b), 10) }
+func (b *byteSizeOrNone) Type() string   { return "bytes" }
+func (b *byteSizeOrNone) Set(s string) error {
+	if strings.TrimSpace(s) == "-1" {
+		*b = -1
+		return nil
+	}
+	v, err := lab.ParseBytes(s)
+	*b = byteSizeOrNone(v)
+	return err
 }
 
 // cleanupPolicy is cleanup.policy as a flag: a comma-separated list of
 // compact and delete.
 type cleanupPolicy engine.LogConfig
 
-func (p *cleanupPolicy) String() string {
-	var parts []string
-	if p.Compact {
-		parts = append(parts, "compact")
-	}
-	if p.Delete {
-		parts = append(parts, "delete")
-	}
-	return strings.Join(parts, ",")
-}
+func (p *cleanupPolicy) String() string { return lab.CleanupPolicyName(engine.LogConfig(*p)) }
 
 func (p *cleanupPolicy) Type() string { return "policy" }
 
@@ -105,78 +213,41 @@ func (p *cleanupPolicy) Set(s string) error {
 
 // cleanerConfigFlags binds the broker's log.cleaner.* configs as flags named after them.
 func cleanerConfigFlags(fs *pflag.FlagSet, cfg *engine.CleanerConfig) {
-	fs.Var((*byteSize)(&cfg.DedupeBufferBytes), "log.cleaner.dedupe.buffer.size", "log.cleaner.dedupe.buffer.size: offset map memory shared by all cleaner threads (bytes)")
-	fs.Var((*byteSize)(&cfg.IOBufferBytes), "log.cleaner.io.buffer.size", "log.cleaner.io.buffer.size: I/O buffer memory shared by all threads; each gets a read and a write buffer of size/threads/2 (bytes)")
+	fs.Var(bytesOf(&cfg.DedupeBufferBytes), "log.cleaner.dedupe.buffer.size", "log.cleaner.dedupe.buffer.size: offset map memory shared by all cleaner threads (bytes)")
+	fs.Var(bytesOf(&cfg.IOBufferBytes), "log.cleaner.io.buffer.size", "log.cleaner.io.buffer.size: I/O buffer memory shared by all threads; each gets a read and a write buffer of size/threads/2 (bytes)")
 	fs.Float64Var(&cfg.LoadFactor, "log.cleaner.io.buffer.load.factor", cfg.LoadFactor, "log.cleaner.io.buffer.load.factor: share of the offset map's slots a clean may fill")
-	fs.IntVar(&cfg.Threads, "log.cleaner.threads", cfg.Threads, "log.cleaner.threads: cleaner threads (partitions are cleaned in parallel; memory is divided among them)")
-	fs.IntVar(&cfg.Threads, "threads", cfg.Threads, "the same as --log.cleaner.threads")
-	fs.StringVar(&cfg.Hasher, "hasher", cfg.Hasher, "offset map key hash: "+strings.Join(offsetmap.HasherNames(), ", ")+" (md5 is Kafka's; see cleanerlab hashers)")
-	fs.StringVar(&cfg.OffsetMap, "offset-map", cfg.OffsetMap, "offset map layout: "+strings.Join(offsetmap.LayoutNames(), ", ")+
+	fs.Var(countOf(&cfg.Threads), "log.cleaner.threads", "log.cleaner.threads: cleaner threads (partitions are cleaned in parallel; memory is divided among them)")
+	fs.Var(countOf(&cfg.Threads), "threads", "the same as --log.cleaner.threads")
+	fs.Var(textVar(&cfg.Hasher, "hasher"), "hasher", "offset map key hash: "+strings.Join(offsetmap.HasherNames(), ", ")+" (md5 is Kafka's; see cleanerlab hashers)")
+	fs.Var(textVar(&cfg.OffsetMap, "layout"), "offset-map", "offset map layout: "+strings.Join(offsetmap.LayoutNames(), ", ")+
 		" (skimpy is Kafka's; the others hold more keys per MiB at a stated collision risk, see cleanerlab hashers)")
-	fs.StringVar(&cfg.IOPath, "io", cfg.IOPath, "how segments are read: pread (into a reusable buffer, Kafka's way), mmap (with madvise) or direct (O_DIRECT; a file system that refuses it is read with pread, and the report says so)")
-	fs.StringVar(&cfg.Readahead, "readahead", cfg.Readahead, "fadvise hint of the pread path per segment: none, sequential (a larger readahead window) or willneed (ask for the next buffer while this one is processed)")
+	fs.Var(textVar(&cfg.IOPath, "path"), "io", "how segments are read: pread (into a reusable buffer, Kafka's way), mmap (with madvise) or direct (O_DIRECT; a file system that refuses it is read with pread, and the report says so)")
+	fs.Var(textVar(&cfg.Readahead, "hint"), "readahead", "fadvise hint of the pread path per segment: none, sequential (a larger readahead window) or willneed (ask for the next buffer while this one is processed)")
 	fs.Var((*byteRate)(&cfg.MaxIOBytesPerSecond), "throttle", "cap on the cleaner's read + written bytes per second, all threads together (bytes/s, suffixes KiB, MiB, GiB; 0: no limit); Kafka's log.cleaner.io.max.bytes.per.second")
 	fs.Var((*byteRate)(&cfg.MaxIOBytesPerSecond), "log.cleaner.io.max.bytes.per.second", "the same as --throttle, by Kafka's name")
-	fs.StringVar(&cfg.Throttler, "throttler", cfg.Throttler, "throttle algorithm: kafka (Kafka's Throttler: checks every 300 ms, one compensating sleep) or token-bucket (golang.org/x/time/rate)")
+	fs.Var(textVar(&cfg.Throttler, "throttler"), "throttler", "throttle algorithm: kafka (Kafka's Throttler: checks every 300 ms, one compensating sleep) or token-bucket (golang.org/x/time/rate)")
 	fs.BoolVar(&cfg.CacheFriendly, "cache-friendly", cfg.CacheFriendly, "drop the pages of copied segments and of written output from the page cache behind the copy (fadvise DONTNEED), to measure what that saves other users of the cache")
 }
 
-// byteRate is a flag value in bytes per second that accepts the suffixes of
-// byteSize and an optional "/s": 50MiB, 50MiB/s, 1048576.
-type byteRate float64
-
-func (b *byteRate) String() string { return strconv.FormatFloat(float64(*b), 'f', -1, 64) }
-func (b *byteRate) Type() string   { return "bytes/s" }
-
-func (b *byteRate) Set(s string) error {
-	v, err := parseByteSize(strings.TrimSuffix(strings.TrimSpace(s), "/s"))
-	if err != nil {
-		return err
-	}
-	*b = byteRate(v)
-	return nil
+// nameValue is a string flag naming something, checked when set (a typo
+// is an error at the flag, not when the clean starts).
+type nameValue struct {
+	p     *string
+	check func(string) error
+	typ   string
 }
 
-// countValue is an int64 flag that also takes whole numbers written as
-// 1e6, as sweep lists and experiment files do.
-type countValue int64
-
-func (c *countValue) String() string { return strconv.FormatInt(int64(*c), 10) }
-func (c *countValue) Type() string   { return "count" }
-
-func (c *countValue) Set(s string) error {
-	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
-		*c = countValue(v)
-		return nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f != math.Trunc(f) || f < math.MinInt64 || f > math.MaxInt64 {
-		return fmt.Errorf("%q is not a whole number (e.g. 1000000 or 1e6)", s)
-	}
-	*c = countValue(f)
-	return nil
-}
-
-// textSetting is a typed setting that parses itself (lab.CacheState,
-// iosched.FsyncPolicy, ...): parsed once, where the flag is set.
-type textSetting interface {
-	encoding.TextUnmarshaler
-	String() string
-}
-
-// textValue makes a textSetting a flag value of type typ.
-type textValue struct {
-	v   textSetting
-	typ string
-}
-
-func (t textValue) String() string {
-	if t.v == nil {
+func (n nameValue) String() string {
+	if n.p == nil {
 		return ""
 	}
-	return t.v.String()
+	return *n.p
 }
-func (t textValue) Set(s string) error { return t.v.UnmarshalText([]byte(s)) }
-func (t textValue) Type() string       { return t.typ }
-
-func textVar(v textSetting, typ string) pflag.Value { return textValue{v: v, typ: typ} }
+func (n nameValue) Type() string { return n.typ }
+func (n nameValue) Set(s string) error {
+	if err := n.check(s); err != nil {
+		return err
+	}
+	*n.p = s
+	return nil
+}

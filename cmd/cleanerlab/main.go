@@ -13,25 +13,92 @@
 //	hashers    list the offset map's hashers and layouts: density and collision risk
 //
 // "cleanerlab COMMAND --help" gives each one's flags.
+//
+// SIGINT and SIGTERM stop run, sweep and clean at a safe point (the clean
+// in progress aborts at its next read; every log is left consistent), with
+// the run's temporary data removed unless --keep and no half record; the
+// exit status is then 128 + the signal's number (130, 143). A second signal
+// exits at once.
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"strings"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/cleanerlab/cleanerlab/lab"
 )
 
 func main() {
-	if err := newRootCmd().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "cleanerlab:", err)
+	os.Exit(cleanerlab(os.Args[1:], os.Stderr))
+}
+
+// cleanerlab runs the command line args and returns the exit status: 0,
+// 1 for an error, an exitError's code (2: verification failed), or 128 +
+// the number of a signal that stopped it.
+func cleanerlab(args []string, stderr io.Writer) int {
+	ctx, signalled, stop := signalContext(stderr)
+	defer stop()
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if n := signalled(); n != 0 {
+		if err != nil {
+			fmt.Fprintln(stderr, "cleanerlab:", err)
+		}
+		return 128 + n
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "cleanerlab:", err)
 		var ee exitError
 		if errors.As(err, &ee) {
-			os.Exit(ee.code)
+			return ee.code
 		}
-		os.Exit(1)
+		return 1
 	}
+	return 0
+}
+
+// signalContext returns a context cancelled by the first SIGINT or
+// SIGTERM, a function giving that signal's number (0: none yet), and stop,
+// which ends the watch. A second signal exits at once with 128 + its number.
+func signalContext(stderr io.Writer) (context.Context, func() int, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	var got atomic.Int32
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case s := <-ch:
+				n := int32(s.(syscall.Signal))
+				if !got.CompareAndSwap(0, n) {
+					fmt.Fprintf(stderr, "cleanerlab: second signal (%v): exiting now\n", s)
+					os.Exit(128 + int(n))
+				}
+				fmt.Fprintf(stderr, "cleanerlab: %v: stopping at the next safe point (again to exit at once)\n", s)
+				cancel()
+			}
+		}
+	}()
+	stop := func() {
+		signal.Stop(ch)
+		close(done)
+		cancel()
+	}
+	return ctx, func() int { return int(got.Load()) }, stop
 }
 
 func newRootCmd() *cobra.Command {
@@ -44,7 +111,9 @@ workload's ground truth and reports throughput, page-cache and disk counters.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SuggestionsMinimumDistance = 2
 	root.AddCommand(newRunCmd(), newCleanCmd(), newDumpCmd(), newVerifyCmd(), newRetentionCmd(), newHashersCmd(), newSweepCmd(), newReportCmd(), newBaselineCmd(), newSteadyCmd())
+	suggestFlags(root)
 	return root
 }
 
@@ -56,3 +125,22 @@ type exitError struct {
 
 func (e exitError) Error() string { return e.err.Error() }
 func (e exitError) Unwrap() error { return e.err }
+
+// suggestFlags makes every command's unknown-flag error name the closest
+// flag ("unknown flag: --kyes; did you mean "keys"?"), as cobra does for
+// command names.
+func suggestFlags(root *cobra.Command) {
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		msg := err.Error()
+		name, ok := strings.CutPrefix(msg, "unknown flag: --")
+		if !ok {
+			return err
+		}
+		var names []string
+		cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		if s := lab.Suggest(name, names); s != "" {
+			return fmt.Errorf("%s%s (see cleanerlab %s --help)", msg, s, cmd.Name())
+		}
+		return fmt.Errorf("%s (see cleanerlab %s --help)", msg, cmd.Name())
+	})
+}

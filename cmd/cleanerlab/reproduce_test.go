@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/results"
 )
 
@@ -20,7 +21,10 @@ func logFiles(t *testing.T, root string) map[string][]byte {
 			return err
 		}
 		b, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
 		// The data directory is <root>/cleanerlab-<random>/...: drop that level.
 		if i := strings.IndexByte(rel, filepath.Separator); i >= 0 {
 			rel = rel[i+1:]
@@ -48,8 +52,8 @@ func TestRunFromReproduces(t *testing.T) {
 	if stdout, err := cli(t, append(args, "--dir", dataA)...); err != nil {
 		t.Fatalf("run: %v\n%s", err, stdout)
 	}
-	runs, _ := os.ReadDir(out)
-	if len(runs) != 1 {
+	runs, err := os.ReadDir(out)
+	if err != nil || len(runs) != 1 {
 		t.Fatalf("runs %v", runs)
 	}
 	first := filepath.Join(out, runs[0].Name())
@@ -57,8 +61,8 @@ func TestRunFromReproduces(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run --from: %v\n%s", err, stdout)
 	}
-	runs, _ = os.ReadDir(out)
-	if len(runs) != 2 {
+	runs, err = os.ReadDir(out)
+	if err != nil || len(runs) != 2 {
 		t.Fatalf("runs %v", runs)
 	}
 	second := filepath.Join(out, runs[1].Name())
@@ -69,10 +73,16 @@ func TestRunFromReproduces(t *testing.T) {
 	if hash(filepath.Base(first)) != hash(filepath.Base(second)) {
 		t.Errorf("config hashes differ: %s vs %s", filepath.Base(first), filepath.Base(second))
 	}
-	ra, _ := results.ReadRun(first)
+	ra, err := results.ReadRun(first)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rb, err := results.ReadRun(second)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ra.SchemaVersion != lab.SchemaVersion || rb.SchemaVersion != lab.SchemaVersion {
+		t.Errorf("schema versions %d, %d, want %d", ra.SchemaVersion, rb.SchemaVersion, lab.SchemaVersion)
 	}
 	if string(ra.Config.(json.RawMessage)) != string(rb.Config.(json.RawMessage)) {
 		t.Errorf("configurations differ:\n%s\n%s", ra.Config, rb.Config)
@@ -93,8 +103,37 @@ func TestRunFromReproduces(t *testing.T) {
 		t.Errorf("--from with --keys: %v", err)
 	}
 	odd := filepath.Join(t.TempDir(), "run.json")
-	os.WriteFile(odd, []byte(`{"config": {"workload": {"Keys": 10, "Shards": 3}}}`), 0o644)
+	if err := os.WriteFile(odd, []byte(`{"config": {"workload": {"Keys": 10, "Shards": 3}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := cli(t, "run", "--from", odd); err == nil || !strings.Contains(err.Error(), `unknown field "Shards"`) {
 		t.Errorf("--from a record with an unknown field: %v", err)
+	}
+}
+
+// TestRunFromOldSchema reruns ../../lab/testdata/run-schema0.json, a
+// record written by cleanerlab before run.json carried schema_version
+// (commit 1434f03): it loads, the rerun's record has this schema version,
+// and, since the experiment's JSON did not change, the same config hash
+// as the old record's ID (20261201-231359-eba649b0).
+func TestRunFromOldSchema(t *testing.T) {
+	out := t.TempDir()
+	stdout, err := cli(t, "run", "--progress", "never", "--out", out, "--from", "../../lab/testdata/run-schema0.json")
+	if err != nil {
+		t.Fatalf("run --from the old record: %v\n%s", err, stdout)
+	}
+	runs, err := os.ReadDir(out)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("records %v %v", runs, err)
+	}
+	if got := strings.Split(runs[0].Name(), "-")[2]; got != "eba649b0" {
+		t.Errorf("config hash %s, want the old record's eba649b0", got)
+	}
+	r, err := results.ReadRun(filepath.Join(out, runs[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SchemaVersion != lab.SchemaVersion || r.Verification == nil || !r.Verification.Passed {
+		t.Errorf("schema version %d, verification %+v", r.SchemaVersion, r.Verification)
 	}
 }

@@ -2,19 +2,19 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/lab"
 )
 
 func newRetentionCmd() *cobra.Command {
 	logCfg := engine.DefaultLogConfig()
 	var dir string
-	var nowMs, highWatermark, deleteRecords int64
+	var nowMs, highWatermark optOffset
+	deleteRecords := int64(-1)
 	cmd := &cobra.Command{
 		Use:   "retention --dir PARTITION_DIR",
 		Short: "Apply Kafka's retention to one partition directory in place (delete old segments)",
@@ -34,52 +34,19 @@ log start offset after.`,
 			if dir == "" {
 				return errors.New("retention: --dir is required")
 			}
-			now := time.Now()
-			if nowMs >= 0 {
-				now = time.UnixMilli(nowMs)
-			}
-			l, err := engine.Open(dir, engine.Options{Config: &logCfg, Now: func() time.Time { return now }})
-			if err != nil {
-				return err
-			}
-			defer l.Close()
-			out := cmd.OutOrStdout()
-			printRecovery(out, l.Recovery())
-			if highWatermark >= 0 {
-				l.SetHighWatermark(record.Offset(highWatermark))
-			}
+			o := lab.RetentionOptions{Log: logCfg, Now: nowMs.clock(), HighWatermark: highWatermark.offset(), Recovery: printRecovery}
 			if cmd.Flags().Changed("delete-records") {
-				before := l.LogStartOffset()
-				lso, err := l.DeleteRecords(record.Offset(deleteRecords))
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(out, "%s: log start offset %d -> %d (delete records below %d)\n", l.TopicPartition(), before, lso, deleteRecords)
+				d := record.Offset(deleteRecords)
+				o.DeleteRecords = &d
 			}
-			if !logCfg.Delete {
-				fmt.Fprintf(out, "%s: cleanup.policy %s: only segments below the log start offset are deleted\n", l.TopicPartition(), (*cleanupPolicy)(&logCfg).String())
-			}
-			res, err := l.DeleteOldSegments(now)
-			if err != nil {
-				return err
-			}
-			if res.Rolled {
-				fmt.Fprintf(out, "%s: every segment was deletable: rolled a new active segment first\n", l.TopicPartition())
-			}
-			for _, d := range res.Deleted {
-				fmt.Fprintf(out, "%s: deleted segment %d (offsets [%d, %d), %d bytes, largest timestamp %d) by %s\n",
-					l.TopicPartition(), d.BaseOffset, d.BaseOffset, d.NextOffset, d.SizeBytes, d.MaxTimestamp, d.Reason)
-			}
-			fmt.Fprintf(out, "%s: %d segments deleted; log start offset %d, log end offset %d, %d segments left\n",
-				l.TopicPartition(), len(res.Deleted), res.LogStartOffset, l.LogEndOffset(), len(l.Segments()))
-			return l.Close()
+			return lab.Retention(cmd.OutOrStdout(), dir, o)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "partition directory to apply retention to, in place (work on a copy)")
-	f.Int64Var(&nowMs, "now-ms", -1, "the clock, ms since the epoch (-1: now)")
-	f.Int64Var(&highWatermark, "high-watermark", -1, "high watermark: no segment at or above it is deleted, and --delete-records may not pass it (-1: log end offset)")
-	f.Int64Var(&deleteRecords, "delete-records", -1, "raise the log start offset to this offset first, as a DeleteRecords request (-1: to the high watermark; not given: no DeleteRecords)")
-	logConfigFlags(f, &logCfg)
+	f.Var(&nowMs, "now-ms", "the clock, ms since the epoch (not given: now)")
+	f.Var(&highWatermark, "high-watermark", "high watermark: no segment at or above it is deleted, and --delete-records may not pass it (an offset >= 0; not given: the log end offset)")
+	f.Var(countOf(&deleteRecords), "delete-records", "raise the log start offset to this offset first, as a DeleteRecords request (-1: to the high watermark; not given: no DeleteRecords)")
+	logConfigFlags(f, &logCfg, nil)
 	return cmd
 }

@@ -1,32 +1,29 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/lab"
-	"github.com/cleanerlab/cleanerlab/results"
 )
 
 // runFlags are run's flags: the experiment's fields, and how the run is
 // carried out.
 type runFlags struct {
-	exp         lab.Experiment
-	compression string
-	from        string
-	experiment  string
-	dir         string
-	keep        keepValue
-	out         string
-	progress    string
-	dropCaches  bool
-	cpuProfile  string
-	baseline    bool
+	exp        lab.Experiment
+	from       string
+	experiment string
+	dir        string
+	keep       keepValue
+	out        string
+	progress   string
+	dropCaches bool
+	cpuProfile string
+	baseline   bool
 }
 
 // runLabFlags are run's flags that say where and how a run is carried out,
@@ -38,21 +35,11 @@ var runLabFlags = map[string]bool{
 }
 
 // bindRunFlags binds run's flags to a fresh lab.DefaultExperiment in f.
-// sweep binds them too, once per point, so that every flag of run can be
-// swept.
 func bindRunFlags(f *pflag.FlagSet) *runFlags {
-	rf := &runFlags{exp: lab.DefaultExperiment(), out: "runs", progress: "auto", compression: "none"}
-	e := &rf.exp
-	workloadFlags(f, &e.Workload, &rf.compression)
-	logConfigFlags(f, &e.Log)
-	cleanerConfigFlags(f, &e.Cleaner)
-	f.Var(&e.Cache, "cache", "page cache before the clean: cold (fdatasync + fadvise DONTNEED every segment) or warm (read every segment once)")
+	rf := &runFlags{exp: lab.DefaultExperiment(), out: "runs", progress: "auto"}
+	bindExperimentFlags(f, &rf.exp)
 	f.BoolVar(&rf.dropCaches, "drop-caches", false, "with --cache cold, also write 3 to /proc/sys/vm/drop_caches (root only; falls back to fadvise)")
-	f.Var(textVar(&e.Fsync, "policy"), "fsync", "fsync policy of cleaned segments: segment (fsync each before the swap, as Kafka), fdatasync, bytes=N (start write-back every N bytes, fdatasync at the end) or none (no sync at all, not even of the directory: a crash can lose cleaned data that the swap already replaced)")
-	f.Var((*byteSize)(&e.HotBytes), "hot-bytes", "hot file kept in the page cache beside the logs, to measure the cache pollution of the clean (bytes; 0: only the active segments)")
-	f.Var((*countValue)(&e.HotRereadMs), "hot-reread-ms", "re-read the hot file every this many ms during the clean, as a workload would (0: never)")
 	f.BoolVar(&rf.baseline, "baseline", false, "measure the data directory's device (O_DIRECT sequential read/write) and memory copy bandwidth before the run and cache them in --out; without it the cached baseline is used")
-	f.BoolVar(&e.Verify, "verify", e.Verify, "verify the cleaned log against the workload's ground truth")
 	f.StringVar(&rf.from, "from", "", "rerun exactly the experiment of this run record (runs/<id>/run.json, or its directory); only the flags that say where and how (--dir, --keep, --out, --progress, --drop-caches, --cpuprofile, --baseline) may be given with it")
 	f.StringVar(&rf.experiment, "experiment", "", "take the run's parameters from this YAML experiment file (see scripts/experiments/); flags given too win over it")
 	f.StringVar(&rf.dir, "dir", "", "data directory on the disk under test (default: a fresh temp dir, removed afterwards)")
@@ -110,23 +97,13 @@ unless --keep, writes no record and exits 130 or 143.`,
 }
 
 // resolveRun turns run's flags into the experiment of one run: the record
-// named by --from, or the flags over the experiment file's values (the
-// codec parsed, segment.bytes shared by the workload and the log config),
+// named by --from, or the flags over the experiment file's values,
 // validated.
 func resolveRun(f *pflag.FlagSet, rf *runFlags) (lab.Experiment, error) {
-	if rf.experiment != "" {
-		if rf.from != "" {
+	if rf.from != "" {
+		if rf.experiment != "" {
 			return lab.Experiment{}, fmt.Errorf("run: --from and --experiment each give the whole experiment; give one")
 		}
-		e, err := loadExperiment(rf.experiment)
-		if err != nil {
-			return lab.Experiment{}, err
-		}
-		if err := applyExperiment(f, e); err != nil {
-			return lab.Experiment{}, err
-		}
-	}
-	if rf.from != "" {
 		var given []string
 		f.Visit(func(fl *pflag.Flag) {
 			if !runLabFlags[fl.Name] {
@@ -139,15 +116,32 @@ func resolveRun(f *pflag.FlagSet, rf *runFlags) (lab.Experiment, error) {
 		return lab.ReadRunExperiment(rf.from)
 	}
 	e := rf.exp
-	codec, err := record.ParseCodec(rf.compression)
-	if err != nil {
-		return lab.Experiment{}, err
-	}
-	e.Workload.Codec = codec
-	if f.Changed("segment.bytes") {
-		e.Workload.SegmentBytes = e.Log.SegmentBytes
-	} else {
-		e.Log.SegmentBytes = e.Workload.SegmentBytes
+	if rf.experiment != "" {
+		file, err := lab.LoadYAML(rf.experiment, lab.LoadOptions{Param: flagSetter})
+		if err != nil {
+			return lab.Experiment{}, err
+		}
+		e = file.Experiment
+		for _, a := range file.Axes {
+			if len(a.Values) > 1 {
+				return lab.Experiment{}, fmt.Errorf("%s: sweeps %s over %d values: run it with cleanerlab sweep --experiment", a.Where, a.Name, len(a.Values))
+			}
+			if err := lab.ApplyAxis(&e, a, a.Values[0]); err != nil {
+				return lab.Experiment{}, fmt.Errorf("%s: %w", a.Where, err)
+			}
+		}
+		// The flags given on the command line win over the file.
+		var errs []error
+		f.Visit(func(fl *pflag.Flag) {
+			if !runLabFlags[fl.Name] {
+				if err := setExperimentFlag(&e, fl.Name, fl.Value.String()); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		})
+		if err := errors.Join(errs...); err != nil {
+			return lab.Experiment{}, err
+		}
 	}
 	return e, e.Validate()
 }
@@ -169,7 +163,7 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 	if run == nil {
 		return err
 	}
-	printRunTable(out, run)
+	lab.WriteRunTable(out, run)
 	for _, st := range lab.Stats(run) {
 		fmt.Fprint(out, lab.KafkaLine(st))
 	}
@@ -187,30 +181,4 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 		return exitError{code: 2, err: fmt.Errorf("verification failed:\n%s", v.Detail)}
 	}
 	return nil
-}
-
-// printRunTable prints the phases, the rows, the verification and the
-// notes of a run.
-func printRunTable(w io.Writer, run *results.Run) {
-	fmt.Fprintln(w)
-	for _, k := range []string{"generate", "cache", "clean", "verify"} {
-		if d, ok := run.Phases[k]; ok {
-			fmt.Fprintf(w, "phase %-10s %8.3f s\n", k, d.Seconds())
-		}
-	}
-	fmt.Fprintln(w)
-	for _, r := range run.Rows {
-		fmt.Fprintf(w, "  %-28s %12s %-8s %s\n", r.Name, r.Value, r.Unit, r.Meaning)
-	}
-	if v := run.Verification; v != nil {
-		status := "PASSED"
-		if !v.Passed {
-			status = "FAILED"
-		}
-		fmt.Fprintf(w, "\nverification %s\n%s\n", status, v.Detail)
-	}
-	for _, n := range run.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	fmt.Fprintln(w)
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/engine"
-	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/iosched"
 	"github.com/cleanerlab/cleanerlab/lab/steady"
 	"github.com/cleanerlab/cleanerlab/results"
@@ -25,7 +24,6 @@ import (
 // configs.
 type steadyFlags struct {
 	cfg         steady.Config
-	compression string
 	writeRate   byteRate
 	dir, out    string
 	keep        bool
@@ -53,7 +51,7 @@ type steadyConfigRecord struct {
 }
 
 func newSteadyCmd() *cobra.Command {
-	sf := &steadyFlags{compression: "none", out: "runs", writeRate: 1 << 20}
+	sf := &steadyFlags{out: "runs", writeRate: 1 << 20}
 	sf.cfg.Workload = workloads.DefaultSpec()
 	sf.cfg.Workload.Keys = 100_000
 	sf.cfg.Log = engine.DefaultLogConfig()
@@ -97,11 +95,11 @@ written, and the exit status is 130 or 143.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return steadyMain(cmd, sf) },
 	}
 	f := cmd.Flags()
-	workloadFlags(f, &sf.cfg.Workload, &sf.compression)
+	workloadFlags(f, &sf.cfg.Workload)
 	for _, name := range []string{"dirty-ratio", "log-bytes", "records-per-sec", "start-time-ms"} {
 		f.MarkHidden(name) // the generator's, not a live producer's
 	}
-	logConfigFlags(f, &sf.cfg.Log)
+	logConfigFlags(f, &sf.cfg.Log, nil)
 	f.Int64Var(&sf.cfg.Log.SegmentJitterMs, "segment.jitter.ms", 0, "segment.jitter.ms: each segment rolls for time up to this much before segment.ms (ms)")
 	cleanerConfigFlags(f, &sf.cfg.Cleaner)
 	f.Int64Var(&sf.cfg.BackoffMs, "log.cleaner.backoff.ms", sf.cfg.BackoffMs, "log.cleaner.backoff.ms: how long an idle cleaner thread sleeps (ms)")
@@ -126,11 +124,7 @@ func steadyMain(cmd *cobra.Command, sf *steadyFlags) error {
 	f := cmd.Flags()
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	cfg := sf.cfg
-	codec, err := record.ParseCodec(sf.compression)
-	if err != nil {
-		return fmt.Errorf("steady: --compression: %w", err)
-	}
-	cfg.Workload.Codec = codec
+	var err error
 	cfg.WriteRateBytes = float64(sf.writeRate)
 	if cfg.CleanerOptions.FsyncPolicy, err = iosched.ParseFsyncPolicy(sf.fsync); err != nil {
 		return fmt.Errorf("steady: --fsync: %w", err)

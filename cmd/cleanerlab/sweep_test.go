@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/results"
 )
 
@@ -133,11 +134,12 @@ func TestSweepEndToEnd(t *testing.T) {
 	}
 
 	// experiment.yaml describes the same sweep.
-	e, err := loadExperiment(filepath.Join(dir, "experiment.yaml"))
+	e, err := lab.LoadYAML(filepath.Join(dir, "experiment.yaml"), lab.LoadOptions{Param: flagSetter})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Count != 2 || *e.ShuffleSeed != 7 || len(e.Axes) != 2 || !slices.Equal(e.Axes[0].Values, []string{"2e4", "30000"}) {
+	if e.Experiment.Repetitions != 2 || *e.ShuffleSeed != 7 || len(e.Axes) != 2 || !slices.Equal(e.Axes[0].Values, []string{"2e4", "30000"}) ||
+		e.Experiment.Workload.LogBytes != 1<<20 || e.Experiment.Log.SegmentBytes != 128<<10 || e.Experiment.Cache != lab.CacheWarm {
 		t.Errorf("experiment.yaml reads back as %+v", e)
 	}
 
@@ -172,7 +174,7 @@ func TestSweepEndToEnd(t *testing.T) {
 // TestSweepPlan: the cross product, the base values, the shuffled order
 // (each run once; the same seed, the same order), and early errors.
 func TestSweepPlan(t *testing.T) {
-	plan := func(args ...string) (*sweepPlan, error) {
+	plan := func(args ...string) (*lab.SweepPlan, error) {
 		cmd, sf := sweepCommand()
 		if err := cmd.ParseFlags(args); err != nil {
 			t.Fatal(err)
@@ -183,43 +185,50 @@ func TestSweepPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.points) != 6 || p.count != 3 {
-		t.Fatalf("%d points, count %d", len(p.points), p.count)
+	if len(p.Points) != 6 || p.Count != 3 {
+		t.Fatalf("%d points, count %d", len(p.Points), p.Count)
 	}
 	// First axis slowest: keys=2e4 with md5, then sha1, ...
-	if pointLabel(p.points[1].params) != "keys=2e4 hasher=sha1" || p.points[1].cfg.Workload.Keys != 20000 ||
-		p.points[1].cfg.Cleaner.Hasher != "sha1" || p.points[1].cfg.Workload.ValueBytes != 50 || p.points[1].cfg.Workload.LogBytes != 1<<20 {
-		t.Errorf("point 1: %s %+v", pointLabel(p.points[1].params), p.points[1].cfg.Workload)
+	pt := p.Points[1]
+	if lab.PointLabel(pt.Params) != "keys=2e4 hasher=sha1" || pt.Experiment.Workload.Keys != 20000 ||
+		pt.Experiment.Cleaner.Hasher != "sha1" || pt.Experiment.Workload.ValueBytes != 50 || pt.Experiment.Workload.LogBytes != 1<<20 {
+		t.Errorf("point 1: %s %+v", lab.PointLabel(pt.Params), pt.Experiment.Workload)
 	}
-	s1, s2 := p.schedule(), p.schedule()
+	s1, s2 := p.Schedule(), p.Schedule()
 	if !slices.Equal(s1, s2) {
 		t.Error("the same seed gave two orders")
 	}
-	seen := map[scheduled]bool{}
+	seen := map[lab.Scheduled]bool{}
 	for _, s := range s1 {
 		seen[s] = true
 	}
 	if len(seen) != 18 || len(s1) != 18 {
 		t.Errorf("schedule of %d runs has %d distinct, want 18", len(s1), len(seen))
 	}
-	p.seed++
-	if slices.Equal(p.schedule(), s1) {
+	p.Seed++
+	if slices.Equal(p.Schedule(), s1) {
 		t.Error("another seed gave the same order")
 	}
 
 	// The command line wins over the file: --keys fixes what the file
 	// sweeps, --count replaces its count; the file's other axis stays.
-	f := writeYAML(t, "e.yaml", "count: 5\nworkload:\n  log-bytes: 1MiB\nsweep:\n  keys: [2e4, 3e4]\n  hasher: [md5, sha1]\n")
+	f := writeYAML(t, "e.yaml", "repetitions: 5\nworkload:\n  LogBytes: 1MiB\nsweep:\n  workload.Keys: [2e4, 3e4]\n  cleaner.Hasher: [md5, sha1]\n")
 	p, err = plan("--experiment", f, "--keys", "4e4", "--count", "2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.axes) != 1 || p.axes[0].Flag != "hasher" || p.count != 2 || len(p.points) != 2 || p.points[0].cfg.Workload.Keys != 40000 {
-		t.Errorf("file + flags: axes %+v count %d points %d", p.axes, p.count, len(p.points))
+	if len(p.Axes) != 1 || p.Axes[0].Name != "cleaner.Hasher" || p.Count != 2 || len(p.Points) != 2 || p.Points[0].Experiment.Workload.Keys != 40000 {
+		t.Errorf("file + flags: axes %+v count %d points %d", p.Axes, p.Count, len(p.Points))
 	}
 	p, err = plan("--experiment", f)
-	if err != nil || p.count != 5 || len(p.points) != 4 {
-		t.Errorf("file alone: %v, count %d, %d points", err, p.count, len(p.points))
+	if err != nil || p.Count != 5 || len(p.Points) != 4 {
+		t.Errorf("file alone: %v, count %d, %d points", err, p.Count, len(p.Points))
+	}
+	// A point that is no valid experiment is kept, with its error: the
+	// sweep records its runs as failed and goes on.
+	p, err = plan("--keys", "10,2e4", "--log-bytes", "1MiB")
+	if err != nil || len(p.Points) != 2 || p.Points[0].Err == nil || !strings.Contains(p.Points[0].Err.Error(), "point keys=10: workloads: dirty ratio 0.5 is unreachable") || p.Points[1].Err != nil {
+		t.Errorf("invalid point: %v %+v", err, p)
 	}
 
 	for _, c := range []struct {
@@ -228,9 +237,8 @@ func TestSweepPlan(t *testing.T) {
 	}{
 		{[]string{"--keys", "2e4,abc", "--log-bytes", "1MiB"}, `keys: "abc" is not a valid value: "abc" is not a whole number`},
 		{[]string{"--keys", "2e4,2e4", "--log-bytes", "1MiB"}, `lists "2e4" twice`},
-		{[]string{"--keys", "10,2e4", "--log-bytes", "1MiB"}, "point keys=10: workloads: dirty ratio 0.5 is unreachable"},
-		{[]string{"--hasher", "md5,nope", "--log-bytes", "1MiB", "--keys", "2e4"}, "point hasher=nope: engine: hasher"},
-		{[]string{"--count", "0"}, "--count 0 must be at least 1"},
+		{[]string{"--hasher", "md5,nope", "--log-bytes", "1MiB", "--keys", "2e4"}, `hasher: "nope" is not a valid value`},
+		{[]string{"--count", "0"}, "count 0 must be at least 1"},
 	} {
 		if _, err := plan(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error containing %q", c.args, err, c.want)

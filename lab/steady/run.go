@@ -182,7 +182,7 @@ func Run(ctx context.Context, cfg Config, eventLog io.Writer) (*Result, error) {
 	stopping := make(chan struct{})
 	copts := cfg.CleanerOptions
 	if copts.Throttler == nil && cfg.Cleaner.MaxIOBytesPerSecond > 0 {
-		t, err := iosched.NewThrottler(cfg.Cleaner.Throttler, cfg.Cleaner.MaxIOBytesPerSecond, iosched.Clock{Sleep: func(d time.Duration) {
+		t, err := iosched.NewThrottler(string(cfg.Cleaner.Throttler), cfg.Cleaner.MaxIOBytesPerSecond, iosched.Clock{Sleep: func(d time.Duration) {
 			timer := time.NewTimer(d)
 			defer timer.Stop()
 			select {

@@ -1,0 +1,346 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/engine/record"
+)
+
+// CleanOptions are the settings of CleanPartition and CleanLogDir, as
+// cleanerlab clean's flags give them.
+type CleanOptions struct {
+	// Log and Cleaner are the topic and cleaner configs.
+	Log     engine.LogConfig
+	Cleaner engine.CleanerConfig
+	// Force cleans a log whose cleanable ratio is not above
+	// min.cleanable.dirty.ratio; Roll rolls the active segment first.
+	Force, Roll bool
+	// KafkaRecovery is engine.Options.KafkaRecoveryTruncation.
+	KafkaRecovery bool
+	// Now is the cleaner's "now" (delete horizons, lags); nil: the clock.
+	// The timings always read the real clock.
+	Now func() time.Time
+	// FirstDirty, when set, replaces the checkpoint of the first pass;
+	// HighWatermark, when set, bounds the clean (one partition only).
+	FirstDirty, HighWatermark *record.Offset
+	// Passes is how many times to clean again while the offset map filled
+	// before the dirty range ended (one partition; 0 means 1).
+	Passes int
+	// Recovery, when set, is shown what opening each log recovered.
+	Recovery func(io.Writer, *engine.RecoveryReport)
+	// Serve, when set, is handed CleanLogDir's manager once its logs are
+	// added, before the clean starts (the CLI serves its metrics to
+	// Prometheus); the func it returns is called when the clean ends.
+	Serve func(*engine.CleanerManager) (func(), error)
+}
+
+// CleanPartition cleans the partition directory dir in place, as a
+// broker's cleaner thread cleans one log (the checkpoint of the parent
+// directory read first, so that a bad one changes nothing), printing each
+// pass to w. Cancelling ctx aborts the clean in progress at its next read
+// (the group being cleaned left as it was, groups already swapped in
+// complete) and returns an error wrapping ErrStopped.
+func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions) error {
+	if _, err := engine.ReadCheckpoint(nil, engine.CheckpointPath(dir)); err != nil {
+		return err
+	}
+	l, err := engine.Open(dir, engine.Options{Config: &o.Log, KafkaRecoveryTruncation: o.KafkaRecovery})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if o.Recovery != nil {
+		o.Recovery(w, l.Recovery())
+	}
+	if o.Roll {
+		if err := l.Roll(); err != nil {
+			return err
+		}
+	}
+	if o.HighWatermark != nil {
+		l.SetHighWatermark(*o.HighWatermark)
+	}
+	c, err := engine.NewCleaner(o.Cleaner, engine.CleanerOptions{Now: o.Now})
+	if err != nil {
+		return err
+	}
+	first := o.FirstDirty
+	for p := 0; p < max(1, o.Passes); p++ {
+		opts := engine.CleanOptions{Force: o.Force, CheckDone: ctx.Err}
+		if first != nil {
+			opts.FirstDirtyOffset, opts.OverrideFirstDirty = *first, true
+		}
+		st, err := c.Clean(l, opts)
+		if cerr := ctx.Err(); cerr != nil {
+			return fmt.Errorf("%w (%w): %s left as it was or cleaned up to the last group swapped in", ErrStopped, cerr, l.Dir())
+		}
+		if err != nil {
+			return err
+		}
+		if !st.Cleaned() {
+			fmt.Fprintf(w, "%s: not cleaned: %s\n", l.TopicPartition(), st.Skipped)
+			break
+		}
+		WriteCleanTable(w, st)
+		fmt.Fprint(w, KafkaLine(st))
+		first = nil // later passes continue from the checkpoint
+		if !st.MapFull {
+			break
+		}
+	}
+	return l.Close()
+}
+
+// WriteCleanTable prints the figures of one clean (CleanRows).
+func WriteCleanTable(w io.Writer, st *engine.CleanStats) {
+	fmt.Fprintf(w, "%s: cleaned [%d, %d), checkpoint %d\n", st.TopicPartition, st.LogToClean.FirstDirtyOffset, st.EndOffset, st.CheckpointOffset)
+	WriteRows(w, CleanRows(st))
+}
+
+// CleanLogDir cleans every compacted partition of the log directory root
+// dir with a CleanerManager of o.Cleaner.Threads threads until none needs
+// cleaning, as a broker's cleaner does, printing each clean to out and, at
+// the end, Kafka's cleaner metrics; a partition that cannot be opened or
+// cleaned is reported in the error, the others go on. Cancelling ctx shuts
+// the manager down: cleans in progress abort at their next read.
+func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions) error {
+	logCfg, cleanerCfg := o.Log, o.Cleaner
+	// Read the checkpoint before changing anything, so that a bad one
+	// leaves the directory as it was.
+	if _, err := engine.ReadCheckpoint(nil, filepath.Join(dir, engine.CleanerCheckpointFile)); err != nil {
+		return err
+	}
+	now := o.Now
+	logs, failed, err := engine.OpenLogDir(dir, engine.Options{Config: &logCfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery})
+	if err != nil {
+		return err
+	}
+	closeAll := func() error {
+		var errs []error
+		for _, l := range logs {
+			errs = append(errs, l.Close())
+		}
+		return errors.Join(errs...)
+	}
+	defer closeAll()
+	var problems []string
+	for _, d := range sortedKeys(failed) {
+		fmt.Fprintf(out, "%s: not opened: %v\n", d, failed[d])
+		problems = append(problems, fmt.Sprintf("%s: not opened: %v", d, failed[d]))
+	}
+	for _, l := range logs {
+		if o.Recovery != nil {
+			o.Recovery(out, l.Recovery())
+		}
+		if o.Roll {
+			if err := l.Roll(); err != nil {
+				return err
+			}
+		}
+	}
+	var mu sync.Mutex // one event printed at a time
+	m, err := engine.NewCleanerManager(engine.CleanerManagerOptions{
+		Cleaner: cleanerCfg,
+		Now:     now,
+		Force:   o.Force,
+		OnEvent: func(ev engine.CleanerEvent) {
+			mu.Lock()
+			defer mu.Unlock()
+			WriteCleanerEvent(out, ev)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	for _, l := range logs {
+		if err := m.AddLog(l); err != nil {
+			return err
+		}
+	}
+	if o.Serve != nil {
+		done, err := o.Serve(m)
+		if err != nil {
+			return err
+		}
+		defer done()
+	}
+	fmt.Fprintf(out, "log directory %s: %d partitions, %d cleaner threads\n", dir, len(logs), cleanerCfg.Threads)
+	stop := AfterCancel(ctx, m.Shutdown)
+	err = m.RunUntilIdle()
+	stop()
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("%w (%w): the cleans in progress were aborted, their logs left as they were", ErrStopped, cerr)
+	}
+	if err != nil {
+		return err
+	}
+	var cleans int64
+	for _, ts := range m.ThreadStats() {
+		cleans += ts.Cleans
+	}
+	if cleans == 0 {
+		fmt.Fprintln(out, "no log needed cleaning: no cleanable ratio above min.cleanable.dirty.ratio nor past max.compaction.lag.ms (--force cleans every log with cleanable bytes, --roll makes the active segments cleanable)")
+	}
+	WriteCleanerMetrics(out, m)
+	for root, tps := range m.Uncleanable() {
+		for tp, cause := range tps {
+			problems = append(problems, fmt.Sprintf("%s/%s: uncleanable: %v", root, tp, cause))
+		}
+	}
+	for root, cause := range m.OfflineRoots() {
+		problems = append(problems, fmt.Sprintf("%s: offline: %v", root, cause))
+	}
+	if err := closeAll(); err != nil {
+		return err
+	}
+	logs = nil
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return fmt.Errorf("clean: %d problem(s):\n  %s", len(problems), strings.Join(problems, "\n  "))
+	}
+	return nil
+}
+
+// WriteCleanerEvent prints one event of a cleaner manager: a clean (its
+// rows and Kafka's log line), a retention, an abort, a log marked
+// uncleanable, a root taken offline, or another failure.
+func WriteCleanerEvent(w io.Writer, ev engine.CleanerEvent) {
+	switch {
+	case ev.Stats != nil:
+		WriteCleanTable(w, ev.Stats)
+		fmt.Fprint(w, KafkaLine(ev.Stats))
+		// As Kafka's recordStats adds when partitions are past max.compaction.lag.ms.
+		if p := ev.PreClean; p.DelayedPartitions > 0 {
+			fmt.Fprintf(w, "\tCleanable partitions: %d, Delayed partitions: %d, max delay: %d\n", p.CleanablePartitions, p.DelayedPartitions, p.MaxCompactionDelayMs)
+		}
+		if n := ev.Stats.InvalidMessagesRead; n > 0 {
+			fmt.Fprintf(w, "\tFound %d invalid messages during compaction.\n", n)
+		}
+	case ev.Retention != nil:
+		for _, s := range ev.Retention.Deleted {
+			fmt.Fprintf(w, "%s: retention (thread %d) deleted segment %d [%d, %d), %d bytes (%s)\n", ev.TopicPartition, ev.Thread, s.BaseOffset, s.BaseOffset, s.NextOffset, s.SizeBytes, s.Reason)
+		}
+	case ev.Aborted:
+		fmt.Fprintf(w, "%s: clean aborted (thread %d): %v\n", ev.TopicPartition, ev.Thread, ev.Err)
+	case ev.Uncleanable:
+		fmt.Fprintf(w, "%s: marked uncleanable (thread %d): %v\n", ev.TopicPartition, ev.Thread, ev.Err)
+	case ev.RootOffline != "":
+		fmt.Fprintf(w, "%s: log directory %s taken offline (thread %d): %v\n", ev.TopicPartition, ev.RootOffline, ev.Thread, ev.Err)
+	case ev.Err != nil:
+		fmt.Fprintf(w, "%s: %v\n", ev.TopicPartition, ev.Err)
+	}
+}
+
+// WriteCleanerMetrics prints Kafka's cleaner metrics (kafka.log:LogCleaner
+// and LogCleanerManager) and each thread's count of cleans.
+func WriteCleanerMetrics(w io.Writer, m *engine.CleanerManager) {
+	mt := m.Metrics()
+	fmt.Fprintf(w, "cleaner metrics (Kafka's kafka.log:type=LogCleaner / LogCleanerManager):\n")
+	fmt.Fprintf(w, "  max-buffer-utilization-percent %d\n", mt.MaxBufferUtilizationPercent)
+	fmt.Fprintf(w, "  cleaner-recopy-percent         %d\n", mt.CleanerRecopyPercent)
+	fmt.Fprintf(w, "  max-clean-time-secs            %d\n", mt.MaxCleanTimeSecs)
+	fmt.Fprintf(w, "  max-compaction-delay-secs      %d\n", mt.MaxCompactionDelaySecs)
+	fmt.Fprintf(w, "  DeadThreadCount                %d\n", mt.DeadThreadCount)
+	fmt.Fprintf(w, "  max-dirty-percent              %d\n", mt.MaxDirtyPercent)
+	fmt.Fprintf(w, "  time-since-last-run-ms         %d\n", mt.TimeSinceLastRunMs)
+	for _, root := range sortedKeys(mt.UncleanablePartitionsCount) {
+		fmt.Fprintf(w, "  uncleanable-partitions-count   %d (logDirectory=%s)\n", mt.UncleanablePartitionsCount[root], root)
+		fmt.Fprintf(w, "  uncleanable-bytes              %d (logDirectory=%s)\n", mt.UncleanableBytes[root], root)
+	}
+	for _, ts := range m.ThreadStats() {
+		fmt.Fprintf(w, "  thread %d: %d cleans, %d failures\n", ts.ID, ts.Cleans, ts.Failures)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// RetentionOptions are the settings of Retention.
+type RetentionOptions struct {
+	// Log is the topic config (cleanup.policy, retention.ms, ...).
+	Log engine.LogConfig
+	// Now is the clock of the retention (nil: time.Now).
+	Now func() time.Time
+	// HighWatermark, when set, bounds what may be deleted.
+	HighWatermark *record.Offset
+	// DeleteRecords, when set, raises the log start offset to it first, as
+	// a DeleteRecords request (-1: to the high watermark).
+	DeleteRecords *record.Offset
+	// Recovery, when set, is shown what opening the log recovered.
+	Recovery func(io.Writer, *engine.RecoveryReport)
+}
+
+// Retention applies Kafka's retention (UnifiedLog.deleteOldSegments) to
+// the partition directory dir in place, printing each deleted segment and
+// the log start offset after.
+func Retention(w io.Writer, dir string, o RetentionOptions) error {
+	now := time.Now()
+	if o.Now != nil {
+		now = o.Now()
+	}
+	l, err := engine.Open(dir, engine.Options{Config: &o.Log, Now: func() time.Time { return now }})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if o.Recovery != nil {
+		o.Recovery(w, l.Recovery())
+	}
+	tp := l.TopicPartition()
+	if o.HighWatermark != nil {
+		l.SetHighWatermark(*o.HighWatermark)
+	}
+	if o.DeleteRecords != nil {
+		before := l.LogStartOffset()
+		lso, err := l.DeleteRecords(*o.DeleteRecords)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s: log start offset %d -> %d (delete records below %d)\n", tp, before, lso, *o.DeleteRecords)
+	}
+	if !o.Log.Delete {
+		fmt.Fprintf(w, "%s: cleanup.policy %s: only segments below the log start offset are deleted\n", tp, CleanupPolicyName(o.Log))
+	}
+	res, err := l.DeleteOldSegments(now)
+	if err != nil {
+		return err
+	}
+	if res.Rolled {
+		fmt.Fprintf(w, "%s: every segment was deletable: rolled a new active segment first\n", tp)
+	}
+	for _, d := range res.Deleted {
+		fmt.Fprintf(w, "%s: deleted segment %d (offsets [%d, %d), %d bytes, largest timestamp %d) by %s\n",
+			tp, d.BaseOffset, d.BaseOffset, d.NextOffset, d.SizeBytes, d.MaxTimestamp, d.Reason)
+	}
+	fmt.Fprintf(w, "%s: %d segments deleted; log start offset %d, log end offset %d, %d segments left\n",
+		tp, len(res.Deleted), res.LogStartOffset, l.LogEndOffset(), len(l.Segments()))
+	return l.Close()
+}
+
+// CleanupPolicyName is cleanup.policy as Kafka writes it: "compact",
+// "delete" or "compact,delete".
+func CleanupPolicyName(c engine.LogConfig) string {
+	var parts []string
+	if c.Compact {
+		parts = append(parts, "compact")
+	}
+	if c.Delete {
+		parts = append(parts, "delete")
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,273 @@
+package lab
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cleanerlab/cleanerlab/results"
+)
+
+// SweepPlan is a resolved sweep: the cross product of its axes over a base
+// experiment, each point run Count times in an order shuffled with Seed.
+type SweepPlan struct {
+	// Base is the experiment every point starts from.
+	Base Experiment
+	// Given are the base values as given (file and command line), for the
+	// record.
+	Given []Param
+	// Axes are the swept parameters with at least two values.
+	Axes []Axis
+	// Count is the repetitions of each point; Seed the shuffle's seed.
+	Count int
+	Seed  uint64
+	// Source is the experiment file, if any.
+	Source string
+	// Points are the combinations, in axis order.
+	Points []SweepPoint
+}
+
+// SweepPoint is one combination of axis values.
+type SweepPoint struct {
+	// Params holds one value per axis, in axis order.
+	Params []results.KV
+	// Experiment is the point's experiment; Err, when not nil, says why it
+	// is not a valid one (the point's runs are then recorded as failed and
+	// the sweep goes on).
+	Experiment Experiment
+	Err        error
+	// Extra are the name parts beyond the standard ones; Name the
+	// benchmark name.
+	Extra []results.KV
+	Name  string
+}
+
+// PlanSweep resolves every point of the cross product of axes over base,
+// so that the schedule and the names are known before anything runs.
+// Axes of one value are fixed values; an axis listing a value twice or an
+// empty value is an error; count must be at least 1. A point whose
+// experiment is not valid is kept with its Err.
+func PlanSweep(base Experiment, given []Param, axes []Axis, count int, seed uint64) (*SweepPlan, error) {
+	if count < 1 {
+		return nil, fmt.Errorf("lab: sweep: count %d must be at least 1", count)
+	}
+	plan := &SweepPlan{Base: base, Given: slices.Clone(given), Count: count, Seed: seed}
+	for _, a := range axes {
+		if len(a.Values) == 1 {
+			if err := a.apply(&plan.Base, a.Values[0]); err != nil {
+				return nil, fmt.Errorf("lab: sweep: %s: %w", a.Where, err)
+			}
+			plan.Given = append(plan.Given, Param{Name: a.Name, Value: a.Values[0], Where: a.Where})
+			continue
+		}
+		seen := map[string]bool{}
+		for _, v := range a.Values {
+			if v == "" || seen[v] {
+				return nil, fmt.Errorf("lab: sweep: %s: %s lists %q twice or empty", a.Where, a.Name, v)
+			}
+			seen[v] = true
+		}
+		plan.Axes = append(plan.Axes, a)
+	}
+	combos := [][]results.KV{nil}
+	for _, a := range plan.Axes {
+		var next [][]results.KV
+		for _, c := range combos {
+			for _, v := range a.Values {
+				next = append(next, append(slices.Clone(c), results.KV{Key: a.Name, Value: v}))
+			}
+		}
+		combos = next
+	}
+	for _, c := range combos {
+		p := SweepPoint{Params: c, Experiment: plan.Base}
+		for i, kv := range c {
+			if err := plan.Axes[i].apply(&p.Experiment, kv.Value); err != nil {
+				return nil, fmt.Errorf("lab: sweep: %s: %w", plan.Axes[i].Where, err)
+			}
+			if !IsStandardName(kv.Key) {
+				p.Extra = append(p.Extra, kv)
+			}
+		}
+		p.Experiment.Repetitions = count
+		if err := p.Experiment.Validate(); err != nil {
+			p.Err = fmt.Errorf("point %s: %w", PointLabel(c), err)
+		}
+		p.Name = BenchName(&p.Experiment, p.Extra...)
+		plan.Points = append(plan.Points, p)
+	}
+	return plan, nil
+}
+
+// PointLabel renders a point's parameters: "keys=1e4 hasher=md5".
+func PointLabel(params []results.KV) string {
+	if len(params) == 0 {
+		return "(the only point)"
+	}
+	parts := make([]string, len(params))
+	for i, kv := range params {
+		parts[i] = kv.Key + "=" + kv.Value
+	}
+	return strings.Join(parts, " ")
+}
+
+// Scheduled is one run of a sweep: point index and repetition (from 1).
+type Scheduled struct{ Point, Rep int }
+
+// Schedule is the run order: every point Count times, shuffled by a PCG
+// seeded with Seed (the same seed, the same order).
+func (p *SweepPlan) Schedule() []Scheduled {
+	var s []Scheduled
+	for i := range p.Points {
+		for r := 1; r <= p.Count; r++ {
+			s = append(s, Scheduled{i, r})
+		}
+	}
+	rng := rand.New(rand.NewPCG(p.Seed, 0x5357454550)) // "SWEEP"
+	rng.Shuffle(len(s), func(i, j int) { s[i], s[j] = s[j], s[i] })
+	return s
+}
+
+// ID is "sweep-<UTC time>-<8 hex of the sha256 of the definition>".
+func (p *SweepPlan) ID(start time.Time) string {
+	def, _ := json.Marshal(struct {
+		Base  Experiment
+		Axes  []Axis
+		Count int
+		Seed  uint64
+	}{p.Base, p.Axes, p.Count, p.Seed})
+	sum := sha256.Sum256(def)
+	return "sweep-" + start.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(sum[:4])
+}
+
+// SweepOptions are the settings of a sweep that are not part of its plan.
+type SweepOptions struct {
+	// Out is the directory under which the sweep's directory is made.
+	Out string
+	// Dir is the parent of each run's data directory ("" = OS temp dir).
+	Dir string
+	// DropCaches is Options.DropCaches of every run.
+	DropCaches bool
+	// Log receives a line per failed run (nil = none).
+	Log io.Writer
+	// OnRun, when set, is called before each run with its position (from
+	// 1), the number of runs and the point (progress).
+	OnRun func(i, n int, p *SweepPoint)
+}
+
+// Sweep carries out plan: every scheduled run (Run with the point's
+// experiment) with its record under <Out>/<ID>/runs/, then the sweep's
+// record (sweep.json, kept current after every run so that an interrupted
+// sweep leaves its figures; summary.csv, runs.csv, bench.txt, plots,
+// reports, experiment.yaml). A run that fails, and every run of a point
+// that is not a valid experiment, is recorded with its error and the
+// sweep goes on. It returns the record and its directory. Cancelling ctx
+// stops at a safe point: the run in progress leaves no record, and the
+// sweep's directory is left with the sweep.json of the runs done, without
+// the summary files.
+func Sweep(ctx context.Context, plan *SweepPlan, opt SweepOptions) (*results.Sweep, string, error) {
+	if opt.Out == "" {
+		opt.Out = "runs"
+	}
+	logw := opt.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	order := plan.Schedule()
+	start := time.Now()
+	sw := &results.Sweep{
+		ID: plan.ID(start), StartedAt: start.UTC(), Count: plan.Count, ShuffleSeed: plan.Seed,
+		Experiment: plan.Source,
+	}
+	for _, v := range plan.Given {
+		sw.Base = append(sw.Base, results.KV{Key: v.Name, Value: v.Value})
+	}
+	for _, a := range plan.Axes {
+		sw.Axes = append(sw.Axes, results.Axis{Name: a.Name, Values: a.Values})
+	}
+	for _, p := range plan.Points {
+		pt := results.Point{Params: p.Params, Benchmark: p.Name, Config: p.Experiment}
+		sw.Points = append(sw.Points, pt)
+	}
+	dir := filepath.Join(opt.Out, sw.ID)
+	if err := os.MkdirAll(filepath.Join(dir, results.SweepRunsDir), 0o755); err != nil {
+		return nil, "", fmt.Errorf("lab: sweep: %w", err)
+	}
+	seed := plan.Seed
+	rec := plan.Base
+	rec.Repetitions = plan.Count
+	y, err := YAML(rec, plan.Axes, &seed)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "experiment.yaml"), y, 0o644); err != nil {
+		return nil, "", fmt.Errorf("lab: sweep: %w", err)
+	}
+	envRoot := opt.Dir
+	if envRoot == "" {
+		envRoot = os.TempDir()
+	}
+	sw.Environment, err = results.CaptureEnvironment(envRoot)
+	if err != nil {
+		sw.Notes = append(sw.Notes, fmt.Sprintf("environment not fully captured: %v", err))
+	}
+	for i, s := range order {
+		if err := ctx.Err(); err != nil {
+			return sw, dir, stopped(err)
+		}
+		pp := &plan.Points[s.Point]
+		if opt.OnRun != nil {
+			opt.OnRun(i+1, len(order), pp)
+		}
+		pr := results.PointRun{Rep: s.Rep, Order: i + 1}
+		var res *results.Run
+		err := pp.Err
+		if err == nil {
+			res, err = Run(ctx, pp.Experiment, Options{
+				Dir: opt.Dir, Out: filepath.Join(dir, results.SweepRunsDir), DropCaches: opt.DropCaches,
+				NameParts: pp.Extra, IDSuffix: fmt.Sprintf("-r%d", s.Rep),
+			})
+		}
+		if errors.Is(err, ErrStopped) {
+			return sw, dir, err
+		}
+		if res != nil {
+			pr.ID = res.ID
+			if res.Path != "" {
+				pr.Dir = filepath.ToSlash(filepath.Join(results.SweepRunsDir, filepath.Base(res.Path)))
+			}
+			if v := res.Verification; v != nil {
+				passed := v.Passed
+				pr.Verified = &passed
+			}
+			if len(res.Benchmarks) > 0 {
+				pr.Metrics = res.Benchmarks[0].Metrics
+			}
+		}
+		if err != nil {
+			pr.Error = err.Error()
+			fmt.Fprintf(logw, "sweep: run %d (%s, rep %d): %v\n", i+1, PointLabel(pp.Params), s.Rep, err)
+		}
+		sw.Points[s.Point].Runs = append(sw.Points[s.Point].Runs, pr)
+		sw.Duration = time.Since(start)
+		// Keep sweep.json current, so that an interrupted sweep leaves its figures.
+		if err := sw.WriteJSON(dir); err != nil {
+			return sw, dir, err
+		}
+	}
+	sw.Duration = time.Since(start)
+	if err := sw.Write(dir); err != nil {
+		return sw, dir, err
+	}
+	return sw, dir, nil
+}

@@ -1,0 +1,197 @@
+package replication
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/engine/record"
+)
+
+// HWCheckpointFile is the broker's high-watermark checkpoint, in Kafka's
+// replication-offset-checkpoint text format (version 0, the entry count, then
+// "topic partition offset" per line). It is rewritten atomically whenever a
+// replica's high watermark changes, so a crash keeps the last one (Kafka
+// writes it every replica.high.watermark.checkpoint.interval.ms).
+const HWCheckpointFile = "replication-offset-checkpoint"
+
+// brokerState is whether a broker's process runs.
+type brokerState int8
+
+const (
+	running brokerState = iota
+	crashed             // killed: no clean shutdown, recovery at the next open
+	stopped             // controlled shutdown: clean shutdown marker written
+)
+
+func (s brokerState) String() string {
+	switch s {
+	case crashed:
+		return "crashed"
+	case stopped:
+		return "offline"
+	}
+	return "up"
+}
+
+// Broker is one replica of the partition: its own log directory
+// (<root>/broker-N), its log, its cleaner with its own config, and what it
+// last heard from the controller and, in Coordinated mode, from the leader.
+type Broker struct {
+	ID      int
+	Root    string // <cluster root>/broker-N
+	cfg     engine.LogConfig
+	clock   *Clock
+	log     *engine.Log // nil while down
+	cleaner *engine.Cleaner
+	state   brokerState
+	// knownLeaderEpoch is the leader epoch of the last LeaderAndIsr this
+	// broker received (the current leader epoch it sends in fetches).
+	knownLeaderEpoch int32
+	// mtro and mxro are the last values received from a leader (Coordinated
+	// mode); -1 before any.
+	mtro, mxro record.Offset
+	// mcco and mxfo are what the broker reports: its own values, raised to
+	// the MTRO/MXRO it received (Redpanda raises MCCO so).
+	mcco, mxfo record.Offset
+}
+
+func (b *Broker) String() string { return "broker " + strconv.Itoa(b.ID) }
+
+// Up reports whether the broker's process runs.
+func (b *Broker) Up() bool { return b.state == running }
+
+// Log is the broker's open log, nil while it is down.
+func (b *Broker) Log() *engine.Log { return b.log }
+
+func (b *Broker) partitionDir(topic string) string { return filepath.Join(b.Root, topic+"-0") }
+
+// open opens (or creates) the broker's log: after a crash the engine runs
+// recovery, as a broker's LogLoader without a clean shutdown marker.
+func (b *Broker) open(topic string) error {
+	cfg := b.cfg
+	l, err := engine.Open(b.partitionDir(topic), engine.Options{Config: &cfg, Create: true, Now: b.clock.Now})
+	if err != nil {
+		return fmt.Errorf("replication: open %s: %w", b, err)
+	}
+	b.log = l
+	b.state = running
+	hw, err := readHWCheckpoint(filepath.Join(b.Root, HWCheckpointFile), topic)
+	if err != nil {
+		l.Close()
+		b.log = nil
+		return err
+	}
+	b.log.SetHighWatermark(min(hw, l.LogEndOffset()))
+	return nil
+}
+
+// close shuts the log down; clean says whether it is a controlled shutdown
+// (the engine's clean shutdown marker stays) or a crash (it is removed, so
+// the next open recovers).
+func (b *Broker) close(clean bool) error {
+	if b.log == nil {
+		return nil
+	}
+	err := b.log.Close()
+	b.log = nil
+	if clean {
+		b.state = stopped
+	} else {
+		b.state = crashed
+		if rerr := os.Remove(filepath.Join(b.Root, engine.CleanShutdownFile)); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// HW is the replica's high watermark (0 while down).
+func (b *Broker) HW() record.Offset {
+	if b.log == nil {
+		return 0
+	}
+	return b.log.HighWatermark()
+}
+
+// LEO is the replica's log end offset (0 while down).
+func (b *Broker) LEO() record.Offset {
+	if b.log == nil {
+		return 0
+	}
+	return b.log.LogEndOffset()
+}
+
+// setHW sets the high watermark clamped to [log start offset, LEO], as
+// UnifiedLog.updateHighWatermark, and checkpoints it when it changed.
+func (b *Broker) setHW(hw record.Offset, topic string) error {
+	hw = max(min(hw, b.log.LogEndOffset()), b.log.LogStartOffset())
+	if hw == b.log.HighWatermark() {
+		b.log.SetHighWatermark(hw)
+		return nil
+	}
+	b.log.SetHighWatermark(hw)
+	return writeHWCheckpoint(filepath.Join(b.Root, HWCheckpointFile), topic, hw)
+}
+
+// writeHWCheckpoint writes the one-entry checkpoint atomically (temp, fsync,
+// rename).
+func writeHWCheckpoint(path, topic string, hw record.Offset) error {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "0\n1\n%s 0 %d\n", topic, hw)
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("replication: write %s: %w", path, err)
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return fmt.Errorf("replication: write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("replication: write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("replication: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// readHWCheckpoint reads the high watermark of topic-0; 0 when the file does
+// not exist yet. A malformed file is an error naming the line.
+func readHWCheckpoint(path, topic string) (record.Offset, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("replication: read %s: %w", path, err)
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) < 2 || lines[0] != "0" {
+		return 0, fmt.Errorf("replication: %s:1: want version 0", path)
+	}
+	n, err := strconv.Atoi(lines[1])
+	if err != nil || n != len(lines)-2 {
+		return 0, fmt.Errorf("replication: %s:2: want the entry count (%d entries follow)", path, len(lines)-2)
+	}
+	for i, ln := range lines[2:] {
+		f := strings.Fields(ln)
+		if len(f) != 3 {
+			return 0, fmt.Errorf("replication: %s:%d: want \"topic partition offset\"", path, i+3)
+		}
+		off, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil || off < 0 {
+			return 0, fmt.Errorf("replication: %s:%d: bad offset %q", path, i+3, f[2])
+		}
+		if f[0] == topic && f[1] == "0" {
+			return record.Offset(off), nil
+		}
+	}
+	return 0, nil
+}

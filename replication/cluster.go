@@ -1,0 +1,498 @@
+package replication
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/engine/record"
+)
+
+// replicaState is the leader's view of one follower, as Kafka's Replica:
+// reset when a new leader takes over, updated by every fetch without a
+// diverging epoch.
+type replicaState struct {
+	leo                record.Offset // -1: unknown (no fetch yet since this leader took over)
+	logStart           record.Offset
+	lastFetchMs        int64
+	lastCaughtUpMs     int64
+	lastFetchLeaderLEO record.Offset
+}
+
+// Cluster is the controller, the brokers and the clients of one partition.
+// Not safe for concurrent use: every event runs on the caller's goroutine.
+type Cluster struct {
+	cfg     Config
+	Clock   *Clock
+	brokers []*Broker // brokers[i] has ID i+1 (assignment order)
+
+	// Controller state (the partition's PartitionRegistration).
+	leader      int   // broker id; 0: no leader (offline partition)
+	leaderEpoch int32 // -1 before the first election
+	isr         []int // in assignment order
+
+	remote map[int]*replicaState // the current leader's view of its followers
+	// cut[id]: broker id cannot reach any other broker (it still reaches the
+	// controller, so it is not fenced).
+	cut map[int]bool
+
+	prod  producers
+	model Model
+	coord coordinator
+	cost  costMeter
+
+	// nextShrinkCheckMs is when the leader next runs maybeShrinkIsr
+	// (every replica.lag.time.max.ms / 2, as Kafka's isr-expiration task).
+	nextShrinkCheckMs int64
+	// log of notable changes since the last drain (elections, ISR changes,
+	// truncations), for the scenario output.
+	notes []string
+}
+
+// NewCluster creates the brokers' directories under cfg.Root, opens every
+// broker's log and elects the first leader (broker 1, epoch 0, ISR all).
+func NewCluster(cfg Config) (*Cluster, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{cfg: cfg, Clock: &Clock{}, leaderEpoch: -1, remote: map[int]*replicaState{}, cut: map[int]bool{}}
+	c.prod.init()
+	c.cost.init(cfg.Replicas)
+	for id := 1; id <= cfg.Replicas; id++ {
+		b := &Broker{ID: id, Root: filepath.Join(cfg.Root, "broker-"+strconv.Itoa(id)), cfg: cfg.logConfig(id), clock: c.Clock, mtro: -1, mxro: -1, mcco: -1, mxfo: -1}
+		if err := os.MkdirAll(b.Root, 0o755); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("replication: %w", err)
+		}
+		cl, err := engine.NewCleaner(cfg.Cleaner, engine.CleanerOptions{Now: c.Clock.Now})
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		b.cleaner = cl
+		if err := b.open(cfg.Topic); err != nil {
+			c.Close()
+			return nil, err
+		}
+		c.brokers = append(c.brokers, b)
+	}
+	for id := 1; id <= cfg.Replicas; id++ {
+		c.isr = append(c.isr, id)
+	}
+	c.coord.init(cfg.Replicas)
+	c.nextShrinkCheckMs = cfg.ReplicaLagTimeMaxMs / 2
+	if err := c.setLeader(1); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Config is the cluster's config with defaults filled.
+func (c *Cluster) Config() Config { return c.cfg }
+
+// Brokers returns the brokers in assignment order.
+func (c *Cluster) Brokers() []*Broker { return c.brokers }
+
+// Broker returns broker id (1-based) or nil.
+func (c *Cluster) Broker(id int) *Broker {
+	if id < 1 || id > len(c.brokers) {
+		return nil
+	}
+	return c.brokers[id-1]
+}
+
+// Leader is the leader's id, 0 when the partition has none.
+func (c *Cluster) Leader() int { return c.leader }
+
+// LeaderEpoch is the partition's current leader epoch.
+func (c *Cluster) LeaderEpoch() int32 { return c.leaderEpoch }
+
+// ISR returns the in-sync replicas in assignment order.
+func (c *Cluster) ISR() []int { return slices.Clone(c.isr) }
+
+// Close shuts every running broker down cleanly.
+func (c *Cluster) Close() error {
+	var first error
+	for _, b := range c.brokers {
+		if err := b.close(true); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func (c *Cluster) note(format string, args ...any) {
+	c.notes = append(c.notes, fmt.Sprintf(format, args...))
+}
+
+// drainNotes returns and clears the notes.
+func (c *Cluster) drainNotes() []string {
+	n := c.notes
+	c.notes = nil
+	return n
+}
+
+// eligible: the broker is registered and unfenced (its process runs).
+func (c *Cluster) eligible(id int) bool { return c.Broker(id).Up() }
+
+// reachable reports whether brokers a and b can exchange requests.
+func (c *Cluster) reachable(a, b int) bool {
+	if a == b {
+		return c.eligible(a)
+	}
+	return c.eligible(a) && c.eligible(b) && !c.cut[a] && !c.cut[b]
+}
+
+func (c *Cluster) inISR(id int) bool { return slices.Contains(c.isr, id) }
+
+// leaderBroker is the leader or nil.
+func (c *Cluster) leaderBroker() *Broker {
+	if c.leader == 0 {
+		return nil
+	}
+	return c.Broker(c.leader)
+}
+
+// electLeader is the controller's choice, as PartitionChangeBuilder's
+// election: the current leader while it is eligible and in the ISR; else
+// the first eligible ISR member in assignment order; else, with
+// unclean.leader.election.enable, the first eligible replica (which becomes
+// the whole ISR); else none. It returns the new leader (0: none) and whether
+// the election was unclean.
+func (c *Cluster) electLeader() (int, bool) {
+	if c.leader != 0 && c.eligible(c.leader) && c.inISR(c.leader) {
+		return c.leader, false
+	}
+	for _, id := range c.isr {
+		if c.eligible(id) {
+			return id, false
+		}
+	}
+	if c.cfg.UncleanLeaderElection {
+		for _, b := range c.brokers {
+			if c.eligible(b.ID) {
+				return b.ID, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// reelect runs the election and applies its result.
+func (c *Cluster) reelect() error {
+	id, unclean := c.electLeader()
+	if unclean {
+		c.isr = []int{id}
+		c.note("unclean election: broker %d leads with ISR [%d]", id, id)
+	}
+	if id == c.leader {
+		return nil
+	}
+	return c.setLeader(id)
+}
+
+// setLeader makes id (0: none) the leader with a new leader epoch, sends
+// LeaderAndIsr to every running broker: the leader assigns the new epoch at
+// its log end offset (the engine records it with the first append of the
+// epoch, which is the same start) and resets its view of
+// the followers (Partition.makeLeader: LEO unknown, last caught-up time now
+// for ISR members, 0 for the others); the others become followers
+// (becomeFollower). Pending acks=all produces fail
+// (NOT_LEADER_OR_FOLLOWER) and the coordinated-cleaning state restarts.
+func (c *Cluster) setLeader(id int) error {
+	c.leaderEpoch++
+	c.leader = id
+	c.prod.failPending(c)
+	c.coord.leaderChanged()
+	if id == 0 {
+		c.note("no leader (epoch %d)", c.leaderEpoch)
+	} else {
+		c.note("broker %d leads at epoch %d", id, c.leaderEpoch)
+	}
+	now := c.Clock.Ms()
+	c.remote = map[int]*replicaState{}
+	for _, b := range c.brokers {
+		if b.ID == id {
+			continue
+		}
+		rs := &replicaState{leo: -1, logStart: -1, lastFetchLeaderLEO: -1}
+		if c.inISR(b.ID) {
+			rs.lastCaughtUpMs = now
+		}
+		c.remote[b.ID] = rs
+	}
+	for _, b := range c.brokers {
+		if !b.Up() {
+			continue
+		}
+		b.knownLeaderEpoch = c.leaderEpoch
+		if b.ID != id {
+			if err := c.becomeFollower(b); err != nil {
+				return err
+			}
+		}
+	}
+	if id != 0 {
+		return c.maybeIncrementLeaderHW()
+	}
+	return nil
+}
+
+// fence removes a broker that stopped (crash detected, or controlled
+// shutdown) from the ISR and elects a new leader in the same change, as the
+// controller's fencing: the last ISR member stays in the ISR and the
+// partition then has no leader.
+func (c *Cluster) fence(id int) error {
+	if c.inISR(id) && len(c.isr) > 1 {
+		c.isr = slices.DeleteFunc(c.isr, func(x int) bool { return x == id })
+		c.note("ISR shrinks to %v (broker %d fenced)", c.isr, id)
+	}
+	if c.leader == id {
+		return c.reelect()
+	}
+	return nil
+}
+
+// Crash kills broker id's process: its log is closed without a clean
+// shutdown marker, so the next Restart runs recovery. fenced=false models a
+// restart within the broker session timeout (the controller never noticed:
+// the broker stays in the ISR and, if it led, keeps leading until fenced).
+func (c *Cluster) Crash(id int, fenced bool) error {
+	b := c.Broker(id)
+	if !b.Up() {
+		return fmt.Errorf("%w: broker %d is %s", ErrBrokerDown, id, b.state)
+	}
+	if err := b.close(false); err != nil {
+		return err
+	}
+	c.cost.invalidate(id)
+	if fenced {
+		return c.fence(id)
+	}
+	return nil
+}
+
+// Shutdown is a controlled shutdown: the controller moves leadership away
+// and removes the broker from the ISR, then the broker closes its log
+// cleanly.
+func (c *Cluster) Shutdown(id int) error {
+	b := c.Broker(id)
+	if !b.Up() {
+		return fmt.Errorf("%w: broker %d is %s", ErrBrokerDown, id, b.state)
+	}
+	if err := b.close(true); err != nil {
+		return err
+	}
+	c.cost.invalidate(id)
+	return c.fence(id)
+}
+
+// Start brings a crashed or stopped broker back: its log is opened (with
+// recovery after a crash), it registers with the controller and gets
+// LeaderAndIsr: a follower of the current leader, which truncates before
+// its first fetch; or, when the partition has no leader, the election may
+// choose it.
+func (c *Cluster) Start(id int) error {
+	b := c.Broker(id)
+	if b.Up() {
+		return fmt.Errorf("replication: broker %d is already up", id)
+	}
+	if err := b.open(c.cfg.Topic); err != nil {
+		return err
+	}
+	c.cost.invalidate(id)
+	b.knownLeaderEpoch = c.leaderEpoch
+	if c.leader == id {
+		// Restarted within the session timeout while leading: Kafka's
+		// controller would see the new broker epoch and re-elect; it is the
+		// same broker, so it leads again with a new epoch.
+		return c.setLeader(id)
+	}
+	if c.leader == 0 {
+		if id, _ := c.electLeader(); id != 0 {
+			return c.reelect()
+		}
+	}
+	return c.becomeFollower(b)
+}
+
+// becomeFollower is Partition.makeFollower's truncation step. With
+// TruncateToHW (Kafka before KIP-101) the replica truncates to its own HW
+// at once. With TruncateByEpoch nothing happens here: its next fetch sends
+// its last fetched epoch and the leader's diverging-epoch answer says
+// where to truncate (KIP-320).
+func (c *Cluster) becomeFollower(b *Broker) error {
+	if c.cfg.Truncation != TruncateToHW || b.HW() >= b.LEO() {
+		return nil
+	}
+	var res FetchResult
+	return c.truncate(b, b.HW(), &res)
+}
+
+// ElectPreferred makes broker id the leader if the controller may choose
+// it: eligible and in the ISR (a preferred-replica election), or, with
+// unclean set, any eligible replica (kafka-leader-election --election-type
+// unclean), which then becomes the whole ISR.
+func (c *Cluster) ElectPreferred(id int, unclean bool) error {
+	if !c.eligible(id) {
+		return fmt.Errorf("%w: broker %d is %s", ErrIneligibleReplica, id, c.Broker(id).state)
+	}
+	if !c.inISR(id) {
+		if !unclean {
+			return fmt.Errorf("%w: broker %d is not in the ISR %v", ErrIneligibleReplica, id, c.isr)
+		}
+		c.isr = []int{id}
+		c.note("unclean election: broker %d leads with ISR [%d]", id, id)
+	}
+	if c.leader == id {
+		return nil
+	}
+	return c.setLeader(id)
+}
+
+// effectiveMinISR is min(min.insync.replicas, replication factor).
+func (c *Cluster) effectiveMinISR() int { return min(c.cfg.MinInsyncReplicas, c.cfg.Replicas) }
+
+// underMinISR is judged on the leader's ISR.
+func (c *Cluster) underMinISR() bool { return len(c.isr) < c.effectiveMinISR() }
+
+// maybeIncrementLeaderHW is Kafka's Partition.maybeIncrementLeaderHW: under
+// min ISR the HW does not move; otherwise it becomes the minimum of the
+// leader's LEO and the LEO of every follower in the (maximal) ISR, and only
+// ever increases. Produces it covers are acknowledged.
+func (c *Cluster) maybeIncrementLeaderHW() error {
+	lb := c.leaderBroker()
+	if lb == nil || !lb.Up() {
+		return nil
+	}
+	if c.underMinISR() {
+		return nil
+	}
+	candidate := lb.LEO()
+	for _, id := range c.isr {
+		if id == c.leader {
+			continue
+		}
+		candidate = min(candidate, c.remote[id].leo)
+	}
+	if candidate <= lb.HW() {
+		return nil
+	}
+	if err := lb.setHW(candidate, c.cfg.Topic); err != nil {
+		return err
+	}
+	return c.prod.onHW(c, candidate)
+}
+
+// maybeExpandIsr adds follower id when it is eligible, not in the ISR, and
+// in sync: its LEO >= the leader's HW and >= the start offset of the
+// leader's current epoch (Partition.isFollowerInSync). The controller
+// commits the change at once.
+func (c *Cluster) maybeExpandIsr(id int) error {
+	if c.inISR(id) || !c.eligible(id) {
+		return nil
+	}
+	lb := c.leaderBroker()
+	rs := c.remote[id]
+	_, epochStart := epochStartOffset(lb.log, c.leaderEpoch)
+	if rs.leo < lb.HW() || rs.leo < epochStart {
+		return nil
+	}
+	c.isr = append(c.isr, id)
+	slices.Sort(c.isr)
+	c.note("ISR expands to %v (broker %d caught up)", c.isr, id)
+	return c.maybeIncrementLeaderHW()
+}
+
+// maybeShrinkIsr removes every follower that is out of sync: its LEO is not
+// the leader's and it has not caught up for more than
+// replica.lag.time.max.ms (Partition.getOutOfSyncReplicas). The leader stays.
+func (c *Cluster) maybeShrinkIsr() error {
+	lb := c.leaderBroker()
+	if lb == nil || !lb.Up() {
+		return nil
+	}
+	now, leo := c.Clock.Ms(), lb.LEO()
+	var out []int
+	for _, id := range c.isr {
+		if id == c.leader {
+			continue
+		}
+		rs := c.remote[id]
+		if rs.leo != leo && now-rs.lastCaughtUpMs > c.cfg.ReplicaLagTimeMaxMs {
+			out = append(out, id)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	c.isr = slices.DeleteFunc(c.isr, func(x int) bool { return slices.Contains(out, x) })
+	c.note("ISR shrinks to %v (%v lagged more than replica.lag.time.max.ms)", c.isr, out)
+	return c.maybeIncrementLeaderHW()
+}
+
+// Advance moves the virtual clock forward by ms, running on the way every
+// periodic task at its time: the leader's ISR-shrink check (every
+// replica.lag.time.max.ms / 2) and, in Coordinated mode, the leader's MCCO
+// and MXFO poll. Tombstone and marker bytes held are integrated over the
+// interval.
+func (c *Cluster) Advance(ms int64) error {
+	if ms < 0 {
+		return fmt.Errorf("replication: advance by %d ms: time only moves forward", ms)
+	}
+	target := c.Clock.Ms() + ms
+	polls := 0
+	for {
+		if polls >= 2 && c.coord.nextPollMs <= target {
+			// Nothing a poll reads changes while the clock only moves (no
+			// append, clean, truncation or reachability change happens in
+			// Advance), and a second poll already equals the first: the
+			// rest of this interval's polls are counted, not rerun.
+			n := (target-c.coord.nextPollMs)/c.cfg.CoordinationIntervalMs + 1
+			c.coord.Polls += int(n)
+			c.coord.nextPollMs += n * c.cfg.CoordinationIntervalMs
+		}
+		next := target
+		if c.nextShrinkCheckMs < next {
+			next = c.nextShrinkCheckMs
+		}
+		if c.cfg.Mode == Coordinated && c.coord.nextPollMs < next {
+			next = c.coord.nextPollMs
+		}
+		if err := c.cost.account(c, next); err != nil {
+			return err
+		}
+		c.Clock.set(next)
+		if next == c.nextShrinkCheckMs {
+			c.nextShrinkCheckMs += max(c.cfg.ReplicaLagTimeMaxMs/2, 1)
+			n := len(c.isr)
+			if err := c.maybeShrinkIsr(); err != nil {
+				return err
+			}
+			if len(c.isr) != n {
+				polls = 0 // the HW may have moved: LSOs, so MXFOs, may differ
+			}
+		}
+		if c.cfg.Mode == Coordinated && next == c.coord.nextPollMs {
+			c.coord.nextPollMs += c.cfg.CoordinationIntervalMs
+			polls++
+			if err := c.coord.poll(c); err != nil {
+				return err
+			}
+		}
+		if next == target {
+			return nil
+		}
+	}
+}
+
+// Cut isolates broker id from every other broker (not from the controller).
+func (c *Cluster) Cut(id int) { c.cut[id] = true }
+
+// Heal ends the isolation of broker id.
+func (c *Cluster) Heal(id int) { delete(c.cut, id) }

@@ -1,0 +1,253 @@
+package replication
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/engine/record"
+)
+
+// fetchRequest is a follower's Fetch for the partition.
+type fetchRequest struct {
+	replica            int
+	currentLeaderEpoch int32
+	fetchOffset        record.Offset
+	lastFetchedEpoch   int32 // -1: not sent (empty log, or TruncateToHW)
+}
+
+// fetchResponse is the leader's answer.
+type fetchResponse struct {
+	err      error
+	batches  []byte
+	hw       record.Offset
+	logStart record.Offset
+	leo      record.Offset
+	// diverging is set when the follower's log diverges from the leader's
+	// (KIP-320): the leader's largest epoch <= lastFetchedEpoch and its end.
+	diverging         bool
+	divEpoch          int32
+	divEndOffset      record.Offset
+	leaderEpochAnswer int32
+}
+
+// handleFetch is the leader's side of a follower fetch, as Kafka's
+// Partition.fetchRecords: it checks the current leader epoch
+// (FENCED_LEADER_EPOCH when older, UNKNOWN_LEADER_EPOCH when newer), the
+// last fetched epoch (a diverging epoch when the leader's end offset for it
+// is below the fetch offset or its epoch is older; the follower's state is
+// then not updated), the offset (OFFSET_OUT_OF_RANGE outside [log start
+// offset, LEO]); then updates the follower's fetch state
+// (Replica.updateFetchStateOrThrow), may expand the ISR and raise the HW,
+// and returns the batches from the fetch offset with its HW and log start
+// offset.
+func (c *Cluster) handleFetch(req fetchRequest) (fetchResponse, error) {
+	lb := c.leaderBroker()
+	if lb == nil {
+		return fetchResponse{err: ErrNotLeaderOrFollower}, nil
+	}
+	l := lb.log
+	resp := fetchResponse{hw: lb.HW(), logStart: l.LogStartOffset(), leo: l.LogEndOffset()}
+	switch {
+	case req.currentLeaderEpoch < c.leaderEpoch:
+		resp.err = ErrFencedLeaderEpoch
+		return resp, nil
+	case req.currentLeaderEpoch > c.leaderEpoch:
+		resp.err = ErrUnknownLeaderEpoch
+		return resp, nil
+	}
+	if req.lastFetchedEpoch >= 0 {
+		e, end := l.EndOffsetForEpoch(req.lastFetchedEpoch)
+		if e < req.lastFetchedEpoch || end < req.fetchOffset {
+			resp.diverging, resp.divEpoch, resp.divEndOffset = true, e, end
+			return resp, nil
+		}
+	}
+	if req.fetchOffset < resp.logStart || req.fetchOffset > resp.leo {
+		resp.err = ErrOffsetOutOfRange
+		return resp, nil
+	}
+	now := c.Clock.Ms()
+	rs := c.remote[req.replica]
+	// Replica.updateFetchStateOrThrow's last caught-up time.
+	switch {
+	case req.fetchOffset >= resp.leo:
+		rs.lastCaughtUpMs = max(rs.lastCaughtUpMs, now)
+	case req.fetchOffset >= rs.lastFetchLeaderLEO && rs.lastFetchLeaderLEO >= 0:
+		rs.lastCaughtUpMs = max(rs.lastCaughtUpMs, rs.lastFetchMs)
+	}
+	rs.leo = req.fetchOffset
+	rs.lastFetchMs = now
+	rs.lastFetchLeaderLEO = resp.leo
+	if err := c.maybeExpandIsr(req.replica); err != nil {
+		return resp, err
+	}
+	if err := c.maybeIncrementLeaderHW(); err != nil {
+		return resp, err
+	}
+	resp.hw = lb.HW()
+	var out []byte
+	err := l.ReadBatches(req.fetchOffset, func(_ *engine.Segment, _ engine.FilePos, batch []byte) error {
+		if len(out) > 0 && len(out)+len(batch) > c.cfg.FetchMaxBytes {
+			return errStopRead
+		}
+		out = append(out, batch...)
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopRead) {
+		return resp, err
+	}
+	resp.batches = out
+	return resp, nil
+}
+
+var errStopRead = errors.New("replication: fetch full")
+
+// FetchResult is what one follower fetch did, for the scenario output.
+type FetchResult struct {
+	Broker int
+	// Err is the broker-level error of the response, if any.
+	Err error
+	// Truncated is set when the follower truncated, to TruncatedTo.
+	Truncated   bool
+	TruncatedTo record.Offset
+	// Appended is the number of offsets appended.
+	Appended int64
+}
+
+// Fetch makes follower id fetch once from the leader, as one iteration of
+// Kafka's ReplicaFetcherThread: it sends a fetch from its LEO (with its
+// last fetched epoch, under TruncateByEpoch), and handles the
+// response: OFFSET_OUT_OF_RANGE below the leader's log start offset
+// truncates fully and restarts there (above the leader's LEO, it truncates
+// to the leader's LEO), a diverging epoch truncates by epoch, otherwise the
+// batches are appended verbatim, the follower's HW becomes min(leader HW,
+// own LEO) and its log start offset rises to the leader's. dropResponse
+// models a response lost on the way (the follower crashed or the link
+// failed after the leader handled the request).
+func (c *Cluster) Fetch(id int, dropResponse bool) (FetchResult, error) {
+	res := FetchResult{Broker: id}
+	f := c.Broker(id)
+	if f == nil {
+		return res, fmt.Errorf("replication: no broker %d", id)
+	}
+	if !f.Up() {
+		res.Err = ErrBrokerDown
+		return res, nil
+	}
+	if c.leader == id {
+		res.Err = ErrNotLeaderOrFollower
+		return res, nil
+	}
+	if c.leader == 0 || !c.reachable(id, c.leader) {
+		res.Err = ErrNotLeaderOrFollower
+		if c.leader != 0 {
+			res.Err = fmt.Errorf("%w: broker %d cannot reach leader %d", ErrBrokerDown, id, c.leader)
+		}
+		return res, nil
+	}
+	req := fetchRequest{replica: id, currentLeaderEpoch: f.knownLeaderEpoch, fetchOffset: f.LEO(), lastFetchedEpoch: -1}
+	if c.cfg.Truncation == TruncateByEpoch {
+		req.lastFetchedEpoch = latestEpoch(f.log)
+	}
+	resp, err := c.handleFetch(req)
+	if err != nil {
+		return res, err
+	}
+	if dropResponse {
+		return res, nil
+	}
+	switch {
+	case resp.diverging:
+		// AbstractFetcherThread.truncateOnFetchResponse / getOffsetTruncationState.
+		to := f.HW()
+		if resp.divEpoch >= 0 {
+			fe, fend := f.log.EndOffsetForEpoch(resp.divEpoch)
+			switch {
+			case fe == resp.divEpoch:
+				to = min(resp.divEndOffset, fend)
+			case fe >= 0:
+				to = fend
+			default:
+				to = min(resp.divEndOffset, f.LEO())
+			}
+		}
+		return res, c.truncate(f, min(to, f.LEO()), &res)
+	case errors.Is(resp.err, ErrOffsetOutOfRange):
+		if req.fetchOffset < resp.logStart {
+			if err := truncateFully(f.log, resp.logStart); err != nil {
+				return res, err
+			}
+			res.Truncated, res.TruncatedTo = true, resp.logStart
+			c.note("broker %d truncated fully, restarting at %d (OFFSET_OUT_OF_RANGE)", id, resp.logStart)
+			c.cost.invalidate(id)
+			return res, f.setHW(resp.logStart, c.cfg.Topic)
+		}
+		return res, c.truncate(f, resp.leo, &res)
+	case resp.err != nil:
+		res.Err = resp.err
+		return res, nil
+	}
+	before := f.LEO()
+	// One append per batch: Kafka appends the whole response at once, which
+	// would exceed the tiny segment.bytes these scenarios use (Kafka refuses
+	// an append larger than segment.bytes).
+	for buf := resp.batches; len(buf) > 0; {
+		h, err := record.ParseHeader(buf)
+		if err != nil {
+			return res, fmt.Errorf("replication: broker %d: fetched batch: %w", id, err)
+		}
+		if err := f.log.AppendAsFollower(buf[:h.Size()]); err != nil {
+			return res, fmt.Errorf("replication: broker %d appends fetched batches: %w", id, err)
+		}
+		buf = buf[h.Size():]
+		c.cost.invalidate(id)
+	}
+	res.Appended = int64(f.LEO() - before)
+	// ReplicaFetcherThread.processPartitionData: HW first, then the log
+	// start offset (which may not pass the HW).
+	if err := f.setHW(min(resp.hw, f.LEO()), c.cfg.Topic); err != nil {
+		return res, err
+	}
+	if ls := min(resp.logStart, f.HW()); ls > f.log.LogStartOffset() {
+		if _, err := f.log.DeleteRecords(ls); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// truncate cuts follower f's log to offset to (its HW follows, as
+// UnifiedLog.truncateTo).
+func (c *Cluster) truncate(f *Broker, to record.Offset, res *FetchResult) error {
+	if to >= f.LEO() {
+		return nil
+	}
+	if err := truncateTo(f.log, to); err != nil {
+		return err
+	}
+	res.Truncated, res.TruncatedTo = true, to
+	c.note("broker %d truncated to %d", f.ID, to)
+	c.cost.invalidate(f.ID)
+	if f.HW() > to {
+		return f.setHW(to, c.cfg.Topic)
+	}
+	return nil
+}
+
+// FetchRound makes every follower fetch once, in assignment order, and
+// returns what each did (brokers that are down or the leader are left out).
+func (c *Cluster) FetchRound() ([]FetchResult, error) {
+	var out []FetchResult
+	for _, b := range c.brokers {
+		if b.ID == c.leader || !b.Up() {
+			continue
+		}
+		r, err := c.Fetch(b.ID, false)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

@@ -1,0 +1,286 @@
+package replication
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/cleanerlab/cleanerlab/engine/record"
+)
+
+// Acks is a producer's acks setting: AcksAll (-1), 1 or 0.
+type Acks int8
+
+const (
+	AcksAll    Acks = -1
+	AcksLeader Acks = 1
+	AcksNone   Acks = 0
+)
+
+func (a Acks) String() string {
+	if a == AcksAll {
+		return "all"
+	}
+	return fmt.Sprint(int8(a))
+}
+
+// producer is one idempotent or transactional producer (plain writes have
+// none): its producer id, epoch and next sequence, and its open transaction.
+type producer struct {
+	name  string
+	id    int64
+	epoch int16
+	seq   int32
+	txn   int // index into Model.Txns of the open transaction; -1 none
+}
+
+// pendingAck is an acks=all produce (write >= 0) or a coordinator's marker
+// (txn >= 0) waiting for the leader's HW to pass its offset in the epoch it
+// was appended in.
+type pendingAck struct {
+	write, txn int
+	offset     record.Offset
+	epoch      int32
+}
+
+// producers holds the clients: producers by name, acks waiting, and the
+// transaction coordinator's markers still to write.
+type producers struct {
+	byName  map[string]*producer
+	nextID  int64
+	pending []pendingAck
+	// markers are Model.Txns indexes whose COMMIT/ABORT the coordinator has
+	// decided but not yet had acknowledged (it retries after every event).
+	markers []int
+}
+
+func (p *producers) init() {
+	p.byName = map[string]*producer{}
+	p.nextID = 1000
+}
+
+// get returns the producer of that name, creating it (producer ids are
+// given in order of first use, from 1000, so runs replay exactly).
+func (p *producers) get(name string) *producer {
+	if pr, ok := p.byName[name]; ok {
+		return pr
+	}
+	pr := &producer{name: name, id: p.nextID, txn: -1}
+	p.nextID++
+	p.byName[name] = pr
+	return pr
+}
+
+// failPending drops every wait on the old leader's HW: acks=all produces
+// fail with NOT_LEADER_OR_FOLLOWER (their write stays unacknowledged: it
+// may or may not survive) and markers go back to the coordinator's queue.
+func (p *producers) failPending(c *Cluster) {
+	for _, a := range p.pending {
+		if a.txn >= 0 && !slices.Contains(p.markers, a.txn) {
+			p.markers = append(p.markers, a.txn)
+		}
+	}
+	p.pending = p.pending[:0]
+}
+
+// onHW acknowledges what the leader's new HW covers.
+func (p *producers) onHW(c *Cluster, hw record.Offset) error {
+	kept := p.pending[:0]
+	for _, a := range p.pending {
+		if a.offset >= hw || a.epoch != c.leaderEpoch {
+			kept = append(kept, a)
+			continue
+		}
+		if a.write >= 0 {
+			c.model.Writes[a.write].State = Acked
+		}
+		if a.txn >= 0 {
+			c.model.Txns[a.txn].MarkerAcked = true
+		}
+	}
+	p.pending = kept
+	return nil
+}
+
+// ProduceSpec is one produce of one record.
+type ProduceSpec struct {
+	Key       string
+	Value     string
+	Tombstone bool
+	Acks      Acks
+	// Producer names an idempotent producer (or the transactional one with
+	// Txn); empty: a plain producer (no producer id).
+	Producer string
+	// Txn writes the record in the producer's transaction (begun by its
+	// first transactional write).
+	Txn bool
+}
+
+// ProduceResult is what the produce got.
+type ProduceResult struct {
+	Offset record.Offset // -1 when refused
+	// Acked: acknowledged now (acks=1, or acks=all with the HW already past).
+	Acked bool
+	// Err is the error the leader answered with (the write was refused).
+	Err error
+	// Write is the Model.Writes index.
+	Write int
+}
+
+// Produce sends one record to the leader, as a Kafka client: no leader (or
+// a leader down) answers NOT_LEADER_OR_FOLLOWER; acks=all under min ISR
+// answers NOT_ENOUGH_REPLICAS (Partition.appendRecordsToLeader); otherwise
+// the leader appends it in its epoch and raises its HW; acks=1 is
+// acknowledged at once, acks=all once the HW passes it, acks=0 never.
+func (c *Cluster) Produce(s ProduceSpec) (ProduceResult, error) {
+	w := Write{Seq: len(c.model.Writes), Key: s.Key, Value: s.Value, Tombstone: s.Tombstone, Producer: s.Producer, Txn: -1, Offset: -1, Acks: s.Acks, TimeMs: c.Clock.Ms()}
+	res := ProduceResult{Offset: -1, Write: w.Seq}
+	var pr *producer
+	if s.Producer != "" {
+		pr = c.prod.get(s.Producer)
+	}
+	if s.Txn {
+		if pr == nil {
+			return res, fmt.Errorf("replication: a transactional produce needs a producer")
+		}
+		if pr.txn < 0 {
+			pr.txn = len(c.model.Txns)
+			c.model.Txns = append(c.model.Txns, Txn{Producer: pr.name, StartMs: c.Clock.Ms()})
+		}
+		w.Txn = pr.txn
+	}
+	lb := c.leaderBroker()
+	switch {
+	case lb == nil || !lb.Up():
+		res.Err = ErrNotLeaderOrFollower
+	case s.Acks == AcksAll && c.underMinISR():
+		res.Err = fmt.Errorf("%w: ISR %v is below min.insync.replicas %d", ErrNotEnoughReplicas, c.isr, c.effectiveMinISR())
+	}
+	if res.Err != nil {
+		w.State = Refused
+		c.model.Writes = append(c.model.Writes, w)
+		if w.Txn >= 0 {
+			c.model.Txns[w.Txn].Writes = append(c.model.Txns[w.Txn].Writes, w.Seq)
+			c.model.Txns[w.Txn].Failed = true
+		}
+		return res, nil
+	}
+	h := record.BatchHeader{BaseTimestamp: c.Clock.UnixMs(), MaxTimestamp: c.Clock.UnixMs(),
+		ProducerID: record.NoProducerID, ProducerEpoch: record.NoProducerEpoch, BaseSequence: record.NoSequence}
+	if pr != nil {
+		h.ProducerID, h.ProducerEpoch, h.BaseSequence = pr.id, pr.epoch, pr.seq
+		pr.seq++
+	}
+	if s.Txn {
+		h.Attributes |= record.AttrTransactional
+	}
+	r := record.Record{Key: []byte(s.Key)}
+	if !s.Tombstone {
+		r.Value = []byte(s.Value)
+	}
+	batch, err := record.BuildBatch(nil, h, []record.Record{r})
+	if err != nil {
+		return res, err
+	}
+	off, _, err := lb.log.AppendAsLeader(batch, c.leaderEpoch)
+	if err != nil {
+		return res, fmt.Errorf("replication: leader %d appends: %w", lb.ID, err)
+	}
+	c.cost.invalidate(lb.ID)
+	w.Offset, w.Epoch, w.State = off, c.leaderEpoch, Appended
+	res.Offset = off
+	if s.Acks == AcksLeader {
+		w.State = Acked
+		res.Acked = true
+	}
+	c.model.Writes = append(c.model.Writes, w)
+	if w.Txn >= 0 {
+		c.model.Txns[w.Txn].Writes = append(c.model.Txns[w.Txn].Writes, w.Seq)
+	}
+	if s.Acks == AcksAll {
+		c.prod.pending = append(c.prod.pending, pendingAck{write: w.Seq, txn: -1, offset: off, epoch: c.leaderEpoch})
+		if err := c.maybeIncrementLeaderHW(); err != nil {
+			return res, err
+		}
+		res.Acked = c.model.Writes[w.Seq].State == Acked
+	}
+	return res, nil
+}
+
+// EndTxn ends producer name's open transaction, as the client's
+// commitTransaction/abortTransaction: the coordinator decides (a COMMIT
+// needs every write of the transaction acknowledged, else the producer
+// must abort: INVALID_TXN_STATE here), then writes the marker through the
+// leader with acks=all, retrying after every later event until the HW
+// passes it. The decision stands from now on (the coordinator has logged
+// PREPARE_COMMIT/PREPARE_ABORT), whatever happens to the marker.
+func (c *Cluster) EndTxn(name string, commit bool) error {
+	pr, ok := c.prod.byName[name]
+	if !ok || pr.txn < 0 {
+		return fmt.Errorf("%w: producer %s has no open transaction", ErrInvalidTxnState, name)
+	}
+	t := &c.model.Txns[pr.txn]
+	if commit {
+		if t.Failed {
+			return fmt.Errorf("%w: a write of %s's transaction was refused: it must abort", ErrInvalidTxnState, name)
+		}
+		for _, wi := range t.Writes {
+			if c.model.Writes[wi].State != Acked {
+				return fmt.Errorf("%w: %s's write at offset %d is not acknowledged yet", ErrInvalidTxnState, name, c.model.Writes[wi].Offset)
+			}
+		}
+		t.Outcome = Committed
+	} else {
+		t.Outcome = Aborted
+	}
+	t.EndMs = c.Clock.Ms()
+	c.prod.markers = append(c.prod.markers, pr.txn)
+	pr.txn = -1
+	return c.retryMarkers()
+}
+
+// retryMarkers has the coordinator write every marker it still owes, when
+// there is a leader not under min ISR (WriteTxnMarkers appends with
+// acks=all).
+func (c *Cluster) retryMarkers() error {
+	lb := c.leaderBroker()
+	if len(c.prod.markers) == 0 || lb == nil || !lb.Up() || c.underMinISR() {
+		return nil
+	}
+	todo := c.prod.markers
+	c.prod.markers = nil
+	for _, ti := range todo {
+		t := &c.model.Txns[ti]
+		pr := c.prod.byName[t.Producer]
+		typ := record.ControlAbort
+		if t.Outcome == Committed {
+			typ = record.ControlCommit
+		}
+		h := record.BatchHeader{Attributes: record.AttrControl | record.AttrTransactional, BaseTimestamp: c.Clock.UnixMs(), MaxTimestamp: c.Clock.UnixMs(),
+			ProducerID: pr.id, ProducerEpoch: pr.epoch, BaseSequence: record.NoSequence}
+		r := record.Record{Key: record.AppendControlKey(nil, typ), Value: record.AppendEndTxnMarkerValue(nil, 0)}
+		batch, err := record.BuildBatch(nil, h, []record.Record{r})
+		if err != nil {
+			return err
+		}
+		off, _, err := lb.log.AppendAsLeader(batch, c.leaderEpoch)
+		if err != nil {
+			return fmt.Errorf("replication: leader %d appends a marker: %w", lb.ID, err)
+		}
+		c.cost.invalidate(lb.ID)
+		t.MarkerOffsets = append(t.MarkerOffsets, off)
+		c.prod.pending = append(c.prod.pending, pendingAck{write: -1, txn: ti, offset: off, epoch: c.leaderEpoch})
+	}
+	return c.maybeIncrementLeaderHW()
+}
+
+// OpenTxnProducers lists the producers with an open transaction, by name.
+func (c *Cluster) OpenTxnProducers() []string {
+	var out []string
+	for name, pr := range c.prod.byName {
+		if pr.txn >= 0 {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,810 @@
+package replication
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/engine/record"
+)
+
+// Arg is one argument of a scenario line: key or key=value.
+type Arg struct {
+	Key, Val string
+	HasVal   bool
+}
+
+// ParseLine splits a scenario line into its command and arguments
+// (whitespace-separated; key=value or a bare key).
+func ParseLine(line string) (string, []Arg) {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return "", nil
+	}
+	var args []Arg
+	for _, w := range f[1:] {
+		if k, v, ok := strings.Cut(w, "="); ok {
+			args = append(args, Arg{Key: k, Val: v, HasVal: true})
+		} else {
+			args = append(args, Arg{Key: w})
+		}
+	}
+	return f[0], args
+}
+
+// Runner executes scenario lines against one cluster at a time (each
+// "cluster" line starts a new one under Root).
+type Runner struct {
+	// Root is where clusters are created (each in its own subdirectory).
+	Root string
+	c    *Cluster
+	n    int
+}
+
+// Cluster is the current cluster (nil before the first "cluster" line).
+func (r *Runner) Cluster() *Cluster { return r.c }
+
+// Close shuts the current cluster down.
+func (r *Runner) Close() error {
+	if r.c == nil {
+		return nil
+	}
+	err := r.c.Close()
+	r.c = nil
+	return err
+}
+
+// BadInput is a scenario line the runner cannot execute: what was expected.
+type BadInput struct{ Msg string }
+
+func (e *BadInput) Error() string { return e.Msg }
+
+func bad(format string, args ...any) error { return &BadInput{Msg: fmt.Sprintf(format, args...)} }
+
+// args is a parsed argument list with checked access.
+type args struct {
+	cmd  string
+	list []Arg
+	used map[string]bool
+}
+
+func (a *args) has(key string) bool {
+	for _, x := range a.list {
+		if x.Key == key {
+			a.used[key] = true
+			return true
+		}
+	}
+	return false
+}
+
+func (a *args) str(key string) (string, bool) {
+	for _, x := range a.list {
+		if x.Key == key {
+			a.used[key] = true
+			return x.Val, x.HasVal
+		}
+	}
+	return "", false
+}
+
+func (a *args) int(key string, def int64) (int64, error) {
+	s, ok := a.str(key)
+	if !ok {
+		return def, nil
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, bad("%s: %s=%q: want an integer", a.cmd, key, s)
+	}
+	return v, nil
+}
+
+func (a *args) duration(key string) (int64, bool, error) {
+	s, ok := a.str(key)
+	if !ok {
+		return 0, false, nil
+	}
+	ms, err := ParseDurationMs(s)
+	if err != nil {
+		return 0, true, bad("%s: %s=%q: %v", a.cmd, key, s, err)
+	}
+	return ms, true, nil
+}
+
+// finish fails on an argument the command did not use.
+func (a *args) finish() error {
+	for _, x := range a.list {
+		if !a.used[x.Key] {
+			return bad("%s: unknown argument %q", a.cmd, x.Key)
+		}
+	}
+	return nil
+}
+
+// ParseDurationMs reads a duration as Go's time.ParseDuration, plus "d" for
+// days and a bare integer for milliseconds.
+func ParseDurationMs(s string) (int64, error) {
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if v < 0 {
+			return 0, errors.New("want a duration >= 0")
+		}
+		return v, nil
+	}
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		v, err := strconv.ParseFloat(n, 64)
+		if err != nil || v < 0 {
+			return 0, errors.New("want a duration such as 500ms, 10s, 5m, 1h or 1d")
+		}
+		return int64(v * 86400000), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, errors.New("want a duration such as 500ms, 10s, 5m, 1h or 1d")
+	}
+	return d.Milliseconds(), nil
+}
+
+// Exec runs one scenario line and returns its output. A *BadInput error
+// means the line itself is wrong (unknown command, bad argument, an event
+// the scenario cannot express such as fetching from a broker that does not
+// exist); an event the cluster refuses is output, as the broker's error.
+func (r *Runner) Exec(line string) (string, error) {
+	cmd, list := ParseLine(line)
+	a := &args{cmd: cmd, list: list, used: map[string]bool{}}
+	if cmd == "cluster" {
+		return r.newCluster(a)
+	}
+	if r.c == nil {
+		return "", bad("%s: no cluster yet: the first line must be \"cluster ...\"", cmd)
+	}
+	c := r.c
+	acked := c.ackedSet()
+	var out strings.Builder
+	var err error
+	switch cmd {
+	case "produce":
+		err = r.produce(a, &out)
+	case "commit", "abort":
+		err = r.endTxn(a, cmd == "commit", &out)
+	case "fetch":
+		err = r.fetch(a, &out)
+	case "crash", "restart", "offline", "back", "cut", "heal":
+		err = r.brokerEvent(a, &out)
+	case "advance":
+		err = r.advance(a, &out)
+	case "clean":
+		err = r.clean(a, &out)
+	case "elect":
+		err = r.elect(a, &out)
+	case "state":
+		if err = a.finish(); err == nil {
+			err = r.state(&out)
+		}
+	case "log":
+		err = r.dumpLog(a, &out)
+	case "check":
+		err = r.check(a, &out)
+	default:
+		return "", bad("unknown command %q: want cluster, produce, commit, abort, fetch, crash, restart, offline, back, cut, heal, advance, clean, elect, state, log or check", cmd)
+	}
+	if err != nil {
+		return out.String(), err
+	}
+	if cmd != "check" {
+		if err := c.retryMarkers(); err != nil {
+			return out.String(), err
+		}
+	}
+	for _, n := range c.drainNotes() {
+		fmt.Fprintln(&out, n)
+	}
+	if now := c.newlyAcked(acked); len(now) > 0 {
+		fmt.Fprintf(&out, "acknowledged: %s\n", strings.Join(now, ", "))
+	}
+	return strings.TrimRight(out.String(), "\n"), nil
+}
+
+// ackedSet is the set of writes and transaction markers acknowledged now.
+func (c *Cluster) ackedSet() map[string]bool {
+	s := map[string]bool{}
+	for _, n := range c.ackedNames() {
+		s[n] = true
+	}
+	return s
+}
+
+func (c *Cluster) ackedNames() []string {
+	var out []string
+	for i := range c.model.Writes {
+		w := &c.model.Writes[i]
+		if w.State == Acked && w.Key != FillerKey {
+			out = append(out, fmt.Sprintf("%s@%d", w.Key, w.Offset))
+		}
+	}
+	for i := range c.model.Txns {
+		t := &c.model.Txns[i]
+		if t.MarkerAcked {
+			out = append(out, fmt.Sprintf("%s of %s", strings.ToUpper(map[Outcome]string{Committed: "commit", Aborted: "abort"}[t.Outcome]), t.Producer))
+		}
+	}
+	return out
+}
+
+func (c *Cluster) newlyAcked(before map[string]bool) []string {
+	var out []string
+	for _, n := range c.ackedNames() {
+		if !before[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (r *Runner) newCluster(a *args) (string, error) {
+	if err := r.Close(); err != nil {
+		return "", err
+	}
+	cfg := Config{Log: DefaultLogConfig(), Cleaner: DefaultCleanerConfig()}
+	n, err := a.int("replicas", 3)
+	if err != nil {
+		return "", err
+	}
+	if n < 1 || n > 64 {
+		return "", bad("cluster: replicas=%d: want 1..64", n)
+	}
+	cfg.Replicas = int(n)
+	if s, ok := a.str("mode"); ok {
+		if cfg.Mode, err = ParseMode(s); err != nil {
+			return "", bad("cluster: %v", err)
+		}
+	}
+	if s, ok := a.str("truncate"); ok {
+		switch s {
+		case "hw":
+			cfg.Truncation = TruncateToHW
+		case "epoch":
+			cfg.Truncation = TruncateByEpoch
+		default:
+			return "", bad("cluster: truncate=%q: want hw or epoch", s)
+		}
+	}
+	if s, ok := a.str("unclean.leader.election.enable"); ok {
+		if cfg.UncleanLeaderElection, err = strconv.ParseBool(s); err != nil {
+			return "", bad("cluster: unclean.leader.election.enable=%q: want true or false", s)
+		}
+	}
+	if v, err := a.int("min.insync.replicas", 1); err != nil {
+		return "", err
+	} else {
+		cfg.MinInsyncReplicas = int(v)
+	}
+	ms := func(key string, dst *int64) error {
+		v, ok, err := a.duration(key)
+		if ok && err == nil {
+			*dst = v
+		}
+		return err
+	}
+	for key, dst := range map[string]*int64{
+		"delete.retention.ms":       &cfg.Log.DeleteRetentionMs,
+		"producer.id.expiration.ms": &cfg.Log.ProducerIDExpirationMs,
+		"replica.lag.time.max.ms":   &cfg.ReplicaLagTimeMaxMs,
+		"coordination.interval.ms":  &cfg.CoordinationIntervalMs,
+		"min.compaction.lag.ms":     &cfg.Log.MinCompactionLagMs,
+	} {
+		if err := ms(key, dst); err != nil {
+			return "", err
+		}
+	}
+	if v, err := a.int("segment.bytes", cfg.Log.SegmentBytes); err != nil {
+		return "", err
+	} else {
+		cfg.Log.SegmentBytes = v
+	}
+	if err := a.finish(); err != nil {
+		return "", err
+	}
+	r.n++
+	cfg.Root = filepath.Join(r.Root, fmt.Sprintf("cluster-%d", r.n))
+	if err := os.RemoveAll(cfg.Root); err != nil {
+		return "", err
+	}
+	c, err := NewCluster(cfg)
+	if err != nil {
+		return "", bad("cluster: %v", err)
+	}
+	r.c = c
+	c.drainNotes()
+	cfg = c.Config()
+	return fmt.Sprintf("%d brokers, mode %s, truncate=%s, min.insync.replicas %d, unclean.leader.election.enable %v, delete.retention.ms %d\nbroker 1 leads at epoch 0, ISR %v",
+		cfg.Replicas, cfg.Mode, cfg.Truncation, cfg.MinInsyncReplicas, cfg.UncleanLeaderElection, cfg.Log.DeleteRetentionMs, fmtIDs(c.isr)), nil
+}
+
+func fmtIDs(ids []int) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(id)
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+// broker reads broker=N and checks it exists.
+func (r *Runner) broker(a *args) (int, error) {
+	s, ok := a.str("broker")
+	if !ok {
+		return 0, bad("%s: want broker=N", a.cmd)
+	}
+	id, err := strconv.Atoi(s)
+	if err != nil || r.c.Broker(id) == nil {
+		return 0, bad("%s: broker=%s: want a broker id in 1..%d", a.cmd, s, len(r.c.brokers))
+	}
+	return id, nil
+}
+
+func (r *Runner) produce(a *args, out *strings.Builder) error {
+	key, ok := a.str("key")
+	if !ok || key == "" {
+		return bad("produce: want key=K")
+	}
+	s := ProduceSpec{Key: key, Acks: AcksAll}
+	val, hasVal := a.str("value")
+	s.Tombstone = a.has("tombstone")
+	if hasVal == s.Tombstone {
+		return bad("produce: want value=V or tombstone (one of them)")
+	}
+	s.Value = val
+	if v, ok := a.str("acks"); ok {
+		switch v {
+		case "all", "-1":
+			s.Acks = AcksAll
+		case "1":
+			s.Acks = AcksLeader
+		case "0":
+			s.Acks = AcksNone
+		default:
+			return bad("produce: acks=%q: want all, 1 or 0", v)
+		}
+	}
+	s.Producer, _ = a.str("producer")
+	s.Txn = a.has("txn")
+	if s.Txn && s.Producer == "" {
+		return bad("produce: txn needs producer=NAME")
+	}
+	if err := a.finish(); err != nil {
+		return err
+	}
+	res, err := r.c.Produce(s)
+	if err != nil {
+		return err
+	}
+	switch {
+	case res.Err != nil:
+		fmt.Fprintf(out, "error %v\n", res.Err)
+	case res.Acked:
+		fmt.Fprintf(out, "offset %d\n", res.Offset)
+	case s.Acks == AcksNone:
+		fmt.Fprintf(out, "offset %d (acks=0: never acknowledged)\n", res.Offset)
+	default:
+		fmt.Fprintf(out, "offset %d, waits for the HW (leader HW %d)\n", res.Offset, r.c.leaderBroker().HW())
+	}
+	return nil
+}
+
+func (r *Runner) endTxn(a *args, commit bool, out *strings.Builder) error {
+	p, ok := a.str("producer")
+	if !ok {
+		return bad("%s: want producer=NAME", a.cmd)
+	}
+	if err := a.finish(); err != nil {
+		return err
+	}
+	pending := len(r.c.model.Txns)
+	if pr, ok := r.c.prod.byName[p]; ok {
+		pending = pr.txn
+	}
+	if err := r.c.EndTxn(p, commit); err != nil {
+		if errors.Is(err, ErrInvalidTxnState) {
+			fmt.Fprintf(out, "error %v\n", err)
+			return nil
+		}
+		return err
+	}
+	t := &r.c.model.Txns[pending]
+	if len(t.MarkerOffsets) > 0 {
+		fmt.Fprintf(out, "marker at offset %d\n", t.MarkerOffsets[len(t.MarkerOffsets)-1])
+	} else {
+		fmt.Fprintln(out, "decided; the coordinator retries the marker (no leader or under min ISR)")
+	}
+	return nil
+}
+
+func (r *Runner) fetch(a *args, out *strings.Builder) error {
+	rounds, err := a.int("rounds", 1)
+	if err != nil {
+		return err
+	}
+	if rounds < 1 || rounds > 1000 {
+		return bad("fetch: rounds=%d: want 1..1000", rounds)
+	}
+	drop := a.has("drop-response")
+	one := 0
+	if _, ok := a.str("broker"); ok {
+		if one, err = r.broker(a); err != nil {
+			return err
+		}
+	} else if drop {
+		return bad("fetch: drop-response needs broker=N")
+	}
+	if err := a.finish(); err != nil {
+		return err
+	}
+	for i := int64(0); i < rounds; i++ {
+		var results []FetchResult
+		if one != 0 {
+			res, err := r.c.Fetch(one, drop)
+			if err != nil {
+				return err
+			}
+			results = append(results, res)
+		} else if results, err = r.c.FetchRound(); err != nil {
+			return err
+		}
+		for _, res := range results {
+			b := r.c.Broker(res.Broker)
+			switch {
+			case res.Err != nil:
+				fmt.Fprintf(out, "broker %d: error %v\n", res.Broker, res.Err)
+			case drop:
+				fmt.Fprintf(out, "broker %d: response lost (leader HW %d)\n", res.Broker, r.c.leaderBroker().HW())
+			case res.Truncated:
+				fmt.Fprintf(out, "broker %d: truncated to %d, HW %d\n", res.Broker, res.TruncatedTo, b.HW())
+			default:
+				fmt.Fprintf(out, "broker %d: +%d, LEO %d HW %d\n", res.Broker, res.Appended, b.LEO(), b.HW())
+			}
+		}
+	}
+	if lb := r.c.leaderBroker(); lb != nil {
+		fmt.Fprintf(out, "leader %d: LEO %d HW %d\n", lb.ID, lb.LEO(), lb.HW())
+	}
+	return nil
+}
+
+func (r *Runner) brokerEvent(a *args, out *strings.Builder) error {
+	id, err := r.broker(a)
+	if err != nil {
+		return err
+	}
+	unfenced := a.cmd == "crash" && a.has("unfenced")
+	if err := a.finish(); err != nil {
+		return err
+	}
+	c := r.c
+	b := c.Broker(id)
+	switch a.cmd {
+	case "crash":
+		err = c.Crash(id, !unfenced)
+	case "offline":
+		err = c.Shutdown(id)
+	case "restart", "back":
+		if b.Up() {
+			return bad("%s: broker %d is already up", a.cmd, id)
+		}
+		err = c.Start(id)
+	case "cut":
+		c.Cut(id)
+	case "heal":
+		c.Heal(id)
+	}
+	if errors.Is(err, ErrBrokerDown) {
+		return bad("%s: %v", a.cmd, err)
+	}
+	if err != nil {
+		return err
+	}
+	if a.cmd == "restart" || a.cmd == "back" {
+		rec := b.log.Recovery()
+		how := "clean shutdown"
+		if rec != nil && !rec.CleanShutdown {
+			how = "recovered (no clean shutdown)"
+		}
+		fmt.Fprintf(out, "broker %d up, %s: LEO %d HW %d\n", id, how, b.LEO(), b.HW())
+	} else {
+		fmt.Fprintf(out, "broker %d %s\n", id, map[string]string{"crash": "crashed", "offline": "offline (controlled shutdown)", "cut": "cut off from the other brokers", "heal": "reaches the other brokers again"}[a.cmd])
+	}
+	return nil
+}
+
+func (r *Runner) advance(a *args, out *strings.Builder) error {
+	by, okBy, err := a.duration("by")
+	if err != nil {
+		return err
+	}
+	to, okTo, err := a.duration("to")
+	if err != nil {
+		return err
+	}
+	if okBy == okTo {
+		return bad("advance: want by=DURATION or to=TIME (one of them)")
+	}
+	if err := a.finish(); err != nil {
+		return err
+	}
+	if okTo {
+		if to < r.c.Clock.Ms() {
+			return bad("advance: to=%s is before now (%s)", fmtMs(to), fmtMs(r.c.Clock.Ms()))
+		}
+		by = to - r.c.Clock.Ms()
+	}
+	if err := r.c.Advance(by); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "t=%s\n", fmtMs(r.c.Clock.Ms()))
+	return nil
+}
+
+// fmtMs prints a virtual time as Go prints durations, without zero
+// trailing units: 500ms, 3s, 1m10s, 2h, 72h4m30s.
+func fmtMs(ms int64) string {
+	if ms == 0 {
+		return "0s"
+	}
+	if ms%1000 != 0 {
+		return fmt.Sprintf("%dms", ms)
+	}
+	s := (time.Duration(ms) * time.Millisecond).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+func (r *Runner) clean(a *args, out *strings.Builder) error {
+	id, err := r.broker(a)
+	if err != nil {
+		return err
+	}
+	if err := a.finish(); err != nil {
+		return err
+	}
+	b := r.c.Broker(id)
+	if !b.Up() {
+		fmt.Fprintf(out, "broker %d: error %v\n", id, ErrBrokerDown)
+		return nil
+	}
+	st, err := r.c.Clean(id)
+	if err != nil {
+		return err
+	}
+	bounds := ""
+	if r.c.cfg.Mode == Coordinated {
+		bounds = fmt.Sprintf(" (MTRO %d, MXRO %d)", max(b.mtro, 0), max(b.mxro, 0))
+	}
+	if st.Skipped != "" {
+		fmt.Fprintf(out, "broker %d: %s%s\n", id, st.Skipped, bounds)
+		return nil
+	}
+	fmt.Fprintf(out, "broker %d cleaned [%d, %d)%s: records %d -> %d, horizons stamped %d, markers removed %d\n",
+		id, st.LogToClean.FirstDirtyOffset, st.EndOffset, bounds, st.MessagesRead, st.MessagesWritten, st.HorizonsStamped, st.MarkersDiscarded)
+	return nil
+}
+
+func (r *Runner) elect(a *args, out *strings.Builder) error {
+	c := r.c
+	if _, ok := a.str("broker"); !ok {
+		if err := a.finish(); err != nil {
+			return err
+		}
+		if err := c.reelect(); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "leader %s epoch %d ISR %v\n", c.leaderName(), c.leaderEpoch, fmtIDs(c.isr))
+		return nil
+	}
+	id, err := r.broker(a)
+	if err != nil {
+		return err
+	}
+	unclean := a.has("unclean")
+	if err := a.finish(); err != nil {
+		return err
+	}
+	if err := c.ElectPreferred(id, unclean); err != nil {
+		if errors.Is(err, ErrIneligibleReplica) {
+			fmt.Fprintf(out, "error %v\n", err)
+			return nil
+		}
+		return err
+	}
+	fmt.Fprintf(out, "leader %s epoch %d ISR %v\n", c.leaderName(), c.leaderEpoch, fmtIDs(c.isr))
+	return nil
+}
+
+// leaderName is the leader's id, or "none".
+func (c *Cluster) leaderName() string {
+	if c.leader == 0 {
+		return "none"
+	}
+	return strconv.Itoa(c.leader)
+}
+
+// state prints the controller's view and every replica.
+func (r *Runner) state(out *strings.Builder) error {
+	c := r.c
+	leader := "none"
+	if c.leader != 0 {
+		leader = strconv.Itoa(c.leader)
+	}
+	fmt.Fprintf(out, "t=%s leader %s epoch %d ISR %s\n", fmtMs(c.Clock.Ms()), leader, c.leaderEpoch, fmtIDs(c.isr))
+	for _, b := range c.brokers {
+		v, err := c.View(b.ID)
+		if err != nil {
+			return err
+		}
+		writeReplicaLine(out, c, b, v)
+	}
+	return nil
+}
+
+func writeReplicaLine(out *strings.Builder, c *Cluster, b *Broker, v *ReplicaView) {
+	if !v.Up {
+		extra := ""
+		if c.cut[b.ID] {
+			extra = ", cut off"
+		}
+		fmt.Fprintf(out, "broker %d: %s%s\n", b.ID, b.state, extra)
+		return
+	}
+	eps := make([]string, len(v.Epochs))
+	for i, e := range v.Epochs {
+		eps[i] = e.String()
+	}
+	extra := ""
+	if c.cut[b.ID] {
+		extra = " cut-off"
+	}
+	coord := ""
+	if c.cfg.Mode == Coordinated {
+		coord = fmt.Sprintf(" MCCO %d MTRO %d MXRO %d", v.MCCO, max(v.MTRO, 0), max(v.MXRO, 0))
+	}
+	fmt.Fprintf(out, "broker %d: up%s LEO %d HW %d LSO %d start %d epochs [%s]%s\n", b.ID, extra, v.LEO, v.HW, v.LSO, v.LogStart, strings.Join(eps, " "), coord)
+}
+
+// dumpLog prints every batch of broker=N's log.
+func (r *Runner) dumpLog(a *args, out *strings.Builder) error {
+	id, err := r.broker(a)
+	if err != nil {
+		return err
+	}
+	if err := a.finish(); err != nil {
+		return err
+	}
+	b := r.c.Broker(id)
+	if !b.Up() {
+		fmt.Fprintf(out, "broker %d: error %v\n", id, ErrBrokerDown)
+		return nil
+	}
+	var dec record.Decoder
+	n := 0
+	err = b.log.ReadBatches(0, func(_ *engine.Segment, _ engine.FilePos, batch []byte) error {
+		h, it, err := dec.Records(batch)
+		if err != nil {
+			return err
+		}
+		n++
+		var parts []string
+		var rec record.Record
+		for {
+			ok, err := it.Next(&rec)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%d: %s", rec.Offset(&h), describeRecord(&h, &rec)))
+		}
+		hz := ""
+		if ms, ok := h.DeleteHorizonMs(); ok {
+			hz = " horizon " + fmtMs(ms-Epoch0.UnixMilli())
+		}
+		if len(parts) == 0 {
+			fmt.Fprintf(out, "%d-%d: empty batch (pid %d) epoch %d%s\n", h.BaseOffset, h.LastOffset(), h.ProducerID, h.PartitionLeaderEpoch, hz)
+			return nil
+		}
+		fmt.Fprintf(out, "%s epoch %d%s\n", strings.Join(parts, ", "), h.PartitionLeaderEpoch, hz)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		fmt.Fprintf(out, "(empty log, LEO %d)\n", b.LEO())
+	}
+	return nil
+}
+
+// check settles the cluster (unless settle=false) and reports every
+// replica and every divergence.
+func (r *Runner) check(a *args, out *strings.Builder) error {
+	settle := true
+	if s, ok := a.str("settle"); ok {
+		v, err := strconv.ParseBool(s)
+		if err != nil {
+			return bad("check: settle=%q: want true or false", s)
+		}
+		settle = v
+	}
+	if err := a.finish(); err != nil {
+		return err
+	}
+	c := r.c
+	if settle {
+		if err := c.Settle(SettleOptions{}); err != nil {
+			return err
+		}
+		c.drainNotes()
+	}
+	rep, err := c.Check()
+	if err != nil {
+		return err
+	}
+	WriteReport(out, c, rep)
+	return nil
+}
+
+// WriteReport prints a check: each replica's offsets and what a
+// read_committed consumer reads when that replica leads, then the findings.
+func WriteReport(out *strings.Builder, c *Cluster, rep *Report) {
+	leader := "none"
+	if c.leader != 0 {
+		leader = strconv.Itoa(c.leader)
+	}
+	fmt.Fprintf(out, "t=%s leader %s epoch %d ISR %s\n", fmtMs(c.Clock.Ms()), leader, c.leaderEpoch, fmtIDs(c.isr))
+	for _, v := range rep.Views {
+		writeReplicaLine(out, c, c.Broker(v.Broker), v)
+	}
+	for _, v := range rep.Views {
+		if v.Up {
+			fmt.Fprintf(out, "read_committed if broker %d leads: %s\n", v.Broker, v.stateWithoutFiller())
+		}
+	}
+	if len(rep.Findings) == 0 {
+		fmt.Fprintln(out, "no divergence")
+		return
+	}
+	for _, f := range rep.Findings {
+		fmt.Fprintln(out, f.String())
+	}
+}
+
+// stateWithoutFiller is State without Settle's filler key.
+func (v *ReplicaView) stateWithoutFiller() string {
+	w := *v
+	w.Visible = map[string]visibleRecord{}
+	for k, r := range v.Visible {
+		if k != FillerKey {
+			w.Visible[k] = r
+		}
+	}
+	return w.State()
+}
+
+// sortedKinds is a helper for reports.
+func sortedKinds(m map[Kind]int) []Kind {
+	var out []Kind
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
