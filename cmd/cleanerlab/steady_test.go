@@ -151,3 +151,22 @@ func TestSteadyBadInput(t *testing.T) {
 		t.Errorf("bad input left %v", roots)
 	}
 }
+
+// TestCleanLogDirMetricsAddr: clean --dir LOGDIR --metrics-addr starts the
+// endpoint before cleaning (a bad address is an error naming the flag, a
+// good one is announced).
+func TestCleanLogDirMetricsAddr(t *testing.T) {
+	root := t.TempDir()
+	l, err := engine.Open(filepath.Join(root, "t-0"), engine.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if _, err := cli(t, "clean", "--dir", root, "--metrics-addr", "localhost:http"); err == nil || !strings.Contains(err.Error(), "--metrics-addr") {
+		t.Errorf("bad address: %v, want an error naming --metrics-addr", err)
+	}
+	out, err := cli(t, "clean", "--dir", root, "--metrics-addr", ":0")
+	if err != nil || !strings.Contains(out, "serving Prometheus metrics at http://127.0.0.1:") {
+		t.Errorf("clean --metrics-addr :0: %v\n%s", err, out)
+	}
+}
