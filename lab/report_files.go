@@ -208,7 +208,7 @@ func setLabel(path string, all []string) string {
 func printComparisons(w io.Writer, tables []results.CompareTable) {
 	for _, t := range tables {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "%s\t", t.Unit)
+		fmt.Fprintf(tw, "%s\t", results.DisplayUnit(t.Unit))
 		for i, c := range t.Columns {
 			fmt.Fprintf(tw, "%s\t", c)
 			if i > 0 {

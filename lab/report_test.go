@@ -12,13 +12,13 @@ import (
 	"github.com/cleanerlab/cleanerlab/results"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite the golden files of the report tables (read every changed line before committing)")
+var rewriteGolden = flag.Bool("rewrite-golden", false, "rewrite the golden files of the report tables (read every changed line before committing)")
 
-// golden compares got with testdata/name, or writes it with -rewrite.
+// golden compares got with testdata/name, or writes it with -rewrite-golden.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *rewrite {
+	if *rewriteGolden {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -224,10 +224,13 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	}
 	before, berr := results.Snapshot(env.DataDir.Device)
 	t0 = time.Now()
+	// The clean reads the dirty part twice (map and copy) and the rest once:
+	// the bar's total, an estimate from the workload's dirty ratio.
 	var total int64
 	for _, l := range logs {
 		total += l.SizeBytes()
 	}
+	total += int64(float64(total) * e.Workload.DirtyRatio)
 	stopProfile, err := startCPUProfile(opt.CPUProfile)
 	if err != nil {
 		return nil, err

@@ -271,3 +271,28 @@ func Sweep(ctx context.Context, plan *SweepPlan, opt SweepOptions) (*results.Swe
 	}
 	return sw, dir, nil
 }
+
+// WriteSchedule prints the plan's runs in the order Sweep carries them out
+// (a dry run), an invalid point's reason beside it.
+func WriteSchedule(w io.Writer, p *SweepPlan) {
+	order := p.Schedule()
+	fmt.Fprintf(w, "%d points x %d repetitions = %d runs\n", len(p.Points), p.Count, len(order))
+	for i, s := range order {
+		pt := p.Points[s.Point]
+		note := ""
+		if pt.Err != nil {
+			note = "  (invalid: " + pt.Err.Error() + ")"
+		}
+		fmt.Fprintf(w, "%4d  %s  (rep %d)%s\n", i+1, pt.Name, s.Rep, note)
+	}
+}
+
+// Override adds axis a to given and axes, first removing whatever they
+// said of the same parameter (by Name, or by a's field Path): the command
+// line's value replaces the file's.
+func Override(given []Param, axes []Axis, a Axis) ([]Param, []Axis) {
+	same := func(n string) bool { return n == a.Name || (a.Path != "" && n == a.Path) }
+	given = slices.DeleteFunc(given, func(p Param) bool { return same(p.Name) })
+	axes = slices.DeleteFunc(axes, func(x Axis) bool { return same(x.Name) })
+	return given, append(axes, a)
+}

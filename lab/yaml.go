@@ -644,3 +644,22 @@ func CheckSetting(path, value string) error {
 // ApplyAxis sets one value of axis a in e, through its Setter or as a
 // field path.
 func ApplyAxis(e *Experiment, a Axis, value string) error { return a.apply(e, value) }
+
+// LoadRunYAML loads an experiment file for one run: its sweep: section may
+// only fix values (one each), which are applied.
+func LoadRunYAML(path string, opts LoadOptions) (Experiment, error) {
+	f, err := LoadYAML(path, opts)
+	if err != nil {
+		return Experiment{}, err
+	}
+	e := f.Experiment
+	for _, a := range f.Axes {
+		if len(a.Values) > 1 {
+			return Experiment{}, fmt.Errorf("%s: sweeps %s over %d values: run it with cleanerlab sweep --experiment", a.Where, a.Name, len(a.Values))
+		}
+		if err := a.apply(&e, a.Values[0]); err != nil {
+			return Experiment{}, fmt.Errorf("%s: %w", a.Where, err)
+		}
+	}
+	return e, nil
+}

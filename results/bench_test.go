@@ -180,7 +180,8 @@ func TestFormatValue(t *testing.T) {
 		want string
 	}{
 		{584.1e6, "ns/op", "584.1ms"}, {1196, "ns/key", "1.196µs"}, {2.5e9, "ns/op", "2.5s"}, {738.3, "ns/key", "738.3ns"},
-		{60 << 20, UnitDiskReadBPerOp, "60.0 MiB"}, {107.8, UnitMBps, "107.8"}, {1.5e6, "records/s", "1.5M"}, {24, UnitBPerKey, "24"},
+		{60 << 20, UnitDiskReadBPerOp, "60.0 MiB"}, {107.8, UnitMBps, "102.8"}, // 107.8e6 / 2^20 = 102.8 MiB/s
+		{1.5e6, "records/s", "1.5M"}, {24, UnitBPerKey, "24"},
 	} {
 		if got := FormatValue(c.v, c.unit); got != c.want {
 			t.Errorf("FormatValue(%v, %q) = %q, want %q", c.v, c.unit, got, c.want)

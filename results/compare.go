@@ -166,6 +166,8 @@ func SplitByKey(benches []Benchmark, key string) []BenchSet {
 // else with FormatFigure.
 func FormatValue(v float64, unit string) string {
 	switch {
+	case unit == UnitMBps:
+		return FormatFigure(ToMiBps(v)) // shown in MiB/s (DisplayUnit)
 	case strings.HasPrefix(unit, "ns/"):
 		a := math.Abs(v)
 		switch {
@@ -181,6 +183,16 @@ func FormatValue(v float64, unit string) string {
 		return FormatBytes(int64(v))
 	}
 	return FormatFigure(v)
+}
+
+// DisplayUnit is the unit a person reads for a benchmark unit: MiB/s for
+// go test's MB/s (FormatValue converts the values), the unit itself
+// otherwise.
+func DisplayUnit(unit string) string {
+	if unit == UnitMBps {
+		return "MiB/s"
+	}
+	return unit
 }
 
 // FormatFigure renders a value with 4 significant digits and a scale

@@ -136,7 +136,7 @@ func (r *Run) writeCounters(b *strings.Builder) {
 		counterRow{"major faults", d.MajorFaultsCount, "count", SourceVmstat, "pgmajfault, system-wide"},
 		counterRow{"page faults", d.PageFaultsCount, "count", SourceVmstat, "pgfault, system-wide"},
 	)
-	b.WriteString("| counter | value | unit | readable | source | meaning |\n|---|--:|---|--:|---|---|\n")
+	b.WriteString("| counter | value | unit | readable | scope | source | meaning |\n|---|--:|---|--:|---|---|---|\n")
 	for _, c := range rows {
 		value, readable := strconv.FormatInt(c.value, 10), ""
 		if d.missing(c.source) {
@@ -144,7 +144,7 @@ func (r *Run) writeCounters(b *strings.Builder) {
 		} else if c.unit == "bytes" {
 			readable = FormatBytes(c.value)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", c.name, value, c.unit, readable, cell(c.source), c.what)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", c.name, value, c.unit, readable, counterScope(c.source), cell(c.source), c.what)
 	}
 	b.WriteString("\n")
 	if d.DiskNote != "" {
@@ -221,4 +221,13 @@ func (r *Run) writeEnvironment(b *strings.Builder) {
 func cell(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
 	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// counterScope is who a counter source counts: this process
+// (/proc/self/io) or the whole machine (meminfo, diskstats, vmstat).
+func counterScope(source string) string {
+	if strings.HasPrefix(source, SourceSelfIO) {
+		return "process"
+	}
+	return "system"
 }

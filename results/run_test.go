@@ -113,7 +113,7 @@ func TestRunWriteRoundTrip(t *testing.T) {
 		`| odd \| name | 1 | count | pipe in a cell |`,
 		"**passed** 1000000 keys match the ground truth",
 		"| clean | 1.5s | 1500.000 |",
-		"| disk read | 268435456 | bytes | 256.0 MiB | diskstats vda |",
+		"| disk read | 268435456 | bytes | 256.0 MiB | system | diskstats vda |",
 		"| page cache | 104857600 | bytes | 100.0 MiB |",
 		`"hasher": "xxh3"`,
 		`"records_kept": 1000000`,
@@ -121,6 +121,12 @@ func TestRunWriteRoundTrip(t *testing.T) {
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	// Every counter row says its scope: /proc/self/io is this process's.
+	for _, line := range strings.Split(report, "\n") {
+		if strings.HasPrefix(line, "| process read_bytes |") && !strings.Contains(line, "| process | self/io |") {
+			t.Errorf("process counter without its scope: %s", line)
 		}
 	}
 	// The rows keep the caller's order.

@@ -78,7 +78,7 @@ func (r *Report) Markdown() string {
 		p("## Comparison (benchstat statistics)\n\n%s\n\n", r.CompareNote)
 		p("Each cell is the median over the repetitions ± the 95%% confidence interval; vs the first column, the change of the median when the Mann-Whitney U test gives p < %.2f (\"~\" otherwise), with p and the sample sizes.\n\n", CompareAlpha)
 		for _, t := range r.Comparisons {
-			p("### %s\n\n| benchmark |", t.Unit)
+			p("### %s\n\n| benchmark |", DisplayUnit(t.Unit))
 			for i, c := range t.Columns {
 				p(" %s |", cell(c))
 				if i > 0 {

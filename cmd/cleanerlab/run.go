@@ -117,18 +117,9 @@ func resolveRun(f *pflag.FlagSet, rf *runFlags) (lab.Experiment, error) {
 	}
 	e := rf.exp
 	if rf.experiment != "" {
-		file, err := lab.LoadYAML(rf.experiment, lab.LoadOptions{Param: flagSetter})
-		if err != nil {
+		var err error
+		if e, err = lab.LoadRunYAML(rf.experiment, lab.LoadOptions{Param: flagSetter}); err != nil {
 			return lab.Experiment{}, err
-		}
-		e = file.Experiment
-		for _, a := range file.Axes {
-			if len(a.Values) > 1 {
-				return lab.Experiment{}, fmt.Errorf("%s: sweeps %s over %d values: run it with cleanerlab sweep --experiment", a.Where, a.Name, len(a.Values))
-			}
-			if err := lab.ApplyAxis(&e, a, a.Values[0]); err != nil {
-				return lab.Experiment{}, fmt.Errorf("%s: %w", a.Where, err)
-			}
 		}
 		// The flags given on the command line win over the file.
 		var errs []error
@@ -152,12 +143,12 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 	if err != nil {
 		return err
 	}
-	showProgress, err := progressWanted(rf.progress)
+	showProgress, err := lab.ProgressWanted(rf.progress)
 	if err != nil {
 		return err
 	}
 	run, err := lab.Run(cmd.Context(), e, lab.Options{
-		Dir: rf.dir, Keep: lab.Keep(rf.keep), Out: rf.out, Progress: newProgress(showProgress),
+		Dir: rf.dir, Keep: lab.Keep(rf.keep), Out: rf.out, Progress: lab.NewBars(showProgress),
 		DropCaches: rf.dropCaches, CPUProfile: rf.cpuProfile, Log: out, Baseline: rf.baseline,
 	})
 	if run == nil {

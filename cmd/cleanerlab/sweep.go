@@ -3,13 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -125,24 +121,12 @@ func planSweep(cmd *cobra.Command, sf *sweepFlags) (*lab.SweepPlan, error) {
 		}
 	})
 	for _, name := range names {
-		path := flagPath(name)
-		same := func(n string) bool { return n == name || (path != "" && n == path) }
-		given = slices.DeleteFunc(given, func(p lab.Param) bool { return same(p.Name) })
-		axes = slices.DeleteFunc(axes, func(a lab.Axis) bool { return same(a.Name) })
 		values := strings.Split(*sf.params[name], ",")
 		for i := range values {
 			values[i] = strings.TrimSpace(values[i])
 		}
 		set, _ := flagSetter(name)
-		axes = append(axes, lab.Axis{Name: name, Values: values, Where: "--" + name, Set: set, Path: path})
-	}
-	for _, a := range axes {
-		for _, v := range a.Values {
-			scratch := base
-			if err := lab.ApplyAxis(&scratch, a, v); err != nil {
-				return nil, fmt.Errorf("sweep: %s: %w", a.Where, err)
-			}
-		}
+		given, axes = lab.Override(given, axes, lab.Axis{Name: name, Values: values, Where: "--" + name, Set: set, Path: flagPath(name)})
 	}
 	plan, err := lab.PlanSweep(base, given, axes, count, seed)
 	if err != nil {
@@ -160,48 +144,19 @@ func sweepMain(cmd *cobra.Command, sf *sweepFlags) error {
 	}
 	order := plan.Schedule()
 	if sf.dryRun {
-		fmt.Fprintf(out, "%d points x %d repetitions = %d runs\n", len(plan.Points), plan.Count, len(order))
-		for i, s := range order {
-			p := plan.Points[s.Point]
-			note := ""
-			if p.Err != nil {
-				note = "  (invalid: " + p.Err.Error() + ")"
-			}
-			fmt.Fprintf(out, "%4d  %s  (rep %d)%s\n", i+1, p.Name, s.Rep, note)
-		}
+		lab.WriteSchedule(out, plan)
 		return nil
 	}
-	showProgress, err := progressWanted(sf.progress)
+	showProgress, err := lab.ProgressWanted(sf.progress)
 	if err != nil {
 		return err
 	}
-	var bar *progressbar.ProgressBar
-	if showProgress {
-		bar = progressbar.NewOptions(len(order),
-			progressbar.OptionSetWriter(os.Stderr),
-			progressbar.OptionSetDescription("sweep"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(false),
-			progressbar.OptionFullWidth(),
-		)
-	}
+	bar := lab.NewRunBar(showProgress, len(order))
 	fmt.Fprintf(out, "sweep: %d points x %d repetitions = %d runs\n", len(plan.Points), plan.Count, len(order))
-	start := time.Now()
 	sw, dir, err := lab.Sweep(cmd.Context(), plan, lab.SweepOptions{
-		Out: sf.out, Dir: sf.dir, DropCaches: sf.dropCaches, Log: cmd.ErrOrStderr(),
-		OnRun: func(i, n int, p *lab.SweepPoint) {
-			if bar != nil {
-				if i > 1 {
-					bar.Add(1)
-				}
-				bar.Describe(progressLabelRuns(fmt.Sprintf("%d/%d %s", i, n, lab.PointLabel(p.Params)), i-1, time.Since(start)))
-			}
-		},
+		Out: sf.out, Dir: sf.dir, DropCaches: sf.dropCaches, Log: cmd.ErrOrStderr(), OnRun: bar.OnRun,
 	})
-	if bar != nil {
-		bar.Finish()
-		fmt.Fprintln(os.Stderr)
-	}
+	bar.Finish()
 	if err != nil {
 		if dir != "" && errors.Is(err, lab.ErrStopped) {
 			return fmt.Errorf("%w; the runs done are in %s", err, filepath.Join(dir, results.SweepJSONFile))
@@ -218,13 +173,4 @@ func sweepMain(cmd *cobra.Command, sf *sweepFlags) error {
 		return exitError{code: 2, err: fmt.Errorf("sweep: %d of %d runs failed verification (see their reports under %s)", unverified, len(order), filepath.Join(dir, results.SweepRunsDir))}
 	}
 	return nil
-}
-
-// progressLabelRuns is the sweep bar's description: after a second, the
-// runs done per minute.
-func progressLabelRuns(what string, done int, elapsed time.Duration) string {
-	if elapsed < time.Second || done == 0 {
-		return what
-	}
-	return fmt.Sprintf("%s (%.1f runs/min, %s)", what, float64(done)/elapsed.Minutes(), elapsed.Truncate(time.Second))
 }

@@ -1,4 +1,4 @@
-package main
+package lab
 
 import (
 	"fmt"
@@ -7,12 +7,11 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
-
-	"github.com/cleanerlab/cleanerlab/lab"
 )
 
-// progressWanted resolves --progress: auto shows bars only when stderr is a terminal.
-func progressWanted(mode string) (bool, error) {
+// ProgressWanted resolves a --progress mode: always, never, or auto (bars
+// only when stderr is a terminal).
+func ProgressWanted(mode string) (bool, error) {
 	switch mode {
 	case "always":
 		return true, nil
@@ -35,8 +34,9 @@ type barProgress struct {
 	start time.Time
 }
 
-// newProgress returns bars on stderr, or nil (no progress) when !show.
-func newProgress(show bool) lab.Progress {
+// NewBars returns a Progress of byte bars on stderr, or nil (no progress)
+// when !show.
+func NewBars(show bool) Progress {
 	if !show {
 		return nil
 	}
@@ -80,4 +80,55 @@ func (b *barProgress) Finish() {
 	}
 	b.pb.Finish()
 	b.pb = nil
+}
+
+// RunBar is a sweep's progress bar on stderr: one step per run, its
+// description the run, its point and, after a second, the runs per minute.
+// Its OnRun is SweepOptions.OnRun; a nil *RunBar shows nothing.
+type RunBar struct {
+	pb    *progressbar.ProgressBar
+	start time.Time
+}
+
+// NewRunBar returns a bar of n runs, or nil when !show.
+func NewRunBar(show bool, n int) *RunBar {
+	if !show {
+		return nil
+	}
+	return &RunBar{start: time.Now(), pb: progressbar.NewOptions(n,
+		progressbar.OptionSetWriter(os.Stderr),
+		progressbar.OptionSetDescription("sweep"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(false),
+		progressbar.OptionFullWidth(),
+	)}
+}
+
+// OnRun moves the bar to run i of n, of point p.
+func (b *RunBar) OnRun(i, n int, p *SweepPoint) {
+	if b == nil {
+		return
+	}
+	if i > 1 {
+		b.pb.Add(1)
+	}
+	b.pb.Describe(progressLabelRuns(fmt.Sprintf("%d/%d %s", i, n, PointLabel(p.Params)), i-1, time.Since(b.start)))
+}
+
+// Finish completes the bar.
+func (b *RunBar) Finish() {
+	if b == nil {
+		return
+	}
+	b.pb.Finish()
+	fmt.Fprintln(os.Stderr)
+}
+
+// progressLabelRuns is the sweep bar's description: after a second, the
+// runs done per minute.
+func progressLabelRuns(what string, done int, elapsed time.Duration) string {
+	if elapsed < time.Second || done == 0 {
+		return what
+	}
+	return fmt.Sprintf("%s (%.1f runs/min, %s)", what, float64(done)/elapsed.Minutes(), elapsed.Truncate(time.Second))
 }
