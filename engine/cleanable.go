@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
@@ -41,6 +42,12 @@ type LogToClean struct {
 	// log end offset], so the first dirty offset was reset to the log start
 	// offset and the checkpoint should be rewritten with it.
 	ForceUpdateCheckpoint bool
+	// CheckpointWarning is Kafka's warning for that reset
+	// (LogCleanerManager.cleanableOffsets), "" when none: a checkpoint
+	// below the log start offset (not warned of when cleanup.policy is
+	// compact,delete, where retention moves the log start offset past it
+	// as a matter of course), or above the log end offset.
+	CheckpointWarning string
 	// truncGen is the log's truncation count when the range was computed:
 	// a clean of it after a truncation is aborted (ErrCleaningAborted).
 	truncGen uint64
@@ -52,7 +59,8 @@ func (lt *LogToClean) TotalBytes() int64 { return lt.CleanBytes + lt.CleanableBy
 // CleanableOffsets computes the cleanable range of l, as Kafka's
 // LogCleanerManager.cleanableOffsets and LogToClean:
 //   - first dirty offset: the checkpoint, or the log start offset when there is
-//     none or it lies outside [log start offset, log end offset];
+//     none or it lies outside [log start offset, log end offset] (then
+//     ForceUpdateCheckpoint, and CheckpointWarning says so as Kafka warns);
 //   - first uncleanable offset: max(first dirty, min(last stable offset (the
 //     first offset of the earliest open transaction, bounded by the high
 //     watermark), active segment base offset, base of the first dirty
@@ -85,6 +93,15 @@ func (l *Log) CleanableOffsets(checkpoint record.Offset, nowMs int64) (LogToClea
 	if checkpoint < 0 || checkpoint < l.logStartOffset || checkpoint > leo {
 		firstDirty = l.logStartOffset
 		lt.ForceUpdateCheckpoint = checkpoint >= 0
+		switch {
+		case checkpoint < 0:
+		case checkpoint < l.logStartOffset:
+			if !(l.cfg.Compact && l.cfg.Delete) {
+				lt.CheckpointWarning = fmt.Sprintf("Resetting first dirty offset of %s to log start offset %d since the checkpointed offset %d is invalid.", l.tp, l.logStartOffset, checkpoint)
+			}
+		default:
+			lt.CheckpointWarning = fmt.Sprintf("The last checkpoint dirty offset for partition %s is %d, which is larger than the log end offset %d. Resetting to the log start offset %d.", l.tp, checkpoint, leo, l.logStartOffset)
+		}
 	}
 	lt.FirstDirtyOffset = firstDirty
 	hw := l.highWatermark

@@ -68,6 +68,12 @@ type Cleaner struct {
 	oversize []byte
 	// checkDone is the current clean's CleanOptions.CheckDone.
 	checkDone func() error
+	// appends groups the output batches into Kafka's appends, for the
+	// cleaned segment's index entries (cleaned_index.go).
+	appends cleanedAppends
+	// rebuiltMaxOffset is the offset of the last record filterBatch kept:
+	// the largest offset Kafka's filterTo counts for a rebuilt batch.
+	rebuiltMaxOffset record.Offset
 	// bounds are the current clean's removal bounds (NoRemovalBounds by default).
 	bounds RemovalBounds
 	// truncGen is the log's truncation count when the current clean began.
@@ -102,6 +108,7 @@ func NewCleaner(cfg CleanerConfig, opts CleanerOptions) (*Cleaner, error) {
 		return nil, fmt.Errorf("%w: %d slots x load factor %v; increase log.cleaner.dedupe.buffer.size or decrease log.cleaner.threads", ErrMapTooSmall, c.offsetMap.Slots(), cfg.LoadFactor)
 	}
 	c.ioBufBytes = int(cfg.IOBufferBytes / int64(cfg.Threads) / 2)
+	c.appends = newCleanedAppends(cfg, c.ioBufBytes)
 	if err := c.initIO(cfg, opts); err != nil {
 		return nil, err
 	}
@@ -213,6 +220,14 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 		var err error
 		if lt, err = l.CleanableOffsets(checkpoint, nowMs); err != nil {
 			return nil, err
+		}
+		// A checkpoint outside [log start offset, log end offset] is reset
+		// to the log start offset and rewritten, as Kafka's choice of a log
+		// does (the warning is in the stats' LogToClean.CheckpointWarning).
+		if lt.ForceUpdateCheckpoint && !opts.OverrideFirstDirty && !opts.NoCheckpointUpdate {
+			if err := UpdateCheckpoint(l.fs, ckptPath, l.tp, lt.FirstDirtyOffset); err != nil {
+				return nil, fmt.Errorf("engine: write checkpoint %s: %w", ckptPath, err)
+			}
 		}
 	}
 	// A range chosen before a truncation is stale: its clean is not swapped

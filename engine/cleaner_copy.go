@@ -103,14 +103,17 @@ const (
 func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, nowMs int64, cfg *LogConfig, active map[int64]ProducerEntry, txns *cleanedTxnMetadata, stats *CleanStats) error {
 	defer c.reader.Restore()
 	it := c.iter(src, 0)
+	c.appends.startSegment(cfg.MaxMessageBytes)
 	for {
 		batch, pos, err := it.next()
 		if errors.Is(err, io.EOF) {
+			c.appends.flush(dest)
 			return nil
 		}
 		if err != nil {
 			return err
 		}
+		c.appends.sourceBatch(dest, int64(pos), int64(len(batch)))
 		h, recs, err := c.decode(src, batch, pos)
 		if err != nil {
 			return err
@@ -171,19 +174,19 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 			if err != nil {
 				return fmt.Errorf("engine: rebuilt batch at %s byte %d: %w", src.f.Name(), pos, err)
 			}
-			if err := c.emit(dest, &oh, out, stats); err != nil {
+			if err := c.emit(dest, &oh, out, c.rebuiltMaxOffset, stats); err != nil {
 				return err
 			}
 		case keptCount < 0:
 			stats.MessagesWritten += int64(h.RecordCount)
-			if err := c.emit(dest, &h, batch, stats); err != nil {
+			if err := c.emit(dest, &h, batch, h.LastOffset(), stats); err != nil {
 				return err
 			}
 		case retention == retainEmpty:
 			empty := c.emptyBatch(&h)
 			eh, _ := record.ParseHeader(empty)
 			stats.EmptyBatchesRetained++
-			if err := c.emit(dest, &eh, empty, stats); err != nil {
+			if err := c.emit(dest, &eh, empty, eh.LastOffset(), stats); err != nil {
 				return err
 			}
 		default:
@@ -269,6 +272,7 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 		if kept[i>>6]&(1<<(i&63)) == 0 {
 			continue
 		}
+		c.rebuiltMaxOffset = record.Offset(sc.offsets[i]) // offsets increase: the last kept is the largest
 		keptCount++
 		if sc.tombstone[i] {
 			containsTombstone = true
@@ -352,12 +356,14 @@ func (c *Cleaner) emptyBatch(h *record.BatchHeader) []byte {
 	return c.scratch
 }
 
-// emit appends one output batch to dest through the writer and indexes it.
-func (c *Cleaner) emit(dest *Segment, h *record.BatchHeader, batch []byte, stats *CleanStats) error {
+// emit appends one output batch to dest through the writer and hands it to
+// the index rule (cleanedAppends.output); maxOffset is what Kafka's filterTo
+// counts as the batch's largest offset.
+func (c *Cleaner) emit(dest *Segment, h *record.BatchHeader, batch []byte, maxOffset record.Offset, stats *CleanStats) error {
 	if err := c.writer.Write(batch); err != nil {
 		return fmt.Errorf("engine: write %s: %w", dest.f.Name(), err)
 	}
-	dest.ix.onBatch(h, FilePos(dest.size))
+	c.appends.output(dest, h, int64(len(batch)), maxOffset)
 	dest.size += int64(len(batch))
 	dest.nextOffset = h.NextOffset()
 	stats.BytesWritten += int64(len(batch))

@@ -34,17 +34,22 @@ import (
 //	checkpoint [offset=N]
 //	  Writes the partition's cleaner checkpoint entry, then prints it.
 //	clean now=MS [first-dirty=N] [map-keys=N (default 1000)] [hw=N] [force=false]
-//	      [io-buffer-bytes=N] [during-at=K]
+//	      [io-buffer-bytes=N] [cleaned-index=per-append|per-batch] [during-at=K]
 //	  Runs one clean at time MS (first-dirty: as Kafka's tests pass
 //	  LogToClean(firstDirtyOffset); hw: Log.SetHighWatermark first;
 //	  io-buffer-bytes: log.cleaner.io.buffer.size, so the read buffer is
-//	  half of it), then prints its stats, the log, the checkpoint and
+//	  half of it; cleaned-index: CleanerConfig.CleanedIndex), then prints
+//	  its stats, the log, the checkpoint and
 //	  Verify's verdict. The input, if any, holds commands run while the
 //	  clean works, at its K-th read (CheckDone; default 1), one per line:
 //	  "roll", "append O: K=V ..." (one batch at the log end offset),
 //	  "delete-records N" (Log.DeleteRecords), "retention" (Log.DeleteOldSegments).
 //	lso
 //	  Prints the last stable offset and the high watermark.
+//	index-bytes
+//	  Prints the bytes of every inactive segment's .index and .timeindex
+//	  file as they are on disk, one entry a line in hex (.index: relative
+//	  offset, position; .timeindex: timestamp, relative offset).
 //	ls
 //	  Lists the files of the partition directory.
 //	consume isolation=read_committed|read_uncommitted [from=N]
@@ -150,6 +155,9 @@ func (h *ddHarness) run(t *testing.T, d *datadriven.TestData) string {
 
 	case "print":
 		return h.dump(t)
+
+	case "index-bytes":
+		return h.indexBytes(t)
 
 	case "ls":
 		entries, err := os.ReadDir(h.dir)
@@ -349,6 +357,7 @@ func (h *ddHarness) clean(t *testing.T, d *datadriven.TestData) string {
 		d.ScanArgs(t, "io-buffer-bytes", &n)
 		cfg.IOBufferBytes = n
 	}
+	d.MaybeScanArgs(t, "cleaned-index", &cfg.CleanedIndex)
 	c, err := NewCleaner(cfg, CleanerOptions{Now: fixedClock(nowMs), Map: m})
 	if err != nil {
 		t.Fatal(err)
@@ -609,4 +618,31 @@ func recordString(h *record.BatchHeader, r *record.Record) string {
 		s += fmt.Sprintf(" headers=%d", r.HeaderCount)
 	}
 	return s
+}
+
+// indexBytes prints the .index and .timeindex files of the inactive
+// segments byte for byte, one entry a line.
+func (h *ddHarness) indexBytes(t *testing.T) string {
+	var b strings.Builder
+	segs := h.l.Segments()
+	for _, s := range segs[:len(segs)-1] {
+		for _, f := range []struct {
+			ext   string
+			split int // bytes of the entry's first field
+			size  int
+		}{{IndexFileSuffix, 4, offsetIndexEntrySize}, {TimeIndexFileSuffix, 8, timeIndexEntrySize}} {
+			data, err := os.ReadFile(s.path(f.ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "%s (%d bytes)\n", segmentFileName(s.base, f.ext), len(data))
+			for i := 0; i+f.size <= len(data); i += f.size {
+				fmt.Fprintf(&b, "  %x %x\n", data[i:i+f.split], data[i+f.split:i+f.size])
+			}
+			if len(data)%f.size != 0 {
+				fmt.Fprintf(&b, "  trailing %x\n", data[len(data)-len(data)%f.size:])
+			}
+		}
+	}
+	return b.String()
 }

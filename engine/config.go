@@ -191,7 +191,32 @@ type CleanerConfig struct {
 	// (posix_fadvise DONTNEED; the output's write-back is started and waited
 	// for so its pages can go). Default false, as Kafka. Not a Kafka config.
 	CacheFriendly bool
+	// CleanedIndex is how a cleaned segment's .index and .timeindex get
+	// their entries, one of CleanedIndexRules: CleanedIndexPerAppend (the
+	// default, written empty: a run record without the field keeps its
+	// config hash), as Kafka through 4.0.0, or CleanedIndexPerBatch, as
+	// Kafka since KAFKA-806 (4.0.1, 4.1). The .log is the same either way.
+	// Not a Kafka config: a Kafka version's rule.
+	CleanedIndex string `json:",omitempty"`
 }
+
+// The rules of CleanerConfig.CleanedIndex (cleanedAppends).
+const (
+	// CleanedIndexPerAppend: Kafka's cleaner appends the retained batches
+	// of each read buffer to the cleaned segment in one LogSegment.append
+	// (Cleaner.cleanInto), and LogSegment.append through Kafka 4.0.0 adds
+	// at most one offset-index entry per append (the append's largest
+	// offset -> its start position) and one time-index entry, when more
+	// than index.interval.bytes were appended since the last entry.
+	CleanedIndexPerAppend = "per-append"
+	// CleanedIndexPerBatch: LogSegment.append checks every batch it
+	// appends (KAFKA-806, Kafka 4.0.1 and 4.1 on), so a cleaned segment is
+	// indexed as appended segments are.
+	CleanedIndexPerBatch = "per-batch"
+)
+
+// CleanedIndexRules are the valid values of CleanerConfig.CleanedIndex.
+func CleanedIndexRules() []string { return []string{CleanedIndexPerAppend, CleanedIndexPerBatch} }
 
 // DefaultCleanerConfig returns Kafka's defaults.
 func DefaultCleanerConfig() CleanerConfig {
@@ -245,6 +270,9 @@ func (c *CleanerConfig) Validate() error {
 		if _, err := offsetmap.NewHasher(c.Hasher); err != nil {
 			return fmt.Errorf("engine: hasher: %w", err)
 		}
+	}
+	if c.CleanedIndex != "" && !slices.Contains(CleanedIndexRules(), c.CleanedIndex) {
+		return fmt.Errorf("engine: cleaned index rule %q unknown (valid: %s)", c.CleanedIndex, strings.Join(CleanedIndexRules(), ", "))
 	}
 	if !slices.Contains(offsetmap.LayoutNames(), strings.ToLower(string(c.OffsetMap))) && c.OffsetMap != "" {
 		return fmt.Errorf("engine: offset map %q unknown (valid: %s)", c.OffsetMap, strings.Join(offsetmap.LayoutNames(), ", "))

@@ -20,6 +20,13 @@ var (
 	ErrOffsetOutOfRange = errors.New("engine: offset out of range")
 	// ErrBadCheckpoint: a checkpoint file that is not in Kafka's text format.
 	ErrBadCheckpoint = errors.New("engine: bad checkpoint file")
+	// ErrLogDirLocked: a read-write open found the log directory root's
+	// .lock (LockFile) held by another process (another cleanerlab, or a
+	// Kafka broker); nothing was changed.
+	ErrLogDirLocked = errors.New("engine: log directory in use by another process")
+	// ErrPartitionOpen: the partition directory is already open read-write
+	// in this process (two Logs of one partition would overwrite each other).
+	ErrPartitionOpen = errors.New("engine: partition already open read-write in this process")
 )
 
 // Errors of appending.
@@ -69,4 +76,8 @@ var (
 	// ErrVerifyFailed: Verify found the log inconsistent; the error names the
 	// first problem's file and byte position, the report lists them all.
 	ErrVerifyFailed = errors.New("engine: log fails verification")
+	// ErrRecoveryPending: Verify found no inconsistency but the log needs
+	// recovery (VerifyReport.RecoveryPending): leftover .cleaned, .swap or
+	// .deleted files, or a torn tail, that a read-write open would change.
+	ErrRecoveryPending = errors.New("engine: recovery pending")
 )

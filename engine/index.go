@@ -74,21 +74,30 @@ func (ix *indexer) full() bool {
 		(ix.maxTimes > 0 && len(ix.times) >= ix.maxTimes-1)
 }
 
-// onBatch records one batch appended at pos, as Kafka's LogSegment.append:
-// the max timestamp is tracked first, then an index entry (batch last offset,
-// batch start position) is added when more than intervalBytes were appended
-// since the last entry.
+// onBatch records one batch appended at pos as an append of its own (Kafka
+// 4.x's LogSegment.append checks each batch): onAppend with the batch's
+// last offset, max timestamp and size.
 func (ix *indexer) onBatch(h *record.BatchHeader, pos FilePos) {
-	if h.MaxTimestamp > ix.maxTimestampSoFar {
-		ix.maxTimestampSoFar = h.MaxTimestamp
-		ix.offsetOfMaxTsSoFar = h.LastOffset()
+	ix.onAppend(h.LastOffset(), h.MaxTimestamp, h.LastOffset(), pos, int64(h.Size()))
+}
+
+// onAppend records one append of size bytes at pos, as Kafka's
+// LogSegment.append(largestOffset, largestTimestamp,
+// shallowOffsetOfMaxTimestamp, records): the max timestamp and its offset
+// are tracked first, then, when more than intervalBytes were appended since
+// the last entry, one offset-index entry (largestOffset -> pos) and one
+// time-index entry (the max timestamp so far and its offset) are added.
+func (ix *indexer) onAppend(largestOffset record.Offset, largestTs int64, offsetOfLargestTs record.Offset, pos FilePos, size int64) {
+	if largestTs > ix.maxTimestampSoFar {
+		ix.maxTimestampSoFar = largestTs
+		ix.offsetOfMaxTsSoFar = offsetOfLargestTs
 	}
 	if ix.bytesSinceLast > ix.intervalBytes {
-		ix.appendOffset(h.LastOffset(), pos)
+		ix.appendOffset(largestOffset, pos)
 		ix.maybeAppendTime(ix.maxTimestampSoFar, ix.offsetOfMaxTsSoFar, false)
 		ix.bytesSinceLast = 0
 	}
-	ix.bytesSinceLast += int64(h.Size())
+	ix.bytesSinceLast += size
 }
 
 func (ix *indexer) appendOffset(off record.Offset, pos FilePos) {

@@ -94,7 +94,7 @@ func (r *RecoveryReport) Changed() bool {
 // root is closed. A read-only open changes nothing on disk: a torn tail is
 // reported in Recovery() and left out of what the Log reads. Errors name the
 // file and byte position of bad input.
-func Open(dir string, opts Options) (*Log, error) {
+func Open(dir string, opts Options) (_ *Log, err error) {
 	cfg := DefaultLogConfig()
 	if opts.Config != nil {
 		cfg = *opts.Config
@@ -125,10 +125,37 @@ func Open(dir string, opts Options) (*Log, error) {
 	if l.now == nil {
 		l.now = time.Now
 	}
+	// One undo path: a failed open closes what it opened and lets go of
+	// the root. Until applyRecovery begins, nothing of the partition has
+	// been changed (swap recovery is complete or not at every step) and
+	// the release is neutral; after, it leaves the root unclean, so no
+	// clean-shutdown marker is written for it.
+	changing := false
+	if !opts.ReadOnly {
+		r, err := acquireRoot(fsys, l.root, dir)
+		if err != nil {
+			return nil, err
+		}
+		l.rootHold = r
+	}
+	defer func() {
+		if err == nil {
+			return
+		}
+		l.closeSegments()
+		l.segments = nil
+		if l.rootHold != nil {
+			how := releaseNeutral
+			if changing {
+				how = releaseUnclean
+			}
+			l.rootHold.release(fsys, dir, how)
+			l.rootHold = nil
+		}
+	}()
 	rep := &RecoveryReport{Applied: !opts.ReadOnly, RecoveryPoint: -1}
 	l.recovery = rep
-	markerPath := filepath.Join(l.root, CleanShutdownFile)
-	if _, err := fsys.Stat(markerPath); err == nil {
+	if _, err := fsys.Stat(filepath.Join(l.root, CleanShutdownFile)); err == nil {
 		rep.CleanShutdown = true
 	}
 	if !opts.ReadOnly {
@@ -177,11 +204,9 @@ func Open(dir string, opts Options) (*Log, error) {
 		recover := !rep.CleanShutdown && (i == len(bases)-1 || bases[i+1] > rep.RecoveryPoint)
 		s, err := openSegment(fsys, dir, base, &cfg, l.reader, opts.ReadOnly, recover)
 		if err != nil && s == nil {
-			l.closeSegments()
 			return nil, err
 		}
 		if n := len(l.segments); n > 0 && l.segments[n-1].nextOffset > base {
-			l.closeSegments()
 			s.closeFiles()
 			return nil, fmt.Errorf("engine: %s: segment %s overlaps the previous one, which ends at offset %d", dir, segmentFileName(base, LogFileSuffix), l.segments[n-1].nextOffset)
 		}
@@ -200,7 +225,6 @@ func Open(dir string, opts Options) (*Log, error) {
 			// truncates there and deletes every later segment, which would
 			// lose data still on disk, so that takes an explicit opt-in.
 			if later := firstNonEmpty(fsys, dir, bases[i+1:]); later != "" && !opts.KafkaRecoveryTruncation {
-				l.closeSegments()
 				bad := *ce
 				bad.TornTail = false
 				bad.Reason += fmt.Sprintf("; %s holds data after it, so this is corruption in the middle of the log, not a torn tail "+
@@ -217,28 +241,28 @@ func Open(dir string, opts Options) (*Log, error) {
 			break
 		}
 	}
+	// Checked before anything is changed: a directory that is not a
+	// partition gets no recovery, and the root's marker stays.
+	if len(l.segments) == 0 && (opts.ReadOnly || !opts.Create) {
+		return nil, fmt.Errorf("%w: %s holds no segment (*.log with a 20-digit base offset)", ErrNotLogDir, dir)
+	}
 	if !opts.ReadOnly {
-		if err := l.applyRecovery(markerPath, torn); err != nil {
-			l.closeSegments()
+		changing = true
+		if err := l.applyRecovery(torn); err != nil {
 			return nil, err
 		}
 	}
 	if len(l.segments) == 0 {
-		if opts.ReadOnly || !opts.Create {
-			return nil, fmt.Errorf("%w: %s holds no segment (*.log with a 20-digit base offset)", ErrNotLogDir, dir)
-		}
 		// Kafka's LogLoader starts an empty log at its log start offset
 		// (a crash in TruncateFullyAndStartAt can leave no segment).
 		base := record.Offset(0)
 		if off, ok, err := checkpointEntry(fsys, filepath.Join(l.root, LogStartOffsetCheckpointFile), tp); err != nil {
-			releaseRoot(l.root)
 			return nil, err
 		} else if ok && off > 0 {
 			base = off
 		}
 		s, err := createSegment(fsys, dir, base, "", &cfg)
 		if err != nil {
-			releaseRoot(l.root)
 			return nil, err
 		}
 		l.segments = append(l.segments, s)
@@ -254,29 +278,24 @@ func Open(dir string, opts Options) (*Log, error) {
 	})
 	rep.RebuiltIndexes = append(rep.RebuiltIndexes, rebuilt...)
 	if err != nil {
-		l.abandon()
 		return nil, err
 	}
 
 	l.logStartOffset = l.segments[0].base
 	if off, ok, err := checkpointEntry(fsys, filepath.Join(l.root, LogStartOffsetCheckpointFile), tp); err != nil {
-		l.abandon()
 		return nil, err
 	} else if ok && off > l.logStartOffset {
 		l.logStartOffset = min(off, l.segments[len(l.segments)-1].nextOffset)
 	}
 	l.bounds = NoRemovalBounds()
 	if changed, err := l.loadEpochCache(); err != nil {
-		l.abandon()
 		return nil, err
 	} else if changed && !opts.ReadOnly {
 		if err := l.writeEpochCache(); err != nil {
-			l.abandon()
 			return nil, err
 		}
 	}
 	if err := l.initMCCO(); err != nil {
-		l.abandon()
 		return nil, err
 	}
 	now := l.nowMs()
@@ -286,7 +305,6 @@ func Open(dir string, opts Options) (*Log, error) {
 	}
 	if !opts.ReadOnly {
 		if err := l.segments[len(l.segments)-1].activate(); err != nil {
-			l.abandon()
 			return nil, err
 		}
 	}
@@ -296,54 +314,44 @@ func Open(dir string, opts Options) (*Log, error) {
 // applyRecovery makes the changes loading decided on: the clean-shutdown
 // marker removed first (a crash from here on is an unclean shutdown), then
 // the torn tail cut, the segments after it and the orphan indexes deleted.
-// It counts the Log as open in its root.
-func (l *Log) applyRecovery(markerPath string, torn *Truncation) error {
+// On error Open's undo leaves the root unclean.
+func (l *Log) applyRecovery(torn *Truncation) error {
 	rep := l.recovery
-	acquireRoot(l.root)
 	if rep.CleanShutdown {
-		if err := l.fs.Remove(markerPath); err != nil && !isNotExist(err) {
-			releaseRoot(l.root)
-			return fmt.Errorf("engine: remove %s: %w", markerPath, err)
+		if err := l.rootHold.removeCleanShutdown(l.fs); err != nil {
+			return err
 		}
-		if err := l.fs.SyncDir(l.root); err != nil {
-			releaseRoot(l.root)
-			return fmt.Errorf("engine: fsync %s: %w", l.root, err)
-		}
-	}
-	fail := func(err error) error {
-		releaseRoot(l.root)
-		return err
 	}
 	if torn != nil {
 		s := l.segments[len(l.segments)-1]
 		if err := s.f.Truncate(torn.Pos); err != nil {
-			return fail(fmt.Errorf("engine: truncate %s to %d bytes: %w", torn.Path, torn.Pos, err))
+			return fmt.Errorf("engine: truncate %s to %d bytes: %w", torn.Path, torn.Pos, err)
 		}
 		if err := s.f.Sync(); err != nil {
-			return fail(fmt.Errorf("engine: fsync %s: %w", torn.Path, err))
+			return fmt.Errorf("engine: fsync %s: %w", torn.Path, err)
 		}
 		if len(s.txns) > 0 || s.hadTxnIndex {
 			if err := s.writeTxnIndex(); err != nil {
-				return fail(err)
+				return err
 			}
 		}
 		for _, p := range rep.DeletedSegments {
 			base := strings.TrimSuffix(filepath.Base(p), LogFileSuffix)
 			for _, ext := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
 				if err := l.fs.Remove(filepath.Join(l.dir, base+ext)); err != nil && !isNotExist(err) {
-					return fail(fmt.Errorf("engine: remove %s: %w", base+ext, err))
+					return fmt.Errorf("engine: remove %s: %w", base+ext, err)
 				}
 			}
 		}
 	}
 	for _, p := range rep.RemovedOrphans {
 		if err := l.fs.Remove(p); err != nil && !isNotExist(err) {
-			return fail(fmt.Errorf("engine: remove orphan index %s: %w", p, err))
+			return fmt.Errorf("engine: remove orphan index %s: %w", p, err)
 		}
 	}
 	if torn != nil || len(rep.RemovedOrphans) > 0 {
 		if err := l.fs.SyncDir(l.dir); err != nil {
-			return fail(fmt.Errorf("engine: fsync %s: %w", l.dir, err))
+			return fmt.Errorf("engine: fsync %s: %w", l.dir, err)
 		}
 	}
 	return nil
@@ -361,8 +369,9 @@ func (l *Log) abandon() {
 	l.segments = nil
 	l.pendingDeletes = nil
 	l.closed = true
-	if !l.readOnly {
-		releaseRoot(l.root)
+	if l.rootHold != nil {
+		l.rootHold.release(l.fs, l.dir, releaseUnclean)
+		l.rootHold = nil
 	}
 }
 

@@ -89,6 +89,9 @@ type Log struct {
 	pendingDeletes []pendingDelete // REQUIRES: mu held
 	// recovery is what Open found and did.
 	recovery *RecoveryReport
+	// rootHold is the log's hold on its log directory root (its .lock, the
+	// clean-shutdown marker); nil for a read-only Log or once closed.
+	rootHold *logDirRoot
 	// epochs is the leader epoch cache (leader-epoch-checkpoint).
 	epochs epochCache // REQUIRES: mu held
 	// truncations counts TruncateTo / TruncateFullyAndStartAt calls that
@@ -447,8 +450,10 @@ func (l *Log) writeLogStartOffset() error {
 // Close flushes (unless read-only) and closes every file, as Kafka's
 // shutdown: the active segment becomes inactive (its roll-time time-index
 // entry; both indexes trimmed), the checkpoints are written, and once the
-// last read-write Log of the log directory root is closed without error,
-// CleanShutdownFile is written there so that the next open skips recovery.
+// last read-write Log of the log directory root is closed, CleanShutdownFile
+// is written there so that the next open skips recovery, unless a Log of
+// the root failed (an open that had begun changing it, a close with an
+// error, an abandoned Log). Then the root's .lock is released.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -477,29 +482,17 @@ func (l *Log) Close() error {
 			err = cerr
 		}
 	}
-	if !l.readOnly {
-		if last := releaseRoot(l.root); last && err == nil {
-			err = writeCleanShutdown(l.fs, l.root)
+	if l.rootHold != nil {
+		how := releaseClean
+		if err != nil {
+			how = releaseUnclean
 		}
+		if rerr := l.rootHold.release(l.fs, l.dir, how); err == nil {
+			err = rerr
+		}
+		l.rootHold = nil
 	}
 	return err
-}
-
-// writeCleanShutdown creates the clean-shutdown marker in root, durably.
-func writeCleanShutdown(fsys FS, root string) error {
-	path := filepath.Join(root, CleanShutdownFile)
-	f, err := fsys.Create(path)
-	if err != nil {
-		return fmt.Errorf("engine: create %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("engine: fsync %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("engine: close %s: %w", path, err)
-	}
-	return fsys.SyncDir(root)
 }
 
 // segmentsInRange returns the segments holding offsets in [from, to): those

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"sync"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
 )
@@ -32,47 +31,6 @@ const (
 // partition directory dir.
 func rootFile(partitionDir, name string) string {
 	return filepath.Join(filepath.Dir(filepath.Clean(partitionDir)), name)
-}
-
-// openLogs counts, per log directory root, the read-write Logs open in this
-// process. Kafka's LogManager owns a whole log directory and writes the
-// clean-shutdown marker once every log in it is closed; a Log here is one
-// partition, so the last one of a root to close writes it. It is a
-// process-wide table, like the directory lock Kafka takes.
-var openLogs = struct {
-	sync.Mutex
-	n map[string]int
-}{n: map[string]int{}}
-
-// acquireRoot counts one more read-write Log open in root.
-func acquireRoot(root string) {
-	openLogs.Lock()
-	defer openLogs.Unlock()
-	openLogs.n[root]++
-}
-
-// releaseRoot counts one Log of root less and reports whether it was the
-// last one open in this process.
-func releaseRoot(root string) bool {
-	openLogs.Lock()
-	defer openLogs.Unlock()
-	openLogs.n[root]--
-	if openLogs.n[root] <= 0 {
-		delete(openLogs.n, root)
-		return true
-	}
-	return false
-}
-
-// checkpointLocks serialises the read-modify-write of each checkpoint file
-// (several partitions of one root update the same file).
-var checkpointLocks sync.Map // path -> *sync.Mutex
-
-func lockCheckpoint(path string) func() {
-	m, _ := checkpointLocks.LoadOrStore(filepath.Clean(path), &sync.Mutex{})
-	mu := m.(*sync.Mutex)
-	mu.Lock()
-	return mu.Unlock
 }
 
 // updateCheckpointEntry sets (or, when remove is true, deletes) one
@@ -144,12 +102,30 @@ func PartitionDirs(fsys FS, root string) ([]string, error) {
 
 // OpenLogDir opens every partition directory of a log directory root (see
 // PartitionDirs) read-write with opts, as a broker's LogManager loads a
-// log directory. A partition that fails to open is left out, its error in
-// failed (keyed by directory); the others are returned open.
+// log directory. A read-write open first takes the root's .lock
+// (LockFile): when another process holds it, err is ErrLogDirLocked and
+// nothing is opened. A partition that fails to open is left out, its error
+// in failed (keyed by directory); the others are returned open.
 func OpenLogDir(root string, opts Options) (logs []*Log, failed map[string]error, err error) {
 	dirs, err := PartitionDirs(opts.FS, root)
 	if err != nil {
 		return nil, nil, err
+	}
+	if !opts.ReadOnly {
+		// Lock the root once for all its partitions: another process using
+		// it is one error, not one per partition.
+		fsys := opts.FS
+		if fsys == nil {
+			fsys = DefaultFS
+		}
+		r, err := acquireRoot(fsys, root, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		// The Logs opened below hold the root until they close; this hold
+		// changes nothing, so as the last one (no Log opened) it leaves
+		// the marker as it was.
+		defer r.release(fsys, "", releaseNeutral)
 	}
 	failed = map[string]error{}
 	for _, dir := range dirs {

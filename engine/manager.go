@@ -99,6 +99,10 @@ type CleanerEvent struct {
 	RootOffline string
 	// Aborted: the clean stopped because it was aborted or paused.
 	Aborted bool
+	// Warning is a warning of the choice of a log, as Kafka logs it: its
+	// checkpoint lay outside [log start offset, log end offset] and was
+	// reset to the log start offset (LogToClean.CheckpointWarning).
+	Warning string
 }
 
 // PreCleanStats are the figures of one choice of a log to clean, as Kafka's
@@ -251,9 +255,15 @@ func NewCleanerManager(opts CleanerManagerOptions) (*CleanerManager, error) {
 }
 
 // AddLog puts a log under the manager. Its root (the directory holding the
-// partition directory) gets its cleaner-offset-checkpoint there. Errors:
-// a log of the same topic-partition is already managed.
+// partition directory) gets its cleaner-offset-checkpoint there. The log
+// must be open read-write: its hold on the root's .lock is what lets the
+// manager write the root's checkpoint file and clean the log. Errors: a
+// read-only log; a log of the same topic-partition is already managed.
 func (m *CleanerManager) AddLog(l *Log) error {
+	if l.readOnly {
+		return fmt.Errorf("%w: cleaner manager: %s is open read-only; the manager cleans it and writes %s in %s, which needs a read-write open (and the log directory's %s)",
+			ErrReadOnly, l.tp, CleanerCheckpointFile, l.root, LockFile)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.logs[l.tp]; ok {
@@ -343,8 +353,8 @@ func (m *CleanerManager) fsOf(root string) FS {
 type grabFilter struct {
 	force bool
 	skip  map[TopicPartition]bool
-	// failed collects the logs the choice found uncleanable, reported by
-	// the caller once the manager's lock is released.
+	// failed collects the logs the choice found uncleanable, and its
+	// warnings, reported by the caller once the manager's lock is released.
 	failed []CleanerEvent
 }
 
@@ -352,7 +362,8 @@ type grabFilter struct {
 // progress, as Kafka's LogCleanerManager.grabFilthiestCompactedLog:
 // candidates are the compacted logs not in progress, not paused, not
 // uncleanable and with bytes; a checkpoint outside [log start offset, log
-// end offset] is rewritten with the log start offset; a candidate is
+// end offset] is rewritten with the log start offset, and an event with a
+// Warning says so (as Kafka warns); a candidate is
 // eligible when its cleanable ratio is strictly above its
 // min.cleanable.dirty.ratio, or max.compaction.lag.ms requires a clean and
 // it has cleanable bytes; the eligible one with the largest ratio wins (the
@@ -403,6 +414,9 @@ func (m *CleanerManager) grab(f *grabFilter) (LogToClean, *Log, PreCleanStats, b
 		}
 		if lt.ForceUpdateCheckpoint {
 			m.updateCheckpoint(l, lt.FirstDirtyOffset)
+			if lt.CheckpointWarning != "" {
+				f.failed = append(f.failed, CleanerEvent{TopicPartition: tp, Warning: lt.CheckpointWarning})
+			}
 		}
 		pre.MaxCompactionDelayMs = max(pre.MaxCompactionDelayMs, lt.MaxCompactionDelayMs)
 		if lt.MaxCompactionDelayMs > 0 {

@@ -212,8 +212,9 @@ func TestManagerStates(t *testing.T) {
 	}
 }
 
-// corruptBatchAt damages the batch at byte pos of path: magic 0xff, or a
-// length field larger than the bytes left.
+// corruptBatchAt damages the batch at byte pos of path: magic 0xff, a
+// length field larger than the bytes left, or ("crc") one byte of its
+// records flipped, which only a CRC check sees (the header still parses).
 func corruptBatchAt(t *testing.T, path string, pos int64, how string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
@@ -224,6 +225,11 @@ func corruptBatchAt(t *testing.T, path string, pos int64, how string) {
 	switch how {
 	case "magic":
 		_, err = f.WriteAt([]byte{0xff}, pos+record.MagicPos)
+	case "crc":
+		b := []byte{0}
+		if _, err = f.ReadAt(b, pos+record.BatchHeaderSize+2); err == nil {
+			_, err = f.WriteAt([]byte{b[0] ^ 0x5a}, pos+record.BatchHeaderSize+2)
+		}
 	case "length":
 		var b [4]byte
 		binary.BigEndian.PutUint32(b[:], 1<<20)
@@ -581,5 +587,60 @@ func TestManagerDeadThread(t *testing.T) {
 	}
 	if err := m.RemoveLog(l.TopicPartition()); err != nil || len(m.Logs()) != 0 {
 		t.Errorf("remove: %v, %d logs left", err, len(m.Logs()))
+	}
+}
+
+// TestManagerCorruptPartitionDoesNotStopOthers is item 4 of issue 11: with
+// one or two threads and a corrupt partition first, in the middle or last
+// of three equally dirty ones (a tie is won by the first added, so the
+// order is the order of the cleans), the corrupt one is marked uncleanable
+// and the two others are still cleaned (their checkpoints at 10, the end
+// of their one cleanable segment), by RunUntilIdle and by CleanEach.
+func TestManagerCorruptPartitionDoesNotStopOthers(t *testing.T) {
+	batchSize := int64(len(fixedBatches(t, 0, 1, 4, 1)[0]))
+	for _, threads := range []int{1, 2} {
+		for bad, where := range []string{"first", "middle", "last"} {
+			for _, run := range []string{"RunUntilIdle", "CleanEach"} {
+				t.Run(fmt.Sprintf("threads=%d/bad=%s/%s", threads, where, run), func(t *testing.T) {
+					root := t.TempDir()
+					cfg := DefaultLogConfig()
+					cfg.IndexIntervalBytes = 1
+					var logs []*Log
+					for i := range 3 {
+						logs = append(logs, managerLog(t, root, fmt.Sprintf("p-%d", i), &cfg, 1000, 10, 1))
+					}
+					// A CRC error: the choice (which reads batch headers for
+					// the producer state) does not see it, the clean does.
+					corruptBatchAt(t, seg(logs[bad].Dir(), 0, LogFileSuffix), 3*batchSize, "crc")
+					m := newTestManager(t, 1000, threads, logs...)
+					var err error
+					if run == "RunUntilIdle" {
+						err = m.RunUntilIdle()
+					} else {
+						_, err = m.CleanEach()
+					}
+					badTp := logs[bad].TopicPartition()
+					if run == "CleanEach" && (err == nil || !strings.Contains(err.Error(), badTp.String())) {
+						t.Errorf("CleanEach error %v, want the failure of %s", err, badTp)
+					}
+					if run == "RunUntilIdle" && err != nil {
+						t.Fatal(err)
+					}
+					un := m.Uncleanable()[root]
+					if _, ok := un[badTp]; !ok || len(un) != 1 {
+						t.Errorf("uncleanable %v, want only %s", un, badTp)
+					}
+					ckpt := m.AllCleanerCheckpoints()
+					for i, l := range logs {
+						if i == bad {
+							continue
+						}
+						if got := ckpt[l.TopicPartition()]; got != 10 {
+							t.Errorf("%s: checkpoint %d, want 10: a healthy partition was not cleaned", l.TopicPartition(), got)
+						}
+					}
+				})
+			}
+		}
 	}
 }

@@ -159,8 +159,13 @@ func (m *CleanerManager) threadLoop(t *cleanerThread, untilIdle bool, f grabFilt
 		}
 	}()
 	for !m.stopping() {
-		cleaned := m.tryCleanFilthiestLog(t, &f)
-		if cleaned {
+		cleaned, failed := m.tryCleanFilthiestLog(t, &f)
+		// A failed clean marked its log uncleanable (or took its root
+		// offline): until idle, look for the next log at once, as the
+		// others must still be cleaned. Started threads back off after a
+		// failure, as Kafka's CleanerThread.doWork does when
+		// tryCleanFilthiestLog returns false.
+		if cleaned || (failed && untilIdle) {
 			continue
 		}
 		if !untilIdle {
@@ -198,19 +203,21 @@ func (m *CleanerManager) sleep(d time.Duration, stop <-chan struct{}) {
 
 // tryCleanFilthiestLog is Kafka's tryCleanFilthiestLog: clean the filthiest
 // log, then run the retention of the compacted logs. It reports whether a
-// log was cleaned. A failure marks the log uncleanable (bad data, or any
-// error but I/O) or takes its root offline (I/O); the others go on.
-func (m *CleanerManager) tryCleanFilthiestLog(t *cleanerThread, f *grabFilter) bool {
+// log was cleaned, and whether the clean of the chosen log failed. A
+// failure marks the log uncleanable (bad data, or any error but I/O) or
+// takes its root offline (I/O); the others go on.
+func (m *CleanerManager) tryCleanFilthiestLog(t *cleanerThread, f *grabFilter) (cleaned, failed bool) {
 	f.failed = f.failed[:0]
 	lt, l, pre, ok := m.grab(f)
 	for _, ev := range f.failed {
 		ev.Thread = t.id
-		t.mu.Lock()
-		t.stats.Failures++
-		t.mu.Unlock()
+		if ev.Err != nil {
+			t.mu.Lock()
+			t.stats.Failures++
+			t.mu.Unlock()
+		}
 		m.event(ev)
 	}
-	cleaned := false
 	if ok {
 		if f.skip != nil {
 			m.mu.Lock()
@@ -223,7 +230,7 @@ func (m *CleanerManager) tryCleanFilthiestLog(t *cleanerThread, f *grabFilter) b
 		var err error
 		cleaned, err = m.cleanLog(t, l, lt)
 		if err != nil {
-			return false
+			return false, !errors.Is(err, ErrCleaningAborted)
 		}
 	}
 	for _, l := range m.deletableLogs() {
@@ -237,7 +244,7 @@ func (m *CleanerManager) tryCleanFilthiestLog(t *cleanerThread, f *grabFilter) b
 			m.event(CleanerEvent{Thread: t.id, TopicPartition: l.tp, Retention: res})
 		}
 	}
-	return cleaned
+	return cleaned, false
 }
 
 // cleanLog is Kafka's CleanerThread.cleanLog: one clean of the range the

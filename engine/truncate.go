@@ -12,8 +12,11 @@ import (
 // TruncateTo removes every batch whose last offset is >= offset, as
 // Kafka's UnifiedLog.truncateTo (with LogManager.truncateTo's
 // maybeTruncateCheckpoint), for a follower whose log diverged from its
-// leader's. An offset at or past the log end offset changes nothing; one
-// below the first segment's base offset is TruncateFullyAndStartAt(offset).
+// leader's. An offset at or past the log end offset changes no segment but,
+// as Kafka's, truncates the leader epoch cache at the log end offset (an
+// entry there is an epoch this replica led without appending, which its
+// new leader does not know); one below the first segment's base offset is
+// TruncateFullyAndStartAt(offset).
 // Otherwise, in this order (each step crash safe; see below):
 //  1. the cleaner checkpoint entry is lowered to the base offset of the
 //     segment that will be active, the recovery point entry to offset, when
@@ -52,7 +55,13 @@ func (l *Log) TruncateTo(offset record.Offset) error {
 	if err := l.checkTruncate("truncate", offset); err != nil {
 		return err
 	}
-	if offset >= l.segments[len(l.segments)-1].nextOffset {
+	if leo := l.segments[len(l.segments)-1].nextOffset; offset >= leo {
+		// Kafka's UnifiedLog.truncateTo always truncates the epoch cache at
+		// the log end offset: a broker that led an epoch without appending
+		// in it holds an entry there that its new leader does not know.
+		if l.epochs.truncateFromEnd(leo) {
+			return l.writeEpochCache()
+		}
 		return nil
 	}
 	if offset < l.segments[0].base {

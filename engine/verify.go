@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
-	"strings"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/iosched"
@@ -51,7 +49,7 @@ const (
 	CheckCompaction = "compaction" // a key appears twice below the cleaner checkpoint
 	CheckCheckpoint = "checkpoint" // the checkpoint file cannot be read
 	CheckTxnIndex   = "txnindex"   // a .txnindex entry disagrees with the log
-	CheckRecovery   = "recovery"   // a segment a read-write open would delete (after a torn tail)
+	CheckRecovery   = "recovery"   // a segment a read-write open would delete (after a torn tail), or unreadable swap files
 )
 
 // VerifyProblem is one inconsistency Verify found.
@@ -114,16 +112,28 @@ type VerifyReport struct {
 
 	Problems []VerifyProblem
 	Notes    []VerifyNote
+	// RecoveryPending lists, in order, what a read-write open would change
+	// before the log is whole: leftover .cleaned, .swap and .deleted files
+	// of an interrupted clean or swap (removed, or renamed into place), a
+	// torn tail (cut) and the segments after it (deleted). Verify checks
+	// the log as a read-only open reads it, which is not the log a
+	// read-write open leaves while anything is pending.
+	RecoveryPending []RecoveryAction
 }
 
-// OK reports whether no problem was found.
-func (r *VerifyReport) OK() bool { return len(r.Problems) == 0 }
+// OK reports whether no problem was found and no recovery is pending.
+func (r *VerifyReport) OK() bool { return len(r.Problems) == 0 && len(r.RecoveryPending) == 0 }
 
-// Err returns nil when no problem was found, else a *record.CorruptionError
+// Err returns nil when OK. With problems it is a *record.CorruptionError
 // naming the first problem's file and byte position and the number of
-// problems; it wraps ErrVerifyFailed and the problem's own error.
+// problems; it wraps ErrVerifyFailed and the problem's own error. With
+// recovery pending only, it wraps ErrRecoveryPending and names the first
+// file concerned.
 func (r *VerifyReport) Err() error {
 	if len(r.Problems) == 0 {
+		if n := len(r.RecoveryPending); n > 0 {
+			return fmt.Errorf("%w: %s: %d change(s) a read-write open makes, the first: %s", ErrRecoveryPending, r.Dir, n, r.RecoveryPending[0])
+		}
 		return nil
 	}
 	p := r.Problems[0]
@@ -161,18 +171,22 @@ func (r *VerifyReport) note(path, format string, args ...any) {
 //     the segment, no timestamp above the segment's largest batch timestamp;
 //   - each .txnindex against the segment's ABORT markers (checkTxnIndex);
 //   - when the cleaner checkpoint (or opts.Checkpoint) has an entry, no key
-//     appears twice among the data records below it (tombstones count;
-//     control records do not);
-//   - what a read-write open would change: a torn tail it would cut and the
-//     segments after it it would delete are problems (Open's recovery,
-//     without the clean-shutdown marker, from the recovery point).
+//     appears twice among the data records from the log start offset up to
+//     it (tombstones count; control records do not; records below the log
+//     start offset are logically deleted and not checked);
+//   - what a read-write open would change before the log is whole is
+//     RecoveryPending, never OK: the leftover .cleaned, .swap and .deleted
+//     files of an interrupted clean or swap (what swap recovery would
+//     remove or rename, as planSwapRecovery plans it), a torn tail it
+//     would cut and the segments after it it would delete (Open's
+//     recovery, without the clean-shutdown marker, from the recovery point).
 //
-// Missing index files, legacy batches, orphan indexes and leftover
-// temporary files are notes, not problems. The report is never nil. The error is nil when no
-// problem was found; otherwise it is report.Err() (a *record.CorruptionError
-// naming the file and byte position), or the error of Open when the
-// partition cannot be opened at all (then the report holds it as its one
-// problem when it names a file).
+// Missing index files, legacy batches and orphan indexes are notes, not
+// problems. The report is never nil. The error is nil when the report is
+// OK; otherwise it is report.Err() (a *record.CorruptionError naming the
+// file and byte position, or ErrRecoveryPending), or the error of Open when
+// the partition cannot be opened at all (then the report holds it as its
+// one problem when it names a file).
 func Verify(dir string, opts VerifyOptions) (*VerifyReport, error) {
 	rep := &VerifyReport{Dir: dir, CheckpointOffset: NoCheckpoint}
 	fsys := opts.FS
@@ -192,7 +206,19 @@ func Verify(dir string, opts VerifyOptions) (*VerifyReport, error) {
 	rep.LogStartOffset = l.LogStartOffset()
 	rep.LogEndOffset = l.LogEndOffset()
 	rep.CheckpointOffset = verifyCheckpoint(rep, fsys, l, &opts)
-	noteTempFiles(rep, fsys, l.Dir())
+	cfg := l.Config()
+	if plan, err := planSwapRecovery(fsys, l.Dir(), &cfg, iosched.NewReader(iosched.DefaultReadBufferBytes, max(cfg.MaxMessageBytes, iosched.DefaultReadBufferBytes))); err != nil {
+		rep.problem(CheckRecovery, l.Dir(), -1, err, "temporary files a read-write open can recover", "%v", err)
+	} else if partitionOpenHere(l.Dir()) {
+		// The partition is open read-write in this process: its temporary
+		// files are a clean or a delayed delete of that Log in progress,
+		// not leftovers of an interrupted one.
+		for _, a := range plan.actions() {
+			rep.note(a.Path, "temporary file of the log open read-write in this process (a clean or a delayed delete in progress)")
+		}
+	} else {
+		rep.RecoveryPending = append(rep.RecoveryPending, plan.actions()...)
+	}
 	noteRecovery(rep, l.Recovery())
 
 	v := verifier{
@@ -242,9 +268,10 @@ func verifyCheckpoint(rep *VerifyReport, fsys FS, l *Log, opts *VerifyOptions) r
 	return off
 }
 
-// noteRecovery turns what a read-write open would change into problems (a
-// torn tail to cut, segments after it to delete) and notes (orphan indexes,
-// the recovery itself).
+// noteRecovery turns what a read-write open would change into problems and
+// pending recovery (a torn tail to cut, segments after it to delete: both,
+// as the bytes on disk are damaged and the open would change them) and
+// notes (orphan indexes, the recovery itself).
 func noteRecovery(rep *VerifyReport, r *RecoveryReport) {
 	if r == nil {
 		return
@@ -254,29 +281,15 @@ func noteRecovery(rep *VerifyReport, r *RecoveryReport) {
 	}
 	for _, t := range r.Truncations {
 		rep.problem(CheckFraming, t.Path, t.Pos, t.Err, "a whole batch (torn tail)", "%s: a read-write open cuts the last %d bytes", t.Err.Reason, t.BytesCut)
+		rep.RecoveryPending = append(rep.RecoveryPending, RecoveryAction{Path: t.Path,
+			Action: fmt.Sprintf("torn tail at byte %d (%s): a read-write open cuts the last %d bytes", t.Pos, t.Err.Reason, t.BytesCut)})
 	}
 	for _, p := range r.DeletedSegments {
 		rep.problem(CheckRecovery, p, -1, nil, "no segment after a torn tail", "a segment a read-write open deletes")
+		rep.RecoveryPending = append(rep.RecoveryPending, RecoveryAction{Path: p, Action: "deleted by a read-write open: a segment after a torn tail"})
 	}
 	for _, p := range r.RemovedOrphans {
 		rep.note(p, "orphan index (no .log of its base offset): a read-write open deletes it")
-	}
-}
-
-// noteTempFiles notes the files an interrupted clean or swap leaves, which
-// a read-only open does not recover.
-func noteTempFiles(rep *VerifyReport, fsys FS, dir string) {
-	entries, err := fsys.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		name := e.Name()
-		for _, suffix := range []string{CleanedFileSuffix, SwapFileSuffix, DeletedFileSuffix} {
-			if strings.HasSuffix(name, suffix) {
-				rep.note(filepath.Join(dir, name), "temporary file of an interrupted or pending swap; a read-write Open recovers it")
-			}
-		}
 	}
 }
 
@@ -624,9 +637,19 @@ func (v *verifier) checkOffsets(logPath string, s *Segment, pos FilePos, span ba
 }
 
 // key applies the compaction check to one keyed data record and counts it.
+// A record below the log start offset is logically deleted: it is counted
+// but takes no part in the check (Kafka's cleaner recopies such records
+// when their key is not in the offset map, so one key can stay twice down
+// there).
 func (v *verifier) key(logPath string, pos FilePos, key []byte, off record.Offset) {
 	ckpt := v.rep.CheckpointOffset
 	first, seen := v.keys[string(key)]
+	if off < v.rep.LogStartOffset {
+		if !seen {
+			v.keys[string(key)] = -1
+		}
+		return
+	}
 	if ckpt > 0 && off < ckpt {
 		if seen && first >= 0 {
 			v.rep.problem(CheckCompaction, logPath, int64(pos), nil,

@@ -504,15 +504,31 @@ func TestVerifyFindsBadLength(t *testing.T) {
 	}
 }
 
-func TestVerifyNotesTemporaryFiles(t *testing.T) {
+// TestVerifyRecoveryPendingSwapFile: a leftover (here empty) .log.swap at
+// base 0 is not OK: a read-write open deletes segment 0's .index and
+// .timeindex (they belong to the segment the swap replaces) and renames the
+// swap over 00000000000000000000.log; Verify lists those three steps.
+func TestVerifyRecoveryPendingSwapFile(t *testing.T) {
 	dir := threeSegmentLog(t)
 	swap := seg(dir, 0, LogFileSuffix) + SwapFileSuffix
 	if err := os.WriteFile(swap, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep := mustVerify(t, dir, VerifyOptions{})
-	if len(rep.Notes) != 1 || rep.Notes[0].Path != swap {
-		t.Errorf("notes %v, want one about %s", rep.Notes, swap)
+	rep, err := Verify(dir, VerifyOptions{})
+	if !errors.Is(err, ErrRecoveryPending) || rep.OK() || len(rep.Problems) != 0 {
+		t.Fatalf("verify with a .swap file: OK %v, problems %v, err %v; want recovery pending", rep.OK(), rep.Problems, err)
+	}
+	want := []string{
+		seg(dir, 0, IndexFileSuffix) + ": deleted: index of the segment the swap file 00000000000000000000.log.swap replaces",
+		seg(dir, 0, TimeIndexFileSuffix) + ": deleted: index of the segment the swap file 00000000000000000000.log.swap replaces",
+		swap + ": renamed to 00000000000000000000.log: completes the interrupted swap (replacing the file of that name)",
+	}
+	var got []string
+	for _, a := range rep.RecoveryPending {
+		got = append(got, a.String())
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("recovery pending:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -41,6 +41,10 @@ type CleanOptions struct {
 	// added, before the clean starts (the CLI serves its metrics to
 	// Prometheus); the func it returns is called when the clean ends.
 	Serve func(*engine.CleanerManager) (func(), error)
+	// LogFor, when set, gives each partition its own topic config (from
+	// lab/topicconfig) in place of Log; a delete-only topic is then opened
+	// but never compacted.
+	LogFor func(engine.TopicPartition) (engine.LogConfig, error)
 }
 
 // CleanPartition cleans the partition directory dir in place, as a
@@ -86,6 +90,10 @@ func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions
 		if err != nil {
 			return err
 		}
+		// A checkpoint outside the log, reset as Kafka does, with its warning.
+		if warn := st.LogToClean.CheckpointWarning; warn != "" {
+			fmt.Fprintf(w, "WARN %s\n", warn)
+		}
 		if !st.Cleaned() {
 			fmt.Fprintf(w, "%s: not cleaned: %s\n", l.TopicPartition(), st.Skipped)
 			break
@@ -98,6 +106,35 @@ func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions
 		}
 	}
 	return l.Close()
+}
+
+// openLogDirPerTopic is engine.OpenLogDir with each partition's config from o.LogFor.
+func openLogDirPerTopic(dir string, o CleanOptions, now func() time.Time) ([]*engine.Log, map[string]error, error) {
+	dirs, err := engine.PartitionDirs(nil, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var logs []*engine.Log
+	failed := map[string]error{}
+	for _, d := range dirs {
+		tp, err := engine.ParseTopicPartition(filepath.Base(d))
+		if err != nil {
+			failed[d] = err
+			continue
+		}
+		cfg, err := o.LogFor(tp)
+		if err != nil {
+			failed[d] = err
+			continue
+		}
+		l, err := engine.Open(d, engine.Options{Config: &cfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery})
+		if err != nil {
+			failed[d] = err
+			continue
+		}
+		logs = append(logs, l)
+	}
+	return logs, failed, nil
 }
 
 // WriteCleanTable prints the figures of one clean (CleanRows).
@@ -120,7 +157,14 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 		return err
 	}
 	now := o.Now
-	logs, failed, err := engine.OpenLogDir(dir, engine.Options{Config: &logCfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery})
+	var logs []*engine.Log
+	var failed map[string]error
+	var err error
+	if o.LogFor == nil {
+		logs, failed, err = engine.OpenLogDir(dir, engine.Options{Config: &logCfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery})
+	} else {
+		logs, failed, err = openLogDirPerTopic(dir, o, now)
+	}
 	if err != nil {
 		return err
 	}
@@ -211,8 +255,9 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 }
 
 // WriteCleanerEvent prints one event of a cleaner manager: a clean (its
-// rows and Kafka's log line), a retention, an abort, a log marked
-// uncleanable, a root taken offline, or another failure.
+// rows and Kafka's log line), a retention, a warning (a checkpoint reset:
+// "WARN " and Kafka's message), an abort, a log marked uncleanable, a root
+// taken offline, or another failure.
 func WriteCleanerEvent(w io.Writer, ev engine.CleanerEvent) {
 	switch {
 	case ev.Stats != nil:
@@ -229,6 +274,8 @@ func WriteCleanerEvent(w io.Writer, ev engine.CleanerEvent) {
 		for _, s := range ev.Retention.Deleted {
 			fmt.Fprintf(w, "%s: retention (thread %d) deleted segment %d [%d, %d), %d bytes (%s)\n", ev.TopicPartition, ev.Thread, s.BaseOffset, s.BaseOffset, s.NextOffset, s.SizeBytes, s.Reason)
 		}
+	case ev.Warning != "":
+		fmt.Fprintf(w, "WARN %s (thread %d)\n", ev.Warning, ev.Thread)
 	case ev.Aborted:
 		fmt.Fprintf(w, "%s: clean aborted (thread %d): %v\n", ev.TopicPartition, ev.Thread, ev.Err)
 	case ev.Uncleanable:

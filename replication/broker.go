@@ -46,6 +46,7 @@ type Broker struct {
 	ID      int
 	Root    string // <cluster root>/broker-N
 	cfg     engine.LogConfig
+	fs      engine.FS
 	clock   *Clock
 	log     *engine.Log // nil while down
 	cleaner *engine.Cleaner
@@ -75,7 +76,7 @@ func (b *Broker) partitionDir(topic string) string { return filepath.Join(b.Root
 // recovery, as a broker's LogLoader without a clean shutdown marker.
 func (b *Broker) open(topic string) error {
 	cfg := b.cfg
-	l, err := engine.Open(b.partitionDir(topic), engine.Options{Config: &cfg, Create: true, Now: b.clock.Now})
+	l, err := engine.Open(b.partitionDir(topic), engine.Options{Config: &cfg, FS: b.fs, Create: true, Now: b.clock.Now})
 	if err != nil {
 		return fmt.Errorf("replication: open %s: %w", b, err)
 	}
@@ -104,7 +105,7 @@ func (b *Broker) close(clean bool) error {
 		b.state = stopped
 	} else {
 		b.state = crashed
-		if rerr := os.Remove(filepath.Join(b.Root, engine.CleanShutdownFile)); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
+		if rerr := b.fs.Remove(filepath.Join(b.Root, engine.CleanShutdownFile)); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
 			err = rerr
 		}
 	}

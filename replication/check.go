@@ -19,8 +19,8 @@ const (
 	ResurrectedKey Kind = "resurrected-key"
 	// AbortedVisible: it sees a value written in an aborted transaction.
 	AbortedVisible Kind = "aborted-visible"
-	// CommittedHidden: a committed transactional write the replica holds is
-	// hidden from it (read as aborted), and no later write supersedes it.
+	// CommittedHidden: a committed transactional write the replica received
+	// is hidden from it (read as aborted), and no later write supersedes it.
 	CommittedHidden Kind = "committed-hidden"
 	// LSOStuck: the replica's last stable offset stays below its HW after
 	// every transaction ended: it holds transactional data it thinks open.
@@ -210,7 +210,7 @@ func (c *Cluster) Check() (*Report, error) {
 	}
 	for _, v := range rep.Views {
 		if v.Up {
-			rep.Findings = append(rep.Findings, c.checkReplica(v, rep.Views)...)
+			rep.Findings = append(rep.Findings, c.checkReplica(v)...)
 		}
 	}
 	for i, a := range rep.Views {
@@ -237,7 +237,7 @@ func (c *Cluster) Check() (*Report, error) {
 }
 
 // checkReplica compares one replica with the model.
-func (c *Cluster) checkReplica(v *ReplicaView, all []*ReplicaView) []Finding {
+func (c *Cluster) checkReplica(v *ReplicaView) []Finding {
 	var out []Finding
 	m := &c.model
 	stuck := v.LSO < v.HW
@@ -266,7 +266,7 @@ func (c *Cluster) checkReplica(v *ReplicaView, all []*ReplicaView) []Finding {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if f, bad := c.checkKey(v, k, byKey[k], stuck, all); bad {
+		if f, bad := c.checkKey(v, k, byKey[k], stuck); bad {
 			out = append(out, f)
 		}
 	}
@@ -286,7 +286,7 @@ func (c *Cluster) producerName(pid int64) string {
 // write a consumer must see (or nothing, when that is a tombstone or there
 // is none), or any later write it may see; anything else is named by what
 // it shows and what it misses.
-func (c *Cluster) checkKey(v *ReplicaView, key string, writes []int, stuck bool, all []*ReplicaView) (Finding, bool) {
+func (c *Cluster) checkKey(v *ReplicaView, key string, writes []int, stuck bool) (Finding, bool) {
 	m := &c.model
 	last := -1 // index into writes of the latest must-see write
 	for i, wi := range writes {
@@ -310,7 +310,7 @@ func (c *Cluster) checkKey(v *ReplicaView, key string, writes []int, stuck bool,
 			allowed[wi] = true
 		}
 	}
-	judge := func(v *ReplicaView) (ok bool, present bool, rv visibleRecord, shown int) {
+	judge := func(v *ReplicaView) (ok, present bool, rv visibleRecord, shown int) {
 		rv, present = v.Visible[key]
 		shown = -1
 		if !present {
@@ -328,16 +328,6 @@ func (c *Cluster) checkKey(v *ReplicaView, key string, writes []int, stuck bool,
 	if ok {
 		return Finding{}, false
 	}
-	// elsewhere: another replica reads the key as it should, so the write
-	// was not lost from the cluster; this replica hides it.
-	elsewhere := false
-	for _, o := range all {
-		if o != v && o.Up {
-			if ok, _, _, _ := judge(o); ok {
-				elsewhere = true
-			}
-		}
-	}
 	f := Finding{Broker: v.Broker, Key: key}
 	var must *Write
 	if last >= 0 {
@@ -354,7 +344,7 @@ func (c *Cluster) checkKey(v *ReplicaView, key string, writes []int, stuck bool,
 	case present && m.Writes[shown].Txn >= 0 && m.Txns[m.Writes[shown].Txn].Outcome != Committed:
 		f.Kind, f.Offset = AbortedVisible, rv.Offset
 		f.Detail = fmt.Sprintf("shows %s=%s from producer %s's aborted transaction", key, rv.Value, m.Writes[shown].Producer)
-	case must != nil && must.Txn >= 0 && (c.holds(v, must) || elsewhere):
+	case must != nil && must.Txn >= 0 && must.everHeld(v.Broker):
 		f.Kind, f.Offset = CommittedHidden, must.Offset
 		f.Detail = fmt.Sprintf("reads %s of producer %s's committed transaction at offset %d as aborted", writeString(must), must.Producer, must.Offset)
 		if present {
@@ -376,15 +366,6 @@ func (c *Cluster) checkKey(v *ReplicaView, key string, writes []int, stuck bool,
 		return Finding{}, false
 	}
 	return f, true
-}
-
-// holds reports whether the replica physically holds write w at its offset.
-func (c *Cluster) holds(v *ReplicaView, w *Write) bool {
-	d, ok := v.physical[w.Offset]
-	if !ok {
-		return false
-	}
-	return strings.HasPrefix(d, writeString(w))
 }
 
 // writeString is "K=v" or "K=null" for a tombstone.

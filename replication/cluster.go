@@ -9,6 +9,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/iosched"
 )
 
 // replicaState is the leader's view of one follower, as Kafka's Replica:
@@ -63,12 +64,12 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.prod.init()
 	c.cost.init(cfg.Replicas)
 	for id := 1; id <= cfg.Replicas; id++ {
-		b := &Broker{ID: id, Root: filepath.Join(cfg.Root, "broker-"+strconv.Itoa(id)), cfg: cfg.logConfig(id), clock: c.Clock, mtro: -1, mxro: -1, mcco: -1, mxfo: -1}
+		b := &Broker{ID: id, Root: filepath.Join(cfg.Root, "broker-"+strconv.Itoa(id)), cfg: cfg.logConfig(id), fs: cfg.FS, clock: c.Clock, mtro: -1, mxro: -1, mcco: -1, mxfo: -1}
 		if err := os.MkdirAll(b.Root, 0o755); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("replication: %w", err)
 		}
-		cl, err := engine.NewCleaner(cfg.Cleaner, engine.CleanerOptions{Now: c.Clock.Now})
+		cl, err := engine.NewCleaner(cfg.Cleaner, engine.CleanerOptions{Now: c.Clock.Now, FsyncPolicy: iosched.FsyncNone})
 		if err != nil {
 			c.Close()
 			return nil, err
@@ -198,8 +199,7 @@ func (c *Cluster) reelect() error {
 
 // setLeader makes id (0: none) the leader with a new leader epoch, sends
 // LeaderAndIsr to every running broker: the leader assigns the new epoch at
-// its log end offset (the engine records it with the first append of the
-// epoch, which is the same start) and resets its view of
+// its log end offset (AssignLeaderEpoch, as Partition.makeLeader) and resets its view of
 // the followers (Partition.makeLeader: LEO unknown, last caught-up time now
 // for ISR members, 0 for the others); the others become followers
 // (becomeFollower). Pending acks=all produces fail
@@ -231,10 +231,14 @@ func (c *Cluster) setLeader(id int) error {
 			continue
 		}
 		b.knownLeaderEpoch = c.leaderEpoch
-		if b.ID != id {
-			if err := c.becomeFollower(b); err != nil {
+		if b.ID == id {
+			if err := b.log.AssignLeaderEpoch(c.leaderEpoch); err != nil {
 				return err
 			}
+			continue
+		}
+		if err := c.becomeFollower(b); err != nil {
+			return err
 		}
 	}
 	if id != 0 {

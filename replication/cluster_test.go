@@ -242,3 +242,41 @@ func TestHWCheckpoint(t *testing.T) {
 		t.Fatalf("bad checkpoint: %v", err)
 	}
 }
+
+// TestLeaderWithoutAppendsThenFollower: a broker that led an epoch without
+// appending in it (its cache ends with that epoch at its LEO) and then
+// follows a newer leader must drop that entry when the leader's diverging
+// epoch answer truncates it to its own LEO, as Kafka's UnifiedLog.truncateTo
+// always truncates the epoch cache at the LEO; otherwise it sends the same
+// last fetched epoch forever and never catches up.
+func TestLeaderWithoutAppendsThenFollower(t *testing.T) {
+	c := newTestCluster(t, nil)
+	mustProduce(t, c, "a", "v", AcksAll)
+	for range 2 {
+		mustFetch(t, c, 2)
+		mustFetch(t, c, 3)
+	}
+	if err := c.Crash(1, true); err != nil { // broker 2 leads epoch 1 at LEO 1
+		t.Fatal(err)
+	}
+	if err := c.ElectPreferred(3, false); err != nil { // broker 3 leads epoch 2
+		t.Fatal(err)
+	}
+	want := []engine.EpochEntry{{Epoch: 0, StartOffset: 0}, {Epoch: 1, StartOffset: 1}}
+	if got := c.Broker(2).Log().LeaderEpochs(); !slices.Equal(got, want) {
+		t.Fatalf("broker 2 epochs %v, want %v", got, want)
+	}
+	// Broker 2 sends last fetched epoch 1; broker 3 ([0@0 2@1]) answers
+	// epoch 0 ends at 1: broker 2 truncates to min(1, its end of epoch 0 =
+	// 1) = 1, its LEO, which drops 1@1.
+	mustFetch(t, c, 2)
+	want = []engine.EpochEntry{{Epoch: 0, StartOffset: 0}}
+	if got := c.Broker(2).Log().LeaderEpochs(); !slices.Equal(got, want) {
+		t.Fatalf("broker 2 epochs %v after the diverging epoch, want %v", got, want)
+	}
+	mustProduce(t, c, "b", "v", AcksAll) // 1, epoch 2
+	mustFetch(t, c, 2)
+	if c.Broker(2).LEO() != 2 {
+		t.Fatalf("broker 2 LEO %d, want 2", c.Broker(2).LEO())
+	}
+}

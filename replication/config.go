@@ -94,6 +94,9 @@ type Config struct {
 	CoordinationIntervalMs int64
 	// Truncation is how a new follower truncates. Default TruncateByEpoch.
 	Truncation Truncation
+	// FS is every broker's file system. Default NoSyncFS (fsync skipped:
+	// the lab's faults are process crashes, which keep the page cache).
+	FS engine.FS
 	// FetchMaxBytes bounds one fetch response (at least one batch). Default
 	// 1 MiB, as Kafka's replica.fetch.max.bytes.
 	FetchMaxBytes int
@@ -102,11 +105,12 @@ type Config struct {
 // DefaultLogConfig is the topic config of a cluster unless set: Kafka's
 // defaults with cleanup.policy=compact, except segment.bytes 100 (so a
 // scenario's batches each get a segment and only the last is active),
-// min.cleanable.dirty.ratio 0, delete.retention.ms 60000 and
+// segment.index.bytes 4096, min.cleanable.dirty.ratio 0, delete.retention.ms 60000 and
 // file.delete.delay.ms 0.
 func DefaultLogConfig() engine.LogConfig {
 	c := engine.DefaultLogConfig()
 	c.SegmentBytes = 100
+	c.SegmentIndexBytes = 4096
 	c.MinCleanableDirtyRatio = 0
 	c.DeleteRetentionMs = 60000
 	c.FileDeleteDelayMs = 0
@@ -146,6 +150,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.CoordinationIntervalMs == 0 {
 		c.CoordinationIntervalMs = max(c.Log.DeleteRetentionMs/24, 1)
+	}
+	if c.FS == nil {
+		c.FS = NoSyncFS{}
 	}
 	if c.FetchMaxBytes == 0 {
 		c.FetchMaxBytes = 1 << 20

@@ -114,6 +114,9 @@ func (c *Cluster) Clean(id int) (*engine.CleanStats, error) {
 	if err := b.log.SetRemovalBounds(c.removalBounds(b)); err != nil {
 		return nil, err
 	}
+	if err := c.cost.beforeClean(b); err != nil {
+		return nil, err
+	}
 	st, err := b.cleaner.Clean(b.log, engine.CleanOptions{Force: true})
 	if err != nil {
 		return nil, fmt.Errorf("replication: broker %d cleans: %w", id, err)

@@ -110,15 +110,20 @@ func (m *costMeter) account(c *Cluster, toMs int64) error {
 	return nil
 }
 
-// afterClean rescans b and counts every stamped batch the clean removed.
+// beforeClean makes sure what b holds is known before its clean.
+func (m *costMeter) beforeClean(b *Broker) error {
+	if m.held[b.ID-1].valid {
+		return nil
+	}
+	h, err := scanHeld(b)
+	m.held[b.ID-1] = h
+	return err
+}
+
+// afterClean rescans b and counts every stamped batch the clean removed
+// (beforeClean ran before it).
 func (m *costMeter) afterClean(c *Cluster, b *Broker) error {
 	before := m.held[b.ID-1]
-	if !before.valid {
-		var err error
-		if before, err = scanHeld(b); err != nil {
-			return err
-		}
-	}
 	after, err := scanHeld(b)
 	if err != nil {
 		return err

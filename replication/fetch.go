@@ -200,6 +200,7 @@ func (c *Cluster) Fetch(id int, dropResponse bool) (FetchResult, error) {
 		if err := f.log.AppendAsFollower(buf[:h.Size()]); err != nil {
 			return res, fmt.Errorf("replication: broker %d appends fetched batches: %w", id, err)
 		}
+		c.model.appended(id, h.BaseOffset, h.PartitionLeaderEpoch)
 		buf = buf[h.Size():]
 		c.cost.invalidate(id)
 	}
@@ -210,7 +211,7 @@ func (c *Cluster) Fetch(id int, dropResponse bool) (FetchResult, error) {
 		return res, err
 	}
 	if ls := min(resp.logStart, f.HW()); ls > f.log.LogStartOffset() {
-		if _, err := f.log.DeleteRecords(ls); err != nil {
+		if _, err := f.log.MaybeIncrementLogStartOffset(ls); err != nil {
 			return res, err
 		}
 	}
@@ -221,7 +222,9 @@ func (c *Cluster) Fetch(id int, dropResponse bool) (FetchResult, error) {
 // UnifiedLog.truncateTo).
 func (c *Cluster) truncate(f *Broker, to record.Offset, res *FetchResult) error {
 	if to >= f.LEO() {
-		return nil
+		// Nothing to cut, but the epoch cache still goes down to the LEO
+		// (an epoch this broker led without appending, UnifiedLog.truncateTo).
+		return truncateTo(f.log, f.LEO())
 	}
 	if err := truncateTo(f.log, to); err != nil {
 		return err

@@ -8,9 +8,8 @@ import (
 // The engine calls replication makes on a replica's log, in one place.
 
 // epochStartOffset is the start offset of epoch in the log's leader epoch
-// cache (the offset where the leader's current epoch began), found via the
-// end offset of the epoch before it; a leader that has not appended in its
-// epoch yet starts it at its log end offset.
+// cache (the offset where the leader's current epoch began; the leader
+// assigned it when it took over); the log end offset if it is not there.
 func epochStartOffset(l *engine.Log, epoch int32) (bool, record.Offset) {
 	for _, e := range l.LeaderEpochs() {
 		if e.Epoch == epoch {

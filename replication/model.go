@@ -48,6 +48,9 @@ type Write struct {
 	State     WriteState
 	Acks      Acks
 	TimeMs    int64
+	// HeldBy has bit id set once broker id appended this write (as leader
+	// or follower), whatever became of it since.
+	HeldBy uint64
 }
 
 // Txn is one transaction: its writes and the coordinator's decision.
@@ -70,7 +73,21 @@ type Txn struct {
 type Model struct {
 	Writes []Write
 	Txns   []Txn
+	// byOffsetEpoch finds the write a leader appended at an offset in a
+	// leader epoch (unique: one leader per epoch, offsets only grow in it).
+	byOffsetEpoch map[[2]int64]int
 }
+
+// appended notes that broker id appended the batch at base offset off
+// written in leader epoch epoch, if it is a client's write.
+func (m *Model) appended(id int, off record.Offset, epoch int32) {
+	if wi, ok := m.byOffsetEpoch[[2]int64{int64(off), int64(epoch)}]; ok {
+		m.Writes[wi].HeldBy |= 1 << uint(id)
+	}
+}
+
+// everHeld reports whether broker id ever appended w.
+func (w *Write) everHeld(id int) bool { return w.HeldBy&(1<<uint(id)) != 0 }
 
 // mustSee reports whether a read_committed consumer of a correct log must
 // see w unless a later write of its key supersedes it: an acknowledged

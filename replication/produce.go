@@ -187,6 +187,11 @@ func (c *Cluster) Produce(s ProduceSpec) (ProduceResult, error) {
 	}
 	c.cost.invalidate(lb.ID)
 	w.Offset, w.Epoch, w.State = off, c.leaderEpoch, Appended
+	w.HeldBy = 1 << uint(lb.ID)
+	if c.model.byOffsetEpoch == nil {
+		c.model.byOffsetEpoch = map[[2]int64]int{}
+	}
+	c.model.byOffsetEpoch[[2]int64{int64(off), int64(c.leaderEpoch)}] = w.Seq
 	res.Offset = off
 	if s.Acks == AcksLeader {
 		w.State = Acked

@@ -83,39 +83,131 @@ func uniformModel(n int) []float64 {
 	return p
 }
 
-// latestModel is the exact distribution of latestChooser: key n-1-r has
-// the probability of rank r under Gray's generator (zipfian.cdf).
+// The expected frequencies of the skewed choosers come from YCSB's
+// formulas worked here, independently of the generator under test (a
+// changed constant in zipfian then fails the fit): ZipfianGenerator's
+// constructor sets zeta2theta = zeta(2, theta) = 1 + 2^-theta, alpha =
+// 1/(1-theta), eta = (1 - (2/items)^(1-theta)) / (1 - zeta2theta/zetan), and
+// nextLong(u) returns 0 when u*zetan < 1, 1 when u*zetan < 1 + 0.5^theta,
+// else (long)(items * (eta*u - eta + 1)^alpha).
+
+// ycsbZipf is one ZipfianGenerator's constants, from YCSB's formulas.
+type ycsbZipf struct {
+	items                           uint64
+	theta, alpha, zetan, eta, zeta2 float64
+}
+
+func newYCSBZipf(items uint64, theta, zetan float64) ycsbZipf {
+	zeta2 := 1 + math.Pow(2, -theta)
+	return ycsbZipf{items: items, theta: theta, alpha: 1 / (1 - theta), zetan: zetan, zeta2: zeta2,
+		eta: (1 - math.Pow(2/float64(items), 1-theta)) / (1 - zeta2/zetan)}
+}
+
+// rank is YCSB's nextLong for the uniform draw u.
+func (y ycsbZipf) rank(u float64) uint64 {
+	switch uz := u * y.zetan; {
+	case uz < 1:
+		return 0
+	case uz < 1+math.Pow(0.5, y.theta):
+		return 1
+	}
+	return uint64(float64(y.items) * math.Pow(y.eta*u-y.eta+1, y.alpha))
+}
+
+// probAtMost is P(rank <= k) for u uniform in [0, 1): rank <= k holds for
+// u below 1/zetan (k = 0), below zeta2/zetan (k = 1), and for k >= 1 while
+// items*(eta*u - eta + 1)^alpha < k+1, i.e. u < (((k+1)/items)^(1-theta) -
+// 1 + eta)/eta.
+func (y ycsbZipf) probAtMost(k uint64) float64 {
+	if k+1 >= y.items {
+		return 1
+	}
+	if k == 0 {
+		return 1 / y.zetan
+	}
+	u := (math.Pow(float64(k+1)/float64(y.items), 1-y.theta) - 1 + y.eta) / y.eta
+	return math.Min(1, math.Max(y.zeta2/y.zetan, u))
+}
+
+// testZeta is sum_{i=1..n} i^-theta, summed smallest terms first for n up
+// to 2^20, and past that the exact sum to 2^20 plus the Euler-Maclaurin
+// tail (integral, half the end terms, and the first-derivative
+// correction; the next term is below 1e-20 here).
+func testZeta(n uint64, theta float64) float64 {
+	const exact = 1 << 20
+	m := min(n, exact)
+	var s float64
+	for i := m; i >= 1; i-- {
+		s += math.Pow(float64(i), -theta)
+	}
+	if n == m {
+		return s
+	}
+	a, b := float64(m), float64(n)
+	tail := (math.Pow(b, 1-theta)-math.Pow(a, 1-theta))/(1-theta) + (math.Pow(b, -theta)-math.Pow(a, -theta))/2 -
+		theta*(math.Pow(b, -theta-1)-math.Pow(a, -theta-1))/12
+	return s + tail
+}
+
+// ycsbZetan is the zetan YCSB's generator uses for items and theta: the
+// published ScrambledZipfianGenerator.ZETAN for 10^10 + 1 items at 0.99,
+// else the sum.
+func ycsbZetanOf(items uint64, theta float64) float64 {
+	if items == 10_000_000_001 && theta == 0.99 {
+		return 26.46902820178302
+	}
+	return testZeta(items, theta)
+}
+
+// latestModel is YCSB's SkewedLatestGenerator over n keys: key n-1-r has
+// the probability of rank r.
 func latestModel(n int, theta float64) []float64 {
-	z := newZipfian(uint64(n), theta)
+	y := newYCSBZipf(uint64(n), theta, ycsbZetanOf(uint64(n), theta))
 	p := make([]float64, n)
 	prev := 0.0
 	for r := range n {
-		c := z.cdf(uint64(r))
+		c := y.probAtMost(uint64(r))
 		p[n-1-r] = c - prev
 		prev = c
 	}
 	return p
 }
 
-// scrambledModel is the distribution of scrambledZipfian over n keys: the
-// first headRanks ranks exactly (each rank's probability from the
-// generator's cdf, hashed onto its key as YCSB does), and the remaining mass
+// scrambledModel is YCSB's ScrambledZipfianGenerator over n keys: the
+// first headRanks ranks of a Zipfian over 10^10 + 1 items exactly, each
+// hashed onto its key (FNV-1a 64 of the rank's 8 little-endian bytes, by
+// the standard library, then Java's abs and % n), and the remaining mass
 // (ranks past headRanks, each below 1e-7) spread evenly: about 10^10 ranks
 // land on each key, so their sum per key departs from the mean by far less
 // than the sampling noise of these tests.
 func scrambledModel(n int, theta float64, headRanks uint64) []float64 {
-	z := newZipfian(ycsbItemCount+1, theta)
+	const items = 10_000_000_001
+	y := newYCSBZipf(items, theta, ycsbZetanOf(items, theta))
 	p := make([]float64, n)
 	prev := 0.0
 	for r := range headRanks {
-		c := z.cdf(r)
-		p[scramble(r, uint64(n))] += c - prev
+		c := y.probAtMost(r)
+		p[fnvKey(r, uint64(n))] += c - prev
 		prev = c
 	}
 	for i := range p {
 		p[i] += (1 - prev) / float64(n)
 	}
 	return p
+}
+
+// fnvKey is YCSB's Utils.fnvhash64(rank) % n by the standard library's
+// FNV-1a, with Java's Math.abs of the signed hash.
+func fnvKey(rank, n uint64) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], rank)
+	h.Write(b[:])
+	v := int64(h.Sum64())
+	if v < 0 {
+		v = -v
+	}
+	return uint64(v % int64(n))
 }
 
 // hotColdModel: hotShare of the keys (the lowest) share writeShare of the
@@ -176,6 +268,42 @@ func TestZipfianGenerator(t *testing.T) {
 		}
 		if r := z.rank(c + 1e-9); r <= k {
 			t.Errorf("rank just above cdf(%d) = %d", k, r)
+		}
+	}
+}
+
+// TestZipfianMatchesYCSB pins the generator to YCSB's formulas worked in
+// the test (newYCSBZipf) and to a case worked by hand, so that a changed
+// constant (eta, the zeta2theta threshold, alpha) fails:
+//   - 3 items, theta 0.5: zetan = 1 + 1/sqrt(2) + 1/sqrt(3) = 2.2844571,
+//     P(rank 0) = 1/zetan = 0.4377408, P(rank 1) = 2^-0.5/zetan = 0.3095295,
+//     P(rank 2) = 1 - (1 + 2^-0.5)/zetan = 0.2527298;
+//   - 1,000 items at 0.99 and 0.5, 10^10 + 1 at 0.99 (YCSB's ZETAN) and
+//     0.8: the constants, and rank(u) for u over [0, 1).
+func TestZipfianMatchesYCSB(t *testing.T) {
+	z3 := newZipfian(3, 0.5)
+	for k, want := range []float64{0.4377408, 0.4377408 + 0.3095295, 1} {
+		if got := z3.cdf(uint64(k)); math.Abs(got-want) > 1e-7 {
+			t.Errorf("3 items, theta 0.5: P(rank <= %d) = %.7f, want %.7f (worked by hand)", k, got, want)
+		}
+	}
+	for _, c := range []struct {
+		items uint64
+		theta float64
+	}{{3, 0.5}, {1000, 0.99}, {1000, 0.5}, {10_000_000_001, 0.99}, {10_000_000_001, 0.8}} {
+		z := newZipfian(c.items, c.theta)
+		y := newYCSBZipf(c.items, c.theta, ycsbZetanOf(c.items, c.theta))
+		near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Abs(b) }
+		if !near(z.zetan, y.zetan) || !near(z.eta, y.eta) || !near(z.alpha, y.alpha) || !near(z.half, y.zeta2) {
+			t.Errorf("%d items, theta %v: zetan %v eta %v alpha %v zeta2 %v; YCSB's formulas give %v %v %v %v",
+				c.items, c.theta, z.zetan, z.eta, z.alpha, z.half, y.zetan, y.eta, y.alpha, y.zeta2)
+		}
+		for i := range 1000 {
+			u := (float64(i) + 0.5) / 1000
+			if got, want := z.rank(u), min(y.rank(u), c.items-1); got != want {
+				t.Errorf("%d items, theta %v: rank(%v) = %d, YCSB's nextLong gives %d", c.items, c.theta, u, got, want)
+				break
+			}
 		}
 	}
 }

@@ -23,6 +23,7 @@ func newCleanCmd() *cobra.Command {
 	var metricsAddr string
 	var firstDirty, highWatermark, nowMs optOffset
 	passes := 1
+	var tc topicConfigFlags
 	cmd := &cobra.Command{
 		Use:   "clean --dir PARTITION_DIR|LOGDIR",
 		Short: "Clean a Kafka partition directory, or every compacted partition of a log directory, in place, as Kafka's log cleaner would",
@@ -61,6 +62,21 @@ complete), and the command exits 130 or 143.`,
 			}
 			o := lab.CleanOptions{Log: logCfg, Cleaner: cleanerCfg, Force: force, Roll: roll, KafkaRecovery: kafkaRecovery,
 				Now: nowMs.clock(), Passes: passes, Recovery: printRecovery}
+			logFor, set, err := tc.logConfigs(cmd, dir)
+			if err != nil {
+				return err
+			}
+			if logFor != nil {
+				o.LogFor = logFor
+				if tp, err := engine.ParseTopicPartition(filepath.Base(dir)); err == nil {
+					if o.Log, err = logFor(tp); err != nil {
+						return err
+					}
+				}
+			}
+			if !cmd.Flags().Changed("cleanup.policy") {
+				warnKeyless(cmd.OutOrStdout(), dir, set, cleanerCfg)
+			}
 			if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
 				if cmd.Flags().Changed("first-dirty-offset") || cmd.Flags().Changed("passes") || cmd.Flags().Changed("high-watermark") {
 					return errors.New("clean: --first-dirty-offset, --passes and --high-watermark apply to one partition directory, not to a log directory")
@@ -96,6 +112,7 @@ complete), and the command exits 130 or 143.`,
 	f.Var(countOf(&passes), "passes", "clean again while the offset map filled before the dirty range ended, up to this many times")
 	logConfigFlags(f, &logCfg, nil)
 	cleanerConfigFlags(f, &cleanerCfg)
+	tc.bind(f)
 	return cmd
 }
 

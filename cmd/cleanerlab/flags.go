@@ -227,6 +227,7 @@ func cleanerConfigFlags(fs *pflag.FlagSet, cfg *engine.CleanerConfig) {
 	fs.Var((*byteRate)(&cfg.MaxIOBytesPerSecond), "log.cleaner.io.max.bytes.per.second", "the same as --throttle, by Kafka's name")
 	fs.Var(textVar(&cfg.Throttler, "throttler"), "throttler", "throttle algorithm: kafka (Kafka's Throttler: checks every 300 ms, one compensating sleep) or token-bucket (golang.org/x/time/rate)")
 	fs.BoolVar(&cfg.CacheFriendly, "cache-friendly", cfg.CacheFriendly, "drop the pages of copied segments and of written output from the page cache behind the copy (fadvise DONTNEED), to measure what that saves other users of the cache")
+	fs.StringVar(&cfg.CleanedIndex, "cleaned-index", cfg.CleanedIndex, "how cleaned segments are indexed: per-append (one entry at most per write buffer appended, as Kafka through 4.0.0) or per-batch (as Kafka since KAFKA-806, 4.0.1/4.1); the .log is the same (default per-append)")
 }
 
 // nameValue is a string flag naming something, checked when set (a typo

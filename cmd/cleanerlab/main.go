@@ -10,7 +10,11 @@
 //	retention  apply Kafka's retention to one partition directory in place
 //	dump       print the files of a partition or a whole log directory (segments, indexes, checkpoints; package lab/inspect)
 //	verify     check a partition or every partition of a log directory, read-only (package lab/inspect, engine.Verify)
+//	plan       read-only plan of a partition or log directory: dirty bytes, distinct keys, passes, cleaning order (package lab/sizing)
+//	advise     recommend log.cleaner.dedupe.buffer.size, threads and I/O buffer from a plan or a workload; --validate runs it (lab/sizing)
+//	generate   write a workload's log and its ground truth without cleaning (verify --truth checks it)
 //	hashers    list the offset map's hashers and layouts: density and collision risk
+//	replicas   the divergence lab: scenario files, random campaigns, the cost of coordinated cleaning (package replication)
 //
 // "cleanerlab COMMAND --help" gives each one's flags.
 //
@@ -112,7 +116,7 @@ workload's ground truth and reports throughput, page-cache and disk counters.`,
 		SilenceErrors: true,
 	}
 	root.SuggestionsMinimumDistance = 2
-	root.AddCommand(newRunCmd(), newCleanCmd(), newDumpCmd(), newVerifyCmd(), newRetentionCmd(), newHashersCmd(), newSweepCmd(), newReportCmd(), newBaselineCmd(), newSteadyCmd())
+	root.AddCommand(newRunCmd(), newCleanCmd(), newDumpCmd(), newVerifyCmd(), newRetentionCmd(), newHashersCmd(), newSweepCmd(), newReportCmd(), newBaselineCmd(), newPlanCmd(), newAdviseCmd(), newGenerateCmd(), newReplicasCmd(), newSteadyCmd())
 	suggestFlags(root)
 	return root
 }

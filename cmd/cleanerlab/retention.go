@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +16,7 @@ func newRetentionCmd() *cobra.Command {
 	var dir string
 	var nowMs, highWatermark optOffset
 	deleteRecords := int64(-1)
+	var tc topicConfigFlags
 	cmd := &cobra.Command{
 		Use:   "retention --dir PARTITION_DIR",
 		Short: "Apply Kafka's retention to one partition directory in place (delete old segments)",
@@ -35,6 +37,17 @@ log start offset after.`,
 				return errors.New("retention: --dir is required")
 			}
 			o := lab.RetentionOptions{Log: logCfg, Now: nowMs.clock(), HighWatermark: highWatermark.offset(), Recovery: printRecovery}
+			if logFor, _, err := tc.logConfigs(cmd, dir); err != nil {
+				return err
+			} else if logFor != nil {
+				tp, err := engine.ParseTopicPartition(filepath.Base(filepath.Clean(dir)))
+				if err != nil {
+					return err
+				}
+				if o.Log, err = logFor(tp); err != nil {
+					return err
+				}
+			}
 			if cmd.Flags().Changed("delete-records") {
 				d := record.Offset(deleteRecords)
 				o.DeleteRecords = &d
@@ -48,5 +61,6 @@ log start offset after.`,
 	f.Var(&highWatermark, "high-watermark", "high watermark: no segment at or above it is deleted, and --delete-records may not pass it (an offset >= 0; not given: the log end offset)")
 	f.Var(countOf(&deleteRecords), "delete-records", "raise the log start offset to this offset first, as a DeleteRecords request (-1: to the high watermark; not given: no DeleteRecords)")
 	logConfigFlags(f, &logCfg, nil)
+	tc.bind(f)
 	return cmd
 }

@@ -16,6 +16,7 @@ func newVerifyCmd() *cobra.Command {
 	var dir string
 	var checkpoint int64
 	var ignoreCheckpoint bool
+	var truth string
 	cmd := &cobra.Command{
 		Use:   "verify --dir PARTITION_OR_LOG_DIR",
 		Short: "Check a partition or every partition of a log directory: CRCs, offsets, indexes, and compaction below the checkpoint",
@@ -28,8 +29,12 @@ be cut by recovery (without the clean-shutdown marker in the parent directory,
 a torn tail after the recovery point is a problem: a read-write open would
 truncate it), and, when the cleaner checkpoint in the root has an entry for
 the partition (or --checkpoint is given, for one partition), that no key
-appears twice below it. It lists every problem with its file and byte
-position, one block per partition, and exits 2 when there is one.`,
+appears twice below it (from the log start offset on). It lists every
+problem with its file and byte position, one block per partition, and exits
+2 when there is one. A log that needs recovery (leftover .cleaned, .swap or
+.deleted files of an interrupted clean or swap, or a torn tail) is never OK:
+each file is listed as RECOVERY PENDING with what a read-write open (such as
+clean) would do to it, and verify exits 3 when that is all it found.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
@@ -47,7 +52,13 @@ position, one block per partition, and exits 2 when there is one.`,
 			for _, r := range results {
 				inspect.WriteVerifyResult(out, r)
 			}
+			if truth != "" {
+				err = errors.Join(err, verifyTruth(out, dir, truth))
+			}
 			if err != nil {
+				if onlyRecoveryPending(results) {
+					return exitError{code: 3, err: err}
+				}
 				return exitError{code: 2, err: err}
 			}
 			fmt.Fprintln(out, "OK")
@@ -57,6 +68,7 @@ position, one block per partition, and exits 2 when there is one.`,
 	cmd.Flags().StringVar(&dir, "dir", "", "partition directory (named topic-partition) or log directory root (the parent of partition directories)")
 	cmd.Flags().Int64Var(&checkpoint, "checkpoint", -1, "check that no key appears twice below this offset (-1: the cleaner checkpoint file's entry; one partition only)")
 	cmd.Flags().BoolVar(&ignoreCheckpoint, "ignore-checkpoint", false, "skip the compaction check")
+	cmd.Flags().StringVar(&truth, "truth", "", "also check every key's latest record against this ground truth file (from cleanerlab generate)")
 	return cmd
 }
 
@@ -74,4 +86,20 @@ func printRecovery(w io.Writer, r *engine.RecoveryReport) {
 	for _, p := range r.RemovedOrphans {
 		fmt.Fprintf(w, "recovery: removed orphan index %s\n", p)
 	}
+}
+
+// onlyRecoveryPending reports whether every partition that failed has no
+// problem but pending recovery (engine.ErrRecoveryPending): verify's exit 3.
+func onlyRecoveryPending(results []inspect.VerifyResult) bool {
+	pending := false
+	for _, r := range results {
+		if r.Err == nil {
+			continue
+		}
+		if !errors.Is(r.Err, engine.ErrRecoveryPending) || (r.Report != nil && len(r.Report.Problems) > 0) {
+			return false
+		}
+		pending = true
+	}
+	return pending
 }

@@ -64,7 +64,9 @@ func Verify(path string, opts engine.VerifyOptions) ([]VerifyResult, error) {
 
 // WriteVerifyResult prints one partition's result: a summary line (segments,
 // bytes, offsets, batches, records, keys, index entries, checkpoint), then
-// "note: " and "PROBLEM " lines, a PROBLEM line with the error when the
+// "note: ", "PROBLEM " and "RECOVERY PENDING " lines (what a read-write
+// open would change: engine.VerifyReport.RecoveryPending), a PROBLEM line
+// with the error when the
 // partition could not be opened at all, else "DIR: OK" when it has no
 // problem.
 func WriteVerifyResult(w io.Writer, r VerifyResult) {
@@ -84,8 +86,11 @@ func WriteVerifyResult(w io.Writer, r VerifyResult) {
 	for _, p := range rep.Problems {
 		fmt.Fprintf(w, "PROBLEM %s\n", p)
 	}
+	for _, a := range rep.RecoveryPending {
+		fmt.Fprintf(w, "RECOVERY PENDING %s\n", a)
+	}
 	switch {
-	case err != nil && len(rep.Problems) == 0:
+	case err != nil && len(rep.Problems) == 0 && len(rep.RecoveryPending) == 0:
 		fmt.Fprintf(w, "PROBLEM %s: %v\n", r.Dir, err)
 	case err == nil:
 		fmt.Fprintf(w, "%s: OK\n", r.Dir)

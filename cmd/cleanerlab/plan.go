@@ -1,0 +1,332 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/lab/sizing"
+	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
+	"github.com/cleanerlab/cleanerlab/results"
+)
+
+// topicConfigFlags are --server-config and --topic-config.
+type topicConfigFlags struct {
+	server, topics string
+}
+
+func (t *topicConfigFlags) bind(f *pflag.FlagSet) {
+	f.StringVar(&t.server, "server-config", "", "a broker's server.properties: broker defaults (log.cleanup.policy, log.segment.bytes, log.cleaner.* ...) mapped to topic configs as Kafka does")
+	f.StringVar(&t.topics, "topic-config", "", "topic overrides in the shape `kafka-configs --describe --entity-type topics` prints")
+}
+
+// load reads the config sources of the data directory dir (a root or one
+// partition; __cluster_metadata-0 in the root is read too) and resolves the
+// cleaner config: server.properties and dynamic broker configs over cc's
+// defaults, the log.cleaner.* flags given on the command line over both.
+func (t *topicConfigFlags) load(cmd *cobra.Command, dir string, cc engine.CleanerConfig) (*topicconfig.Set, engine.CleanerConfig, error) {
+	root := dir
+	if _, err := engine.ParseTopicPartition(filepath.Base(dir)); err == nil {
+		if sub, err := engine.PartitionDirs(nil, dir); err == nil && len(sub) == 0 {
+			root = filepath.Dir(dir)
+		}
+	}
+	if dir == "" {
+		root = ""
+	}
+	set, err := topicconfig.Load(topicconfig.LoadOptions{ServerConfig: t.server, TopicConfig: t.topics, LogDir: root})
+	if err != nil {
+		return nil, cc, err
+	}
+	resolved, err := set.CleanerConfig(cc)
+	if err != nil {
+		return nil, cc, err
+	}
+	f := cmd.Flags()
+	if f.Changed("log.cleaner.threads") || f.Changed("threads") {
+		resolved.Threads = cc.Threads
+	}
+	if f.Changed("log.cleaner.dedupe.buffer.size") {
+		resolved.DedupeBufferBytes = cc.DedupeBufferBytes
+	}
+	if f.Changed("log.cleaner.io.buffer.size") {
+		resolved.IOBufferBytes = cc.IOBufferBytes
+	}
+	if f.Changed("log.cleaner.io.buffer.load.factor") {
+		resolved.LoadFactor = cc.LoadFactor
+	}
+	if f.Changed("throttle") || f.Changed("log.cleaner.io.max.bytes.per.second") {
+		resolved.MaxIOBytesPerSecond = cc.MaxIOBytesPerSecond
+	}
+	if err := resolved.Validate(); err != nil {
+		return nil, cc, err
+	}
+	return set, resolved, nil
+}
+
+// calibrationFlags choose the calibration a prediction uses.
+type calibrationFlags struct {
+	out       string
+	calibrate bool
+	none      bool
+	maxAge    time.Duration
+	dataDir   string
+	logBytes  int64
+	runs      int
+}
+
+func (c *calibrationFlags) bind(f *pflag.FlagSet) {
+	f.StringVar(&c.out, "out", "runs", "directory of run records, where the calibration is cached")
+	f.BoolVar(&c.calibrate, "calibrate", false, "measure the calibration now (a few short runs), even when a fresh one is cached")
+	f.BoolVar(&c.none, "no-calibration", false, "use no calibration: no clean-time predictions (and none is measured)")
+	f.DurationVar(&c.maxAge, "calibration-max-age", sizing.DefaultCalibrationMaxAge, "a cached calibration older than this is measured again")
+	f.StringVar(&c.dataDir, "calibration-dir", "", "parent of the calibration runs' data (default the OS temp dir): put it on the disk to size")
+	c.logBytes = 64 << 20
+	f.Var((*byteSize)(&c.logBytes), "calibration-log-bytes", "log size of each calibration run (bytes)")
+	f.IntVar(&c.runs, "calibration-runs", 3, "calibration runs (the fastest is kept)")
+}
+
+// get returns the calibration: none with --no-calibration; measured with
+// --calibrate or when measure is true and the cache is missing or stale;
+// else the cached one if fresh (nil and a note when there is none).
+func (c *calibrationFlags) get(cmd *cobra.Command, cc engine.CleanerConfig, keyBytes, valueBytes, perBatch int, measure bool) (*sizing.Calibration, string, error) {
+	if c.none {
+		return nil, "no calibration (--no-calibration): no clean-time predictions", nil
+	}
+	w := cmd.ErrOrStderr()
+	o := sizing.CalibrateOptions{Out: c.out, Dir: c.dataDir, Cleaner: cc, KeyBytes: keyBytes, ValueBytes: valueBytes, RecordsPerBatch: perBatch,
+		MaxAge: c.maxAge, Force: c.calibrate, LogBytes: c.logBytes, Runs: c.runs, Log: func(format string, args ...any) { fmt.Fprintf(w, format, args...) }}
+	if !measure && !c.calibrate {
+		cal, status, err := sizing.ReadFreshCalibration(o)
+		if err != nil {
+			return nil, "", err
+		}
+		return cal, status, nil
+	}
+	return sizing.LoadOrCalibrate(context.Background(), o)
+}
+
+func newPlanCmd() *cobra.Command {
+	cc := engine.DefaultCleanerConfig()
+	var dir, format string
+	var nowMs int64
+	var exactBytes int64 = sizing.DefaultExactKeysMemoryBytes
+	var tc topicConfigFlags
+	var cal calibrationFlags
+	cmd := &cobra.Command{
+		Use:   "plan --dir LOGDIR|PARTITION_DIR",
+		Short: "Read-only plan of a data directory: what Kafka's cleaner would clean, in which order, and what it needs",
+		Long: `plan opens every partition of a log directory (or one partition directory)
+read-only (no lock taken, no file changed) and says per partition: its
+cleanup.policy and effective configs (Kafka's defaults, --server-config,
+the KRaft metadata log __cluster_metadata-0 when present, --topic-config),
+size, clean and dirty bytes, cleanable ratio, first dirty and first
+uncleanable offsets and which bound set the latter (active segment, LSO,
+HW from replication-offset-checkpoint, min lag), whether it is eligible now
+or when max.compaction.lag.ms makes it so, the distinct keys of the dirty
+section (exact up to --exact-keys-memory, then a HyperLogLog estimate with
+its error), tombstone and control-record shares, the passes its clean takes
+with the configured dedupe buffer and threads, the order Kafka's manager
+would clean the partitions in, and, with a calibration, a predicted clean
+time (a model prediction). A corrupt partition is reported uncleanable with
+its error and the plan goes on.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" {
+				return errors.New("plan: --dir is required")
+			}
+			if format != "table" && format != "json" {
+				return fmt.Errorf("plan: --format %q: want table or json", format)
+			}
+			if abs, err := filepath.Abs(dir); err == nil {
+				dir = abs
+			}
+			set, resolved, err := tc.load(cmd, dir, cc)
+			if err != nil {
+				return err
+			}
+			calib, calNote, err := cal.get(cmd, resolved, 0, 0, 0, false)
+			if err != nil {
+				return err
+			}
+			o := sizing.Options{Configs: set, Cleaner: resolved, ExactKeysMemoryBytes: exactBytes, Calibration: calib}
+			if nowMs >= 0 {
+				o.Now = func() time.Time { return time.UnixMilli(nowMs) }
+			}
+			p, err := sizing.MakePlan(dir, o)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if format == "json" {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(p)
+			}
+			printPlan(out, p, calNote)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dir, "dir", "", "log directory root or partition directory (read-only)")
+	f.StringVar(&format, "format", "table", "output: table (for people) or json (for scripts)")
+	f.Int64Var(&nowMs, "now-ms", -1, "the clock for lags and eligibility (ms since the epoch; -1: now)")
+	f.Var((*byteSize)(&exactBytes), "exact-keys-memory", "memory bound of each exact distinct-key set; past it the count is a HyperLogLog estimate (bytes)")
+	tc.bind(f)
+	cal.bind(f)
+	cleanerConfigFlags(f, &cc)
+	return cmd
+}
+
+func printPlan(w io.Writer, p *sizing.Plan, calNote string) {
+	c := p.Cleaner
+	fmt.Fprintf(w, "plan of %s at %s (read-only)\n", p.Dir, time.UnixMilli(p.NowMs).UTC().Format(time.RFC3339))
+	fmt.Fprintf(w, "cleaner: %d thread(s), log.cleaner.dedupe.buffer.size %s (%s each, %s/%s map, %d B/entry: %d keys per pass at load factor %g)\n",
+		c.Threads, results.FormatBytes(c.DedupeBufferBytes), results.FormatBytes(c.DedupeBufferBytes/int64(c.Threads)), c.OffsetMap, c.Hasher, c.EntryBytes, c.MaxKeysPerPass, c.LoadFactor)
+	if calNote != "" {
+		fmt.Fprintf(w, "calibration: %s\n", calNote)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PARTITION\tPOLICY\tSIZE\tCLEAN\tDIRTY\tRATIO\tDIRTY RANGE\tBOUND\tDIRTY KEYS\tTOMB\tCTRL\tPASSES\tORDER\tPREDICTED")
+	for _, pt := range p.Partitions {
+		keys := fmt.Sprint(pt.DirtyKeys)
+		if pt.DirtyKeysEstimate {
+			keys = fmt.Sprintf("~%d ±%.2f%%", pt.DirtyKeys, 100*pt.DirtyKeysError)
+		}
+		passes := fmt.Sprint(pt.Passes)
+		if pt.PassesEstimate {
+			passes = ">=" + passes
+		}
+		order := "-"
+		if pt.Order > 0 {
+			order = fmt.Sprint(pt.Order)
+		}
+		pred := "-"
+		if pt.PredictedCleanSeconds != nil {
+			pred = fmt.Sprintf("%.3f s", *pt.PredictedCleanSeconds)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t[%d, %d)\t%s\t%s\t%.1f%%\t%.1f%%\t%s\t%s\t%s\n", pt.Name, policyLabel(pt), results.FormatBytes(pt.SizeBytes),
+			results.FormatBytes(pt.CleanBytes), results.FormatBytes(pt.DirtyBytes), pt.CleanableRatio, pt.FirstDirtyOffset, pt.FirstUncleanableOffset, orDash(pt.UncleanableBound),
+			keys, 100*pt.TombstoneShare, 100*pt.ControlShare, passes, order, pred)
+	}
+	tw.Flush()
+	for _, pt := range p.Partitions {
+		if pt.NotCleanable != "" {
+			fmt.Fprintf(w, "  %s: %s\n", pt.Name, pt.NotCleanable)
+		}
+	}
+	t := p.Totals
+	keys := fmt.Sprint(t.DirtyKeys)
+	if t.DirtyKeysEstimate {
+		keys = "~" + keys + " (partly estimated)"
+	}
+	fmt.Fprintf(w, "totals: %d partitions (%d eligible now, %d uncleanable), %s, %s clean, %s dirty, %s dirty keys, %d passes\n",
+		t.Partitions, t.Eligible, t.Uncleanable, results.FormatBytes(t.SizeBytes), results.FormatBytes(t.CleanBytes), results.FormatBytes(t.DirtyBytes), keys, t.Passes)
+	if len(p.Order) > 0 {
+		fmt.Fprintf(w, "order Kafka's manager would clean them in (filthiest first): %s\n", strings.Join(p.Order, ", "))
+	}
+	if t.PredictedCleanSeconds != nil {
+		fmt.Fprintf(w, "predicted clean time of the eligible partitions with %d thread(s): %.3f s (a model prediction from the calibration)\n", c.Threads, *t.PredictedCleanSeconds)
+	}
+	for _, wn := range p.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", wn)
+	}
+}
+
+func policyLabel(pt sizing.Partition) string {
+	if pt.Policy == "" {
+		return `""`
+	}
+	if pt.PolicySource == topicconfig.SourceAssumed {
+		return pt.Policy + "?"
+	}
+	return pt.Policy
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// sources reports whether a per-topic config source applies to the data
+// directory dir: --server-config, --topic-config, or the KRaft metadata
+// log in its root.
+func (t *topicConfigFlags) sources(dir string) bool {
+	if t.server != "" || t.topics != "" {
+		return true
+	}
+	root := dir
+	if _, err := engine.ParseTopicPartition(filepath.Base(dir)); err == nil {
+		if sub, err := engine.PartitionDirs(nil, dir); err == nil && len(sub) == 0 {
+			root = filepath.Dir(dir)
+		}
+	}
+	st, err := os.Stat(filepath.Join(root, topicconfig.MetadataPartition))
+	return err == nil && st.IsDir()
+}
+
+// logConfigs is clean's and retention's per-topic config: when a source
+// applies, each topic's resolved config with the topic-config flags given
+// on the command line applied on top; nil when none applies (the flags'
+// one config for every partition, as before).
+func (t *topicConfigFlags) logConfigs(cmd *cobra.Command, dir string) (func(engine.TopicPartition) (engine.LogConfig, error), *topicconfig.Set, error) {
+	if !t.sources(dir) {
+		return nil, nil, nil
+	}
+	set, _, err := t.load(cmd, dir, engine.DefaultCleanerConfig())
+	if err != nil {
+		return nil, nil, err
+	}
+	return func(tp engine.TopicPartition) (engine.LogConfig, error) {
+		res, err := set.For(tp.Topic)
+		if err != nil {
+			return engine.LogConfig{}, err
+		}
+		cfg := res.Log
+		over := pflag.NewFlagSet("overrides", pflag.ContinueOnError)
+		logConfigFlags(over, &cfg, nil)
+		var ferr error
+		cmd.Flags().Visit(func(f *pflag.Flag) {
+			if over.Lookup(f.Name) != nil && ferr == nil {
+				ferr = over.Set(f.Name, f.Value.String())
+			}
+		})
+		if ferr != nil {
+			return cfg, ferr
+		}
+		return cfg, cfg.Validate()
+	}, set, nil
+}
+
+// warnKeyless prints, before a clean, a warning for every partition whose
+// cleanup.policy no source states (assumed compact) and whose dirty section
+// holds keyless records, which a compacting clean deletes. It reads the
+// dirty sections with a read-only plan.
+func warnKeyless(w io.Writer, dir string, set *topicconfig.Set, cc engine.CleanerConfig) {
+	if set == nil {
+		set = &topicconfig.Set{}
+	}
+	p, err := sizing.MakePlan(dir, sizing.Options{Configs: set, Cleaner: cc, SkipCleanSectionCRC: true})
+	if err != nil {
+		return // the clean reports the problem itself
+	}
+	for _, pt := range p.Partitions {
+		if pt.PolicySource == topicconfig.SourceAssumed && pt.KeylessRecords > 0 {
+			fmt.Fprintf(w, "warning: %s: cleanup.policy is not known (no --server-config, --topic-config, metadata log or --cleanup.policy says it; compact assumed) and %d keyless records of its dirty section will be deleted by this clean\n",
+				pt.Name, pt.KeylessRecords)
+		}
+	}
+}

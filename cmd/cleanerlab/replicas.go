@@ -1,0 +1,182 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cleanerlab/cleanerlab/lab/replicas"
+	"github.com/cleanerlab/cleanerlab/replication"
+)
+
+func newReplicasCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "replicas",
+		Short: "the divergence lab: replicas on real logs, scenarios, random campaigns, the cost of coordinated cleaning",
+		Long: `replicas runs several replicas of one partition, each broker with its own log
+directory, under a controller and a virtual clock (package replication): HW,
+ISR, leader epochs, elections, transactions, and each broker's own cleaner,
+independent (Kafka) or coordinated (Redpanda's MTRO/MXRO).`,
+	}
+	cmd.AddCommand(newReplicasRunCmd(), newReplicasCampaignCmd(), newReplicasCostCmd())
+	return cmd
+}
+
+func newReplicasRunCmd() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "run FILE...",
+		Short: "run scenario files; exit 1 where an output differs from the file's expected block",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, cleanup, err := workDir(dir)
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			n, err := replicas.RunFiles(cmd.OutOrStdout(), root, args)
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				return exitError{code: 1, err: fmt.Errorf("%d outputs differ from their expected blocks", n)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "directory for the brokers' log directories (default: a fresh temp dir, removed afterwards)")
+	return cmd
+}
+
+// workDir is dir (created) or a fresh temp dir removed by cleanup.
+func workDir(dir string) (string, func(), error) {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", nil, err
+		}
+		d, err := os.MkdirTemp(dir, "replicas-")
+		return d, func() { os.RemoveAll(d) }, err
+	}
+	d, err := os.MkdirTemp("", "cleanerlab-replicas-")
+	return d, func() { os.RemoveAll(d) }, err
+}
+
+func newReplicasCampaignCmd() *cobra.Command {
+	var (
+		mode, format, dir, out string
+		runs, n, events        int
+		seed                   uint64
+		shrink                 bool
+	)
+	cmd := &cobra.Command{
+		Use:   "campaign",
+		Short: "seeded random schedules with the divergence checker after each; writes a run record",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m, err := replication.ParseMode(mode)
+			if err != nil {
+				return fmt.Errorf("--mode: %w", err)
+			}
+			if format != "text" && format != "json" {
+				return fmt.Errorf("--format %q: want text or json", format)
+			}
+			if runs < 1 || n < 2 || n > 9 || events < 1 {
+				return fmt.Errorf("--runs %d, --replicas %d, --events %d: want runs >= 1, replicas 2..9, events >= 1", runs, n, events)
+			}
+			root, cleanup, err := workDir(dir)
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			rec, err := replicas.Campaign(replicas.CampaignOptions{CampaignConfig: replication.CampaignConfig{Root: root, Mode: m, Runs: runs, Seed: seed, Replicas: n, Events: events, Shrink: shrink}, Out: out}, nil)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			res := rec.Result
+			if format == "json" {
+				short := *res
+				short.Outcomes = nil
+				b, err := json.MarshalIndent(struct {
+					*replication.CampaignResult
+					Record string  `json:"record"`
+					WallS  float64 `json:"wall_s"`
+				}{&short, rec.Run.Path, rec.Wall.Seconds()}, "", "  ")
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(w, string(b))
+			} else {
+				fmt.Fprintf(w, "mode %s: %d runs (%d events, %d brokers, seeds %d..%d): %d diverged\n", res.Mode, res.Runs, res.Events, res.Replicas, seed, seed+uint64(runs)-1, res.Diverged)
+				for _, k := range replication.Kinds {
+					if c := res.ByKind[k]; c > 0 {
+						fmt.Fprintf(w, "  %-18s %d runs\n", k, c)
+					}
+				}
+				fmt.Fprintf(w, "tombstone bytes held %.0f B·s, marker bytes held %.0f B·s, horizon to removal mean %.0f ms (max %d ms, %d removals)\n", res.TombstoneByteSeconds, res.MarkerByteSeconds, res.MeanDelayMs, res.MaxDelayMs, res.Removals)
+				fmt.Fprintf(w, "wall time %.1f s; record %s\n", rec.Wall.Seconds(), rec.Run.Path)
+			}
+			if shrink && res.Reproducer != "" {
+				fmt.Fprint(w, "\n"+res.Reproducer)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&mode, "mode", "independent", "cleaning mode: independent (Kafka) or coordinated (Redpanda's MTRO/MXRO)")
+	f.IntVar(&runs, "runs", 100, "number of seeded schedules")
+	f.Uint64Var(&seed, "seed", 1, "seed of the first schedule (schedule i uses seed+i)")
+	f.IntVar(&n, "replicas", 3, "brokers (replication factor)")
+	f.IntVar(&events, "events", 200, "events per schedule")
+	f.StringVar(&format, "format", "text", "output: text or json (mode, runs, diverged, by_kind, cost, record)")
+	f.BoolVar(&shrink, "shrink", false, "shrink the first diverging schedule and print it as a scenario file (also saved as reproducer.scenario in the record)")
+	f.StringVar(&dir, "dir", "", "directory for the brokers' log directories (default: a temp dir; a tmpfs such as /dev/shm is much faster)")
+	f.StringVar(&out, "out", "runs", "runs directory for the record")
+	return cmd
+}
+
+func newReplicasCostCmd() *cobra.Command {
+	var (
+		downtimes, retention, dir, out string
+	)
+	cmd := &cobra.Command{
+		Use:   "cost",
+		Short: "the cost of coordinated cleaning against one replica's downtime: table, plot and run record",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var ds []int64
+			for _, s := range strings.Split(downtimes, ",") {
+				ms, err := replication.ParseDurationMs(strings.TrimSpace(s))
+				if err != nil {
+					return fmt.Errorf("--downtime %q: %v", s, err)
+				}
+				ds = append(ds, ms)
+			}
+			ret, err := replication.ParseDurationMs(retention)
+			if err != nil || ret < 1 {
+				return fmt.Errorf("--delete-retention %q: want a duration > 0", retention)
+			}
+			root, cleanup, err := workDir(dir)
+			if err != nil {
+				return err
+			}
+			defer cleanup()
+			rec, err := replicas.Cost(replicas.CostOptions{Root: root, DowntimesMs: ds, DeleteRetentionMs: ret, Out: out})
+			if err != nil {
+				return err
+			}
+			replicas.WriteCostTable(cmd.OutOrStdout(), rec.Points)
+			fmt.Fprintf(cmd.OutOrStdout(), "record %s\n", rec.Run.Path)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&downtimes, "downtime", "0,10m,1h,1d", "downtimes of broker 3 to sweep, comma-separated (500ms, 10s, 5m, 1h, 1d)")
+	f.StringVar(&retention, "delete-retention", "10m", "delete.retention.ms of the topic")
+	f.StringVar(&dir, "dir", "", "directory for the brokers' log directories (default: a temp dir)")
+	f.StringVar(&out, "out", "runs", "runs directory for the record")
+	return cmd
+}

@@ -1,0 +1,139 @@
+package replicas
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/cleanerlab/cleanerlab/replication"
+	"github.com/cleanerlab/cleanerlab/results"
+)
+
+// CostOptions are a downtime sweep and where its record goes.
+type CostOptions struct {
+	// Root holds the runs' clusters.
+	Root string
+	// DowntimesMs to sweep; each is run in both modes.
+	DowntimesMs []int64
+	// DeleteRetentionMs of the topic (default 10 minutes).
+	DeleteRetentionMs int64
+	Out               string
+	NoRecord          bool
+}
+
+// CostRecord is the sweep's results (independent and coordinated per
+// downtime, in that order) and its run record.
+type CostRecord struct {
+	Points []replication.CostResult
+	Run    *results.Run
+}
+
+// Cost runs the workload of replication.RunCost for every downtime in both
+// modes, and writes the record with cost-vs-downtime.png/.svg.
+func Cost(opts CostOptions) (*CostRecord, error) {
+	start := time.Now()
+	rec := &CostRecord{}
+	for _, d := range opts.DowntimesMs {
+		for _, m := range []replication.Mode{replication.Independent, replication.Coordinated} {
+			r, err := replication.RunCost(replication.CostConfig{Root: filepath.Join(opts.Root, "cost"), Mode: m, DowntimeMs: d, DeleteRetentionMs: opts.DeleteRetentionMs})
+			if err != nil {
+				return nil, err
+			}
+			rec.Points = append(rec.Points, *r)
+		}
+	}
+	run := &results.Run{StartedAt: start, Config: map[string]any{"kind": "replicas-cost", "downtimes_ms": opts.DowntimesMs, "delete_retention_ms": opts.DeleteRetentionMs}, Stats: rec.Points}
+	run.Phases = map[string]time.Duration{"cost": time.Since(start)}
+	for _, p := range rec.Points {
+		run.Rows = append(run.Rows,
+			results.Row{Name: fmt.Sprintf("%s downtime=%s: tombstones held", p.Mode, fmtDur(p.DowntimeMs)), Value: fmt.Sprintf("%.0f", p.TombstoneByteSeconds), Unit: "byte-seconds"},
+			results.Row{Name: fmt.Sprintf("%s downtime=%s: markers held", p.Mode, fmtDur(p.DowntimeMs)), Value: fmt.Sprintf("%.0f", p.MarkerByteSeconds), Unit: "byte-seconds"},
+			results.Row{Name: fmt.Sprintf("%s downtime=%s: horizon to removal", p.Mode, fmtDur(p.DowntimeMs)), Value: fmt.Sprintf("%.0f", p.MeanDelayMs()), Unit: "ms (mean)", Meaning: fmt.Sprintf("max %d ms over %d removals", p.DelayMaxMs, p.Removals)},
+			results.Row{Name: fmt.Sprintf("%s downtime=%s: disk at end", p.Mode, fmtDur(p.DowntimeMs)), Value: fmt.Sprint(p.DiskBytesAtEnd), Unit: "bytes"},
+		)
+	}
+	run.Notes = append(run.Notes, "virtual time; workload of replication.RunCost (3 brokers, broker 3 shut down for the downtime); figures measured in this run")
+	rec.Run = run
+	if opts.NoRecord {
+		return rec, nil
+	}
+	env, err := results.CaptureEnvironment(opts.Root)
+	run.Environment = env
+	if err != nil {
+		run.Notes = append(run.Notes, fmt.Sprintf("environment not fully captured: %v", err))
+	}
+	out := opts.Out
+	if out == "" {
+		out = "runs"
+	}
+	path, err := run.Write(out)
+	if err != nil {
+		return rec, err
+	}
+	run.Path = path
+	return rec, costPlot(path, rec.Points)
+}
+
+// WriteCostTable prints the sweep as a table.
+func WriteCostTable(w io.Writer, points []replication.CostResult) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "downtime\tmode\ttombstone B·s\tmarker B·s\tremovals\tmean delay\tmax delay\tdisk B at end\tdivergences\t")
+	for _, p := range points {
+		div := "-"
+		if len(p.Findings) > 0 {
+			var s []string
+			for _, k := range p.Findings {
+				s = append(s, string(k))
+			}
+			div = strings.Join(s, ",")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%d\t%s\t%s\t%d\t%s\t\n", fmtDur(p.DowntimeMs), p.Mode, p.TombstoneByteSeconds, p.MarkerByteSeconds, p.Removals,
+			fmtDur(int64(p.MeanDelayMs())), fmtDur(p.DelayMaxMs), p.DiskBytesAtEnd, div)
+	}
+	tw.Flush()
+}
+
+func fmtDur(ms int64) string {
+	if ms == 0 {
+		return "0"
+	}
+	return (time.Duration(ms) * time.Millisecond).String()
+}
+
+// costPlot draws tombstone+marker byte-seconds against downtime, per mode.
+func costPlot(dir string, points []replication.CostResult) error {
+	p := plot.New()
+	p.Title.Text = "tombstone and marker bytes held vs one replica's downtime"
+	p.X.Label.Text = "downtime of broker 3 (hours)"
+	p.Y.Label.Text = "byte-seconds held (all replicas)"
+	p.Legend.Top = true
+	for i, mode := range []string{"independent", "coordinated"} {
+		var xy plotter.XYs
+		for _, pt := range points {
+			if pt.Mode == mode {
+				xy = append(xy, plotter.XY{X: float64(pt.DowntimeMs) / 3600000, Y: pt.TombstoneByteSeconds + pt.MarkerByteSeconds})
+			}
+		}
+		l, s, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			return err
+		}
+		l.Color, s.Color = plotutil.Color(i), plotutil.Color(i)
+		p.Add(l, s)
+		p.Legend.Add(mode, l, s)
+	}
+	for _, f := range []string{"cost-vs-downtime.png", "cost-vs-downtime.svg"} {
+		if err := p.Save(8*vg.Inch, 4*vg.Inch, filepath.Join(dir, f)); err != nil {
+			return fmt.Errorf("replicas: save plot %s: %w", f, err)
+		}
+	}
+	return nil
+}

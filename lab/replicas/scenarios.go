@@ -1,0 +1,41 @@
+package replicas
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/cleanerlab/cleanerlab/replication"
+)
+
+// RunFiles runs each scenario file (clusters under root), prints every
+// file's output to w as the file would read with the actual outputs, and,
+// for each directive whose output differs from its expected block, the
+// line, the expected block and what it got. It returns the number of
+// differing directives. A file that cannot be read or run is an error
+// "file:line: what was expected".
+func RunFiles(w io.Writer, root string, paths []string) (mismatches int, err error) {
+	for i, p := range paths {
+		dir, err := os.MkdirTemp(root, "scenario-")
+		if err != nil {
+			return mismatches, err
+		}
+		res, err := replication.RunScenarioFile(p, dir)
+		os.RemoveAll(dir)
+		if err != nil {
+			return mismatches, err
+		}
+		if len(paths) > 1 {
+			fmt.Fprintf(w, "# %s\n", p)
+		}
+		fmt.Fprint(w, res.Output)
+		for _, m := range res.Mismatches {
+			mismatches++
+			fmt.Fprintf(w, "%s:%d: %s: output differs from the expected block\n--- expected\n%s\n--- got\n%s\n", p, m.LineNo, m.Line, m.Expected, m.Got)
+		}
+		if i < len(paths)-1 {
+			fmt.Fprintln(w)
+		}
+	}
+	return mismatches, nil
+}

@@ -1,0 +1,577 @@
+package sizing
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
+	"github.com/cleanerlab/cleanerlab/workloads"
+)
+
+// Workload describes a topic for the advisor, with run's flag names.
+type Workload struct {
+	// Keys is the topic's key cardinality, split evenly over Partitions (--keys).
+	Keys int64 `json:"keys"`
+	// KeyBytes and ValueBytes are each record's key and value sizes (--key-bytes, --value-bytes).
+	KeyBytes   int `json:"key_bytes"`
+	ValueBytes int `json:"value_bytes"`
+	// Distribution of the writes over the keys (--distribution): "uniform"
+	// has an exact expected count of distinct keys; the others are taken at
+	// their upper bound (every dirty record a new key).
+	Distribution string `json:"distribution"`
+	// TombstoneRatio is the share of writes that are tombstones (--tombstone-ratio).
+	TombstoneRatio float64 `json:"tombstone_ratio"`
+	Partitions     int     `json:"partitions"`
+	// SegmentBytes is segment.bytes (--segment.bytes).
+	SegmentBytes int64 `json:"segment_bytes"`
+	// MinCleanableDirtyRatio is min.cleanable.dirty.ratio (--min.cleanable.dirty.ratio).
+	MinCleanableDirtyRatio float64 `json:"min_cleanable_dirty_ratio"`
+	// MaxCompactionLagMs is max.compaction.lag.ms (--max.compaction.lag.ms);
+	// math.MaxInt64: none.
+	MaxCompactionLagMs int64 `json:"max_compaction_lag_ms"`
+	// RecordsPerBatch is the producer's records per batch (--records-per-batch).
+	RecordsPerBatch int `json:"records_per_batch"`
+	// WriteBytesPerSecond is the write rate over all partitions, in bytes
+	// of log per second (--write-rate); 0: unknown (threads not sized).
+	WriteBytesPerSecond float64 `json:"write_bytes_per_second"`
+	// Disks holding the partitions (--disks); 0: not bounded by disks.
+	Disks int `json:"disks"`
+}
+
+// DefaultWorkload is run's default workload (workloads.DefaultSpec) with
+// Kafka's topic defaults.
+func DefaultWorkload() Workload {
+	s := workloads.DefaultSpec()
+	return Workload{Keys: s.Keys, KeyBytes: s.KeyBytes, ValueBytes: s.ValueBytes, Distribution: s.Distribution, TombstoneRatio: s.TombstoneRatio,
+		Partitions: s.Partitions, SegmentBytes: s.SegmentBytes, MinCleanableDirtyRatio: 0.5, MaxCompactionLagMs: math.MaxInt64,
+		RecordsPerBatch: s.RecordsPerBatch}
+}
+
+// Validate names the first field out of range.
+func (w *Workload) Validate() error {
+	switch {
+	case w.Keys < 1:
+		return fmt.Errorf("sizing: --keys %d: want at least 1", w.Keys)
+	case w.KeyBytes < 1 || w.ValueBytes < 0:
+		return fmt.Errorf("sizing: --key-bytes %d / --value-bytes %d: want a key of at least 1 byte and a value of at least 0", w.KeyBytes, w.ValueBytes)
+	case w.Partitions < 1:
+		return fmt.Errorf("sizing: --partitions %d: want at least 1", w.Partitions)
+	case int64(w.Partitions) > w.Keys:
+		return fmt.Errorf("sizing: --partitions %d is more than --keys %d", w.Partitions, w.Keys)
+	case !(w.MinCleanableDirtyRatio > 0 && w.MinCleanableDirtyRatio < 1):
+		return fmt.Errorf("sizing: --min.cleanable.dirty.ratio %v: want a ratio in (0, 1)", w.MinCleanableDirtyRatio)
+	case w.TombstoneRatio < 0 || w.TombstoneRatio > 1:
+		return fmt.Errorf("sizing: --tombstone-ratio %v: want [0, 1]", w.TombstoneRatio)
+	case w.RecordsPerBatch < 1:
+		return fmt.Errorf("sizing: --records-per-batch %d: want at least 1", w.RecordsPerBatch)
+	case w.MaxCompactionLagMs < 1:
+		return fmt.Errorf("sizing: --max.compaction.lag.ms %d: want at least 1", w.MaxCompactionLagMs)
+	case w.WriteBytesPerSecond < 0 || math.IsNaN(w.WriteBytesPerSecond) || math.IsInf(w.WriteBytesPerSecond, 0):
+		return fmt.Errorf("sizing: --write-rate %v: want bytes per second >= 0", w.WriteBytesPerSecond)
+	case w.Disks < 0:
+		return fmt.Errorf("sizing: --disks %d: want >= 0", w.Disks)
+	}
+	if !contains(workloads.Distributions, w.Distribution) {
+		return fmt.Errorf("sizing: --distribution %q unknown (valid: %s)", w.Distribution, strings.Join(workloads.Distributions, ", "))
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// varintBytes is the size of n as a zigzag varint (Kafka's record fields).
+func varintBytes(n int64) int64 {
+	u := uint64((n << 1) ^ (n >> 63))
+	b := int64(1)
+	for u >= 0x80 {
+		u >>= 7
+		b++
+	}
+	return b
+}
+
+// RecordBytes is the on-disk size of one record of a v2 batch of perBatch
+// records, its share of the 61-byte batch header included: length varint +
+// attributes (1) + timestamp delta (1, deltas below 64 ms) + offset delta
+// (varint) + key length varint + key + value length varint + value +
+// header count (1). Offset deltas are those of a batch of perBatch records,
+// averaged. A tombstone has value length -1 and no value.
+func RecordBytes(keyBytes, valueBytes, perBatch int, tombstone bool) float64 {
+	var total float64
+	for i := 0; i < perBatch; i++ {
+		body := 1 + 1 + varintBytes(int64(i)) + varintBytes(int64(keyBytes)) + int64(keyBytes) + 1
+		if tombstone {
+			body += varintBytes(-1)
+		} else {
+			body += varintBytes(int64(valueBytes)) + int64(valueBytes)
+		}
+		total += float64(varintBytes(body) + body)
+	}
+	return total/float64(perBatch) + float64(record.BatchHeaderSize)/float64(perBatch)
+}
+
+// ExpectedDistinct is the expected number of distinct keys among n writes
+// drawn uniformly from k keys: k x (1 - e^(-n/k)).
+func ExpectedDistinct(k, n float64) float64 {
+	if k <= 0 {
+		return 0
+	}
+	return k * -math.Expm1(-n/k)
+}
+
+// RecordsPerPass is how many uniform writes over k keys one pass covers
+// before its map of maxKeys entries is full: the n where ExpectedDistinct(k,
+// n) = maxKeys, n = -k ln(1 - maxKeys/k); +Inf when maxKeys >= k (the map
+// never fills). For the other distributions each write is taken as a new
+// key: n = maxKeys (a lower bound on the records a pass covers).
+func RecordsPerPass(k float64, maxKeys int, uniform bool) float64 {
+	if maxKeys <= 0 {
+		return 0
+	}
+	if !uniform {
+		return float64(maxKeys)
+	}
+	if float64(maxKeys) >= k {
+		return math.Inf(1)
+	}
+	return -k * math.Log1p(-float64(maxKeys)/k)
+}
+
+// RuleOfThumbHeadBytes is Kafka's own sizing rule (its design doc: 24
+// bytes per entry, "8 GB of buffer cleans about 366 GB of log head at 1 KiB
+// messages"): the head one pass cleans is buffer / 24 entries of
+// messageBytes each, every message a distinct key, no load factor.
+func RuleOfThumbHeadBytes(bufferBytes int64, messageBytes float64) float64 {
+	return float64(bufferBytes) / 24 * messageBytes
+}
+
+// MaxPerThreadBuffer is Kafka's limit on one thread's map: one ByteBuffer,
+// at most 2^31 - 1 bytes.
+const MaxPerThreadBuffer = math.MaxInt32
+
+// LayoutAdvice is the dedupe buffer one layout needs.
+type LayoutAdvice struct {
+	Layout     string `json:"layout"`
+	Hasher     string `json:"hasher"`
+	EntryBytes int    `json:"entry_bytes"`
+	// DedupeBufferBytes is log.cleaner.dedupe.buffer.size for all threads
+	// so that one pass holds the dirty keys (rounded up to a MiB per thread,
+	// capped at 2 GiB - 1 per thread).
+	DedupeBufferBytes int64 `json:"dedupe_buffer_bytes"`
+	// MaxKeysPerPass of one thread's share.
+	MaxKeysPerPass int `json:"max_keys_per_pass"`
+	// Passes each clean takes with it (prediction).
+	Passes int `json:"passes"`
+	// CollisionProbability of one full pass (the layout's fingerprint bits).
+	CollisionProbability float64 `json:"collision_probability"`
+}
+
+// Advice is what the advisor recommends and predicts. Every figure is a
+// model prediction from Inputs (and the calibration's measured throughputs).
+type Advice struct {
+	// Source is "workload" or "plan".
+	Source string `json:"source"`
+	// DedupeBufferBytes, Threads and IOBufferBytes are the recommended
+	// log.cleaner.dedupe.buffer.size (for the configured layout),
+	// log.cleaner.threads and log.cleaner.io.buffer.size.
+	DedupeBufferBytes int64 `json:"dedupe_buffer_bytes"`
+	Threads           int   `json:"threads"`
+	IOBufferBytes     int64 `json:"io_buffer_bytes"`
+	// Layout is the configured layout the main recommendation is for;
+	// Layouts gives every layout's buffer.
+	Layout  string         `json:"layout"`
+	Layouts []LayoutAdvice `json:"layouts"`
+	// Passes per clean with the recommendation; CurrentPasses with the
+	// configured buffer and threads.
+	Passes        int `json:"passes"`
+	CurrentPasses int `json:"current_passes"`
+	// CleanSeconds is the predicted time of one clean of one partition
+	// (the largest, from a plan), all passes; 0 without a calibration.
+	CleanSeconds float64 `json:"clean_seconds"`
+	// ThreadsNeeded is the cleaning load in threads (thread-seconds of
+	// cleaning per second of writes); ThreadsBound the most threads that
+	// help (cores, partitions, disks); FallsBehind when the load exceeds it.
+	ThreadsNeeded float64 `json:"threads_needed"`
+	ThreadsBound  int     `json:"threads_bound"`
+	ThreadsReason string  `json:"threads_reason"`
+	FallsBehind   bool    `json:"falls_behind"`
+	// PeakDirtyRatio is the cleanable ratio when a clean ends (trigger plus
+	// what was written while it ran); MeanDirtyRatio its time average as
+	// the dirty section grows linearly from 0 to the peak.
+	PeakDirtyRatio float64 `json:"peak_dirty_ratio"`
+	MeanDirtyRatio float64 `json:"mean_dirty_ratio"`
+	// MaxCompactionDelaySeconds: how long the oldest dirty record may wait
+	// to be compacted: time to reach the trigger + backoff + clean time.
+	MaxCompactionDelaySeconds float64 `json:"max_compaction_delay_seconds"`
+	// MemoryBytes = dedupe buffer + I/O buffers.
+	MemoryBytes int64 `json:"memory_bytes"`
+	// RuleOfThumbBufferBytes is what Kafka's 24-bytes-per-entry rule asks
+	// for the same dirty head (every dirty record a distinct key, per thread, no load factor).
+	RuleOfThumbBufferBytes int64 `json:"rule_of_thumb_buffer_bytes"`
+	// Inputs are the model's inputs, by name, with units in the name.
+	Inputs map[string]float64 `json:"inputs"`
+	// Formulas are the model's formulas, as text.
+	Formulas []string `json:"formulas"`
+	// Notes say what the model assumed.
+	Notes      []string    `json:"notes,omitempty"`
+	Validation *Validation `json:"validation,omitempty"`
+}
+
+// AdviseOptions configure the advisor.
+type AdviseOptions struct {
+	// Cleaner is the configured cleaner (layout, hasher, load factor,
+	// current threads and buffer). Zero value: engine.DefaultCleanerConfig().
+	Cleaner engine.CleanerConfig
+	// Cores bounds the threads. Default 1.
+	Cores int
+	// Calibration gives the throughputs; nil: no time figures and threads
+	// not sized from the write rate.
+	Calibration *Calibration
+	// BackoffMs is log.cleaner.backoff.ms, part of the compaction delay.
+	// Default 15000.
+	BackoffMs int64
+}
+
+func (o *AdviseOptions) defaults() error {
+	if o.Cleaner.Threads == 0 {
+		o.Cleaner = engine.DefaultCleanerConfig()
+	}
+	if o.Cores <= 0 {
+		o.Cores = 1
+	}
+	if o.BackoffMs <= 0 {
+		o.BackoffMs = engine.DefaultBackoffMs
+	}
+	return o.Cleaner.Validate()
+}
+
+// head is one partition's steady-state clean as the model sees it.
+type head struct {
+	cleanBytes  float64 // C: the compacted part
+	dirtyBytes  float64 // D: the dirty section at the trigger
+	records     float64 // n: dirty records
+	keys        float64 // distinct dirty keys
+	partKeys    float64 // k: the partition's key cardinality
+	recordBytes float64 // r
+	uniform     bool    // RecordsPerPass's exact case
+	exactKeys   bool    // keys counted (a plan) rather than modelled
+	maxBatch    int64
+	segBytes    int64 // segment.bytes
+}
+
+// passesFor is the passes one clean of h takes with maxKeys per pass.
+func (h head) passesFor(maxKeys int) int {
+	if h.dirtyBytes <= 0 || h.keys <= 0 {
+		return 0
+	}
+	if float64(maxKeys) >= h.keys {
+		return 1
+	}
+	if h.exactKeys {
+		// A plan: counted keys, writes of unknown pattern.
+		return int(math.Ceil(h.keys / float64(maxKeys)))
+	}
+	per := RecordsPerPass(h.partKeys, maxKeys, h.uniform)
+	return max(1, int(math.Ceil(h.records/per)))
+}
+
+// chunksFor splits h's dirty section into its passes (bytes, keys).
+func (h head) chunksFor(maxKeys int) []chunk {
+	p := h.passesFor(maxKeys)
+	if p == 0 {
+		return nil
+	}
+	out := make([]chunk, p)
+	recs := h.records
+	keysLeft := h.keys
+	for i := range out {
+		n := recs / float64(p-i)
+		if !h.exactKeys && p > 1 {
+			n = math.Min(recs, RecordsPerPass(h.partKeys, maxKeys, h.uniform))
+			if i == p-1 {
+				n = recs
+			}
+		}
+		k := math.Min(keysLeft, float64(maxKeys))
+		if i == p-1 {
+			k = keysLeft
+		}
+		out[i] = chunk{Bytes: int64(n * h.recordBytes), Keys: int64(k)}
+		recs -= n
+		keysLeft = math.Max(0, keysLeft-k)
+	}
+	return out
+}
+
+// headOfWorkload is the model of one partition of w at its trigger: the
+// compacted part C = k x r (one record per key), the dirty section D at
+// min.cleanable.dirty.ratio R, D = C x R / (1 - R), or the max.compaction.lag.ms
+// bound w x lag when smaller, and its distinct keys.
+func headOfWorkload(w Workload) head {
+	k := float64(w.Keys) / float64(w.Partitions)
+	r := RecordBytes(w.KeyBytes, w.ValueBytes, w.RecordsPerBatch, false)
+	if w.TombstoneRatio > 0 {
+		r = (1-w.TombstoneRatio)*r + w.TombstoneRatio*RecordBytes(w.KeyBytes, w.ValueBytes, w.RecordsPerBatch, true)
+	}
+	c := k * RecordBytes(w.KeyBytes, w.ValueBytes, w.RecordsPerBatch, false)
+	d := c * w.MinCleanableDirtyRatio / (1 - w.MinCleanableDirtyRatio)
+	if rate := w.WriteBytesPerSecond / float64(w.Partitions); rate > 0 && w.MaxCompactionLagMs < math.MaxInt64 {
+		d = math.Min(d, rate*float64(w.MaxCompactionLagMs)/1000)
+	}
+	n := d / r
+	h := head{cleanBytes: c, dirtyBytes: d, records: n, partKeys: k, recordBytes: r, uniform: w.Distribution == workloads.DistributionUniform,
+		maxBatch: int64(math.Ceil(r * float64(w.RecordsPerBatch))), segBytes: w.SegmentBytes}
+	if h.uniform {
+		h.keys = ExpectedDistinct(k, n)
+	} else {
+		h.keys = math.Min(k, n)
+	}
+	return h
+}
+
+// AdviseWorkload advises for a workload description. Errors: an invalid
+// workload or cleaner config.
+func AdviseWorkload(w Workload, o AdviseOptions) (*Advice, error) {
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	h := headOfWorkload(w)
+	a := &Advice{Source: "workload"}
+	a.Inputs = map[string]float64{
+		"keys_per_partition":        h.partKeys,
+		"record_bytes":              h.recordBytes,
+		"clean_bytes_per_partition": h.cleanBytes,
+		"dirty_bytes_at_trigger":    h.dirtyBytes,
+		"dirty_records_at_trigger":  h.records,
+		"dirty_keys_at_trigger":     h.keys,
+		"partitions":                float64(w.Partitions),
+		"min_cleanable_dirty_ratio": w.MinCleanableDirtyRatio,
+		"write_bytes_per_second":    w.WriteBytesPerSecond,
+		"cores":                     float64(o.Cores),
+		"disks":                     float64(w.Disks),
+		"load_factor":               o.Cleaner.LoadFactor,
+	}
+	a.Formulas = []string{
+		"r = record bytes on disk (framing + key + value + 61-byte batch header / records per batch)",
+		"C = keys per partition x r (the compacted part: one record per key)",
+		"D = C x R / (1 - R), R = min.cleanable.dirty.ratio (the dirty section when the cleaner picks the log)" + lagFormula(w),
+		"n = D / r dirty records; dirty keys K = k (1 - e^(-n/k)) for uniform writes, min(k, n) otherwise (upper bound)",
+		"buffer = threads x ceil(K / load factor) x entry bytes (one pass), rounded up to a MiB per thread",
+		"passes = ceil(n / (-k ln(1 - maxKeys/k))) uniform, ceil(n / maxKeys) otherwise; maxKeys = int(buffer / threads / entry bytes x load factor)",
+	}
+	writeRate := w.WriteBytesPerSecond / float64(w.Partitions)
+	advise(a, []head{h}, w.Partitions, w.Disks, writeRate, o)
+	if w.Distribution != workloads.DistributionUniform {
+		a.Notes = append(a.Notes, fmt.Sprintf("distribution %s: dirty keys taken at their upper bound min(k, n); `cleanerlab plan` counts them on a real log", w.Distribution))
+	}
+	return a, nil
+}
+
+func lagFormula(w Workload) string {
+	if w.MaxCompactionLagMs < math.MaxInt64 && w.WriteBytesPerSecond > 0 {
+		return "; or write rate per partition x max.compaction.lag.ms when smaller"
+	}
+	return ""
+}
+
+// AdviseFromPlan advises for the compacted partitions of a plan: the map
+// must hold the largest dirty key count of one partition in one pass. The
+// write rate (bytes per second over all partitions) sizes the threads when
+// given (0: the configured threads are kept); disks bound them when > 0.
+func AdviseFromPlan(p *Plan, writeBytesPerSecond float64, disks int, o AdviseOptions) (*Advice, error) {
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	var heads []head
+	for _, pt := range p.Partitions {
+		if !strings.Contains(pt.Policy, "compact") || pt.Uncleanable != "" || pt.DirtyBytes == 0 {
+			continue
+		}
+		r := avgKeyedRecordBytes(&pt)
+		heads = append(heads, head{cleanBytes: float64(pt.CleanBytes), dirtyBytes: float64(pt.DirtyBytes), records: float64(pt.DirtyRecords),
+			keys: float64(pt.DirtyKeys), partKeys: float64(pt.DirtyKeys), recordBytes: r, exactKeys: true, maxBatch: pt.MaxBatchBytes, segBytes: pt.SegmentBytes})
+	}
+	if len(heads) == 0 {
+		return nil, errors.New("sizing: the plan has no compacted partition with dirty bytes to size the cleaner for")
+	}
+	sort.Slice(heads, func(i, j int) bool { return heads[i].keys > heads[j].keys })
+	a := &Advice{Source: "plan"}
+	a.Inputs = map[string]float64{
+		"partitions_with_dirty_bytes": float64(len(heads)),
+		"largest_dirty_keys":          heads[0].keys,
+		"largest_dirty_bytes":         heads[0].dirtyBytes,
+		"clean_bytes_of_largest":      heads[0].cleanBytes,
+		"record_bytes_of_largest":     heads[0].recordBytes,
+		"write_bytes_per_second":      writeBytesPerSecond,
+		"cores":                       float64(o.Cores),
+		"disks":                       float64(disks),
+		"load_factor":                 o.Cleaner.LoadFactor,
+	}
+	a.Formulas = []string{
+		"K = the largest partition's distinct dirty keys (counted by the plan)",
+		"buffer = threads x ceil(K / load factor) x entry bytes (one pass), rounded up to a MiB per thread",
+		"passes = ceil(K / maxKeys), maxKeys = int(buffer / threads / entry bytes x load factor)",
+	}
+	rate := 0.0
+	if writeBytesPerSecond > 0 {
+		rate = writeBytesPerSecond / float64(len(heads))
+	}
+	advise(a, heads, len(p.Partitions), disks, rate, o)
+	// With the plan's own cleaner config, its passes were counted by the
+	// map-full rule over the real key order: better than ceil(K / maxKeys).
+	if cp, err := CleanerPlanOf(o.Cleaner); err == nil && cp == p.Cleaner {
+		a.CurrentPasses = 0
+		for _, pt := range p.Partitions {
+			a.CurrentPasses = max(a.CurrentPasses, pt.Passes)
+		}
+	}
+	return a, nil
+}
+
+// advise fills the recommendation for heads (the first has the most
+// keys), writeRate being bytes per second per partition.
+func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o AdviseOptions) {
+	c := o.Cleaner
+	lf := c.LoadFactor
+	h := heads[0]
+	a.Formulas = append(a.Formulas,
+		"clean time = sum over passes of fixed per-clean overhead + [map bytes per thread / clear rate (skimpy's zero-fill)] + d_i / map-build rate + (C + d_i + e_i) / copy rate; e_i = the dirty rest R_i if R_i <= segment.bytes, else segment.bytes / 2 (the segment holding the pass's end is copied whole); measured rates",
+		"threads needed = write rate x clean time / D per partition, summed; bounded by cores, partitions and disks",
+		"peak dirty ratio = (D + w x clean time) / (C + D + w x clean time); mean = 1 - (C / Dp) ln(1 + Dp / C)",
+		"max compaction delay = D / w + log.cleaner.backoff.ms + clean time",
+		"io buffer = threads x 2 x max(256 KiB, largest batch rounded up to a power of 2)",
+		"Kafka's rule of thumb: buffer = dirty records x 24 bytes (every record a distinct key, no load factor)")
+
+	// Threads first (they divide the buffer), from the one-pass clean time.
+	bound := max(1, min(o.Cores, partitions))
+	reason := fmt.Sprintf("bounded by min(cores %d, partitions %d)", o.Cores, partitions)
+	if disks > 0 && disks < bound {
+		bound = disks
+		reason = fmt.Sprintf("bounded by disks %d (a second thread on one disk shares its bandwidth), cores %d, partitions %d", disks, o.Cores, partitions)
+	}
+	threads := c.Threads
+	if o.Calibration != nil && writeRate > 0 {
+		load := 0.0
+		for _, hh := range heads {
+			t := o.Calibration.CleanSeconds(int64(hh.cleanBytes), []chunk{{Bytes: int64(hh.dirtyBytes), Keys: int64(hh.keys)}}, hh.segBytes, 0)
+			load += writeRate * t / hh.dirtyBytes
+		}
+		if len(heads) == 1 && partitions > 1 {
+			load *= float64(partitions) // a workload: every partition alike
+		}
+		a.ThreadsNeeded = load
+		threads = max(1, int(math.Ceil(load)))
+		if threads > bound {
+			a.FallsBehind = true
+			threads = bound
+		}
+		reason = fmt.Sprintf("%.2f thread-seconds of cleaning per second of writes; %s", load, reason)
+	} else {
+		reason = fmt.Sprintf("kept at %d: sizing threads needs --write-rate and a calibration", c.Threads)
+		threads = min(max(threads, 1), max(bound, c.Threads))
+	}
+	a.Threads, a.ThreadsBound, a.ThreadsReason = threads, bound, reason
+
+	needKeys := int64(math.Ceil(h.keys / lf))
+	for _, name := range offsetmap.LayoutNames() {
+		hasher := c.Hasher
+		if name == offsetmap.LayoutSkimpy && !strings.EqualFold(string(c.OffsetMap), offsetmap.LayoutSkimpy) && c.OffsetMap != "" {
+			hasher = "md5" // Kafka's own map
+		}
+		info, err := layoutInfo(name, hasher)
+		if err != nil {
+			continue
+		}
+		per := roundUpMiB(needKeys * int64(info.EntryBytes))
+		per = min(per, MaxPerThreadBuffer)
+		la := LayoutAdvice{Layout: info.Layout, Hasher: info.Hasher, EntryBytes: info.EntryBytes, DedupeBufferBytes: per * int64(threads),
+			MaxKeysPerPass: info.MaxKeys(int(per), lf)}
+		la.Passes = h.passesFor(la.MaxKeysPerPass)
+		la.CollisionProbability = info.CollisionProbability(int64(math.Min(h.keys, float64(la.MaxKeysPerPass))))
+		a.Layouts = append(a.Layouts, la)
+	}
+	layout := strings.ToLower(string(c.OffsetMap))
+	if layout == "" {
+		layout = offsetmap.LayoutSkimpy
+	}
+	a.Layout = layout
+	var chosen LayoutAdvice
+	for _, la := range a.Layouts {
+		if la.Layout == layout {
+			chosen = la
+		}
+	}
+	a.DedupeBufferBytes, a.Passes = chosen.DedupeBufferBytes, chosen.Passes
+	if info, err := layoutInfo(layout, c.Hasher); err == nil {
+		a.CurrentPasses = h.passesFor(info.MaxKeys(int(c.DedupeBufferBytes/int64(c.Threads)), lf))
+	}
+	if chosen.Passes > 1 {
+		a.Notes = append(a.Notes, fmt.Sprintf("one pass needs more than Kafka's 2 GiB per-thread map: %d passes per clean", chosen.Passes))
+	}
+
+	maxBatch := int64(0)
+	for _, hh := range heads {
+		maxBatch = max(maxBatch, hh.maxBatch)
+	}
+	perBuf := max(int64(256<<10), nextPow2(maxBatch))
+	a.IOBufferBytes = int64(threads) * 2 * perBuf
+	a.MemoryBytes = a.DedupeBufferBytes + a.IOBufferBytes
+	a.RuleOfThumbBufferBytes = int64(math.Ceil(h.records)) * 24 * int64(threads)
+
+	if o.Calibration != nil {
+		per := chosen.DedupeBufferBytes / int64(threads)
+		if info, err := layoutInfo(chosen.Layout, chosen.Hasher); err == nil {
+			a.CleanSeconds = o.Calibration.CleanSeconds(int64(h.cleanBytes), h.chunksFor(chosen.MaxKeysPerPass), h.segBytes, clearBytes(info, per))
+		}
+	}
+	// Steady state of the largest partition.
+	dp := h.dirtyBytes
+	if writeRate > 0 {
+		dp += writeRate * a.CleanSeconds
+	}
+	if h.cleanBytes+dp > 0 {
+		a.PeakDirtyRatio = dp / (h.cleanBytes + dp)
+	}
+	if h.cleanBytes > 0 && dp > 0 {
+		a.MeanDirtyRatio = 1 - h.cleanBytes/dp*math.Log1p(dp/h.cleanBytes)
+	}
+	if writeRate > 0 {
+		a.MaxCompactionDelaySeconds = h.dirtyBytes/writeRate + float64(o.BackoffMs)/1000 + a.CleanSeconds
+	}
+	if a.FallsBehind {
+		a.Notes = append(a.Notes, fmt.Sprintf("cleaning needs %.2f threads but at most %d help: the dirty ratio and the compaction delay grow without bound", a.ThreadsNeeded, bound))
+		// No steady state: the figures of a cleaner that keeps up do not apply.
+		a.PeakDirtyRatio, a.MeanDirtyRatio, a.MaxCompactionDelaySeconds = 1, 1, 0
+	}
+	if o.Calibration == nil {
+		a.Notes = append(a.Notes, "no calibration: clean time, threads from the write rate, dirty-ratio growth during a clean and compaction delay need one (`cleanerlab advise --calibrate`)")
+	}
+}
+
+func roundUpMiB(n int64) int64 {
+	const mib = 1 << 20
+	return (n + mib - 1) / mib * mib
+}
+
+func nextPow2(n int64) int64 {
+	p := int64(1)
+	for p < n {
+		p <<= 1
+	}
+	return p
+}

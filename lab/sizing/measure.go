@@ -1,0 +1,570 @@
+package sizing
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
+	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/workloads"
+)
+
+// CalibrateOptions configure a calibration.
+type CalibrateOptions struct {
+	// Out is where the calibration is cached (run's --out; default "runs").
+	Out string
+	// Dir is the parent of the calibration's data directory ("": the OS
+	// temp dir); put it on the disk to be sized.
+	Dir string
+	// Cleaner gives the offset map layout, hasher and I/O path measured
+	// (one thread, Kafka's 128 MiB map, pre-faulted).
+	Cleaner engine.CleanerConfig
+	// KeyBytes, ValueBytes and RecordsPerBatch shape the records measured,
+	// since per-record costs set the throughput (default run's 16, 100, 16).
+	KeyBytes, ValueBytes, RecordsPerBatch int
+	// LogBytes of each measured run. Default 64 MiB.
+	LogBytes int64
+	// Runs is the number of measured runs (medians). Default 3.
+	Runs int
+	// MaxAge: an older cache is measured again. Default DefaultCalibrationMaxAge.
+	MaxAge time.Duration
+	// Force measures even when the cache is fresh.
+	Force bool
+	// Log receives progress lines; nil: none.
+	Log func(format string, args ...any)
+}
+
+func (o *CalibrateOptions) defaults() {
+	if o.Out == "" {
+		o.Out = "runs"
+	}
+	if o.Cleaner.Threads == 0 {
+		o.Cleaner = engine.DefaultCleanerConfig()
+	}
+	d := workloads.DefaultSpec()
+	if o.KeyBytes == 0 {
+		o.KeyBytes = d.KeyBytes
+	}
+	if o.ValueBytes == 0 {
+		o.ValueBytes = d.ValueBytes
+	}
+	if o.RecordsPerBatch == 0 {
+		o.RecordsPerBatch = d.RecordsPerBatch
+	}
+	if o.LogBytes == 0 {
+		o.LogBytes = 64 << 20
+	}
+	if o.Runs == 0 {
+		o.Runs = 3
+	}
+	if o.MaxAge == 0 {
+		o.MaxAge = DefaultCalibrationMaxAge
+	}
+	if o.Log == nil {
+		o.Log = func(string, ...any) {}
+	}
+}
+
+func (o *CalibrateOptions) path() string {
+	base := CalibrationPath(o.Out, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath))
+	return strings.TrimSuffix(base, ".json") + fmt.Sprintf("-k%d-v%d-b%d.json", o.KeyBytes, o.ValueBytes, o.RecordsPerBatch)
+}
+
+func layoutName[S ~string](name S) string {
+	s := string(name)
+	if s == "" {
+		return "skimpy"
+	}
+	return strings.ToLower(s)
+}
+
+func ioName[S ~string](name S) string {
+	s := string(name)
+	if s == "" {
+		return "pread"
+	}
+	return strings.ToLower(s)
+}
+
+// LoadOrCalibrate returns the cached calibration for o's cleaner and
+// record shape when it is fresh (Calibration.Stale), else measures one
+// (Calibrate) and caches it. status says which, and why a cache was stale.
+func LoadOrCalibrate(ctx context.Context, o CalibrateOptions) (*Calibration, string, error) {
+	o.defaults()
+	path := o.path()
+	env, _ := results.CaptureEnvironment(o.Out)
+	if !o.Force {
+		c, err := ReadCalibration(path)
+		if err != nil {
+			return nil, "", err
+		}
+		why := c.Stale(time.Now(), o.MaxAge, env, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath))
+		if why == "" {
+			return c, "cached " + path + " (measured " + c.MeasuredAt.Format(time.RFC3339) + ")", nil
+		}
+		o.Log("calibration: %s: measuring again\n", why)
+	}
+	c, err := Calibrate(ctx, o)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := WriteCalibration(path, c); err != nil {
+		return nil, "", err
+	}
+	return c, "measured now, cached in " + path, nil
+}
+
+// measureOverhead is the fixed cost of one clean (segment files created,
+// fsynced, swapped, the directory fsynced, the checkpoint written): the
+// fastest of 5 cleans of a 64 KiB log by the engine's cleaner manager (the
+// path of a broker's cleaner thread, and of Validate; lab.Run's per-clean
+// counters are not part of it).
+func measureOverhead(ctx context.Context, e lab.Experiment, o CalibrateOptions, out string) (float64, error) {
+	w := DefaultWorkload()
+	w.KeyBytes, w.ValueBytes, w.RecordsPerBatch = o.KeyBytes, o.ValueBytes, o.RecordsPerBatch
+	r := RecordBytes(o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, false)
+	w.Keys = max(int64(math.Ceil(32<<10/r)), 16)
+	if need := len(workloads.KeyPrefix) + len(fmt.Sprint(w.Keys-1)); o.KeyBytes < need {
+		w.Keys = 9 // a key of at least 2 bytes holds one digit
+	}
+	h := headOfWorkload(w)
+	vo := ValidateOptions{Dir: o.Dir, Cleaner: o.Cleaner}
+	best := math.Inf(1)
+	for i := 0; i < 5; i++ {
+		_, secs, err := measureCleans(ctx, w, h, calibrationMapBytes, vo)
+		if err != nil {
+			return 0, fmt.Errorf("sizing: calibration (per-clean overhead): %w", err)
+		}
+		best = min(best, secs)
+	}
+	if math.IsInf(best, 1) {
+		return 0, nil
+	}
+	return best, nil
+}
+
+// calibrationMapBytes is the dedupe buffer of the calibration runs: 16 MiB.
+const calibrationMapBytes = 16 << 20
+
+// measureClear times Clear of a 128 MiB map of the layout, median of 5;
+// 0 for layouts whose Clear is O(1).
+func measureClear(cc engine.CleanerConfig) (float64, error) {
+	info, err := layoutInfo(cc.OffsetMap, cc.Hasher)
+	if err != nil || info.ClearIsConstant {
+		return 0, err
+	}
+	h, err := offsetmap.NewHasher(info.Hasher)
+	if err != nil {
+		return 0, err
+	}
+	const size = 128 << 20
+	m, err := offsetmap.New(info.Layout, size, h)
+	if err != nil {
+		return 0, err
+	}
+	m.Clear() // first touch of every page
+	var samples []float64
+	for i := 0; i < 5; i++ {
+		t0 := time.Now()
+		m.Clear()
+		if d := time.Since(t0); d > 0 {
+			samples = append(samples, size/d.Seconds())
+		}
+	}
+	return median(samples), nil
+}
+
+// Calibrate measures the map-build and copy throughputs (those of the
+// fastest of o.Runs runs) with o.Runs short
+// runs of lab.Run (warm page cache, one thread, verification off): each
+// generates a log of o.LogBytes (half dirty, keys in one pass) and cleans
+// it once. The run records go to a temporary directory, removed after.
+func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
+	o.defaults()
+	e := lab.DefaultExperiment()
+	e.Workload.KeyBytes, e.Workload.ValueBytes, e.Workload.RecordsPerBatch = o.KeyBytes, o.ValueBytes, o.RecordsPerBatch
+	e.Workload.LogBytes = o.LogBytes
+	r := RecordBytes(o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, false)
+	// The base holds (almost) every key once and the head writes over all of
+	// them: the steady state the advisor's model assumes.
+	e.Workload.Keys = max(int64(math.Ceil((1-e.Workload.DirtyRatio)*float64(o.LogBytes)/r*1.002)), 1000)
+	if need := int64(len(workloads.KeyPrefix) + len(fmt.Sprint(e.Workload.Keys-1))); int64(o.KeyBytes) < need {
+		return nil, fmt.Errorf("sizing: calibration: %d-byte keys cannot hold %d key ids (need %d bytes)", o.KeyBytes, e.Workload.Keys, need)
+	}
+	e.Cleaner = o.Cleaner
+	e.Cleaner.Threads = 1
+	// A small map, so that its zero-fill per clean (measured apart, below)
+	// stays out of the map-build rate.
+	e.Cleaner.DedupeBufferBytes = calibrationMapBytes
+	e.Cache = lab.CacheWarm
+	e.Verify = false
+	out, err := os.MkdirTemp("", "cleanerlab-calibration-runs-")
+	if err != nil {
+		return nil, fmt.Errorf("sizing: calibration: %w", err)
+	}
+	defer os.RemoveAll(out)
+	c := &Calibration{OffsetMap: layoutName(o.Cleaner.OffsetMap), Hasher: string(o.Cleaner.Hasher), IOPath: ioName(o.Cleaner.IOPath), Cache: string(lab.CacheWarm),
+		Workload: fmt.Sprintf("%d keys, %d-byte keys, %d-byte values, %d records per batch, %s log, dirty ratio %.2f, one thread, %s map",
+			e.Workload.Keys, o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, results.FormatBytes(o.LogBytes), e.Workload.DirtyRatio, results.FormatBytes(e.Cleaner.DedupeBufferBytes))}
+	type rawRun struct {
+		mapBytes, copyBytes int64
+		mapTime, copyTime   time.Duration
+		cleans              int
+	}
+	var raw []rawRun
+	for i := 0; i < o.Runs; i++ {
+		e.Workload.Seed = uint64(i + 1)
+		o.Log("calibration run %d/%d: %s\n", i+1, o.Runs, c.Workload)
+		run, err := lab.Run(ctx, e, lab.Options{Dir: o.Dir, Out: out, IDSuffix: fmt.Sprintf("-cal%d", i)})
+		if err != nil {
+			return nil, fmt.Errorf("sizing: calibration run: %w", err)
+		}
+		var mapBytes, copyBytes int64
+		var mapTime, copyTime time.Duration
+		cleans := 0
+		for _, st := range lab.Stats(run) {
+			mapBytes += st.MapBytesRead
+			copyBytes += st.BytesRead
+			mapTime += st.MapTime()
+			copyTime += st.CopyTime()
+			cleans++
+		}
+		if mapTime <= 0 || copyTime <= 0 {
+			return nil, fmt.Errorf("sizing: calibration run %d: no measurable time (map %v, copy %v)", i+1, mapTime, copyTime)
+		}
+		raw = append(raw, rawRun{mapBytes, copyBytes, mapTime, copyTime, cleans})
+		c.Environment = run.Environment
+	}
+	over, err := measureOverhead(ctx, e, o, out)
+	if err != nil {
+		return nil, err
+	}
+	c.CleanOverheadSeconds = over
+	clear, err := measureClear(o.Cleaner)
+	if err != nil {
+		return nil, fmt.Errorf("sizing: calibration: map clear: %w", err)
+	}
+	c.MapClearBytesPerSecond = clear
+	for _, r := range raw {
+		// The map phase began with a Clear of the 16 MiB map: not map building.
+		t := r.mapTime.Seconds()
+		if clear > 0 {
+			t -= float64(r.cleans) * calibrationMapBytes / clear
+		}
+		if t <= 0 {
+			t = r.mapTime.Seconds()
+		}
+		c.MapBuildSamples = append(c.MapBuildSamples, float64(r.mapBytes)/t)
+		// The fixed cost of each clean is counted apart (CleanOverheadSeconds).
+		ct := r.copyTime.Seconds() - float64(r.cleans)*over
+		if ct <= 0 {
+			ct = r.copyTime.Seconds()
+		}
+		c.CopySamples = append(c.CopySamples, float64(r.copyBytes)/ct)
+	}
+	// The fastest run: the one least disturbed by other load on the machine
+	// (validation compares with its fastest run too).
+	c.MapBuildBytesPerSecond = maxOf(c.MapBuildSamples)
+	c.CopyBytesPerSecond = maxOf(c.CopySamples)
+	c.MeasuredAt = time.Now().UTC()
+	return c, nil
+}
+
+func maxOf(v []float64) float64 {
+	m := 0.0
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+func minOf(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	m := v[0]
+	for _, x := range v[1:] {
+		m = min(m, x)
+	}
+	return m
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// ValidateOptions configure a validation.
+type ValidateOptions struct {
+	// Dir is the parent of the data directory ("": the OS temp dir).
+	Dir string
+	// LogBytes is the scaled-down log, all partitions. Default 48 MiB.
+	LogBytes int64
+	// Cleaner is the configured cleaner (layout, hasher, I/O path).
+	Cleaner engine.CleanerConfig
+	// Calibration is required: the predicted times come from it.
+	Calibration *Calibration
+	// Repetitions of each measured configuration; the fastest is
+	// compared. Default 3.
+	Repetitions int
+	// Recalibrate, when set, runs one calibration run before each
+	// repetition (interleaved, so both see the same machine load) and the
+	// predictions use the fastest of them instead of Calibration.
+	Recalibrate *CalibrateOptions
+	// Log receives progress lines; nil: none.
+	Log func(format string, args ...any)
+}
+
+// Validate runs the advice's configuration and one step below it (a map
+// holding 60% of the dirty keys) on a scaled-down log of w: each partition's
+// keys scaled by s = LogBytes / (the workload's log), the dedupe buffer by
+// the same s, so the keys-per-buffer ratio is the workload's. Each run
+// generates the log (the base holding every key once, the head at
+// min.cleanable.dirty.ratio, uniform writes as the workload), warms the page
+// cache, and cleans every partition with one thread, again and again,
+// until a clean ends without a full map; passes and clean time (the
+// cleans' wall times summed, the mean over partitions; the fastest of
+// o.Repetitions runs, as the calibration takes its fastest) are measured. The
+// predictions are the advisor's model at the scaled size.
+func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, error) {
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Calibration == nil && o.Recalibrate == nil {
+		return nil, fmt.Errorf("sizing: validate needs a calibration")
+	}
+	if o.Cleaner.Threads == 0 {
+		o.Cleaner = engine.DefaultCleanerConfig()
+	}
+	if o.LogBytes == 0 {
+		o.LogBytes = 48 << 20
+	}
+	if o.Repetitions <= 0 {
+		o.Repetitions = 3
+	}
+	if o.Log == nil {
+		o.Log = func(string, ...any) {}
+	}
+	if w.Distribution != workloads.DistributionUniform {
+		return nil, fmt.Errorf("sizing: validate: --distribution %s: the model's pass count is exact for uniform writes only", w.Distribution)
+	}
+	full := headOfWorkload(w)
+	fullLog := (full.cleanBytes + full.dirtyBytes) * float64(w.Partitions)
+	s := math.Min(1, float64(o.LogBytes)/fullLog)
+	k := int64(math.Max(64, math.Round(full.partKeys*s)))
+	s = float64(k) / full.partKeys
+	sw := w
+	sw.Keys = k * int64(w.Partitions)
+	sw.WriteBytesPerSecond, sw.MaxCompactionLagMs = 0, math.MaxInt64
+	scaled := headOfWorkload(sw)
+	info, err := layoutInfo(o.Cleaner.OffsetMap, o.Cleaner.Hasher)
+	if err != nil {
+		return nil, err
+	}
+	lf := o.Cleaner.LoadFactor
+	// The recommendation at full size holds ceil(K/lf) entries (rounded up to
+	// a MiB); scaled, the same ratio of keys per entry.
+	fullEntries := float64(roundUpMiB(int64(math.Ceil(full.keys/lf))*int64(info.EntryBytes))) / float64(info.EntryBytes)
+	fullEntries = math.Min(fullEntries, float64(MaxPerThreadBuffer/info.EntryBytes))
+	recEntries := int64(math.Ceil(fullEntries * s))
+	belowEntries := int64(math.Ceil(0.6 * scaled.keys / lf))
+	v := &Validation{Scale: s}
+	type config struct {
+		name    string
+		buf     int64
+		maxKeys int
+		times   []float64
+		passes  int
+	}
+	var cfgs []*config
+	for _, c := range []struct {
+		name    string
+		entries int64
+	}{{"recommended", recEntries}, {"one step below (60% of the dirty keys)", belowEntries}} {
+		buf := c.entries * int64(info.EntryBytes)
+		cfgs = append(cfgs, &config{name: c.name, buf: buf, maxKeys: info.MaxKeys(int(buf), lf)})
+	}
+	cal := o.Calibration
+	// Repetitions interleave a calibration run (when asked) with one run of
+	// each configuration, so that both see the same load on the machine.
+	for rep := 0; rep < o.Repetitions; rep++ {
+		if o.Recalibrate != nil {
+			co := *o.Recalibrate
+			co.Runs = 1
+			c, err := Calibrate(ctx, co)
+			if err != nil {
+				return nil, err
+			}
+			if rep == 0 {
+				cal = c
+			} else {
+				cal = mergeFastest(cal, c)
+			}
+		}
+		for _, c := range cfgs {
+			o.Log("validate %d/%d %s: %d keys, %d partitions, dedupe buffer %d bytes (%d keys per pass)\n", rep+1, o.Repetitions, c.name, sw.Keys, w.Partitions, c.buf, c.maxKeys)
+			passes, secs, err := measureCleans(ctx, sw, scaled, c.buf, o)
+			if err != nil {
+				return nil, err
+			}
+			c.passes = max(c.passes, passes)
+			c.times = append(c.times, secs)
+		}
+	}
+	v.Calibration = cal
+	for _, c := range cfgs {
+		run := ValidationRun{Name: c.name, DedupeBufferBytes: c.buf, Keys: sw.Keys, PassesMeasured: c.passes, CleanSecondsMeasured: minOf(c.times), CleanSecondsSamples: c.times}
+		run.PassesPredicted = scaled.passesFor(c.maxKeys)
+		run.CleanSecondsPredicted = cal.CleanSeconds(int64(scaled.cleanBytes), scaled.chunksFor(c.maxKeys), scaled.segBytes, clearBytes(info, c.buf))
+		if m := run.CleanSecondsMeasured; m > 0 {
+			run.CleanSecondsError = (run.CleanSecondsPredicted - m) / m
+		}
+		v.Runs = append(v.Runs, run)
+	}
+	r := v.Runs[0]
+	v.PassesPredicted, v.PassesMeasured = r.PassesPredicted, r.PassesMeasured
+	v.CleanSecondsPredicted, v.CleanSecondsMeasured, v.CleanSecondsError = r.CleanSecondsPredicted, r.CleanSecondsMeasured, r.CleanSecondsError
+	return v, nil
+}
+
+// mergeFastest keeps the fastest rates of two calibrations (and both's samples).
+func mergeFastest(a, b *Calibration) *Calibration {
+	m := *b
+	m.MapBuildSamples = append(append([]float64(nil), a.MapBuildSamples...), b.MapBuildSamples...)
+	m.CopySamples = append(append([]float64(nil), a.CopySamples...), b.CopySamples...)
+	m.MapBuildBytesPerSecond = maxOf(m.MapBuildSamples)
+	m.CopyBytesPerSecond = maxOf(m.CopySamples)
+	m.MapClearBytesPerSecond = max(a.MapClearBytesPerSecond, b.MapClearBytesPerSecond)
+	m.CleanOverheadSeconds = min(a.CleanOverheadSeconds, b.CleanOverheadSeconds)
+	return &m
+}
+
+// measureCleans generates the scaled workload and cleans it to the end;
+// it returns the largest pass count of a partition and the mean over
+// partitions of the summed clean wall times.
+func measureCleans(ctx context.Context, w Workload, h head, bufferBytes int64, o ValidateOptions) (int, float64, error) {
+	root, err := os.MkdirTemp(o.Dir, "cleanerlab-validate-")
+	if err != nil {
+		return 0, 0, fmt.Errorf("sizing: validate: %w", err)
+	}
+	defer os.RemoveAll(root)
+	spec := workloads.DefaultSpec()
+	spec.Keys, spec.KeyBytes, spec.ValueBytes, spec.RecordsPerBatch = w.Keys, w.KeyBytes, w.ValueBytes, w.RecordsPerBatch
+	spec.Partitions, spec.Distribution, spec.TombstoneRatio = w.Partitions, w.Distribution, w.TombstoneRatio
+	spec.DirtyRatio = w.MinCleanableDirtyRatio
+	// The base holds every key once: C = k x r, the head D = C R / (1 - R).
+	// (0.1% short, so the base never needs more keys than the partition has.)
+	spec.LogBytes = int64((h.cleanBytes + h.dirtyBytes) * float64(w.Partitions) * 0.999)
+	if w.SegmentBytes > 0 {
+		spec.SegmentBytes = w.SegmentBytes
+	}
+	cfg := engine.DefaultLogConfig()
+	cfg.FileDeleteDelayMs = 0
+	gen, err := workloads.Generate(filepath.Join(root, "data"), spec, cfg, nil)
+	if err != nil {
+		return 0, 0, fmt.Errorf("sizing: validate: %w", err)
+	}
+	var logs []*engine.Log
+	defer func() {
+		for _, l := range logs {
+			l.Close()
+		}
+	}()
+	for _, d := range gen.Dirs {
+		l, err := engine.Open(d, engine.Options{Config: &gen.LogConfig})
+		if err != nil {
+			return 0, 0, err
+		}
+		logs = append(logs, l)
+		if err := l.LoadProducerState(); err != nil {
+			return 0, 0, err
+		}
+	}
+	if _, err := lab.SetCache(logs, lab.CacheWarm, false); err != nil {
+		return 0, 0, err
+	}
+	cc := o.Cleaner
+	cc.Threads = 1
+	cc.DedupeBufferBytes = bufferBytes
+	m, err := lab.NewCleanManager(logs, cc, engine.CleanerOptions{})
+	if err != nil {
+		return 0, 0, fmt.Errorf("sizing: validate: %w", err)
+	}
+	lab.PrefaultMaps(m, cc)
+	passes := make([]int, len(logs))
+	secs := make([]float64, len(logs))
+	done := make([]bool, len(logs))
+	for round := 0; round < 1000; round++ {
+		stats, err := lab.CleanEach(ctx, m)
+		if err != nil {
+			return 0, 0, err
+		}
+		all := true
+		for i, st := range stats {
+			if done[i] {
+				continue
+			}
+			if !st.Cleaned() {
+				done[i] = true
+				continue
+			}
+			passes[i]++
+			secs[i] += st.ElapsedTime().Seconds()
+			if !st.MapFull {
+				done[i] = true
+			}
+			all = all && done[i]
+		}
+		if all {
+			break
+		}
+	}
+	maxPasses, sum := 0, 0.0
+	for i := range logs {
+		maxPasses = max(maxPasses, passes[i])
+		sum += secs[i]
+	}
+	return maxPasses, sum / float64(len(logs)), nil
+}
+
+// clearBytes is what one pass's Clear zero-fills: the per-thread map for
+// layouts without an O(1) clear, else 0.
+func clearBytes(info offsetmap.LayoutInfo, perThread int64) int64 {
+	if info.ClearIsConstant {
+		return 0
+	}
+	return perThread
+}
+
+// ReadFreshCalibration returns the cached calibration for o's cleaner and
+// record shape when it is fresh, without measuring; otherwise nil and a
+// note saying why and how to measure one.
+func ReadFreshCalibration(o CalibrateOptions) (*Calibration, string, error) {
+	o.defaults()
+	path := o.path()
+	c, err := ReadCalibration(path)
+	if err != nil {
+		return nil, "", err
+	}
+	env, _ := results.CaptureEnvironment(o.Out)
+	if why := c.Stale(time.Now(), o.MaxAge, env, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath)); why != "" {
+		return nil, fmt.Sprintf("none used (%s: %s); --calibrate measures one, so clean times can be predicted", path, why), nil
+	}
+	return c, "cached " + path + " (measured " + c.MeasuredAt.Format(time.RFC3339) + ")", nil
+}

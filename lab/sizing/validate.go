@@ -1,0 +1,35 @@
+package sizing
+
+// Validation compares the advisor's predictions with a measured clean of a
+// scaled-down log that keeps the workload's keys-per-buffer ratio.
+type Validation struct {
+	// Scale is the scaled-down key count over the workload's (per partition).
+	Scale float64 `json:"scale"`
+	// Runs are the measured configurations: the recommendation and one step
+	// below it.
+	Runs []ValidationRun `json:"runs"`
+	// The recommended configuration's figures, flattened for scripts.
+	PassesPredicted       int     `json:"passes_predicted"`
+	PassesMeasured        int     `json:"passes_measured"`
+	CleanSecondsPredicted float64 `json:"clean_seconds_predicted"`
+	CleanSecondsMeasured  float64 `json:"clean_seconds_measured"`
+	// CleanSecondsError = (predicted - measured) / measured.
+	CleanSecondsError float64 `json:"clean_seconds_error"`
+	// Calibration is the one the predictions used (measured interleaved
+	// with the runs when asked).
+	Calibration *Calibration `json:"calibration,omitempty"`
+}
+
+// ValidationRun is one measured configuration.
+type ValidationRun struct {
+	Name                  string  `json:"name"`
+	DedupeBufferBytes     int64   `json:"dedupe_buffer_bytes"`
+	Keys                  int64   `json:"keys"`
+	PassesPredicted       int     `json:"passes_predicted"`
+	PassesMeasured        int     `json:"passes_measured"`
+	CleanSecondsPredicted float64 `json:"clean_seconds_predicted"`
+	CleanSecondsMeasured  float64 `json:"clean_seconds_measured"`
+	CleanSecondsError     float64 `json:"clean_seconds_error"`
+	// CleanSecondsSamples are every repetition's time; the fastest is compared.
+	CleanSecondsSamples []float64 `json:"clean_seconds_samples"`
+}

@@ -1,0 +1,397 @@
+package topicconfig
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+)
+
+// Source says where a resolved value came from.
+type Source string
+
+// Sources, lowest precedence first.
+const (
+	// SourceDefault: Kafka's default (no file set it).
+	SourceDefault Source = "default"
+	// SourceAssumed: no config source names this topic's policy, so the lab
+	// assumes cleanup.policy=compact (what it cleans by default).
+	SourceAssumed Source = "assumed"
+	// SourceInternal: a Kafka-internal topic whose policy the broker fixes
+	// (__consumer_offsets and __transaction_state are created compacted;
+	// the KRaft metadata log __cluster_metadata is never compacted).
+	SourceInternal Source = "internal-topic"
+	// SourceServer: server.properties (a broker name mapped to the topic name).
+	SourceServer Source = "server.properties"
+	// SourceDynamicDefault: a cluster-wide dynamic broker config from the
+	// metadata log (ConfigRecord, resource BROKER, empty name).
+	SourceDynamicDefault Source = "dynamic-broker-default"
+	// SourceMetadata: a topic ConfigRecord of the metadata log.
+	SourceMetadata Source = "cluster-metadata"
+	// SourceTopicFile: the --topic-config file.
+	SourceTopicFile Source = "topic-config"
+)
+
+// Value is one resolved config value.
+type Value struct {
+	Value  string `json:"value"`
+	Source Source `json:"source"`
+	// Where is the file and line (or file and offset) it was read at; empty
+	// for defaults.
+	Where string `json:"where,omitempty"`
+}
+
+// Set holds every config source of one data directory. Build it with
+// Load, or fill it with the Add methods; the zero value resolves every
+// topic to Kafka's defaults (policy assumed compact).
+type Set struct {
+	// broker holds broker-named values (server.properties and dynamic broker
+	// defaults), by broker config name.
+	broker map[string]Value
+	// topics holds topic overrides, topic -> topic config name -> value.
+	topics map[string]map[string]Value
+	// metaTopics are the topics the metadata log names (TopicRecord).
+	metaTopics map[string]bool
+	// haveServer: a server.properties was read, so a topic no source
+	// overrides has Kafka's default policy (or the file's) rather than an
+	// assumed one.
+	haveServer bool
+	// Warnings are things worth saying that did not stop loading (an
+	// unknown topic in the override file, per-broker dynamic configs).
+	Warnings []string
+}
+
+// AddServerProperties adds a broker's server.properties. Broker names are
+// kept; topic configs are derived from them by synonym at resolution.
+// Errors name the file, line and key of a value that does not parse as
+// Kafka would take it (a number, a boolean, a cleanup.policy list).
+func (s *Set) AddServerProperties(path string, props []Property) error {
+	if s.broker == nil {
+		s.broker = map[string]Value{}
+	}
+	s.haveServer = true
+	for _, p := range props {
+		if err := checkBrokerValue(p.Key, p.Value); err != nil {
+			return fmt.Errorf("%s:%d: %s: %v", path, p.Line, p.Key, err)
+		}
+		s.broker[p.Key] = Value{Value: p.Value, Source: SourceServer, Where: fmt.Sprintf("%s:%d", path, p.Line)}
+	}
+	return nil
+}
+
+// checkBrokerValue checks a broker config's value when it is one the lab
+// resolves (a topic synonym or a cleaner config); others are not checked.
+func checkBrokerValue(key, value string) error {
+	if bt, ok := brokerToTopic[key]; ok {
+		k := topicConfigs[bt.topic].kind
+		if bt.factor != 1 {
+			k = kindLong
+		}
+		_, err := checkValue(k, value)
+		return err
+	}
+	if bc, ok := brokerConfigs[key]; ok {
+		_, err := checkValue(bc.kind, value)
+		return err
+	}
+	return nil
+}
+
+// addBrokerDefault adds a dynamic cluster-wide broker config, which beats
+// server.properties.
+func (s *Set) addBrokerDefault(key, value, where string, deleted bool) error {
+	if s.broker == nil {
+		s.broker = map[string]Value{}
+	}
+	if deleted {
+		if v, ok := s.broker[key]; ok && v.Source == SourceDynamicDefault {
+			delete(s.broker, key)
+		}
+		return nil
+	}
+	if err := checkBrokerValue(key, value); err != nil {
+		return fmt.Errorf("%s: %s: %v", where, key, err)
+	}
+	s.broker[key] = Value{Value: value, Source: SourceDynamicDefault, Where: where}
+	return nil
+}
+
+// AddTopicOverride sets topic's config key from src (SourceMetadata or
+// SourceTopicFile; a later call wins). Errors name where and key.
+func (s *Set) AddTopicOverride(topic, key, value string, src Source, where string) error {
+	if s.topics == nil {
+		s.topics = map[string]map[string]Value{}
+	}
+	if def, ok := topicConfigs[key]; ok {
+		norm, err := checkValue(def.kind, value)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %v", where, key, err)
+		}
+		value = norm
+	}
+	if s.topics[topic] == nil {
+		s.topics[topic] = map[string]Value{}
+	}
+	s.topics[topic][key] = Value{Value: value, Source: src, Where: where}
+	return nil
+}
+
+// removeTopicOverride drops a metadata override (a ConfigRecord with a null value).
+func (s *Set) removeTopicOverride(topic, key string) {
+	if m := s.topics[topic]; m != nil {
+		if v, ok := m[key]; ok && v.Source == SourceMetadata {
+			delete(m, key)
+		}
+	}
+}
+
+// Topics returns the topics with overrides or named by the metadata log, sorted.
+func (s *Set) Topics() []string {
+	seen := map[string]bool{}
+	for t := range s.topics {
+		seen[t] = true
+	}
+	for t := range s.metaTopics {
+		seen[t] = true
+	}
+	out := make([]string, 0, len(seen))
+	for t := range seen {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// MetadataTopics returns the topics the metadata log's TopicRecords name
+// (those not removed since), sorted.
+func (s *Set) MetadataTopics() []string {
+	out := make([]string, 0, len(s.metaTopics))
+	for t := range s.metaTopics {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// WarnUnknownTopics adds a warning for every topic of the --topic-config
+// file that is not among known (the data directory's topics).
+func (s *Set) WarnUnknownTopics(known map[string]bool) {
+	for _, t := range s.Topics() {
+		if known[t] {
+			continue
+		}
+		for _, v := range s.topics[t] {
+			if v.Source == SourceTopicFile {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s: topic %q has overrides but no partition in the data directory", strings.SplitN(v.Where, ":", 2)[0], t))
+				break
+			}
+		}
+	}
+}
+
+// Resolved is the effective config of one topic.
+type Resolved struct {
+	Topic string `json:"topic"`
+	// Policy is cleanup.policy: "compact", "delete", "compact,delete" or ""
+	// (neither).
+	Policy string `json:"policy"`
+	// PolicySource says how the policy was decided.
+	PolicySource Source `json:"policy_source"`
+	// Configs holds every topic config the lab knows, by Kafka name.
+	Configs map[string]Value `json:"configs"`
+	// Log is the engine's config built from Configs.
+	Log engine.LogConfig `json:"-"`
+}
+
+// Compact reports whether the policy contains compact.
+func (r *Resolved) Compact() bool { return strings.Contains(r.Policy, "compact") }
+
+// Delete reports whether the policy contains delete.
+func (r *Resolved) Delete() bool { return strings.Contains(r.Policy, "delete") }
+
+// For resolves topic's effective configs. The policy of a topic no source
+// names is Kafka's default (delete) when server.properties was given, and
+// assumed compact otherwise (SourceAssumed); Kafka's internal topics have
+// their fixed policy unless an override says otherwise.
+func (s *Set) For(topic string) (Resolved, error) {
+	r := Resolved{Topic: topic, Configs: map[string]Value{}}
+	for name, def := range topicConfigs {
+		v := Value{Value: def.def, Source: SourceDefault}
+		if bv, ok := s.brokerValue(name); ok {
+			v = bv
+		}
+		if o, ok := s.topics[topic][name]; ok {
+			v = o
+		}
+		r.Configs[name] = v
+	}
+	pol := r.Configs["cleanup.policy"]
+	switch {
+	case pol.Source == SourceMetadata || pol.Source == SourceTopicFile || pol.Source == SourceServer || pol.Source == SourceDynamicDefault:
+		r.PolicySource = pol.Source
+	case topic == "__consumer_offsets" || topic == "__transaction_state" || topic == "__share_group_state":
+		pol = Value{Value: "compact", Source: SourceInternal}
+		r.PolicySource = SourceInternal
+	case topic == "__cluster_metadata":
+		pol = Value{Value: "delete", Source: SourceInternal}
+		r.PolicySource = SourceInternal
+	case s.haveServer || s.topics[topic] != nil || s.metaTopics[topic]:
+		// A source describes the topic and none overrides the policy:
+		// Kafka's default applies.
+		r.PolicySource = SourceDefault
+	default:
+		pol = Value{Value: "compact", Source: SourceAssumed}
+		r.PolicySource = SourceAssumed
+	}
+	r.Configs["cleanup.policy"] = pol
+	r.Policy = pol.Value
+	lc, err := toLogConfig(r.Configs, s.brokerOr("producer.id.expiration.ms"))
+	if err != nil {
+		return r, fmt.Errorf("topicconfig: topic %s: %w", topic, err)
+	}
+	lc.Compact, lc.Delete = r.Compact(), r.Delete()
+	r.Log = lc
+	return r, nil
+}
+
+// brokerValue is the broker default of topic config name: the highest
+// precedence source among its synonyms (dynamic beats static), and within
+// one source the first synonym set, converted to the topic's unit.
+func (s *Set) brokerValue(name string) (Value, bool) {
+	for _, src := range []Source{SourceDynamicDefault, SourceServer} {
+		for _, syn := range topicSynonyms[name] {
+			bv, ok := s.broker[syn.broker]
+			if !ok || bv.Source != src {
+				continue
+			}
+			val, err := convert(bv.Value, syn.factor)
+			if err != nil {
+				continue // checked when added
+			}
+			if def, ok := topicConfigs[name]; ok {
+				if n, err := checkValue(def.kind, val); err == nil {
+					val = n
+				}
+			}
+			return Value{Value: val, Source: bv.Source, Where: bv.Where}, true
+		}
+	}
+	return Value{}, false
+}
+
+// brokerOr returns a broker config's value or its Kafka default.
+func (s *Set) brokerOr(key string) Value {
+	if v, ok := s.broker[key]; ok {
+		return v
+	}
+	return Value{Value: brokerConfigs[key].def, Source: SourceDefault}
+}
+
+// Broker returns the broker-wide configs the lab knows (log.cleaner.* and
+// friends) with their sources.
+func (s *Set) Broker() map[string]Value {
+	out := map[string]Value{}
+	for k := range brokerConfigs {
+		out[k] = s.brokerOr(k)
+	}
+	return out
+}
+
+// CleanerConfig returns the engine's cleaner config from the broker
+// configs: log.cleaner.threads, .dedupe.buffer.size, .io.buffer.size,
+// .io.buffer.load.factor and .io.max.bytes.per.second (Kafka's
+// Double.MaxValue default is "no limit", 0 here); the lab-only fields keep
+// base's values.
+func (s *Set) CleanerConfig(base engine.CleanerConfig) (engine.CleanerConfig, error) {
+	c := base
+	get := func(key string) Value { return s.brokerOr(key) }
+	var err error
+	parseI := func(key string) int64 {
+		v := get(key)
+		n, e := strconv.ParseInt(strings.TrimSpace(v.Value), 10, 64)
+		if e != nil && err == nil {
+			err = fmt.Errorf("topicconfig: %s %s: %q is not an integer", v.Where, key, v.Value)
+		}
+		return n
+	}
+	parseF := func(key string) float64 {
+		v := get(key)
+		f, e := strconv.ParseFloat(strings.TrimSpace(v.Value), 64)
+		if e != nil && err == nil {
+			err = fmt.Errorf("topicconfig: %s %s: %q is not a number", v.Where, key, v.Value)
+		}
+		return f
+	}
+	if v := get("log.cleaner.threads"); v.Source != SourceDefault {
+		c.Threads = int(parseI("log.cleaner.threads"))
+	}
+	if v := get("log.cleaner.dedupe.buffer.size"); v.Source != SourceDefault {
+		c.DedupeBufferBytes = parseI("log.cleaner.dedupe.buffer.size")
+	}
+	if v := get("log.cleaner.io.buffer.size"); v.Source != SourceDefault {
+		c.IOBufferBytes = parseI("log.cleaner.io.buffer.size")
+	}
+	if v := get("log.cleaner.io.buffer.load.factor"); v.Source != SourceDefault {
+		c.LoadFactor = parseF("log.cleaner.io.buffer.load.factor")
+	}
+	if v := get("log.cleaner.io.max.bytes.per.second"); v.Source != SourceDefault {
+		r := parseF("log.cleaner.io.max.bytes.per.second")
+		if r >= math.MaxFloat64/2 {
+			r = 0
+		}
+		c.MaxIOBytesPerSecond = r
+	}
+	if err != nil {
+		return c, err
+	}
+	if verr := c.Validate(); verr != nil {
+		return c, fmt.Errorf("topicconfig: %w", verr)
+	}
+	return c, nil
+}
+
+// toLogConfig builds the engine's LogConfig from resolved topic configs.
+func toLogConfig(cfg map[string]Value, pidExpiry Value) (engine.LogConfig, error) {
+	lc := engine.DefaultLogConfig()
+	var err error
+	i64 := func(name string) int64 {
+		v := cfg[name]
+		n, e := strconv.ParseInt(strings.TrimSpace(v.Value), 10, 64)
+		if e != nil && err == nil {
+			err = fmt.Errorf("%s (%s %s): %q is not an integer", name, v.Source, v.Where, v.Value)
+		}
+		return n
+	}
+	lc.SegmentBytes = i64("segment.bytes")
+	lc.SegmentIndexBytes = i64("segment.index.bytes")
+	lc.IndexIntervalBytes = i64("index.interval.bytes")
+	lc.DeleteRetentionMs = i64("delete.retention.ms")
+	lc.MinCompactionLagMs = i64("min.compaction.lag.ms")
+	lc.MaxCompactionLagMs = i64("max.compaction.lag.ms")
+	lc.MaxMessageBytes = int(i64("max.message.bytes"))
+	lc.FileDeleteDelayMs = i64("file.delete.delay.ms")
+	lc.SegmentMs = i64("segment.ms")
+	lc.RetentionMs = i64("retention.ms")
+	lc.RetentionBytes = i64("retention.bytes")
+	ratio := cfg["min.cleanable.dirty.ratio"]
+	f, e := strconv.ParseFloat(strings.TrimSpace(ratio.Value), 64)
+	if e != nil && err == nil {
+		err = fmt.Errorf("min.cleanable.dirty.ratio (%s %s): %q is not a number", ratio.Source, ratio.Where, ratio.Value)
+	}
+	lc.MinCleanableDirtyRatio = f
+	if n, e := strconv.ParseInt(strings.TrimSpace(pidExpiry.Value), 10, 64); e == nil {
+		lc.ProducerIDExpirationMs = n
+	}
+	if err != nil {
+		return lc, err
+	}
+	// Kafka allows retention.ms = -1 (no limit) and retention.bytes = -1;
+	// the engine's Validate names any value out of its range.
+	if verr := lc.Validate(); verr != nil {
+		return lc, verr
+	}
+	return lc, nil
+}

@@ -1,0 +1,424 @@
+package replication
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// CampaignConfig is a random campaign: Runs seeded schedules, each a
+// cluster line, Events random events and a check.
+type CampaignConfig struct {
+	// Root is where each run's cluster lives (removed after the run).
+	Root string
+	Mode Mode
+	// Runs is the number of schedules. Default 100.
+	Runs int
+	// Seed of run i is Seed + i.
+	Seed uint64
+	// Replicas per cluster. Default 3.
+	Replicas int
+	// Events per schedule. Default 200.
+	Events int
+	// Shrink the first diverging schedule to a minimal reproducer.
+	Shrink bool
+	// Workers run schedules at once. Default runtime.GOMAXPROCS(0).
+	Workers int
+}
+
+func (c *CampaignConfig) defaults() error {
+	if c.Root == "" {
+		return errors.New("replication: campaign needs a root directory")
+	}
+	if c.Runs == 0 {
+		c.Runs = 100
+	}
+	if c.Replicas == 0 {
+		c.Replicas = 3
+	}
+	if c.Events == 0 {
+		c.Events = 200
+	}
+	if c.Workers == 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	switch {
+	case c.Runs < 1:
+		return fmt.Errorf("replication: campaign runs %d: want at least 1", c.Runs)
+	case c.Replicas < 2 || c.Replicas > 9:
+		return fmt.Errorf("replication: campaign replicas %d: want 2..9", c.Replicas)
+	case c.Events < 1:
+		return fmt.Errorf("replication: campaign events %d: want at least 1", c.Events)
+	}
+	return nil
+}
+
+// ClusterLine is the scenario line that starts a campaign run's cluster:
+// delete.retention.ms 60s and producer.id.expiration.ms 10m, so that
+// tombstones, markers and empty batches can all go within a schedule;
+// acks=all producers, unclean elections off and leader epochs on, so that
+// no acknowledged write may be lost and every divergence the checker finds
+// comes from cleaning.
+func ClusterLine(mode Mode, replicas int) string {
+	return fmt.Sprintf("cluster replicas=%d mode=%s delete.retention.ms=60s producer.id.expiration.ms=10m segment.bytes=300", replicas, mode)
+}
+
+// RunOutcome is one schedule's result.
+type RunOutcome struct {
+	Seed       uint64    `json:"seed"`
+	Events     int       `json:"events"`
+	Kinds      []Kind    `json:"kinds,omitempty"`
+	Findings   []Finding `json:"-"`
+	Cost       Cost      `json:"cost"`
+	DiskBytes  int64     `json:"disk_bytes"`
+	VirtualMs  int64     `json:"virtual_ms"`
+	Schedule   []string  `json:"-"`
+	clusterArg string
+}
+
+// CampaignResult is a whole campaign.
+type CampaignResult struct {
+	Mode     string       `json:"mode"`
+	Runs     int          `json:"runs"`
+	Seed     uint64       `json:"seed"`
+	Replicas int          `json:"replicas"`
+	Events   int          `json:"events_per_run"`
+	Diverged int          `json:"diverged"`
+	ByKind   map[Kind]int `json:"by_kind"`
+	// FirstDiverged is the seed of the first diverging run, -1 if none.
+	FirstDiverged int64 `json:"first_diverged_seed"`
+	// Reproducer is the shrunk scenario file of the first divergence
+	// (with Shrink), expected outputs included.
+	Reproducer string `json:"reproducer,omitempty"`
+	// Totals of the cost over every run.
+	TombstoneByteSeconds float64      `json:"tombstone_byte_seconds"`
+	MarkerByteSeconds    float64      `json:"marker_byte_seconds"`
+	Removals             int          `json:"removals"`
+	MeanDelayMs          float64      `json:"mean_horizon_to_removal_ms"`
+	MaxDelayMs           int64        `json:"max_horizon_to_removal_ms"`
+	DiskBytes            int64        `json:"disk_bytes_at_end"`
+	Outcomes             []RunOutcome `json:"runs_detail,omitempty"`
+}
+
+// RunCampaign runs the campaign; progress, when set, is called after each
+// run with the number of runs done (from the workers' goroutines).
+func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	res := &CampaignResult{Mode: cfg.Mode.String(), Runs: cfg.Runs, Seed: cfg.Seed, Replicas: cfg.Replicas, Events: cfg.Events, ByKind: map[Kind]int{}, FirstDiverged: -1}
+	// Runs are independent: they go to Workers goroutines, and their
+	// outcomes are taken in run order, so the result is the same whatever
+	// the number of workers.
+	outs := make([]*RunOutcome, cfg.Runs)
+	errs := make([]error, cfg.Runs)
+	var next atomic.Int64
+	var done atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < cfg.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= cfg.Runs {
+					return
+				}
+				seed := cfg.Seed + uint64(i)
+				outs[i], errs[i] = RandomRun(filepath.Join(cfg.Root, fmt.Sprintf("run-%d", i)), cfg.Mode, cfg.Replicas, cfg.Events, seed)
+				if errs[i] != nil {
+					next.Store(int64(cfg.Runs))
+				}
+				if progress != nil {
+					progress(int(done.Add(1)))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var delaySum int64
+	for i := 0; i < cfg.Runs; i++ {
+		seed := cfg.Seed + uint64(i)
+		if errs[i] != nil {
+			return res, fmt.Errorf("replication: campaign run with seed %d: %w", seed, errs[i])
+		}
+		out := outs[i]
+		if out == nil {
+			continue
+		}
+		res.Outcomes = append(res.Outcomes, *out)
+		if len(out.Kinds) > 0 {
+			res.Diverged++
+			for _, k := range out.Kinds {
+				res.ByKind[k]++
+			}
+			if res.FirstDiverged < 0 {
+				res.FirstDiverged = int64(seed)
+				if cfg.Shrink {
+					rep, err := Shrink(filepath.Join(cfg.Root, "shrink"), ClusterLine(cfg.Mode, cfg.Replicas), out.Schedule, out.Kinds[0])
+					if err != nil {
+						return res, err
+					}
+					res.Reproducer = fmt.Sprintf("# Shrunk from the campaign run with seed %d (mode %s): the smallest\n# schedule found that still shows %s.\n", seed, cfg.Mode, out.Kinds[0]) + rep
+				}
+			}
+		}
+		res.TombstoneByteSeconds += out.Cost.TombstoneByteSeconds
+		res.MarkerByteSeconds += out.Cost.MarkerByteSeconds
+		res.Removals += out.Cost.Removals
+		delaySum += out.Cost.DelaySumMs
+		res.MaxDelayMs = max(res.MaxDelayMs, out.Cost.DelayMaxMs)
+		res.DiskBytes += out.DiskBytes
+	}
+	if res.Removals > 0 {
+		res.MeanDelayMs = float64(delaySum) / float64(res.Removals)
+	}
+	return res, nil
+}
+
+// gen draws the events of one schedule, looking at the cluster as it runs
+// so that every event is possible to express (e.g. only a down broker is
+// restarted).
+type gen struct {
+	rng  *rand.Rand
+	c    *Cluster
+	n    int
+	keys []string
+}
+
+func (g *gen) pick(n int) int { return g.rng.IntN(n) }
+
+// next returns the next event line.
+func (g *gen) next() string {
+	c := g.c
+	b := 1 + g.pick(len(c.brokers))
+	br := c.Broker(b)
+	// Values mostly go to the first keys (hot), tombstones to any key, so
+	// that a tombstone of a cold key often stays its key's last write.
+	key := g.keys[min(g.pick(len(g.keys)), g.pick(len(g.keys)))]
+	cold := g.keys[g.pick(len(g.keys))]
+	g.n++
+	p := g.pick(100)
+	switch {
+	case p < 16:
+		return fmt.Sprintf("produce key=%s value=v%d", key, g.n)
+	case p < 26:
+		return fmt.Sprintf("produce key=%s tombstone", cold)
+	case p < 34:
+		pr := []string{"p1", "p2"}[g.pick(2)]
+		if g.pick(4) == 0 {
+			return fmt.Sprintf("produce key=%s tombstone producer=%s txn", cold, pr)
+		}
+		return fmt.Sprintf("produce key=%s value=t%d producer=%s txn", key, g.n, pr)
+	case p < 40:
+		open := c.OpenTxnProducers()
+		if len(open) == 0 {
+			return "fetch"
+		}
+		verb := []string{"commit", "abort"}[g.pick(2)]
+		return fmt.Sprintf("%s producer=%s", verb, open[g.pick(len(open))])
+	case p < 56:
+		return fmt.Sprintf("fetch rounds=%d", 1+g.pick(3))
+	case p < 62:
+		// A fault on a broker that is up and reachable.
+		if !br.Up() || c.cut[b] {
+			return "fetch"
+		}
+		switch g.pick(3) {
+		case 0:
+			return fmt.Sprintf("crash broker=%d", b)
+		case 1:
+			return fmt.Sprintf("offline broker=%d", b)
+		}
+		return fmt.Sprintf("cut broker=%d", b)
+	case p < 67:
+		// A recovery of a broker that is down or cut off, if any.
+		var hurt []int
+		for _, x := range c.brokers {
+			if !x.Up() || c.cut[x.ID] {
+				hurt = append(hurt, x.ID)
+			}
+		}
+		if len(hurt) == 0 {
+			return "fetch"
+		}
+		h := hurt[g.pick(len(hurt))]
+		x := c.Broker(h)
+		switch {
+		case c.cut[h]:
+			return fmt.Sprintf("heal broker=%d", h)
+		case x.state == crashed:
+			return fmt.Sprintf("restart broker=%d", h)
+		}
+		return fmt.Sprintf("back broker=%d", h)
+	case p < 80:
+		d := []string{"10s", "45s", "2m", "11m"}[g.pick(4)]
+		return "advance by=" + d
+	case p < 98:
+		// Cleans, half of them on the leader.
+		if g.pick(2) == 0 && c.leader != 0 {
+			b, br = c.leader, c.leaderBroker()
+		}
+		if !br.Up() {
+			return "fetch"
+		}
+		return fmt.Sprintf("clean broker=%d", b)
+	default:
+		if !br.Up() || !c.inISR(b) {
+			return "fetch"
+		}
+		return fmt.Sprintf("elect broker=%d", b)
+	}
+}
+
+// RandomRun runs one seeded schedule of events on a fresh cluster in dir
+// (removed afterwards), then the check.
+func RandomRun(dir string, mode Mode, replicas, events int, seed uint64) (*RunOutcome, error) {
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	r := &Runner{Root: dir}
+	defer r.Close()
+	line := ClusterLine(mode, replicas)
+	if _, err := r.Exec(line); err != nil {
+		return nil, err
+	}
+	g := &gen{rng: rand.New(rand.NewPCG(seed, 0x7265706c)), c: r.c, keys: []string{"K0", "K1", "K2", "K3", "K4", "K5", "K6", "K7"}}
+	out := &RunOutcome{Seed: seed, Events: events, clusterArg: line}
+	for i := 0; i < events; i++ {
+		ev := g.next()
+		if _, err := r.Exec(ev); err != nil {
+			var bi *BadInput
+			if errors.As(err, &bi) {
+				return nil, fmt.Errorf("generated event %q: %v", ev, err)
+			}
+			return nil, fmt.Errorf("event %d %q: %w", i+1, ev, err)
+		}
+		out.Schedule = append(out.Schedule, ev)
+	}
+	rep, err := r.finish()
+	if err != nil {
+		return nil, err
+	}
+	out.Findings = rep.Findings
+	out.Kinds = rep.Kinds()
+	out.Cost = r.c.Cost()
+	out.DiskBytes = r.c.DiskBytes()
+	out.VirtualMs = r.c.Clock.Ms()
+	return out, nil
+}
+
+// finish settles and checks the current cluster.
+func (r *Runner) finish() (*Report, error) {
+	if err := r.c.Settle(SettleOptions{}); err != nil {
+		return nil, err
+	}
+	return r.c.Check()
+}
+
+// replay runs cluster line + events (skipping events the shrunk schedule
+// made impossible to express) and the check; it returns the kinds found
+// and the events kept.
+func replay(dir, clusterLine string, events []string) ([]Kind, []string, error) {
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(dir)
+	r := &Runner{Root: dir}
+	defer r.Close()
+	if _, err := r.Exec(clusterLine); err != nil {
+		return nil, nil, err
+	}
+	var kept []string
+	for _, ev := range events {
+		if _, err := r.Exec(ev); err != nil {
+			var bi *BadInput
+			if errors.As(err, &bi) {
+				continue
+			}
+			return nil, nil, err
+		}
+		kept = append(kept, ev)
+	}
+	rep, err := r.finish()
+	if err != nil {
+		return nil, nil, err
+	}
+	return rep.Kinds(), kept, nil
+}
+
+// Shrink reduces a schedule that shows kind to a minimal one (no single
+// event can be removed without losing kind; chunks are tried first, as
+// delta debugging), and returns it as a scenario file with the outputs of
+// running it as its expected blocks.
+func Shrink(dir, clusterLine string, events []string, kind Kind) (string, error) {
+	has := func(evs []string) (bool, []string, error) {
+		kinds, kept, err := replay(dir, clusterLine, evs)
+		if err != nil {
+			return false, nil, err
+		}
+		for _, k := range kinds {
+			if k == kind {
+				return true, kept, nil
+			}
+		}
+		return false, nil, nil
+	}
+	ok, cur, err := has(events)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", fmt.Errorf("replication: shrink: the schedule does not show %s when replayed", kind)
+	}
+	for chunk := len(cur) / 2; chunk >= 1; {
+		removed := false
+		for i := 0; i < len(cur); {
+			cand := append(append([]string(nil), cur[:i]...), cur[min(i+chunk, len(cur)):]...)
+			ok, kept, err := has(cand)
+			if err != nil {
+				return "", err
+			}
+			if ok {
+				cur, removed = kept, true
+				continue
+			}
+			i += chunk
+		}
+		// Halve the chunk; at single events, repeat until a whole pass
+		// removes nothing (1-minimal).
+		if chunk > 1 {
+			chunk /= 2
+		} else if !removed {
+			break
+		}
+	}
+	return renderScenario(dir, append(append([]string{clusterLine}, cur...), "check"))
+}
+
+// renderScenario runs lines and writes them as a scenario file, each with
+// "----" and its output.
+func renderScenario(dir string, lines []string) (string, error) {
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	r := &Runner{Root: dir}
+	defer r.Close()
+	var b strings.Builder
+	for _, ln := range lines {
+		out, err := r.Exec(ln)
+		if err != nil {
+			return "", fmt.Errorf("replication: render %q: %w", ln, err)
+		}
+		fmt.Fprintf(&b, "%s\n----\n%s\n\n", ln, out)
+	}
+	return b.String(), nil
+}
