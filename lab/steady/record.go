@@ -194,7 +194,11 @@ func FormatSummary(res *Result, adv *AdviceCheck) string {
 		fmt.Fprintf(&b, "| median compaction delay (s) | | %.1f | |\n", adv.MeasuredCompactionDelaySeconds)
 		fmt.Fprintf(&b, "| median dirty bytes / log bytes (active segment included) | | %.3f | |\n", adv.MeasuredDirtyBytesRatio)
 		if a.FallsBehind != nil {
-			fmt.Fprintf(&b, "| keeps up | %v | %s | |\n", !*a.FallsBehind, map[bool]string{true: "yes", false: "no"}[res.Verdict.KeepsUp && res.Verdict.Decided])
+			measured := "undecided"
+			if res.Verdict.Decided {
+				measured = map[bool]string{true: "yes", false: "no"}[res.Verdict.KeepsUp]
+			}
+			fmt.Fprintf(&b, "| keeps up | %v | %s | |\n", !*a.FallsBehind, measured)
 		}
 	}
 	if res.Stopped != "" {
