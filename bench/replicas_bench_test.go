@@ -41,6 +41,7 @@ func BenchmarkReplicasCampaign(b *testing.B) {
 					b.Fatal(err)
 				}
 				diverged = rec.Result.Diverged
+				b.Logf("%s: %d of %d runs diverged, by kind %v", mode, rec.Result.Diverged, rec.Result.Runs, rec.Result.ByKind)
 			}
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/campaign")
 			b.ReportMetric(1000*float64(b.N)/b.Elapsed().Seconds(), "runs/s")

@@ -204,6 +204,11 @@ func setLabel(path string, all []string) string {
 	return base
 }
 
+// WriteComparisons prints each unit's comparison table in benchstat's
+// layout: per column the median and its interval, and after the first
+// column the change against it with its p-value and counts.
+func WriteComparisons(w io.Writer, tables []results.CompareTable) { printComparisons(w, tables) }
+
 // printComparisons prints each unit's table, benchstat's layout.
 func printComparisons(w io.Writer, tables []results.CompareTable) {
 	for _, t := range tables {

@@ -163,6 +163,16 @@ type SweepOptions struct {
 	// OnRun, when set, is called before each run with its position (from
 	// 1), the number of runs and the point (progress).
 	OnRun func(i, n int, p *SweepPoint)
+	// Runs, when not nil, are the runs to carry out, in this order,
+	// instead of plan.Schedule() (a shard's share, lab/shard.Split).
+	Runs []Scheduled
+	// ID, when set, maps the planned ID to the one the record takes (a
+	// shard's "-shard-i-of-N" name).
+	ID func(planned string) string
+	// OnStart, when set, is called once the sweep's directory exists and
+	// the environment is captured, before the first run (a shard writes
+	// its manifest); its error stops the sweep.
+	OnStart func(sw *results.Sweep, dir string) error
 }
 
 // Sweep carries out plan: every scheduled run (Run with the point's
@@ -184,6 +194,9 @@ func Sweep(ctx context.Context, plan *SweepPlan, opt SweepOptions) (*results.Swe
 		logw = io.Discard
 	}
 	order := plan.Schedule()
+	if opt.Runs != nil {
+		order = opt.Runs
+	}
 	start := time.Now()
 	sw := &results.Sweep{
 		ID: plan.ID(start), StartedAt: start.UTC(), Count: plan.Count, ShuffleSeed: plan.Seed,
@@ -198,6 +211,9 @@ func Sweep(ctx context.Context, plan *SweepPlan, opt SweepOptions) (*results.Swe
 	for _, p := range plan.Points {
 		pt := results.Point{Params: p.Params, Benchmark: p.Name, Config: p.Experiment}
 		sw.Points = append(sw.Points, pt)
+	}
+	if opt.ID != nil {
+		sw.ID = opt.ID(sw.ID)
 	}
 	dir := filepath.Join(opt.Out, sw.ID)
 	if err := os.MkdirAll(filepath.Join(dir, results.SweepRunsDir), 0o755); err != nil {
@@ -220,6 +236,11 @@ func Sweep(ctx context.Context, plan *SweepPlan, opt SweepOptions) (*results.Swe
 	sw.Environment, err = results.CaptureEnvironment(envRoot)
 	if err != nil {
 		sw.Notes = append(sw.Notes, fmt.Sprintf("environment not fully captured: %v", err))
+	}
+	if opt.OnStart != nil {
+		if err := opt.OnStart(sw, dir); err != nil {
+			return sw, dir, err
+		}
 	}
 	for i, s := range order {
 		if err := ctx.Err(); err != nil {

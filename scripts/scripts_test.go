@@ -3,10 +3,12 @@
 package scripts_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +17,7 @@ import (
 )
 
 // scripts are the scripts under test, relative to this directory.
-var scripts = []string{"sweep.sh", "compare-commits.sh", "baseline.sh"}
+var scripts = []string{"sweep.sh", "compare-commits.sh", "baseline.sh", "sweep-parallel.sh"}
 
 // run runs a script (or any command) in dir with extra environment, and
 // returns its combined output and exit code.
@@ -236,5 +238,85 @@ func TestBaselineScript(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(out, "baseline-*.json"))
 	if len(files) != 1 || !strings.Contains(log, "device sequential read") {
 		t.Errorf("baseline files %v\n%s", files, log)
+	}
+}
+
+// TestSweepParallelScript runs sweep-parallel.sh with GNU parallel and the
+// local login ":": first shards 0 and 2 of 3, which leaves shard 1/3
+// missing (status 1, the merge written and naming it), then only 1/3,
+// which fills the gap. Without GNU parallel it skips, but fails under
+// CI=true (.ci/run installs it).
+func TestSweepParallelScript(t *testing.T) {
+	needBash(t)
+	if out, err := exec.Command("parallel", "--version").Output(); err != nil || !strings.Contains(string(out), "GNU parallel") {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("GNU parallel is not installed (CI=true; .ci/run installs it with apt-get install parallel): %v", err)
+		}
+		t.Skipf("no GNU parallel (apt-get install parallel): %v", err)
+	}
+	bin, _ := binaries(t)
+	dir := t.TempDir()
+	logins := filepath.Join(dir, "logins")
+	if err := os.WriteFile(logins, []byte("# this machine\n:\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	args := []string{"--sshloginfile", logins, "--experiment", "experiments/tiny.yaml", "--shards", "3", "--out", out, "--bin", bin, "--dir", t.TempDir()}
+	type summary struct {
+		Points, Expected, Missing, Duplicated, MissingShards []string
+		Shards                                               []struct{ Shard, Status string }
+	}
+	read := func() summary {
+		b, err := os.ReadFile(filepath.Join(out, "merged", "merge.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw map[string]json.RawMessage
+		var s summary
+		if err := json.Unmarshal(b, &raw); err != nil {
+			t.Fatal(err)
+		}
+		for key, into := range map[string]any{"points": &s.Points, "expected": &s.Expected, "missing": &s.Missing,
+			"duplicated": &s.Duplicated, "missing_shards": &s.MissingShards, "shards": &s.Shards} {
+			if err := json.Unmarshal(raw[key], into); err != nil {
+				t.Fatalf("merge.json %s: %v", key, err)
+			}
+		}
+		return s
+	}
+
+	log, code := run(t, ".", nil, "./sweep-parallel.sh", append(args, "--only", "0,2")...)
+	if code != 1 || !strings.Contains(log, "missing shards: 1/3") || !strings.Contains(log, "--only 1 ") {
+		t.Fatalf("shards 0,2 of 3: status %d, want 1 naming shard 1/3 and --only 1\n%s", code, log)
+	}
+	s := read()
+	// tiny.yaml: 2 key counts x 2 hashers x count 2 = 8 runs; shard 1/3
+	// owns positions 1, 4 and 7 of the order.
+	if len(s.Expected) != 8 || len(s.Missing) != 3 || len(s.Points) != 5 || !slices.Equal(s.MissingShards, []string{"1/3"}) || len(s.Shards) != 2 {
+		t.Fatalf("after shards 0,2: expected %d, points %d, missing %q, missing shards %q, %d shards", len(s.Expected), len(s.Points), s.Missing, s.MissingShards, len(s.Shards))
+	}
+
+	log, code = run(t, ".", nil, "./sweep-parallel.sh", append(args, "--only", "1")...)
+	if code != 0 || !strings.Contains(log, "8 of 8 runs reported") {
+		t.Fatalf("shard 1 of 3: status %d\n%s", code, log)
+	}
+	s = read()
+	if len(s.Points) != 8 || len(s.Missing) != 0 || len(s.Duplicated) != 0 || len(s.MissingShards) != 0 || len(s.Shards) != 3 {
+		t.Fatalf("after the re-run: points %d, missing %q, duplicated %q, missing shards %q, %d shards", len(s.Points), s.Missing, s.Duplicated, s.MissingShards, len(s.Shards))
+	}
+	for _, sh := range s.Shards {
+		if sh.Status != "complete" {
+			t.Errorf("shard %s: status %s", sh.Shard, sh.Status)
+		}
+	}
+	bench, err := os.ReadFile(filepath.Join(out, "merged", "class-1", "bench.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(bench), "\nBenchmarkClean/"); n != 8 {
+		t.Errorf("merged bench.txt has %d benchmark lines, want 8\n%s", n, bench)
+	}
+	if _, code := run(t, ".", nil, "./sweep-parallel.sh", append(args, "--only", "3")...); code != 2 {
+		t.Errorf("--only 3 of 3 shards: status %d, want 2", code)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/lab/shard"
 	"github.com/cleanerlab/cleanerlab/results"
 )
 
@@ -24,6 +25,7 @@ type sweepFlags struct {
 	progress    string
 	dropCaches  bool
 	dryRun      bool
+	shard       string
 	params      map[string]*string
 }
 
@@ -77,6 +79,7 @@ command then exits 1 (failed runs) or 2 (failed verification).`,
 	f.StringVar(&sf.progress, "progress", "auto", "progress bar: auto (when stderr is a terminal), always, never")
 	f.BoolVar(&sf.dropCaches, "drop-caches", false, "with --cache cold, also write 3 to /proc/sys/vm/drop_caches (root only)")
 	f.BoolVar(&sf.dryRun, "dry-run", false, "print the points and the run order, run nothing")
+	f.StringVar(&sf.shard, "shard", "", "run only shard i/N of the runs (i from 0, as JOB_COMPLETION_INDEX), and write shard.json for report --merge")
 	probe := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	e := lab.DefaultExperiment()
 	bindExperimentFlags(probe, &e)
@@ -138,12 +141,32 @@ func planSweep(cmd *cobra.Command, sf *sweepFlags) (*lab.SweepPlan, error) {
 
 func sweepMain(cmd *cobra.Command, sf *sweepFlags) error {
 	out := cmd.OutOrStdout()
+	var spec shard.Spec
+	if sf.shard != "" {
+		var err error
+		if spec, err = shard.ParseSpec(sf.shard); err != nil {
+			return fmt.Errorf("sweep: --shard: %w", err)
+		}
+	}
 	plan, err := planSweep(cmd, sf)
 	if err != nil {
 		return err
 	}
 	order := plan.Schedule()
+	total := len(order)
+	var sh *shard.Sweep
+	if sf.shard != "" {
+		if sh, err = shard.Prepare(plan, spec); err != nil {
+			return fmt.Errorf("sweep: --shard %s: %w", spec, err)
+		}
+		order = sh.Runs
+	}
 	if sf.dryRun {
+		if sh != nil {
+			fmt.Fprintf(out, "%d points x %d repetitions = %d runs\n", len(plan.Points), plan.Count, total)
+			sh.WriteDryRun(out, plan)
+			return nil
+		}
 		lab.WriteSchedule(out, plan)
 		return nil
 	}
@@ -152,10 +175,16 @@ func sweepMain(cmd *cobra.Command, sf *sweepFlags) error {
 		return err
 	}
 	bar := lab.NewRunBar(showProgress, len(order))
-	fmt.Fprintf(out, "sweep: %d points x %d repetitions = %d runs\n", len(plan.Points), plan.Count, len(order))
-	sw, dir, err := lab.Sweep(cmd.Context(), plan, lab.SweepOptions{
-		Out: sf.out, Dir: sf.dir, DropCaches: sf.dropCaches, Log: cmd.ErrOrStderr(), OnRun: bar.OnRun,
-	})
+	fmt.Fprintf(out, "sweep: %d points x %d repetitions = %d runs\n", len(plan.Points), plan.Count, total)
+	opt := lab.SweepOptions{Out: sf.out, Dir: sf.dir, DropCaches: sf.dropCaches, Log: cmd.ErrOrStderr(), OnRun: bar.OnRun}
+	if sh != nil {
+		fmt.Fprintf(out, "shard %s: %d of the %d runs\n", spec, len(order), total)
+		opt = sh.Options(opt)
+	}
+	sw, dir, err := lab.Sweep(cmd.Context(), plan, opt)
+	if ferr := sh.Finish(err); err == nil {
+		err = ferr
+	}
 	bar.Finish()
 	if err != nil {
 		if dir != "" && errors.Is(err, lab.ErrStopped) {
