@@ -62,6 +62,13 @@ type LogConfig struct {
 	// timestamps, once the segment is this old). Default 604800000 (7 days),
 	// as Kafka's segment.ms.
 	SegmentMs int64
+	// SegmentJitterMs: each segment rolls for time segment.ms minus a jitter
+	// drawn when it is created, uniform in [0, min(SegmentJitterMs,
+	// SegmentMs)), so that many partitions do not roll at once. Default 0,
+	// as Kafka's segment.jitter.ms (LogConfig.randomSegmentJitter).
+	// Omitted from JSON when 0, so the configs (and config hashes) of
+	// records written before it existed do not change.
+	SegmentJitterMs int64 `json:",omitempty"`
 	// RetentionMs: with Delete, a segment whose largest timestamp is more
 	// than this many ms old is deleted. -1: no limit. Default 604800000 (7
 	// days), as Kafka's retention.ms.
@@ -119,6 +126,8 @@ func (c *LogConfig) Validate() error {
 		return fmt.Errorf("engine: max.message.bytes %d is negative", c.MaxMessageBytes)
 	case c.SegmentMs < 1:
 		return fmt.Errorf("engine: segment.ms %d must be at least 1", c.SegmentMs)
+	case c.SegmentJitterMs < 0:
+		return fmt.Errorf("engine: segment.jitter.ms %d is negative", c.SegmentJitterMs)
 	case c.RetentionMs < -1:
 		return fmt.Errorf("engine: retention.ms %d is below -1", c.RetentionMs)
 	case c.RetentionBytes < -1:
