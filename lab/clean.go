@@ -45,6 +45,10 @@ type CleanOptions struct {
 	// lab/topicconfig) in place of Log; a delete-only topic is then opened
 	// but never compacted.
 	LogFor func(engine.TopicPartition) (engine.LogConfig, error)
+	// PolicySource, when set, says where a partition's cleanup.policy came
+	// from (a lab/topicconfig Source such as "cluster-metadata"); CleanLogDir
+	// names it beside a partition it does not compact.
+	PolicySource func(engine.TopicPartition) string
 }
 
 // CleanPartition cleans the partition directory dir in place, as a
@@ -192,6 +196,7 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 		}
 	}
 	var mu sync.Mutex // one event printed at a time
+	cleaned := map[engine.TopicPartition]bool{}
 	m, err := engine.NewCleanerManager(engine.CleanerManagerOptions{
 		Cleaner: cleanerCfg,
 		Now:     now,
@@ -199,6 +204,9 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 		OnEvent: func(ev engine.CleanerEvent) {
 			mu.Lock()
 			defer mu.Unlock()
+			if ev.Stats != nil {
+				cleaned[ev.TopicPartition] = true
+			}
 			WriteCleanerEvent(out, ev)
 		},
 	})
@@ -231,6 +239,7 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 	for _, ts := range m.ThreadStats() {
 		cleans += ts.Cleans
 	}
+	writeNotCleaned(out, m, cleaned, o)
 	if cleans == 0 {
 		fmt.Fprintln(out, "no log needed cleaning: no cleanable ratio above min.cleanable.dirty.ratio nor past max.compaction.lag.ms (--force cleans every log with cleanable bytes, --roll makes the active segments cleanable)")
 	}
@@ -252,6 +261,59 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 		return fmt.Errorf("clean: %d problem(s):\n  %s", len(problems), strings.Join(problems, "\n  "))
 	}
 	return nil
+}
+
+// writeNotCleaned names every log of m that no clean of this run reached,
+// with the reason: its cleanup.policy has no compact (Kafka's cleaner
+// takes only compacted logs, LogCleanerManager.grabFilthiestCompactedLog),
+// it was marked uncleanable or its root taken offline, or its cleanable
+// offsets (with the checkpoint now on disk) leave nothing eligible.
+func writeNotCleaned(w io.Writer, m *engine.CleanerManager, cleaned map[engine.TopicPartition]bool, o CleanOptions) {
+	ckpts := m.AllCleanerCheckpoints()
+	uncleanable := map[engine.TopicPartition]error{}
+	for _, tps := range m.Uncleanable() {
+		for tp, cause := range tps {
+			uncleanable[tp] = cause
+		}
+	}
+	nowMs := time.Now().UnixMilli()
+	if o.Now != nil {
+		nowMs = o.Now().UnixMilli()
+	}
+	for _, l := range m.Logs() {
+		tp := l.TopicPartition()
+		if cleaned[tp] {
+			continue
+		}
+		cfg := l.Config()
+		if !cfg.Compact {
+			src := ""
+			if o.PolicySource != nil {
+				if s := o.PolicySource(tp); s != "" {
+					src = " (" + s + ")"
+				}
+			}
+			fmt.Fprintf(w, "%s: not cleaned: cleanup.policy=%s%s: never compacted (Kafka's cleaner takes only logs whose cleanup.policy contains compact)\n", tp, CleanupPolicyName(cfg), src)
+			continue
+		}
+		if cause, ok := uncleanable[tp]; ok {
+			fmt.Fprintf(w, "%s: not cleaned: uncleanable: %v\n", tp, cause)
+			continue
+		}
+		ckpt := engine.NoCheckpoint
+		if off, ok := ckpts[tp]; ok {
+			ckpt = off
+		}
+		lt, err := l.CleanableOffsets(ckpt, nowMs)
+		switch {
+		case err != nil:
+			fmt.Fprintf(w, "%s: not cleaned: %v\n", tp, err)
+		case lt.CleanableBytes == 0:
+			fmt.Fprintf(w, "%s: not cleaned: no cleanable bytes (dirty range [%d, %d))\n", tp, lt.FirstDirtyOffset, lt.FirstUncleanableOffset)
+		default:
+			fmt.Fprintf(w, "%s: not cleaned: cleanable ratio %.4f not above min.cleanable.dirty.ratio %v (%d cleanable bytes)\n", tp, lt.CleanableRatio, cfg.MinCleanableDirtyRatio, lt.CleanableBytes)
+		}
+	}
 }
 
 // WriteCleanerEvent prints one event of a cleaner manager: a clean (its

@@ -68,6 +68,16 @@ complete), and the command exits 130 or 143.`,
 			}
 			if logFor != nil {
 				o.LogFor = logFor
+				o.PolicySource = func(tp engine.TopicPartition) string {
+					if cmd.Flags().Changed("cleanup.policy") {
+						return "--cleanup.policy"
+					}
+					res, err := set.For(tp.Topic)
+					if err != nil {
+						return ""
+					}
+					return string(res.PolicySource)
+				}
 				if tp, err := engine.ParseTopicPartition(filepath.Base(dir)); err == nil {
 					if o.Log, err = logFor(tp); err != nil {
 						return err
