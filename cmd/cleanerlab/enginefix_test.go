@@ -59,3 +59,30 @@ func TestCleanRootWithoutMetadataCleansKsql(t *testing.T) {
 		t.Errorf("ksql partition not cleaned [0, 2):\n%s", out)
 	}
 }
+
+// __cluster_metadata-0 of cp-kraft-ksql-txn holds only a snapshot
+// (.checkpoint) and checkpoint files: Kafka loads it as an empty log and
+// its cleaner never touches the metadata log, so a root clean skips it,
+// says why, and exits 0; its files are left byte for byte.
+func TestCleanRootSkipsPartitionWithoutSegment(t *testing.T) {
+	root := copyRoot(t, "cp-kraft-ksql-txn")
+	meta := filepath.Join(root, "__cluster_metadata-0")
+	before := hashTree(t, meta)
+	out, err := cli(t, "clean", "--dir", root, "--force", "--roll")
+	if err != nil {
+		t.Fatalf("clean of the root failed: %v\n%s", err, out)
+	}
+	want := "__cluster_metadata-0: skipped: no segment file (*.log): an empty partition, as Kafka loads it; nothing to clean"
+	if !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+	after := hashTree(t, meta)
+	if len(after) != len(before) {
+		t.Errorf("%s: %d files before, %d after", meta, len(before), len(after))
+	}
+	for p, h := range before {
+		if after[p] != h {
+			t.Errorf("%s changed", p)
+		}
+	}
+}
