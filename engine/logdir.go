@@ -100,6 +100,27 @@ func PartitionDirs(fsys FS, root string) ([]string, error) {
 	return out, nil
 }
 
+// HasSegmentFile reports whether the directory dir holds a segment file:
+// a *.log named by a 20-digit base offset (ParseSegmentFileName). A
+// partition directory without one (Kafka's KRaft __cluster_metadata-0
+// holds only snapshots and checkpoints) is loaded by Kafka's LogLoader as
+// an empty log. The error is that of listing dir.
+func HasSegmentFile(fsys FS, dir string) (bool, error) {
+	if fsys == nil {
+		fsys = DefaultFS
+	}
+	entries, err := fsys.ReadDir(dir)
+	if err != nil {
+		return false, fmt.Errorf("engine: list %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if _, ok := ParseSegmentFileName(e.Name(), LogFileSuffix); ok && !e.IsDir() {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // OpenLogDir opens every partition directory of a log directory root (see
 // PartitionDirs) read-write with opts, as a broker's LogManager loads a
 // log directory. A read-write open first takes the root's .lock

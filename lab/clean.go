@@ -150,8 +150,11 @@ func WriteCleanTable(w io.Writer, st *engine.CleanStats) {
 // CleanLogDir cleans every compacted partition of the log directory root
 // dir with a CleanerManager of o.Cleaner.Threads threads until none needs
 // cleaning, as a broker's cleaner does, printing each clean to out and, at
-// the end, Kafka's cleaner metrics; a partition that cannot be opened or
-// cleaned is reported in the error, the others go on. Cancelling ctx shuts
+// the end, Kafka's cleaner metrics; every partition no clean reached is
+// named with the reason; a partition directory without segment files (an
+// empty log to Kafka, such as the KRaft __cluster_metadata-0) is skipped
+// and said to be; a partition that cannot be opened or cleaned is reported
+// in the error, the others go on. Cancelling ctx shuts
 // the manager down: cleans in progress abort at their next read.
 func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions) error {
 	logCfg, cleanerCfg := o.Log, o.Cleaner
@@ -182,6 +185,14 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 	defer closeAll()
 	var problems []string
 	for _, d := range sortedKeys(failed) {
+		// A partition directory without segment files is an empty log to
+		// Kafka's LogLoader (and the KRaft metadata log, which holds only
+		// snapshots, is never cleaned): nothing to clean, not a failure.
+		// Open refused it before changing anything.
+		if has, herr := engine.HasSegmentFile(nil, d); herr == nil && !has && errors.Is(failed[d], engine.ErrNotLogDir) {
+			fmt.Fprintf(out, "%s: skipped: no segment file (*.log): an empty partition, as Kafka loads it; nothing to clean\n", filepath.Base(d))
+			continue
+		}
 		fmt.Fprintf(out, "%s: not opened: %v\n", d, failed[d])
 		problems = append(problems, fmt.Sprintf("%s: not opened: %v", d, failed[d]))
 	}
