@@ -86,3 +86,25 @@ func TestCleanRootSkipsPartitionWithoutSegment(t *testing.T) {
 		}
 	}
 }
+
+// pinterest-multisegment holds timeindex_test/, four segments in a
+// directory not named topic-partition: every command on the root names it.
+func TestRootCommandsNameSkippedSegmentDir(t *testing.T) {
+	needFixtures(t)
+	const want = "timeindex_test: skipped: holds segment files (*.log) but is not named topic-partition, so Kafka's LogManager does not load it"
+	src := filepath.Join(fixtures, "pinterest-multisegment")
+	for _, args := range [][]string{
+		{"verify", "--dir", src},
+		{"dump", "--dir", src},
+		{"plan", "--dir", src},
+		{"clean", "--dir", copyRoot(t, "pinterest-multisegment"), "--force", "--roll"},
+	} {
+		out, err := cli(t, args...)
+		if err != nil {
+			t.Errorf("%v: %v", args, err)
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("%v: output lacks %q:\n%.2000s", args[0], want, out)
+		}
+	}
+}
