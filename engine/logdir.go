@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
 )
@@ -77,7 +78,8 @@ func checkpointEntry(fsys FS, path string, tp TopicPartition) (record.Offset, bo
 // PartitionDirs lists the partition directories of a log directory root:
 // its subdirectories named topic-partition, sorted by name. Directories
 // Kafka marks for deletion or moving (topic-0.<id>-delete, -future,
-// -stray) do not parse as topic-partition and are left out, as are files.
+// -stray) do not parse as topic-partition and are left out, as are files;
+// SkippedDirs names those that hold segment files.
 func PartitionDirs(fsys FS, root string) ([]string, error) {
 	if fsys == nil {
 		fsys = DefaultFS
@@ -98,6 +100,60 @@ func PartitionDirs(fsys FS, root string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// SkippedDir is a subdirectory of a log directory root that PartitionDirs
+// leaves out although it holds segment files, and why.
+type SkippedDir struct {
+	Path   string // root joined with the directory's name
+	Reason string // e.g. "not named topic-partition, so Kafka's LogManager does not load it"
+}
+
+// SkippedDirs lists, sorted by name, the subdirectories of root that
+// PartitionDirs leaves out and that hold segment files (HasSegmentFile),
+// so that a command over the root can say it did not read them: a
+// directory Kafka marked for deletion (-delete), a future replica (-future),
+// a stray partition (-stray, as Kafka's LogManager names them), or one not
+// named topic-partition at all. The error is that of listing root; a
+// subdirectory that cannot be listed is left out.
+func SkippedDirs(fsys FS, root string) ([]SkippedDir, error) {
+	if fsys == nil {
+		fsys = DefaultFS
+	}
+	entries, err := fsys.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("engine: list %s: %w", root, err)
+	}
+	var out []SkippedDir
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := ParseTopicPartition(e.Name()); err == nil {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		if has, err := HasSegmentFile(fsys, dir); err != nil || !has {
+			continue
+		}
+		reason := "not named topic-partition, so Kafka's LogManager does not load it"
+		switch {
+		case strings.HasSuffix(e.Name(), "-delete"):
+			reason = "marked for deletion (-delete suffix), which Kafka's LogManager deletes rather than loads"
+		case strings.HasSuffix(e.Name(), "-future"):
+			reason = "a future replica being moved between log directories (-future suffix), not the partition's log"
+		case strings.HasSuffix(e.Name(), "-stray"):
+			reason = "a stray partition (-stray suffix), which Kafka's LogManager does not load"
+		}
+		out = append(out, SkippedDir{Path: dir, Reason: reason})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// String is the line a command over a root prints for d.
+func (d SkippedDir) String() string {
+	return fmt.Sprintf("%s: skipped: holds segment files (*.log) but is %s", d.Path, d.Reason)
 }
 
 // HasSegmentFile reports whether the directory dir holds a segment file:

@@ -184,6 +184,11 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 	}
 	defer closeAll()
 	var problems []string
+	if skipped, err := engine.SkippedDirs(nil, dir); err == nil {
+		for _, s := range skipped {
+			fmt.Fprintln(out, s.String())
+		}
+	}
 	for _, d := range sortedKeys(failed) {
 		// A partition directory without segment files is an empty log to
 		// Kafka's LogLoader (and the KRaft metadata log, which holds only

@@ -170,6 +170,11 @@ func DumpLogDir(w io.Writer, root string, o Options) error {
 		_, err := os.Stat(filepath.Join(root, engine.CleanShutdownFile))
 		fmt.Fprintf(w, "%s: %t\n", engine.CleanShutdownFile, err == nil)
 	}
+	if skipped, err := engine.SkippedDirs(nil, root); err == nil {
+		for _, s := range skipped {
+			fmt.Fprintln(w, s.String())
+		}
+	}
 	for _, dir := range dirs {
 		fmt.Fprintf(w, "Partition %s\n", dir)
 		if logs, err := segmentFiles(dir); err == nil && len(logs) == 0 {

@@ -14,6 +14,10 @@ type VerifyResult struct {
 	Dir    string
 	Report *engine.VerifyReport
 	Err    error
+	// Skipped, when set, is the line of a directory of a root that holds
+	// segment files but is no partition (engine.SkippedDirs): Report is
+	// nil and nothing was checked.
+	Skipped string
 }
 
 // Verify runs engine.Verify (read-only) over path: a partition directory,
@@ -46,6 +50,12 @@ func Verify(path string, opts engine.VerifyOptions) ([]VerifyResult, error) {
 	}
 	var res []VerifyResult
 	var errs []error
+	if skipped, err := engine.SkippedDirs(opts.FS, path); err == nil {
+		for _, s := range skipped {
+			// Not checked: a line says so (WriteVerifyResult), not an OK.
+			res = append(res, VerifyResult{Dir: s.Path, Skipped: s.String()})
+		}
+	}
 	for _, dir := range dirs {
 		if logs, err := segmentFiles(dir); err == nil && len(logs) == 0 {
 			// An empty partition (Kafka loads it as an empty log): nothing to check.
@@ -70,6 +80,10 @@ func Verify(path string, opts engine.VerifyOptions) ([]VerifyResult, error) {
 // partition could not be opened at all, else "DIR: OK" when it has no
 // problem.
 func WriteVerifyResult(w io.Writer, r VerifyResult) {
+	if r.Skipped != "" {
+		fmt.Fprintln(w, r.Skipped)
+		return
+	}
 	rep, err := r.Report, r.Err
 	if rep.Segments > 0 {
 		ckpt := "none"

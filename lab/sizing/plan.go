@@ -245,6 +245,13 @@ func MakePlan(dir string, o Options) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Dir: dir, NowMs: o.Now().UnixMilli(), Cleaner: cp, Warnings: append([]string(nil), o.Configs.Warnings...)}
+	if len(dirs) > 1 || dirs[0] != dir {
+		if skipped, err := engine.SkippedDirs(nil, dir); err == nil {
+			for _, s := range skipped {
+				p.Warnings = append(p.Warnings, s.String())
+			}
+		}
+	}
 	for _, d := range dirs {
 		p.Partitions = append(p.Partitions, planPartition(d, o, cp, ckpts, hws, p.NowMs))
 	}
