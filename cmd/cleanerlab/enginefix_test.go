@@ -108,3 +108,16 @@ func TestRootCommandsNameSkippedSegmentDir(t *testing.T) {
 		}
 	}
 }
+
+// clean --dir of a path that does not exist says so, naming it.
+func TestCleanMissingDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nonexist")
+	_, err := cli(t, "clean", "--dir", dir)
+	if err == nil {
+		t.Fatal("clean of a missing directory: no error")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, dir+": no such directory") || strings.Contains(msg, "not named topic-partition") {
+		t.Errorf("error %q: want %q and nothing about its name", msg, dir+": no such directory")
+	}
+}
