@@ -33,6 +33,12 @@ func TestVerifyProblemStringSaysCauseOnce(t *testing.T) {
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
+	// A torn tail keeps saying so.
+	torn := &record.CorruptionError{Path: p, Pos: 0, Reason: "batch of 268 bytes but only 17 bytes left in the file", TornTail: true, Err: record.ErrTruncated}
+	got = VerifyProblem{Check: "open", Path: p, Pos: 0, Expected: "a partition that opens", Found: torn.Reason, Err: torn}.String()
+	if want := "open: /d/t-0/00000000000000000000.log at byte 0: expected a partition that opens, found batch of 268 bytes but only 17 bytes left in the file (torn tail: " + record.ErrTruncated.Error() + ")"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
 	// A cause that is the Found itself is not repeated.
 	got = VerifyProblem{Check: "index", Path: p, Pos: -1, Expected: "x", Found: "y", Err: errors.New("y")}.String()
 	if want := "index: /d/t-0/00000000000000000000.log: expected x, found y"; got != want {

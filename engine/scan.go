@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/cleanerlab/cleanerlab/iosched"
 )
@@ -21,6 +23,9 @@ func ScanFile(fsys FS, path string, maxBatchBytes int, fn func(pos FilePos, batc
 	}
 	f, err := fsys.Open(path)
 	if err != nil {
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == path {
+			return fmt.Errorf("engine: %w", err) // it names the open and path
+		}
 		return fmt.Errorf("engine: open %s: %w", path, err)
 	}
 	defer f.Close()

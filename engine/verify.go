@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/iosched"
@@ -71,8 +72,31 @@ func (p VerifyProblem) String() string {
 		where = p.Path
 	}
 	msg := fmt.Sprintf("%s: %s: expected %s, found %s", p.Check, where, p.Expected, p.Found)
-	if p.Err != nil {
-		msg += " (" + p.Err.Error() + ")"
+	if p.Err == nil {
+		return msg
+	}
+	// The cause, less what the problem already says: a corruption of this
+	// file names its path (and byte, and reason) again.
+	cause := p.Err.Error()
+	var ce *record.CorruptionError
+	if errors.As(p.Err, &ce) && ce.Path == p.Path {
+		var parts []string
+		if ce.TornTail {
+			parts = append(parts, "torn tail")
+		}
+		if ce.Pos != p.Pos {
+			parts = append(parts, fmt.Sprintf("at byte %d", ce.Pos))
+		}
+		if ce.Reason != "" && ce.Reason != p.Found {
+			parts = append(parts, ce.Reason)
+		}
+		if ce.Err != nil {
+			parts = append(parts, ce.Err.Error())
+		}
+		cause = strings.Join(parts, ": ")
+	}
+	if cause != "" && cause != p.Found {
+		msg += " (" + cause + ")"
 	}
 	return msg
 }
