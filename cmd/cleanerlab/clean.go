@@ -12,6 +12,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/lab/sizing"
 )
 
 func newCleanCmd() *cobra.Command {
@@ -73,7 +74,7 @@ complete), and the command exits 130 or 143.`,
 				}
 			}
 			if !cmd.Flags().Changed("cleanup.policy") {
-				warnKeyless(cmd.OutOrStdout(), dir, set, cleanerCfg)
+				sizing.WarnKeyless(cmd.OutOrStdout(), dir, set, cleanerCfg)
 			}
 			if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
 				if cmd.Flags().Changed("first-dirty-offset") || cmd.Flags().Changed("passes") || cmd.Flags().Changed("high-watermark") {
