@@ -12,6 +12,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/lab/inspect"
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
 )
 
@@ -60,7 +61,7 @@ complete), and the command exits 130 or 143.`,
 				dir = abs
 			}
 			o := lab.CleanOptions{Log: logCfg, Cleaner: cleanerCfg, Force: force, Roll: roll, KafkaRecovery: kafkaRecovery,
-				Now: nowMs.clock(), Passes: passes, Recovery: printRecovery}
+				Now: nowMs.clock(), Passes: passes, Recovery: inspect.WriteRecovery}
 			logFor, set, err := tc.logConfigs(cmd, dir)
 			if err != nil {
 				return err
