@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -32,16 +31,7 @@ func (t *topicConfigFlags) bind(f *pflag.FlagSet) {
 // cleaner config: server.properties and dynamic broker configs over cc's
 // defaults, the log.cleaner.* flags given on the command line over both.
 func (t *topicConfigFlags) load(cmd *cobra.Command, dir string, cc engine.CleanerConfig) (*topicconfig.Set, engine.CleanerConfig, error) {
-	root := dir
-	if _, err := engine.ParseTopicPartition(filepath.Base(dir)); err == nil {
-		if sub, err := engine.PartitionDirs(nil, dir); err == nil && len(sub) == 0 {
-			root = filepath.Dir(dir)
-		}
-	}
-	if dir == "" {
-		root = ""
-	}
-	set, err := topicconfig.Load(topicconfig.LoadOptions{ServerConfig: t.server, TopicConfig: t.topics, LogDir: root})
+	set, err := topicconfig.Load(topicconfig.LoadOptions{ServerConfig: t.server, TopicConfig: t.topics, LogDir: topicconfig.LogDirRoot(dir)})
 	if err != nil {
 		return nil, cc, err
 	}
@@ -185,29 +175,12 @@ its error and the plan goes on.`,
 	return cmd
 }
 
-// sources reports whether a per-topic config source applies to the data
-// directory dir: --server-config, --topic-config, or the KRaft metadata
-// log in its root.
-func (t *topicConfigFlags) sources(dir string) bool {
-	if t.server != "" || t.topics != "" {
-		return true
-	}
-	root := dir
-	if _, err := engine.ParseTopicPartition(filepath.Base(dir)); err == nil {
-		if sub, err := engine.PartitionDirs(nil, dir); err == nil && len(sub) == 0 {
-			root = filepath.Dir(dir)
-		}
-	}
-	st, err := os.Stat(filepath.Join(root, topicconfig.MetadataPartition))
-	return err == nil && st.IsDir()
-}
-
 // logConfigs is clean's and retention's per-topic config: when a source
 // applies, each topic's resolved config with the topic-config flags given
 // on the command line applied on top; nil when none applies (the flags'
 // one config for every partition, as before).
 func (t *topicConfigFlags) logConfigs(cmd *cobra.Command, dir string) (func(engine.TopicPartition) (engine.LogConfig, error), *topicconfig.Set, error) {
-	if !t.sources(dir) {
+	if !topicconfig.HasSources(t.server, t.topics, dir) {
 		return nil, nil, nil
 	}
 	set, _, err := t.load(cmd, dir, engine.DefaultCleanerConfig())
