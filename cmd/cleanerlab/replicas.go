@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -105,13 +104,9 @@ func newReplicasCostCmd() *cobra.Command {
 		Short: "the cost of coordinated cleaning against one replica's downtime: table, plot and run record",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var ds []int64
-			for _, s := range strings.Split(downtimes, ",") {
-				ms, err := replication.ParseDurationMs(strings.TrimSpace(s))
-				if err != nil {
-					return fmt.Errorf("--downtime %q: %v", s, err)
-				}
-				ds = append(ds, ms)
+			ds, err := replicas.ParseDowntimes(downtimes)
+			if err != nil {
+				return err
 			}
 			ret, err := replication.ParseDurationMs(retention)
 			if err != nil || ret < 1 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/cleanerlab/cleanerlab/replication"
 )
@@ -63,4 +64,21 @@ func WorkDir(dir string) (root string, cleanup func(), err error) {
 	}
 	d, err := os.MkdirTemp("", "cleanerlab-replicas-")
 	return d, func() { os.RemoveAll(d) }, err
+}
+
+// ParseDowntimes parses "cleanerlab replicas cost --downtime": a
+// comma-separated list of durations, each as replication.ParseDurationMs
+// reads it (0, 500ms, 10s, 5m, 1h, 1d; spaces around an item ignored),
+// into milliseconds in the order given. The error names the item and
+// says why, prefixed "--downtime".
+func ParseDowntimes(list string) ([]int64, error) {
+	var ds []int64
+	for _, s := range strings.Split(list, ",") {
+		ms, err := replication.ParseDurationMs(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("--downtime %q: %v", s, err)
+		}
+		ds = append(ds, ms)
+	}
+	return ds, nil
 }

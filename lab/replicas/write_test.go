@@ -65,3 +65,19 @@ func TestWorkDir(t *testing.T) {
 		t.Errorf("cleanup removed the parent: %v", err)
 	}
 }
+
+func TestParseDowntimes(t *testing.T) {
+	got, err := ParseDowntimes("0, 10m,1h ,1d,500ms")
+	want := []int64{0, 10 * 60 * 1000, 3600 * 1000, 24 * 3600 * 1000, 500}
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("got %v, %v; want %v", got, err, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("item %d: got %d, want %d", i, got[i], want[i])
+		}
+	}
+	if _, err := ParseDowntimes("10m,soon"); err == nil || !strings.HasPrefix(err.Error(), `--downtime "soon": `) {
+		t.Errorf("bad item: got %v, want an error naming \"soon\"", err)
+	}
+}
