@@ -307,11 +307,8 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (first, last rec
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return -1, -1, ErrClosed
-	}
-	if l.readOnly {
-		return -1, -1, fmt.Errorf("%w: append to %s", ErrReadOnly, l.dir)
+	if err := l.writableLocked("append to"); err != nil {
+		return -1, -1, err
 	}
 	if len(batches) == 0 {
 		return -1, -1, fmt.Errorf("engine: append as leader to %s: no batch", l.dir)
@@ -370,11 +367,8 @@ func putBaseOffsetAndEpoch(batch []byte, base record.Offset, epoch int32) {
 func (l *Log) AppendAsFollower(batches []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return ErrClosed
-	}
-	if l.readOnly {
-		return fmt.Errorf("%w: append to %s", ErrReadOnly, l.dir)
+	if err := l.writableLocked("append to"); err != nil {
+		return err
 	}
 	if len(batches) == 0 {
 		return nil
@@ -421,11 +415,8 @@ func (l *Log) AssignLeaderEpoch(epoch int32) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return ErrClosed
-	}
-	if l.readOnly {
-		return fmt.Errorf("%w: assign a leader epoch to %s", ErrReadOnly, l.dir)
+	if err := l.writableLocked("assign a leader epoch to"); err != nil {
+		return err
 	}
 	return l.assignEpoch(epoch, l.segments[len(l.segments)-1].nextOffset)
 }
