@@ -46,6 +46,19 @@ share of the device's read bandwidth and of memory copy bandwidth.`,
 				return fmt.Errorf("baseline: --dir %s: not a directory (%v)", dir, err)
 			}
 			o.Dir = dir
+			// A count given as 0 is refused here: the options read 0 as
+			// "the default", which a user who typed it did not ask for.
+			if o.Runs < 1 {
+				return fmt.Errorf("baseline: --runs %d: want at least 1", o.Runs)
+			}
+			for _, c := range []struct {
+				name  string
+				value int64
+			}{{"file-bytes", o.FileBytes}, {"block-bytes", int64(o.BlockBytes)}, {"mem-bytes", o.MemBytes}} {
+				if cmd.Flags().Changed(c.name) && c.value < 1 {
+					return fmt.Errorf("baseline: --%s %d: want at least 1 byte (leave the flag out for the default)", c.name, c.value)
+				}
+			}
 			if err := o.Validate(); err != nil {
 				return fmt.Errorf("baseline: %w", err)
 			}

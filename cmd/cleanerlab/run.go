@@ -116,9 +116,10 @@ func resolveRun(f *pflag.FlagSet, rf *runFlags) (lab.Experiment, error) {
 		return lab.ReadRunExperiment(rf.from)
 	}
 	e := rf.exp
+	var file *lab.File
 	if rf.experiment != "" {
 		var err error
-		if e, err = lab.LoadRunYAML(rf.experiment, lab.LoadOptions{Param: flagSetter}); err != nil {
+		if e, file, err = lab.LoadRunFile(rf.experiment, lab.LoadOptions{Param: flagSetter}); err != nil {
 			return lab.Experiment{}, err
 		}
 		// The flags given on the command line win over the file.
@@ -134,7 +135,13 @@ func resolveRun(f *pflag.FlagSet, rf *runFlags) (lab.Experiment, error) {
 			return lab.Experiment{}, err
 		}
 	}
-	return e, e.Validate()
+	if err := e.Validate(); err != nil {
+		if file != nil {
+			return lab.Experiment{}, file.Blame(err) // the file's line:col of the bad value
+		}
+		return lab.Experiment{}, err
+	}
+	return e, nil
 }
 
 func runMain(cmd *cobra.Command, rf *runFlags) error {
