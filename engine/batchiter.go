@@ -86,6 +86,22 @@ func (it *batchIter) next() ([]byte, FilePos, error) {
 	return batch, pos, nil
 }
 
+// peek returns the next batch when it lies whole in the buffer already, so
+// that no read is needed and the slice stays valid until the call of next
+// that returns it; otherwise nil. It does not advance, and checks nothing
+// but the size field (next does the rest).
+func (it *batchIter) peek() []byte {
+	off := int(it.pos - it.bufPos)
+	if it.pos >= it.limit || off < 0 || off+record.MinPeekSize > len(it.buf) {
+		return nil
+	}
+	size, _, err := record.PeekBatch(it.buf[off:])
+	if err != nil || off+size > len(it.buf) || int64(size) > it.limit-it.pos {
+		return nil
+	}
+	return it.buf[off : off+size]
+}
+
 // readOversize reads one batch larger than the reader's buffer may grow to
 // (max.message.bytes was lowered after it was written, or a clean's
 // recompression or delete horizon made it larger), as Kafka's

@@ -78,6 +78,12 @@ type Cleaner struct {
 	bounds RemovalBounds
 	// truncGen is the log's truncation count when the current clean began.
 	truncGen uint64
+	// lookAheadKeys is prefetchNext's reused list of the next batch's keys.
+	lookAheadKeys [][]byte
+	// rebuildByDecode makes a rebuilt batch decode its kept records again
+	// and re-encode them field by field, instead of copying their bytes
+	// (appendKept): the reference path of the equivalence tests only.
+	rebuildByDecode bool
 }
 
 // NewCleaner allocates a cleaner's offset map (of layout cfg.OffsetMap) and
@@ -447,7 +453,10 @@ func (c *Cleaner) putKeys(sc *batchScratch) int32 {
 		return -1
 	}
 	// Offsets increase within a batch, so if the first and last fit, all do.
-	if b, ok := m.(offsetmap.Batcher); ok && n <= c.maxEntries-m.Size() && m.Fits(sc.offsets[0]) && m.Fits(sc.offsets[n-1]) {
+	// SizeAtMost first: it leaves a write-behind map's queue alone; Size,
+	// exact, only when the bound says the batch may not fit.
+	if b, ok := m.(offsetmap.Batcher); ok && m.Fits(sc.offsets[0]) && m.Fits(sc.offsets[n-1]) &&
+		(n <= c.maxEntries-offsetmap.SizeAtMost(m) || n <= c.maxEntries-m.Size()) {
 		b.PutBatch(sc.keys, sc.offsets)
 		return -1
 	}

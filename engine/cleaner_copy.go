@@ -24,6 +24,7 @@ func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable recor
 	defer func() {
 		txns.cleanedIndex = nil
 		if err != nil {
+			_ = c.writer.Wait() // no write behind left running on the file
 			cleaned.f.Close()
 			// Only output not yet renamed to .swap may go: once the swap has
 			// begun, the old segments may already be .deleted, and the .swap
@@ -163,6 +164,7 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 			continue
 		}
 		stats.MessagesRead += int64(h.RecordCount)
+		c.prefetchNext(&it)
 		out, keptCount, err := c.filterBatch(src, pos, &h, recs, nowMs, cfg.DeleteRetentionMs, discardRecords, canDiscard && control, stats)
 		if err != nil {
 			return err
@@ -232,13 +234,16 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 	iter := recs // a copy: the rebuild below starts again from the first record
 	var r record.Record
 	for i := 0; ; i++ {
+		start := iter.Pos()
 		ok, err := iter.Next(&r)
 		if err != nil {
 			return nil, 0, c.corrupt(src, pos, "record", err)
 		}
 		if !ok {
+			sc.spans = append(sc.spans, start) // the end of the last record
 			break
 		}
+		sc.spans = append(sc.spans, start)
 		if i>>6 >= len(kept) {
 			kept = append(kept, 0)
 		}
@@ -316,20 +321,8 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 		nh.MaxTimestamp = maxKeptTs
 	}
 	c.builder.Reset(nh)
-	iter = recs
-	for i := 0; ; i++ {
-		ok, err := iter.Next(&r)
-		if err != nil {
-			return nil, 0, c.corrupt(src, pos, "record", err)
-		}
-		if !ok {
-			break
-		}
-		if kept[i>>6]&(1<<(i&63)) == 0 {
-			continue
-		}
-		r.TimestampDelta = r.Timestamp(h) - nh.BaseTimestamp
-		c.builder.Append(&r)
+	if err := c.appendKept(src, pos, h, &nh, recs, kept); err != nil {
+		return nil, 0, err
 	}
 	c.scratch, err = c.builder.Finish(c.scratch[:0])
 	if err != nil {
@@ -337,6 +330,46 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 	}
 	stats.BatchesRebuilt++
 	return c.scratch, keptCount, nil
+}
+
+// appendKept appends the kept records of a rebuilt batch to c.builder, each
+// with its timestamp delta relative to the new header nh (Kafka's
+// MemoryRecordsBuilder writes timestamp - baseTimestamp; offsets and their
+// deltas stay, as the base offset does). Each record's bytes are those
+// pass 1 walked (batchScratch.spans): copied as they are when the delta
+// does not change, with only the length and delta re-encoded when it does
+// (Builder.AppendRetimed); no record is decoded a second time. With
+// c.rebuildByDecode (tests) the records are decoded again and re-encoded
+// field by field instead, the path the raw one must match byte for byte.
+func (c *Cleaner) appendKept(src *Segment, pos FilePos, h, nh *record.BatchHeader, recs record.RecordIterator, kept []uint64) error {
+	sc := &c.batchScratch
+	if !c.rebuildByDecode {
+		sec := recs.Section()
+		for i := range sc.offsets {
+			if kept[i>>6]&(1<<(i&63)) == 0 {
+				continue
+			}
+			if err := c.builder.AppendRetimed(sec[sc.spans[i]:sc.spans[i+1]], sc.timestamps[i]-nh.BaseTimestamp); err != nil {
+				return c.corrupt(src, pos, "record", err)
+			}
+		}
+		return nil
+	}
+	var r record.Record
+	for i := 0; ; i++ {
+		ok, err := recs.Next(&r)
+		if err != nil {
+			return c.corrupt(src, pos, "record", err)
+		}
+		if !ok {
+			return nil
+		}
+		if kept[i>>6]&(1<<(i&63)) == 0 {
+			continue
+		}
+		r.TimestampDelta = r.Timestamp(h) - nh.BaseTimestamp
+		c.builder.Append(&r)
+	}
 }
 
 // emptyBatch returns the 61-byte header-only batch Kafka's
@@ -380,6 +413,9 @@ type batchScratch struct {
 	keys       [][]byte // alias the batch (or its decompressed records) until the next batch
 	keyRecord  []int32  // index of the record each key belongs to
 	found      []int64  // map offsets of keys
+	// spans[i] is the byte position of record i in the batch's records
+	// section (RecordIterator.Pos); spans[n] is the end of the last one.
+	spans []int
 }
 
 func (sc *batchScratch) reset() {
@@ -388,6 +424,7 @@ func (sc *batchScratch) reset() {
 	sc.tombstone = sc.tombstone[:0]
 	sc.keys = sc.keys[:0]
 	sc.keyRecord = sc.keyRecord[:0]
+	sc.spans = sc.spans[:0]
 }
 
 // lookup fills found with the map's offset of every queued key, in one

@@ -19,6 +19,7 @@ type IOStats struct {
 	ReadPath      string `json:"read_path"`    // CleanerConfig.IOPath
 	FsyncPolicy   string `json:"fsync_policy"` // CleanerOptions.FsyncPolicy
 	CacheFriendly bool   `json:"cache_friendly"`
+	WriteBehind   bool   `json:"write_behind,omitempty"` // CleanerConfig.WriteBehind
 	// Throttler and ThrottleBytesPerSecond: the shared throttle's kind and
 	// rate; empty and 0 when unthrottled.
 	Throttler              string     `json:"throttler,omitempty"`
@@ -105,6 +106,7 @@ func (c *Cleaner) initIO(cfg CleanerConfig, opts CleanerOptions) error {
 	}
 	c.writer = iosched.NewWriter(c.ioBufBytes, policy)
 	c.writer.SetDropBehind(cfg.CacheFriendly)
+	c.writer.SetWriteBehind(cfg.WriteBehind)
 	return nil
 }
 
@@ -184,7 +186,7 @@ func (c *Cleaner) ioSnapshot() ioSnapshot {
 
 // startIO readies the reader and writer for a clean whose stats are stats.
 func (c *Cleaner) startIO(stats *CleanStats) {
-	stats.IO = IOStats{ReadPath: string(c.reader.Path()), FsyncPolicy: string(c.writer.Policy()), CacheFriendly: c.cfg.CacheFriendly}
+	stats.IO = IOStats{ReadPath: string(c.reader.Path()), FsyncPolicy: string(c.writer.Policy()), CacheFriendly: c.cfg.CacheFriendly, WriteBehind: c.cfg.WriteBehind}
 	if c.throttler != nil {
 		stats.IO.Throttler = c.throttler.Kind()
 		stats.IO.ThrottleBytesPerSecond = c.cfg.MaxIOBytesPerSecond

@@ -62,6 +62,13 @@ type LogConfig struct {
 	// timestamps, once the segment is this old). Default 604800000 (7 days),
 	// as Kafka's segment.ms.
 	SegmentMs int64
+	// SegmentJitterMs: each segment rolls for time segment.ms minus a jitter
+	// drawn when it is created, uniform in [0, min(SegmentJitterMs,
+	// SegmentMs)), so that many partitions do not roll at once. Default 0,
+	// as Kafka's segment.jitter.ms (LogConfig.randomSegmentJitter).
+	// Omitted from JSON when 0, so the configs (and config hashes) of
+	// records written before it existed do not change.
+	SegmentJitterMs int64 `json:",omitempty"`
 	// RetentionMs: with Delete, a segment whose largest timestamp is more
 	// than this many ms old is deleted. -1: no limit. Default 604800000 (7
 	// days), as Kafka's retention.ms.
@@ -119,6 +126,8 @@ func (c *LogConfig) Validate() error {
 		return fmt.Errorf("engine: max.message.bytes %d is negative", c.MaxMessageBytes)
 	case c.SegmentMs < 1:
 		return fmt.Errorf("engine: segment.ms %d must be at least 1", c.SegmentMs)
+	case c.SegmentJitterMs < 0:
+		return fmt.Errorf("engine: segment.jitter.ms %d is negative", c.SegmentJitterMs)
 	case c.RetentionMs < -1:
 		return fmt.Errorf("engine: retention.ms %d is below -1", c.RetentionMs)
 	case c.RetentionBytes < -1:
@@ -182,6 +191,22 @@ type CleanerConfig struct {
 	// (posix_fadvise DONTNEED; the output's write-back is started and waited
 	// for so its pages can go). Default false, as Kafka. Not a Kafka config.
 	CacheFriendly bool
+	// WriteBehind writes each full write buffer of cleaned output on a
+	// second goroutine while the cleaner fills another buffer of the same
+	// size (iosched.Writer.SetWriteBehind), so filtering and write(2) run on
+	// two cores at once. The output bytes and syncs are the same. Default
+	// false, as Kafka (whose cleaner thread writes each buffer itself). Not
+	// a Kafka config.
+	WriteBehind bool `json:",omitempty"`
+	// LookAhead has the copy loop hand the next batch's keys to the offset
+	// map before it filters the current one (offsetmap.Prefetcher: the map
+	// prefetches their table memory), when that batch is already in the read
+	// buffer, so the two batches' cache misses overlap. It costs a second
+	// walk of that batch's records; results are unchanged. Maps that cannot
+	// prefetch (skimpy, dense) ignore it. Default false, and off in
+	// ProfileBest: bench's BenchmarkSpeed/row=look-ahead measured it slower
+	// on the lab's machine. Not a Kafka config.
+	LookAhead bool `json:",omitempty"`
 	// CleanedIndex is how a cleaned segment's .index and .timeindex get
 	// their entries, one of CleanedIndexRules: CleanedIndexPerAppend (the
 	// default, written empty: a run record without the field keeps its
@@ -223,6 +248,41 @@ func DefaultCleanerConfig() CleanerConfig {
 		Readahead:         iosched.HintNone,
 		Throttler:         iosched.ThrottlerKafka,
 	}
+}
+
+// Cleaner profiles: named groups of the settings that decide the cleaner's
+// speed, for ApplyProfile (and the lab's --profile).
+const (
+	// ProfileKafka is Kafka's cleaner: md5, SkimpyOffsetMap, pread, each
+	// buffer written by the cleaner thread itself (the defaults).
+	ProfileKafka = "kafka"
+	// ProfileBest is the fastest configuration the lab has measured:
+	// bucket16 with xxh3-128 (write-behind Puts, batched lookups), pread,
+	// and write-behind output (a second core writes each full buffer).
+	// LookAhead stays off: bench/ measured it slower (the second walk of
+	// the next batch costs more than the cache misses it hides).
+	// Buffer sizes, load factor and fsync policy are left as they are, so
+	// it compares with ProfileKafka at Kafka's sizes.
+	ProfileBest = "best"
+)
+
+// ProfileNames lists the names ApplyProfile accepts.
+func ProfileNames() []string { return []string{ProfileKafka, ProfileBest} }
+
+// ApplyProfile sets Hasher, OffsetMap, IOPath, Readahead, WriteBehind and
+// LookAhead to those of the named profile (ProfileKafka, ProfileBest) and
+// leaves every other field alone. Error: an unknown name.
+func (c *CleanerConfig) ApplyProfile(name string) error {
+	switch name {
+	case ProfileKafka:
+		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherMD5, offsetmap.LayoutSkimpy, false, false
+	case ProfileBest:
+		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherXXH3_128, offsetmap.LayoutBucket16, true, false
+	default:
+		return fmt.Errorf("engine: unknown cleaner profile %q (valid: %s)", name, strings.Join(ProfileNames(), ", "))
+	}
+	c.IOPath, c.Readahead = iosched.ReadPread, iosched.HintNone
+	return nil
 }
 
 // Validate returns an error naming the first config out of range.

@@ -169,6 +169,54 @@ func TestRollBySegmentMs(t *testing.T) {
 	})
 }
 
+// TestRollBySegmentJitter: with segment.jitter.ms each segment rolls for
+// time once more than segment.ms minus its own jitter has passed (Kafka's
+// LogSegment.shouldRoll with rollJitterMs), the jitter drawn in [0,
+// min(segment.jitter.ms, segment.ms)) when the segment is created.
+func TestRollBySegmentJitter(t *testing.T) {
+	cfg := DefaultLogConfig()
+	cfg.SegmentMs = 1000
+	cfg.SegmentJitterMs = 5000 // above segment.ms: drawn below segment.ms
+	dir := filepath.Join(t.TempDir(), "jitter-0")
+	l, err := Open(dir, Options{Config: &cfg, Create: true, Now: fixedClock(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	sawJitter := false
+	for seg := 0; seg < 40; seg++ {
+		// A first batch at ts 0 (relative), then batches 1 ms apart until
+		// the log rolls; the roll must come at the first timestamp past
+		// segment.ms - jitter.
+		first := int64(seg) * 10_000
+		if err := l.Append(testBatch(t, l.LogEndOffset(), first, "k=v")); err != nil {
+			t.Fatal(err)
+		}
+		active := l.ActiveSegment()
+		j := active.rollJitterMs
+		if j < 0 || j >= cfg.SegmentMs {
+			t.Fatalf("seg@%d: jitter %d outside [0, %d)", active.BaseOffset(), j, cfg.SegmentMs)
+		}
+		if j > 0 {
+			sawJitter = true
+		}
+		base := active.BaseOffset()
+		wantRollAt := first + cfg.SegmentMs - j + 1 // first ts with waited > segment.ms - jitter
+		for ts := wantRollAt - 2; ts <= wantRollAt; ts++ {
+			if err := l.Append(testBatch(t, l.LogEndOffset(), ts, "k=v")); err != nil {
+				t.Fatal(err)
+			}
+			rolled := l.ActiveSegment().BaseOffset() != base
+			if rolled != (ts == wantRollAt) {
+				t.Fatalf("seg@%d (jitter %d): batch at ts %d rolled=%v, want a roll exactly at ts %d", base, j, ts-first, rolled, wantRollAt-first)
+			}
+		}
+	}
+	if !sawJitter {
+		t.Error("40 segments all drew jitter 0 from [0, 1000)")
+	}
+}
+
 // TestDecodeIndexes checks the index readers on hand-made bytes.
 func TestDecodeIndexes(t *testing.T) {
 	be := binary.BigEndian

@@ -301,6 +301,7 @@ func Open(dir string, opts Options) (_ *Log, err error) {
 	now := l.nowMs()
 	for _, s := range l.segments {
 		s.created = now
+		s.rollJitterMs = l.randomSegmentJitter()
 	}
 	if !opts.ReadOnly {
 		if err := l.segments[len(l.segments)-1].activate(); err != nil {

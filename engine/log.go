@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -210,16 +211,27 @@ func (l *Log) SizeBytes() int64 {
 func (l *Log) Append(batches []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return ErrClosed
-	}
-	if l.readOnly {
-		return fmt.Errorf("%w: append to %s", ErrReadOnly, l.dir)
+	if err := l.writableLocked("append to"); err != nil {
+		return err
 	}
 	if len(batches) == 0 {
 		return nil
 	}
 	return l.appendLocked(batches)
+}
+
+// writableLocked is the precondition of every change to the log: ErrClosed
+// when it is closed, ErrReadOnly (naming op, e.g. "append to", and the
+// directory) when it was opened read-only, nil otherwise.
+// REQUIRES: l.mu held.
+func (l *Log) writableLocked(op string) error {
+	if l.closed {
+		return ErrClosed
+	}
+	if l.readOnly {
+		return fmt.Errorf("%w: %s %s", ErrReadOnly, op, l.dir)
+	}
+	return nil
 }
 
 // validateBatches checks the header, size, CRC and offsets of every batch
@@ -327,7 +339,8 @@ func txnBatchesOf(buf []byte, headers []record.BatchHeader, seg *Segment, out []
 }
 
 // shouldRoll is Kafka's LogSegment.shouldRoll for an append of n bytes whose
-// largest batch timestamp is maxTs (segment.jitter.ms is 0 here).
+// largest batch timestamp is maxTs: rolled for time once more than
+// segment.ms minus the segment's jitter has passed.
 // REQUIRES: l.mu held.
 func (l *Log) shouldRoll(active *Segment, n, maxTs int64) bool {
 	if active.size == 0 {
@@ -340,7 +353,16 @@ func (l *Log) shouldRoll(active *Segment, n, maxTs int64) bool {
 	if first := active.firstBatchMaxTimestamp(); first >= 0 {
 		waited = maxTs - first
 	}
-	return waited > l.cfg.SegmentMs
+	return waited > l.cfg.SegmentMs-active.rollJitterMs
+}
+
+// randomSegmentJitter is Kafka's LogConfig.randomSegmentJitter: 0 without
+// segment.jitter.ms, else uniform in [0, min(segment.jitter.ms, segment.ms)).
+func (l *Log) randomSegmentJitter() int64 {
+	if l.cfg.SegmentJitterMs <= 0 {
+		return 0
+	}
+	return rand.Int64N(min(l.cfg.SegmentJitterMs, l.cfg.SegmentMs))
 }
 
 // roll makes the active segment inactive (its roll-time index entry, its
@@ -362,6 +384,7 @@ func (l *Log) roll(base record.Offset) error {
 	// Its index files are created, preallocated, by its first append (as
 	// Kafka's lazy indexes are, on the first shouldRoll check).
 	s.created = l.nowMs()
+	s.rollJitterMs = l.randomSegmentJitter()
 	l.segments = append(l.segments, s)
 	return nil
 }
@@ -371,11 +394,8 @@ func (l *Log) roll(base record.Offset) error {
 func (l *Log) Roll() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return ErrClosed
-	}
-	if l.readOnly {
-		return fmt.Errorf("%w: roll %s", ErrReadOnly, l.dir)
+	if err := l.writableLocked("roll"); err != nil {
+		return err
 	}
 	active := l.segments[len(l.segments)-1]
 	if active.size == 0 {

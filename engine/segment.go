@@ -93,9 +93,12 @@ type Segment struct {
 	refs    int
 	retired bool
 
-	created     int64 // ms when created or loaded (segment.ms without timestamps)
-	rollTs      int64 // MaxTimestamp of the first batch, -1 if none (Kafka's rollingBasedTimestamp)
-	rollTsKnown bool
+	created int64 // ms when created or loaded (segment.ms without timestamps)
+	// rollJitterMs is subtracted from segment.ms for this segment's time
+	// roll (segment.jitter.ms), drawn when it was created or loaded.
+	rollJitterMs int64
+	rollTs       int64 // MaxTimestamp of the first batch, -1 if none (Kafka's rollingBasedTimestamp)
+	rollTsKnown  bool
 }
 
 // BaseOffset is the offset in the segment's name: no batch in it is below.

@@ -136,6 +136,15 @@ type Writer struct {
 	wbStarted  int64 // bytes since Reset whose write-back drop-behind started
 	dropped    int64 // bytes since Reset dropped from the page cache
 	stats      WriteStats
+
+	// Write-behind (SetWriteBehind): spare is the second buffer, in flight
+	// while inFlight; done carries the in-flight write's error. While a
+	// write is in flight its goroutine alone touches f, the counters above
+	// and stats; the caller's side waits (wait) before it reads them.
+	writeBehind bool
+	spare       []byte
+	inFlight    bool
+	done        chan error
 }
 
 // NewWriter returns a Writer with a write buffer of bufferBytes (Kafka:
@@ -163,10 +172,65 @@ func NewWriter(bufferBytes int, policy FsyncPolicy) *Writer {
 // FsyncNone (without making it durable: no fdatasync, no directory fsync).
 func (w *Writer) SetDropBehind(on bool) { w.dropBehind = on }
 
+// SetWriteBehind turns write-behind on or off for the files Reset after the
+// call. With it on, a full buffer is handed to a goroutine that writes it
+// (and starts its write-back under bytes=N, drops it under SetDropBehind)
+// while the caller fills a second buffer of the same size, so the
+// cleaner's filtering on one core overlaps the write(2) copying into the
+// page cache on another. At most one buffer is in flight; the next flush,
+// Finish, Stats and Reset wait for it. The bytes, their order and the
+// syncs are those of the plain Writer; an error of a write behind is
+// returned by the next Write, Flush or Finish. Costs a second write
+// buffer, allocated on the first flush. Not a Kafka feature (Kafka's
+// cleaner thread writes each buffer itself).
+func (w *Writer) SetWriteBehind(on bool) {
+	w.wait() // a write in flight finishes under the mode it started in
+	w.writeBehind = on
+}
+
+// WriteBehind reports whether SetWriteBehind is on.
+func (w *Writer) WriteBehind() bool { return w.writeBehind }
+
+// Wait waits for a write behind in flight, if any, and returns its error
+// (nil without write-behind). Call it before closing the file after an
+// error, so no write is left running on it.
+func (w *Writer) Wait() error { return w.wait() }
+
+// wait waits for the write in flight, if any, and returns its error.
+func (w *Writer) wait() error {
+	if !w.inFlight {
+		return nil
+	}
+	w.inFlight = false
+	return <-w.done
+}
+
+// flushBehind hands the buffer to a goroutine that writes it, after the
+// previous one is written, and continues in the spare buffer.
+func (w *Writer) flushBehind() error {
+	if err := w.wait(); err != nil {
+		w.buf = w.buf[:0]
+		return err
+	}
+	if w.done == nil {
+		w.done = make(chan error, 1)
+		w.spare = make([]byte, 0, cap(w.buf))
+	}
+	full := w.buf
+	w.buf, w.spare = w.spare[:0], full
+	w.inFlight = true
+	go w.writeBehindJob(full)
+	return nil
+}
+
+// writeBehindJob is the goroutine of one write behind.
+func (w *Writer) writeBehindJob(p []byte) { w.done <- w.writeFile(p) }
+
 // Reset starts writing f at its current end (File.Write appends at the file's
 // offset). Bytes still buffered for the previous file are discarded: call Finish
 // (or Flush) first.
 func (w *Writer) Reset(f File) {
+	_ = w.wait() // the previous file's last write; its error was Finish's to report
 	w.f = f
 	w.buf = w.buf[:0]
 	w.written, w.started, w.wbStarted, w.dropped, w.base = 0, 0, 0, 0, 0
@@ -192,6 +256,9 @@ func (w *Writer) Write(p []byte) error {
 			return err
 		}
 		if len(p) >= cap(w.buf) {
+			if err := w.wait(); err != nil {
+				return err
+			}
 			return w.writeFile(p)
 		}
 	}
@@ -199,14 +266,18 @@ func (w *Writer) Write(p []byte) error {
 	return nil
 }
 
-// Flush writes the buffered bytes to the file. It does not sync (but see
-// FsyncBytes and SetDropBehind).
+// Flush writes the buffered bytes to the file; with write-behind it hands
+// them to the writing goroutine (after the previous buffer is written) and
+// returns. It does not sync (but see FsyncBytes and SetDropBehind).
 func (w *Writer) Flush() error {
 	if len(w.buf) == 0 {
 		return nil
 	}
 	if w.f == nil {
 		return errors.New("iosched: Writer.Flush before Reset")
+	}
+	if w.writeBehind {
+		return w.flushBehind()
 	}
 	err := w.writeFile(w.buf)
 	w.buf = w.buf[:0]
@@ -219,6 +290,9 @@ func (w *Writer) Flush() error {
 // Reset it before writing another.
 func (w *Writer) Finish() error {
 	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := w.wait(); err != nil {
 		return err
 	}
 	if w.f == nil {
@@ -265,8 +339,15 @@ func (w *Writer) BufferBytes() int { return cap(w.buf) }
 // Policy is the Writer's fsync policy.
 func (w *Writer) Policy() FsyncPolicy { return w.policy }
 
-// Stats returns the counts since NewWriter.
-func (w *Writer) Stats() WriteStats { return w.stats }
+// Stats returns the counts since NewWriter, after waiting for a write in
+// flight. An error of that write stays for the next Write, Flush or Finish.
+func (w *Writer) Stats() WriteStats {
+	if w.inFlight {
+		err := <-w.done
+		w.done <- err // put back: not Stats' to report
+	}
+	return w.stats
+}
 
 // writeFile writes all of p to the file, retrying short writes that report
 // no error, then starts write-back per the policy and the cache-friendly mode.

@@ -37,6 +37,10 @@ type CleanOptions struct {
 	Passes int
 	// Recovery, when set, is shown what opening each log recovered.
 	Recovery func(io.Writer, *engine.RecoveryReport)
+	// Serve, when set, is handed CleanLogDir's manager once its logs are
+	// added, before the clean starts (the CLI serves its metrics to
+	// Prometheus); the func it returns is called when the clean ends.
+	Serve func(*engine.CleanerManager) (func(), error)
 	// LogFor, when set, gives each partition its own topic config (from
 	// lab/topicconfig) in place of Log; a delete-only topic is then opened
 	// but never compacted.
@@ -205,6 +209,13 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 		if err := m.AddLog(l); err != nil {
 			return err
 		}
+	}
+	if o.Serve != nil {
+		done, err := o.Serve(m)
+		if err != nil {
+			return err
+		}
+		defer done()
 	}
 	fmt.Fprintf(out, "log directory %s: %d partitions, %d cleaner threads\n", dir, len(logs), cleanerCfg.Threads)
 	stop := AfterCancel(ctx, m.Shutdown)

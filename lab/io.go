@@ -293,6 +293,7 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 		results.Row{Name: "read path", Value: io0.ReadPath, Meaning: "--io: how segments were read"},
 		results.Row{Name: "fsync policy", Value: io0.FsyncPolicy, Meaning: "--fsync: how cleaned segments were synced"},
 		results.Row{Name: "cache-friendly", Value: fmt.Sprint(io0.CacheFriendly), Meaning: "--cache-friendly: pages dropped behind the copy"},
+		results.Row{Name: "write-behind", Value: fmt.Sprint(io0.WriteBehind), Meaning: "--write-behind: output buffers written on a second core"},
 	)
 	var fallbacks int64
 	var reason string

@@ -19,6 +19,10 @@ type prefaulting struct {
 
 func (p *prefaulting) Prefault() error { p.calls++; return p.err }
 
+// plainMap hides its map's Prefault (every offsetmap layout has one): a map
+// that cannot pre-fault.
+type plainMap struct{ offsetmap.Map }
+
 // TestPrefaultMaps: a map that can pre-fault is pre-faulted once, before
 // the clean, and the row says so; a map that cannot, or whose Prefault
 // fails, gets the fault-time row of a same-sized fresh allocation.
@@ -50,13 +54,22 @@ func TestPrefaultMaps(t *testing.T) {
 		t.Errorf("prefaulting map: %d calls, report %+v, rows %s", pf.calls, r, rowNames(r))
 	}
 
-	m, err = NewCleanManager(nil, cfg, engine.CleanerOptions{Map: newMap()})
+	m, err = NewCleanManager(nil, cfg, engine.CleanerOptions{Map: plainMap{newMap()}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r = PrefaultMaps(m, cfg)
 	if r.Prefaulted != 0 || r.ProxyTime <= 0 || rowNames(r) != "map fault time=s" {
 		t.Errorf("plain map: report %+v, rows %s", r, rowNames(r))
+	}
+
+	// offsetmap's own layouts pre-fault (offsetmap.Prefaulter).
+	m, err = NewCleanManager(nil, cfg, engine.CleanerOptions{Map: newMap()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r = PrefaultMaps(m, cfg); r.Prefaulted != 1 || r.Err != nil || rowNames(r) != "map pre-fault=s" {
+		t.Errorf("skimpy map: report %+v, rows %s", r, rowNames(r))
 	}
 
 	bad := &prefaulting{Map: newMap(), err: errors.New("mlock refused")}

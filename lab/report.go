@@ -66,6 +66,9 @@ func WriteSweepTable(w io.Writer, sw *results.Sweep) {
 		nsKey := "n/a"
 		if nkOK && nk.N > 0 {
 			nsKey = fmt.Sprintf("%.4g", nk.Median)
+			if nk.Median >= 1e4 {
+				nsKey = fmt.Sprintf("%.0f", nk.Median) // %g would switch to e-notation
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t\n", PointLabel(p.Params), median, p95, cv, nsKey, mb.N, failed)
 	}

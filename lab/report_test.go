@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,4 +96,19 @@ func TestSweepTableGolden(t *testing.T) {
 	var b bytes.Buffer
 	WriteSweepTable(&b, sw)
 	golden(t, "sweep-table.golden", b.Bytes())
+}
+
+// TestSweepTableNsPerKeyPlain: ns/key medians of 10^4 and more print as
+// whole numbers ("12920"), as smaller ones print their 4 significant
+// digits, never in e-notation ("1.292e+04" beside "6913" in one column).
+func TestSweepTableNsPerKeyPlain(t *testing.T) {
+	sw := &results.Sweep{Points: []results.Point{{Params: []results.KV{{Key: "keys", Value: "1e4"}},
+		Runs: []results.PointRun{{Metrics: []results.Metric{{Value: 10, Unit: results.UnitMBps}, {Value: 12920.4, Unit: results.UnitNsPerKey}}}}}}}
+	sw.Summarize()
+	var b bytes.Buffer
+	WriteSweepTable(&b, sw)
+	// 10 MB/s = 10e6 / 2^20 = 9.5367 MiB/s.
+	if !strings.Contains(b.String(), "9.5  9.5  n/a          12920  1       0") {
+		t.Errorf("table:\n%s", b.String())
+	}
 }

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -71,7 +72,10 @@ func ParseCount(s string) (int64, error) {
 		return v, nil
 	}
 	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+	if (err == nil || errors.Is(err, strconv.ErrRange)) && !math.IsNaN(f) && f == math.Trunc(f) && (f < math.MinInt64 || f >= math.MaxInt64) {
+		return 0, fmt.Errorf("%q is out of range: a count is at most 9223372036854775807 (2^63-1) and at least -2^63", s)
+	}
+	if err != nil || f != math.Trunc(f) {
 		return 0, fmt.Errorf("%q is not a whole number (e.g. 1000000 or 1e6)", s)
 	}
 	return int64(f), nil

@@ -1,6 +1,9 @@
 package lab
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseBytes(t *testing.T) {
 	for _, c := range []struct {
@@ -46,5 +49,19 @@ func TestSuggest(t *testing.T) {
 		if got := Suggest(c.in, names); got != c.want {
 			t.Errorf("Suggest(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestParseCountTooLarge: a whole number past int64 (2^63 - 1 =
+// 9223372036854775807) is said to be too large, not "not a whole number".
+func TestParseCountTooLarge(t *testing.T) {
+	for _, in := range []string{"1e19", "9223372036854775808", "-1e19"} {
+		_, err := ParseCount(in)
+		if err == nil || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("ParseCount(%q): %v, want an out of range error", in, err)
+		}
+	}
+	if _, err := ParseCount("1.5"); err == nil || !strings.Contains(err.Error(), "not a whole number") {
+		t.Errorf("ParseCount(1.5): %v, want not a whole number", err)
 	}
 }

@@ -170,9 +170,38 @@ func LoadYAML(path string, opts LoadOptions) (*File, error) {
 		}
 	}
 	if f.Experiment.Repetitions < 0 {
-		return nil, fmt.Errorf("%s: repetitions %d: want at least 1", path, f.Experiment.Repetitions)
+		at := path
+		for _, p := range f.Given {
+			if p.Name == "repetitions" {
+				at = p.Where
+			}
+		}
+		return nil, fmt.Errorf("%s: repetitions %d: want at least 1", at, f.Experiment.Repetitions)
 	}
 	return f, nil
+}
+
+// Blame names where a validation error of an experiment built from the
+// file comes from: err prefixed with the "file:line:col" of the first given
+// value that alone, set on DefaultExperiment, fails Experiment.Validate with
+// the same error (a value out of its range: keys -5, a dirty ratio of 1.5);
+// else, when the error is only that of values together (a key count too
+// small for the log size), err prefixed with the file's path. nil stays nil.
+func (f *File) Blame(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, p := range f.Given {
+		d := DefaultExperiment()
+		if SetPath(&d, p.Name, p.Value) != nil {
+			continue
+		}
+		syncSegmentBytes(&d, []Param{p})
+		if verr := d.Validate(); verr != nil && verr.Error() == err.Error() {
+			return fmt.Errorf("%s: %w", p.Where, err)
+		}
+	}
+	return fmt.Errorf("%s: %w", f.Path, err)
 }
 
 func (f *File) loadSweep(v *yaml.Node, where func(*yaml.Node) string, fail func(*yaml.Node, string, ...any) error, opts LoadOptions) error {
@@ -648,18 +677,25 @@ func ApplyAxis(e *Experiment, a Axis, value string) error { return a.apply(e, va
 // LoadRunYAML loads an experiment file for one run: its sweep: section may
 // only fix values (one each), which are applied.
 func LoadRunYAML(path string, opts LoadOptions) (Experiment, error) {
+	e, _, err := LoadRunFile(path, opts)
+	return e, err
+}
+
+// LoadRunFile is LoadRunYAML that also returns the loaded file, whose
+// Blame locates a validation error of the experiment in it.
+func LoadRunFile(path string, opts LoadOptions) (Experiment, *File, error) {
 	f, err := LoadYAML(path, opts)
 	if err != nil {
-		return Experiment{}, err
+		return Experiment{}, nil, err
 	}
 	e := f.Experiment
 	for _, a := range f.Axes {
 		if len(a.Values) > 1 {
-			return Experiment{}, fmt.Errorf("%s: sweeps %s over %d values: run it with cleanerlab sweep --experiment", a.Where, a.Name, len(a.Values))
+			return Experiment{}, nil, fmt.Errorf("%s: sweeps %s over %d values: run it with cleanerlab sweep --experiment", a.Where, a.Name, len(a.Values))
 		}
 		if err := a.apply(&e, a.Values[0]); err != nil {
-			return Experiment{}, fmt.Errorf("%s: %w", a.Where, err)
+			return Experiment{}, nil, fmt.Errorf("%s: %w", a.Where, err)
 		}
 	}
-	return e, nil
+	return e, f, nil
 }

@@ -34,13 +34,14 @@ const (
 // dense16 reads 1.74 slots).
 //
 // That alone does not make single calls faster: a lookup's time is one
-// cache miss (about 175 ns on the lab's VM) less what the CPU overlaps with
-// the next keys' misses, and that overlap shrinks with the instructions per
-// key, of which the four-slot test adds some. bench/ measured single Puts
-// and Gets no faster than dense16's. The speed comes from the batched API
-// ([Batcher]): PutBatch and GetBatch hash 16 keys and prefetch their
-// buckets before probing any, which measured 2 to 3 times faster than
-// single calls on the same map (see bench/ and the README).
+// cache miss (about 180 ns on the lab's VM, huge pages or not) less what the
+// CPU overlaps with the next keys' misses, and that overlap shrinks with
+// the instructions per key. So Put writes behind (see Put): it queues the
+// write and does it putDepth Puts later, once the line has arrived, which
+// makes single Puts as fast as batched ones. A Get has to answer at once;
+// GetBatch hashes 16 keys and prefetches their buckets before probing any
+// ([Batcher]), 2 to 3 times faster than single Gets on the same map (see
+// bench/ and the README).
 //
 // Offsets are stamped relative to the pass's first Put and Clear is O(1),
 // as Dense (see passWindow). Stats count one probe per bucket read.
@@ -55,11 +56,30 @@ type Bucket struct {
 	lookups    int64
 	probes     int64
 	lastOffset int64
-	group      [batchKeys]groupEntry // PutBatch and GetBatch's hashed keys
+	group      [batchKeys]groupEntry // GetBatch's hashed keys
+	// pending holds the Puts not yet written to the table, oldest at
+	// pendHead: hashed, stamped and prefetched, waiting for their bucket's
+	// cache line (see Put).
+	pending  [putDepth]pendingPut
+	pendHead int
+	pendLen  int
 }
 
-// batchKeys is the number of keys PutBatch and GetBatch hash and prefetch
-// before probing: enough to keep a core's dozen or so outstanding cache
+// putDepth is the number of Puts a Bucket holds hashed and prefetched before
+// it writes the oldest: the distance, in keys, between a bucket's prefetch
+// and its write. Deep enough for the dozen or so cache misses a core keeps
+// in flight, short enough that the lines are still in L1 when written.
+const putDepth = 16
+
+// pendingPut is one Put waiting for its cache line.
+type pendingPut struct {
+	fp    fingerprint
+	home  uint64
+	stamp uint32
+}
+
+// batchKeys is the number of keys GetBatch hashes and prefetches before
+// probing: enough to keep a core's dozen or so outstanding cache
 // misses busy (bench/ measured 8 to 32 alike on one x86 machine).
 const batchKeys = 16
 
@@ -70,8 +90,10 @@ type groupEntry struct {
 }
 
 var (
-	_ Map     = (*Bucket)(nil)
-	_ Batcher = (*Bucket)(nil)
+	_ Map         = (*Bucket)(nil)
+	_ Batcher     = (*Bucket)(nil)
+	_ SizeBounder = (*Bucket)(nil)
+	_ Prefetcher  = (*Bucket)(nil)
 )
 
 // NewBucket allocates a bucket map of memoryBytes bytes. The table starts at
@@ -155,13 +177,51 @@ func (m *Bucket) Fits(offset int64) bool { return m.w.fits(offset) }
 // holds the fingerprint (its stamp is overwritten) or has a free slot (the
 // fingerprint and stamp go into the first free one).
 //
-// REQUIRES: Size() < Slots() and Fits(offset); Put panics otherwise.
+// Put writes behind: it hashes the key, stamps the offset, prefetches the
+// home bucket and queues the write; the write itself happens putDepth Puts
+// later (or at the next call that reads the map: Get, GetBatch, Size,
+// Stats, Utilization), once the bucket's cache line has arrived. So
+// consecutive Puts overlap their cache misses as PutBatch's keys do, and
+// the table, results and statistics any reader sees are those of writing
+// each Put at once, in order. The key is not retained.
+//
+// REQUIRES: Size() < Slots() and Fits(offset); Put panics otherwise, before
+// queueing anything.
 func (m *Bucket) Put(key []byte, offset int64) {
-	m.checkRoom()
+	if m.entries+m.pendLen >= m.Slots() {
+		m.flush() // the bound is not exact: make it so before refusing
+		m.checkRoom()
+	}
 	v := m.w.stamp(offset)
 	fp, b := m.lookup(key)
-	m.insert(fp, b, v)
+	m.queue(fp, b, v)
 	m.lastOffset = offset
+}
+
+// queue adds one hashed Put to pending and prefetches its home bucket,
+// writing the oldest pending Put first when pending is full.
+func (m *Bucket) queue(fp fingerprint, b uint64, v uint32) {
+	prefetch(unsafe.Pointer(&m.tab[b*bucketBytes]))
+	i := m.pendHead + m.pendLen
+	if m.pendLen == putDepth {
+		p := &m.pending[m.pendHead]
+		m.insert(p.fp, p.home, p.stamp)
+		m.pendHead = (m.pendHead + 1) % putDepth
+		i = m.pendHead + putDepth - 1
+	} else {
+		m.pendLen++
+	}
+	m.pending[i%putDepth] = pendingPut{fp: fp, home: b, stamp: v}
+}
+
+// flush writes every pending Put into the table, oldest first.
+func (m *Bucket) flush() {
+	for ; m.pendLen > 0; m.pendLen-- {
+		p := &m.pending[m.pendHead]
+		m.insert(p.fp, p.home, p.stamp)
+		m.pendHead = (m.pendHead + 1) % putDepth
+	}
+	m.pendHead = 0
 }
 
 // checkRoom panics when the table is full, as Skimpy's Put.
@@ -202,6 +262,9 @@ func (m *Bucket) insert(fp fingerprint, b uint64, v uint32) {
 // until one holds key's fingerprint or has a free slot, at most every bucket
 // once.
 func (m *Bucket) Get(key []byte) int64 {
+	if m.pendLen > 0 {
+		m.flush()
+	}
 	fp, b := m.lookup(key)
 	return m.find(fp, b)
 }
@@ -239,23 +302,18 @@ func (m *Bucket) hashGroup(keys [][]byte) {
 }
 
 // PutBatch puts keys[i] with offsets[i] for every i, in order, with the
-// result and statistics of as many calls of Put: groups of 16 keys are
-// hashed and their buckets prefetched before any is written.
+// result and statistics of as many calls of Put. It is Put's write-behind
+// queue fed a batch at a time: each key is hashed and its bucket prefetched
+// putDepth keys before it is written, across calls, so one batch's writes
+// overlap the next one's cache misses.
 //
 // REQUIRES: len(offsets) >= len(keys), and what Put requires before each
 // key (room in the table, Fits); it panics where Put would, having put the
 // keys before.
 func (m *Bucket) PutBatch(keys [][]byte, offsets []int64) {
 	offsets = offsets[:len(keys)]
-	for len(keys) > 0 {
-		n := min(len(keys), batchKeys)
-		m.hashGroup(keys[:n])
-		for i, g := range m.group[:n] {
-			m.checkRoom()
-			m.insert(g.fp, g.home, m.w.stamp(offsets[i]))
-			m.lastOffset = offsets[i]
-		}
-		keys, offsets = keys[n:], offsets[n:]
+	for i, key := range keys {
+		m.Put(key, offsets[i])
 	}
 }
 
@@ -264,6 +322,9 @@ func (m *Bucket) PutBatch(keys [][]byte, offsets []int64) {
 // prefetched before any is probed. REQUIRES: len(offsets) >= len(keys).
 func (m *Bucket) GetBatch(keys [][]byte, offsets []int64) {
 	offsets = offsets[:len(keys)]
+	if m.pendLen > 0 {
+		m.flush()
+	}
 	for len(keys) > 0 {
 		n := min(len(keys), batchKeys)
 		m.hashGroup(keys[:n])
@@ -276,6 +337,9 @@ func (m *Bucket) GetBatch(keys [][]byte, offsets []int64) {
 
 // Clear empties the map in O(1) (amortised) as Dense.Clear.
 func (m *Bucket) Clear() {
+	// Write what is pending, so that the table's bytes (stale entries of
+	// the old pass included) are those of unqueued Puts.
+	m.flush()
 	if m.w.next() {
 		clear(m.buf)
 	}
@@ -285,8 +349,27 @@ func (m *Bucket) Clear() {
 	m.lastOffset = -1
 }
 
-// Size is the number of entries held.
-func (m *Bucket) Size() int { return m.entries }
+// Size is the number of entries held (after the pending Puts are written).
+func (m *Bucket) Size() int {
+	if m.pendLen > 0 {
+		m.flush()
+	}
+	return m.entries
+}
+
+// Prefetch hashes each key and prefetches its home bucket, without a
+// lookup (see Prefetcher).
+func (m *Bucket) Prefetch(keys [][]byte) {
+	for _, key := range keys {
+		fp := m.keys.of(key)
+		home, _ := bits.Mul64(fp.f1, m.buckets)
+		prefetch(unsafe.Pointer(&m.tab[home*bucketBytes]))
+	}
+}
+
+// SizeAtMost is Size plus the Puts still queued: an upper bound on Size
+// that writes nothing (see SizeBounder).
+func (m *Bucket) SizeAtMost() int { return m.entries + m.pendLen }
 
 // Slots is the capacity in entries: 4 per bucket.
 func (m *Bucket) Slots() int { return int(m.buckets) * bucketSlots }
@@ -299,11 +382,16 @@ func (m *Bucket) LatestOffset() int64 { return m.lastOffset }
 func (m *Bucket) UpdateLatestOffset(offset int64) { m.lastOffset = offset }
 
 // Utilization is Size() / Slots().
-func (m *Bucket) Utilization() float64 { return float64(m.entries) / float64(m.Slots()) }
+func (m *Bucket) Utilization() float64 { return float64(m.Size()) / float64(m.Slots()) }
 
 // Stats returns the lookups (Put and Get calls) and probes (buckets read)
 // since Clear.
-func (m *Bucket) Stats() Stats { return Stats{Lookups: m.lookups, Probes: m.probes} }
+func (m *Bucket) Stats() Stats {
+	if m.pendLen > 0 {
+		m.flush()
+	}
+	return Stats{Lookups: m.lookups, Probes: m.probes}
+}
 
 // MemoryBytes is the size of the buffer, as given to NewBucket, including
 // any bytes before the first cache-line boundary and after the last bucket.

@@ -69,6 +69,36 @@ type Batcher interface {
 	GetBatch(keys [][]byte, offsets []int64)
 }
 
+// Prefetcher is implemented by maps that can start fetching the table
+// memory of keys a caller will look up soon (the cleaner's copy loop hands
+// over the next batch's keys while it filters this one), so that those
+// lookups find their cache lines arrived. Prefetch is a hint: it hashes
+// the keys, touches no entry and no statistic, and a later Get or GetBatch
+// hashes them again (the keys may change meanwhile).
+type Prefetcher interface {
+	Prefetch(keys [][]byte)
+}
+
+// SizeBounder is implemented by maps whose Size may have to finish deferred
+// work (Bucket writes its Puts behind, see Bucket.Put): SizeAtMost is an
+// upper bound on Size that costs nothing, the entries written plus the Puts
+// still queued (each may add one entry, or overwrite). A caller that checks
+// room before every batch (the cleaner's "n more keys fit below
+// MaxEntries") uses it so as not to drain the queue each time, and asks
+// Size only when the bound says the batch may not fit.
+type SizeBounder interface {
+	SizeAtMost() int
+}
+
+// SizeAtMost returns m.SizeAtMost() when m is a SizeBounder, else m.Size():
+// a bound >= m.Size() that does not drain deferred work.
+func SizeAtMost(m Map) int {
+	if b, ok := m.(SizeBounder); ok {
+		return b.SizeAtMost()
+	}
+	return m.Size()
+}
+
 // Fits is always true: Skimpy stores every offset whole, as Kafka's map.
 func (m *Skimpy) Fits(offset int64) bool { return true }
 

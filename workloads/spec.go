@@ -234,6 +234,16 @@ func validSize(what string, d SizeDist) error {
 
 // Validate returns an error naming the first field out of range and the range.
 func (s *Spec) Validate() error {
+	if err := s.validateShape(); err != nil {
+		return err
+	}
+	// The clean base must reach its size with each key at most once.
+	return s.checkReachable()
+}
+
+// validateShape is Validate without the clean base's reachability, which
+// a Stream (no base) does not need.
+func (s *Spec) validateShape() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("workloads: "+format, args...)
 	}
@@ -303,8 +313,7 @@ func (s *Spec) Validate() error {
 		return bad("a batch of %d records takes up to %d bytes, more than segment bytes %d: lower records per batch or raise segment bytes",
 			s.RecordsPerBatch, b, s.SegmentBytes)
 	}
-	// The clean base must reach its size with each key at most once.
-	return s.checkReachable()
+	return nil
 }
 
 // Timestamp is the CreateTime of the record at offset o, in ms.

@@ -12,6 +12,9 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/lab/inspect"
+	"github.com/cleanerlab/cleanerlab/lab/sizing"
+	"github.com/cleanerlab/cleanerlab/lab/steady"
 )
 
 func newCleanCmd() *cobra.Command {
@@ -19,6 +22,7 @@ func newCleanCmd() *cobra.Command {
 	cleanerCfg := engine.DefaultCleanerConfig()
 	var dir string
 	var force, roll, kafkaRecovery bool
+	var metricsAddr string
 	var firstDirty, highWatermark, nowMs optOffset
 	passes := 1
 	var tc topicConfigFlags
@@ -59,7 +63,7 @@ complete), and the command exits 130 or 143.`,
 				dir = abs
 			}
 			o := lab.CleanOptions{Log: logCfg, Cleaner: cleanerCfg, Force: force, Roll: roll, KafkaRecovery: kafkaRecovery,
-				Now: nowMs.clock(), Passes: passes, Recovery: printRecovery}
+				Now: nowMs.clock(), Passes: passes, Recovery: inspect.WriteRecovery}
 			logFor, set, err := tc.logConfigs(cmd, dir)
 			if err != nil {
 				return err
@@ -73,11 +77,21 @@ complete), and the command exits 130 or 143.`,
 				}
 			}
 			if !cmd.Flags().Changed("cleanup.policy") {
-				warnKeyless(cmd.OutOrStdout(), dir, set, cleanerCfg)
+				sizing.WarnKeyless(cmd.OutOrStdout(), dir, set, cleanerCfg)
 			}
 			if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
 				if cmd.Flags().Changed("first-dirty-offset") || cmd.Flags().Changed("passes") || cmd.Flags().Changed("high-watermark") {
 					return errors.New("clean: --first-dirty-offset, --passes and --high-watermark apply to one partition directory, not to a log directory")
+				}
+				if metricsAddr != "" {
+					o.Serve = func(m *engine.CleanerManager) (func(), error) {
+						srv, err := steady.ServeMetrics(metricsAddr, steady.ManagerCollector{M: m})
+						if err != nil {
+							return nil, err
+						}
+						fmt.Fprintf(cmd.ErrOrStderr(), "serving Prometheus metrics at http://%s/metrics\n", srv.Addr())
+						return func() { srv.Close() }, nil
+					}
 				}
 				return lab.CleanLogDir(cmd.Context(), cmd.OutOrStdout(), dir, o)
 			}
@@ -92,6 +106,7 @@ complete), and the command exits 130 or 143.`,
 	f.StringVar(&dir, "dir", "", "partition directory, or log directory root of topic-N partition directories, to clean in place (work on a copy)")
 	f.BoolVar(&force, "force", false, "clean even when the cleanable ratio is not above min.cleanable.dirty.ratio (a log directory: every log with cleanable bytes)")
 	f.BoolVar(&roll, "roll", false, "roll the active segment first, so that all data is cleanable")
+	f.StringVar(&metricsAddr, "metrics-addr", "", "with --dir LOGDIR: serve Kafka's cleaner metrics at /metrics for Prometheus at host:port while cleaning (\":PORT\" binds 127.0.0.1)")
 	f.BoolVar(&kafkaRecovery, "kafka-recovery-truncation", false, "after an unclean shutdown, cut a bad segment tail even when later segments hold data, and delete those segments, as Kafka's LogLoader does (default: refuse, nothing changed)")
 	f.Var(&firstDirty, "first-dirty-offset", "start at this offset instead of the checkpoint (an offset >= 0; not given: the checkpoint)")
 	f.Var(&highWatermark, "high-watermark", "high watermark bounding the clean (an offset >= 0; not given: the log end offset)")

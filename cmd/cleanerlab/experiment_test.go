@@ -77,3 +77,35 @@ func TestExampleExperiments(t *testing.T) {
 		}
 	}
 }
+
+// TestRunExperimentBadValue: a value of the file that parses but is out of
+// its range (found by the experiment's validation, not by the parser) is
+// an error naming the file, line and column of that value; one that is
+// only wrong together with others names the file; a flag that fixes the
+// file's value wins.
+func TestRunExperimentBadValue(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		// Keys: -5 is on line 3, its value at column 9.
+		{"description: x\nworkload:\n  Keys: -5\n", "bad.yaml:3:9: workloads: keys -5 out of range [1, 4294967295]"},
+		// DirtyRatio's value 1.5 at line 2, column 15.
+		{"workload:\n  DirtyRatio: 1.5\n", "bad.yaml:2:15: workloads: dirty ratio 1.5 out of range (0, 1)"},
+		// Txn.Ratio inside a flow mapping: line 2, column 16.
+		{"workload:\n  Txn: {Ratio: 2}\n", "bad.yaml:2:16: workloads: transaction ratio 2 out of range [0, 1]"},
+		// repetitions at line 1, column 14.
+		{"repetitions: -1\n", "bad.yaml:1:14: repetitions -1: want at least 1"},
+	} {
+		p := writeYAML(t, "bad.yaml", c.text)
+		_, err := cli(t, "run", "--progress", "never", "--out", t.TempDir(), "--experiment", p)
+		if err == nil || !strings.HasSuffix(err.Error(), c.want) || !strings.HasPrefix(err.Error(), p+":") {
+			t.Errorf("%q: got %v, want %s:...%s", c.text, err, p, c.want)
+		}
+	}
+	// 3e6 keys are enough for the default 256 MiB log's compacted base
+	// (at most once each); a 2 GiB log needs more keys than that. Each
+	// alone fails differently or not at all (the error names the key
+	// count), so no single value is to blame: the file is named.
+	p := writeYAML(t, "combo.yaml", "workload:\n  Keys: 3e6\n  LogBytes: 2GiB\n")
+	if _, err := cli(t, "run", "--progress", "never", "--out", t.TempDir(), "--experiment", p); err == nil || !strings.HasPrefix(err.Error(), p+": ") {
+		t.Errorf("combination: got %v, want it to start with %s: ", err, p)
+	}
+}

@@ -116,9 +116,10 @@ func resolveRun(f *pflag.FlagSet, rf *runFlags) (lab.Experiment, error) {
 		return lab.ReadRunExperiment(rf.from)
 	}
 	e := rf.exp
+	var file *lab.File
 	if rf.experiment != "" {
 		var err error
-		if e, err = lab.LoadRunYAML(rf.experiment, lab.LoadOptions{Param: flagSetter}); err != nil {
+		if e, file, err = lab.LoadRunFile(rf.experiment, lab.LoadOptions{Param: flagSetter}); err != nil {
 			return lab.Experiment{}, err
 		}
 		// The flags given on the command line win over the file.
@@ -134,7 +135,13 @@ func resolveRun(f *pflag.FlagSet, rf *runFlags) (lab.Experiment, error) {
 			return lab.Experiment{}, err
 		}
 	}
-	return e, e.Validate()
+	if err := e.Validate(); err != nil {
+		if file != nil {
+			return lab.Experiment{}, file.Blame(err) // the file's line:col of the bad value
+		}
+		return lab.Experiment{}, err
+	}
+	return e, nil
 }
 
 func runMain(cmd *cobra.Command, rf *runFlags) error {
@@ -155,19 +162,11 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 		return err
 	}
 	lab.WriteRunTable(out, run)
-	for _, st := range lab.Stats(run) {
-		fmt.Fprint(out, lab.KafkaLine(st))
-	}
+	lab.WriteKafkaLines(out, run)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "record: %s\n", run.Path)
-	if run.DataDir != "" {
-		fmt.Fprintf(out, "data: %s\n", run.DataDir)
-	}
-	if run.UncleanedDir != "" {
-		fmt.Fprintf(out, "uncleaned data: %s\n", run.UncleanedDir)
-	}
+	lab.WriteRunPaths(out, run)
 	if v := run.Verification; v != nil && !v.Passed {
 		return exitError{code: 2, err: fmt.Errorf("verification failed:\n%s", v.Detail)}
 	}

@@ -67,6 +67,37 @@ func (b *Builder) AppendRaw(encoded []byte, count int32) {
 	b.n += count
 }
 
+// AppendRetimed appends one record already encoded (length varint first,
+// as a RecordIterator read it: a span [Pos, Pos) of its Section) with its
+// timestamp delta set to delta (ms). When delta is the record's own the
+// bytes go as they are; otherwise only the length varint and the
+// timestamp delta are re-encoded and the rest (attributes, offset delta,
+// key, value, headers) is copied, so the result is the bytes AppendRecord
+// writes for the decoded record with that delta. Errors wrap
+// ErrMalformedRecord when rec does not start with a length, an attributes
+// byte and a timestamp delta within its bytes; nothing is appended then.
+func (b *Builder) AppendRetimed(rec []byte, delta int64) error {
+	bodyLen, n, err := readVarint(rec)
+	if err != nil || bodyLen < 1 || int(bodyLen) != len(rec)-n {
+		return fmt.Errorf("%w: re-timing a record of %d bytes: bad length", ErrMalformedRecord, len(rec))
+	}
+	old, m, err := readVarlong(rec[n+1:])
+	if err != nil {
+		return fmt.Errorf("%w: re-timing a record of %d bytes: timestamp delta: %v", ErrMalformedRecord, len(rec), err)
+	}
+	if old == delta {
+		b.records = append(b.records, rec...)
+	} else {
+		rest := rec[n+1+m:]
+		b.records = AppendVarint(b.records, int32(1+SizeofVarlong(delta)+len(rest)))
+		b.records = append(b.records, rec[n])
+		b.records = AppendVarlong(b.records, delta)
+		b.records = append(b.records, rest...)
+	}
+	b.n++
+	return nil
+}
+
 // Len returns the number of records appended since Reset.
 func (b *Builder) Len() int { return int(b.n) }
 

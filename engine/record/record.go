@@ -182,6 +182,15 @@ func NewRecordIterator(records []byte, count int32) RecordIterator {
 	return RecordIterator{b: records, count: count}
 }
 
+// Pos returns the byte position within the records section of the record
+// Next decodes next: after a successful Next, the record it returned spans
+// [Pos before the call, Pos after it).
+func (it *RecordIterator) Pos() int { return it.pos }
+
+// Section returns the records section the iterator walks (aliasing the
+// batch, or the Decoder's decompression buffer).
+func (it *RecordIterator) Section() []byte { return it.b }
+
 // Count returns the number of records the iterator was made for.
 func (it *RecordIterator) Count() int32 { return it.count }
 

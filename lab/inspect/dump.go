@@ -140,9 +140,9 @@ func dumpPartition(w io.Writer, dir string, o Options, rootEntries bool) error {
 // DumpLogDir prints every partition directory of a log directory root (as
 // engine.PartitionDirs lists them, in name order) as DumpPartition does,
 // after the root's checkpoint files and clean-shutdown marker with
-// Options.Checkpoints. A partition that cannot be dumped does not stop the
-// others: its error is printed in its place and returned, joined with the
-// others', at the end. A partition without segment files (an empty
+// Options.Checkpoints. A root checkpoint file or a partition that cannot
+// be dumped does not stop the others: its error is printed in its place
+// and returned, joined with the others', at the end. A partition without segment files (an empty
 // partition, as Kafka loads it) is said to be so.
 func DumpLogDir(w io.Writer, root string, o Options) error {
 	dirs, err := engine.PartitionDirs(nil, root)
@@ -152,6 +152,7 @@ func DumpLogDir(w io.Writer, root string, o Options) error {
 	if len(dirs) == 0 {
 		return fmt.Errorf("inspect: %w: %s holds no topic-partition directory", engine.ErrNotLogDir, root)
 	}
+	var errs []error
 	if o.Checkpoints {
 		for _, name := range offsetCheckpointFiles {
 			p := filepath.Join(root, name)
@@ -159,14 +160,16 @@ func DumpLogDir(w io.Writer, root string, o Options) error {
 				fmt.Fprintf(w, "No %s in %s\n", name, root)
 				continue
 			}
+			// A bad checkpoint ends that file's dump only: the other
+			// files and every partition are still dumped.
 			if err := dumpOffsetCheckpoint(w, p); err != nil {
-				return err
+				fmt.Fprintf(w, "error: %v\n", err)
+				errs = append(errs, err)
 			}
 		}
 		_, err := os.Stat(filepath.Join(root, engine.CleanShutdownFile))
 		fmt.Fprintf(w, "%s: %t\n", engine.CleanShutdownFile, err == nil)
 	}
-	var errs []error
 	for _, dir := range dirs {
 		fmt.Fprintf(w, "Partition %s\n", dir)
 		if logs, err := segmentFiles(dir); err == nil && len(logs) == 0 {

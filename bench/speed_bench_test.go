@@ -1,0 +1,314 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
+	"github.com/cleanerlab/cleanerlab/workloads"
+)
+
+// A speedProfile is one cleaner configuration of BenchmarkSpeed: the
+// engine's config, the fsync policy, and whether the offset map is
+// allocated and prefaulted (offsetmap.Prefaulter) before the first timed
+// clean, as a broker allocates its cleaner threads' maps at start-up.
+type speedProfile struct {
+	name     string
+	cfg      engine.CleanerConfig
+	fsync    iosched.FsyncPolicy
+	prefault bool
+}
+
+// kafkaProfile is Kafka's cleaner: md5, SkimpyOffsetMap, pread, 512 KiB of
+// I/O buffers (256 KiB each way), each cleaned segment fsynced, the map
+// faulted in by the clean itself.
+func kafkaProfile() speedProfile {
+	return speedProfile{name: "kafka", cfg: engine.DefaultCleanerConfig(), fsync: iosched.FsyncSegment}
+}
+
+// bestProfile is engine.ProfileBest (bucket16 with xxh3-128: write-behind
+// Puts, batched lookups; pread; write-behind output on the second core)
+// with its map prefaulted (huge pages); fsync per segment as Kafka.
+func bestProfile() speedProfile {
+	cfg := engine.DefaultCleanerConfig()
+	if err := cfg.ApplyProfile(engine.ProfileBest); err != nil {
+		panic(err)
+	}
+	return speedProfile{name: "best", cfg: cfg, fsync: iosched.FsyncSegment, prefault: true}
+}
+
+// cleaner builds p's cleaner (and its map) outside any timer.
+func (p speedProfile) cleaner(b testing.TB) *engine.Cleaner {
+	b.Helper()
+	h, err := offsetmap.NewHasher(p.cfg.Hasher)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := offsetmap.New(p.cfg.OffsetMap, offsetmap.PerThreadMemoryBytes(p.cfg.DedupeBufferBytes, p.cfg.Threads), h)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if p.prefault {
+		if err := m.(offsetmap.Prefaulter).Prefault(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c, err := engine.NewCleaner(p.cfg, engine.CleanerOptions{Map: m, FsyncPolicy: p.fsync})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// speedSpec is BenchmarkSpeed's workload: logBytes of valueBytes values
+// (16-byte keys), half dirty, 10% tombstones, segments of a quarter of the
+// log (at most 64 MiB), with keys enough for a clean base of 60% of the log
+// (each key once; a record is about value + 29 bytes), so the dirty head
+// rewrites most keys about once and fits Kafka's 128 MiB map (5M keys) in
+// one pass up to about 1 GiB of 100-byte values.
+func speedSpec(logBytes int64, valueBytes int) workloads.Spec {
+	s := workloads.DefaultSpec()
+	s.ValueBytes = valueBytes
+	s.LogBytes = logBytes
+	s.Keys = max(logBytes*6/10/int64(valueBytes+29), 1000)
+	s.SegmentBytes = min(max(logBytes/4, 1<<20), 64<<20)
+	s.TombstoneRatio = 0.1
+	s.Seed = 13
+	return s
+}
+
+// speedLogBytes is 32 MiB x -bench.scale.
+func speedLogBytes() int64 { return scaled(32<<20, 1<<20) }
+
+// freshIn is cleanFixture.fresh with the page cache state given here
+// (warm: read once; cold: written back and dropped; lab.SetCache) instead of
+// -bench.cache.
+func (f *cleanFixture) freshIn(b testing.TB, i int, cache lab.CacheState) *engine.Log {
+	b.Helper()
+	l := f.openCopy(b, i)
+	if _, err := lab.SetCache([]*engine.Log{l}, cache, false); err != nil {
+		b.Fatalf("cache %s: %v", cache, err)
+	}
+	return l
+}
+
+// timedClean cleans a fresh copy with c and returns the clean's wall time
+// and bytes read; the first clean of each cleaner is verified against the
+// ground truth (outside the time).
+func (f *cleanFixture) timedClean(b *testing.B, c *engine.Cleaner, i int, cache lab.CacheState, verify bool) (time.Duration, int64) {
+	b.Helper()
+	l := f.freshIn(b, i, cache)
+	defer f.release(l)
+	start := time.Now()
+	st, err := c.Clean(l, engine.CleanOptions{Force: true})
+	d := time.Since(start)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !st.Cleaned() || st.MapFull {
+		b.Fatalf("clean %d: cleaned %v, map full %v: the head must be cleaned in one pass", i, st.Cleaned(), st.MapFull)
+	}
+	if verify {
+		if err := f.truth.Verify(l, int64(st.CheckpointOffset)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return d, st.BytesRead
+}
+
+// medianOf returns the median of v (the mean of the middle two for an even
+// count), 0 for none.
+func medianOf(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// pairs times the two profiles' cleans of fresh copies in turn, A B B A
+// A B ... (the order flips each iteration so neither always runs second),
+// b.N pairs, and returns each one's MB/s (bytes read by the clean over its
+// wall time, 10^6 bytes) and each pair's ratio B/A of throughputs.
+func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheState) (mbA, mbB, ratio []float64) {
+	b.StopTimer()
+	ca, cb := pa.cleaner(b), pb.cleaner(b)
+	for i := range b.N {
+		var da, db time.Duration
+		var bytesA, bytesB int64
+		if i%2 == 0 {
+			da, bytesA = f.timedClean(b, ca, 2*i, cache, i == 0)
+			db, bytesB = f.timedClean(b, cb, 2*i+1, cache, i == 0)
+		} else {
+			db, bytesB = f.timedClean(b, cb, 2*i, cache, false)
+			da, bytesA = f.timedClean(b, ca, 2*i+1, cache, false)
+		}
+		a, bb := float64(bytesA)/da.Seconds()/1e6, float64(bytesB)/db.Seconds()/1e6
+		mbA, mbB, ratio = append(mbA, a), append(mbB, bb), append(ratio, bb/a)
+	}
+	return mbA, mbB, ratio
+}
+
+// BenchmarkSpeed produces the rows of the speed table (issue 13) with every
+// ratio measured pair by pair in the same run, the order of each pair
+// flipped from one iteration to the next; the metrics are medians over the
+// b.N pairs (run with -benchtime=5x for a median of 5). ns/op is the whole
+// iteration, copies and cache setting included: read the metrics, not it.
+// The log is 32 MiB x -bench.scale (use -bench.scale 8 for the table's
+// 256 MiB). CPU: the best profile's write-behind uses a second core (its
+// goroutine writes while the cleaner filters); the Kafka profile uses one.
+//
+//	row=best-vs-kafka/values=100/cache=warm: kafka-MB/s, best-MB/s,
+//	    speedup (best / kafka throughput).
+//	row=best-vs-kafka/values=1024/cache=warm: the same at 1 KiB values,
+//	    plus memcpy-MB/s (one copy of 256 MiB, measured each iteration)
+//	    and best/memcpy.
+//	row=kafka-prefault/values=1024/cache=warm: Kafka's profile with the map
+//	    faulted in by the clean (kafka-MB/s) and allocated and prefaulted
+//	    beforehand (prefaulted-MB/s, speedup).
+//	row=look-ahead/values=100/cache=warm: the best profile as it is, without
+//	    the copy loop's look-ahead (without-MB/s), and with it (with-MB/s,
+//	    speedup): whether CleanerConfig.LookAhead pays.
+//	row=best-vs-odirect/values=100/cache=cold: the best profile's cold
+//	    clean (best-MB/s, bytes it read over its wall time) against an
+//	    O_DIRECT sequential read, 1 MiB blocks, of the same segment files
+//	    from storage (odirect-MB/s), and of-odirect (the ratio).
+//	row=scale/values=100/cache=warm: the best profile's ns per byte read
+//	    at the log size and at 8 times it (keys scaled alike), and growth
+//	    (large / small - 1).
+func BenchmarkSpeed(b *testing.B) {
+	parent := b
+	logBytes := speedLogBytes()
+	fixtures := map[string]*cleanFixture{}
+	fixture := func(b *testing.B, logBytes int64, values int) *cleanFixture {
+		key := fmt.Sprint(logBytes, "/", values)
+		if fixtures[key] == nil {
+			b.StopTimer()
+			fixtures[key] = newCleanFixture(b, parent, speedSpec(logBytes, values))
+		}
+		return fixtures[key]
+	}
+	b.Run("row=best-vs-kafka/values=100/cache=warm", func(b *testing.B) {
+		kafka, best, ratio := pairs(b, fixture(b, logBytes, 100), kafkaProfile(), bestProfile(), lab.CacheWarm)
+		b.ReportMetric(medianOf(kafka), "kafka-MB/s")
+		b.ReportMetric(medianOf(best), "best-MB/s")
+		b.ReportMetric(medianOf(ratio), "speedup")
+	})
+	b.Run("row=best-vs-kafka/values=1024/cache=warm", func(b *testing.B) {
+		f := fixture(b, logBytes, 1024)
+		kafka, best, ratio := pairs(b, f, kafkaProfile(), bestProfile(), lab.CacheWarm)
+		var memcpy, share []float64
+		for i := range best {
+			m := iosched.MeasureMemCopy(256<<20, 1)[0] / 1e6
+			memcpy, share = append(memcpy, m), append(share, best[i]/m)
+		}
+		b.ReportMetric(medianOf(kafka), "kafka-MB/s")
+		b.ReportMetric(medianOf(best), "best-MB/s")
+		b.ReportMetric(medianOf(ratio), "speedup")
+		b.ReportMetric(medianOf(memcpy), "memcpy-MB/s")
+		b.ReportMetric(medianOf(share), "best/memcpy")
+	})
+	b.Run("row=kafka-prefault/values=1024/cache=warm", func(b *testing.B) {
+		pre := kafkaProfile()
+		pre.name, pre.prefault = "kafka-prefaulted", true
+		kafka, prefaulted, ratio := pairs(b, fixture(b, logBytes, 1024), kafkaProfile(), pre, lab.CacheWarm)
+		b.ReportMetric(medianOf(kafka), "kafka-MB/s")
+		b.ReportMetric(medianOf(prefaulted), "prefaulted-MB/s")
+		b.ReportMetric(medianOf(ratio), "speedup")
+	})
+	b.Run("row=look-ahead/values=100/cache=warm", func(b *testing.B) {
+		on := bestProfile()
+		on.name, on.cfg.LookAhead = "best-with-look-ahead", true
+		without, with, ratio := pairs(b, fixture(b, logBytes, 100), bestProfile(), on, lab.CacheWarm)
+		b.ReportMetric(medianOf(without), "without-MB/s")
+		b.ReportMetric(medianOf(with), "with-MB/s")
+		b.ReportMetric(medianOf(ratio), "speedup")
+	})
+	b.Run("row=best-vs-odirect/values=100/cache=cold", func(b *testing.B) {
+		b.StopTimer()
+		f := fixture(b, logBytes, 100)
+		c := bestProfile().cleaner(b)
+		var best, direct, share []float64
+		for i := range b.N {
+			l := f.freshIn(b, 2*i, lab.CacheCold)
+			mbps, err := directReadMBps(l)
+			f.release(l)
+			if errors.Is(err, iosched.ErrDirectUnsupported) {
+				b.Skipf("no O_DIRECT here: %v", err)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			d, read := f.timedClean(b, c, 2*i+1, lab.CacheCold, i == 0)
+			bb := float64(read) / d.Seconds() / 1e6
+			best, direct, share = append(best, bb), append(direct, mbps), append(share, bb/mbps)
+		}
+		b.ReportMetric(medianOf(best), "best-MB/s")
+		b.ReportMetric(medianOf(direct), "odirect-MB/s")
+		b.ReportMetric(medianOf(share), "of-odirect")
+	})
+	b.Run("row=scale/values=100/cache=warm", func(b *testing.B) {
+		b.StopTimer()
+		small, large := fixture(b, logBytes, 100), fixture(b, 8*logBytes, 100)
+		c := bestProfile().cleaner(b)
+		var nsSmall, nsLarge, growth []float64
+		for i := range b.N {
+			ds, rs := small.timedClean(b, c, 2*i, lab.CacheWarm, i == 0)
+			dl, rl := large.timedClean(b, c, 2*i+1, lab.CacheWarm, i == 0)
+			s, l := float64(ds.Nanoseconds())/float64(rs), float64(dl.Nanoseconds())/float64(rl)
+			nsSmall, nsLarge, growth = append(nsSmall, s), append(nsLarge, l), append(growth, l/s-1)
+		}
+		b.ReportMetric(medianOf(nsSmall), "small-ns/B")
+		b.ReportMetric(medianOf(nsLarge), "large-ns/B")
+		b.ReportMetric(medianOf(growth), "growth")
+	})
+}
+
+// directReadMBps reads every segment file of l from storage with O_DIRECT,
+// 1 MiB at a time in file order (dd iflag=direct bs=1M), and returns the
+// bytes read per second, in 10^6 bytes: the device's sequential read rate
+// over exactly the bytes a cold clean reads.
+func directReadMBps(l *engine.Log) (float64, error) {
+	const block = 1 << 20
+	raw := make([]byte, block+4096)
+	skip := int(-uintptr(unsafe.Pointer(unsafe.SliceData(raw))) & 4095)
+	buf := raw[skip : skip+block]
+	var total int64
+	start := time.Now()
+	for _, s := range l.Segments() {
+		fd, err := unix.Open(s.LogPath(), unix.O_RDONLY|unix.O_DIRECT|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return 0, fmt.Errorf("%w: open %s: %w", iosched.ErrDirectUnsupported, s.LogPath(), err)
+		}
+		for off := int64(0); ; {
+			n, err := unix.Pread(fd, buf, off)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil {
+				unix.Close(fd)
+				return 0, &iosched.IOError{Op: "read O_DIRECT", Path: s.LogPath(), Pos: off, Err: err}
+			}
+			if n == 0 {
+				break
+			}
+			off += int64(n)
+			total += int64(n)
+		}
+		unix.Close(fd)
+	}
+	return float64(total) / time.Since(start).Seconds() / 1e6, nil
+}

@@ -1,0 +1,179 @@
+package bench
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
+	"github.com/cleanerlab/cleanerlab/workloads"
+)
+
+// writeThrough is a map whose every Put is written to the table before the
+// next call: it asks Size after each Put, which drains a write-behind map's
+// queue (Bucket), so the cleaner sees the map as if Put wrote at once.
+type writeThrough struct{ offsetmap.Map }
+
+func (m writeThrough) Put(key []byte, offset int64) {
+	m.Map.Put(key, offset)
+	m.Map.Size()
+}
+
+// TestFastPathsCleanLikeKafka cleans one log with the Kafka profile's map
+// (skimpy, md5) and with every faster map path: bucket16 batched (write-
+// behind Puts through PutBatch), key by key (write-behind Put), write-
+// through (each Put drained at once), prefaulted with huge pages, dense16,
+// and the best profile's copy loop (look-ahead, write-behind output) with
+// the batched and the key-by-key map. The head fits every map in one pass, so all must retain the same
+// records: the cleaned .log files must be byte for byte Kafka's, with the
+// same end offset and map entries. (Maps that fill at different points
+// legitimately clean different ranges; TestBatchedLookupsCleanTheSame
+// covers the mid-batch stop.)
+func TestFastPathsCleanLikeKafka(t *testing.T) {
+	build := func(layout, hasher string, prefault bool) offsetmap.Map {
+		m, err := offsetmap.New(layout, 8<<20, mustHasher(t, hasher))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prefault {
+			if err := m.(offsetmap.Prefaulter).Prefault(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return m
+	}
+	cases := []struct {
+		name string
+		m    func() offsetmap.Map
+	}{
+		{"kafka", func() offsetmap.Map { return build("skimpy", "md5", false) }},
+		{"kafka-prefaulted", func() offsetmap.Map { return build("skimpy", "md5", true) }},
+		{"bucket16-batched", func() offsetmap.Map { return build("bucket16", "xxh3-128", false) }},
+		{"bucket16-key-by-key", func() offsetmap.Map { return unbatched{build("bucket16", "xxh3-128", false)} }},
+		{"bucket16-write-through", func() offsetmap.Map { return unbatched{writeThrough{build("bucket16", "xxh3-128", false)}} }},
+		{"bucket16-prefaulted", func() offsetmap.Map { return build("bucket16", "xxh3-128", true) }},
+		{"dense16", func() offsetmap.Map { return build("dense16", "xxh3-128", false) }},
+	}
+	// The best profile's copy-loop settings (write-behind) plus the
+	// look-ahead, with its map, batched and key by key.
+	best := engine.DefaultCleanerConfig()
+	if err := best.ApplyProfile(engine.ProfileBest); err != nil {
+		t.Fatal(err)
+	}
+	best.LookAhead = true
+	var wantDir string
+	var wantEnd int64
+	var wantEntries int
+	type run struct {
+		name string
+		m    func() offsetmap.Map
+		cfg  *engine.CleanerConfig
+	}
+	var runs []run
+	for _, tc := range cases {
+		runs = append(runs, run{tc.name, tc.m, nil})
+	}
+	runs = append(runs,
+		run{"best-profile", func() offsetmap.Map { return build("bucket16", "xxh3-128", true) }, &best},
+		run{"best-profile-key-by-key", func() offsetmap.Map { return unbatched{build("bucket16", "xxh3-128", false)} }, &best})
+	for i, tc := range runs {
+		l, truth := generate(t)
+		st := cleanWith(t, l, tc.m(), tc.cfg)
+		if err := truth.Verify(l, int64(st.CheckpointOffset)); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if st.MapFull {
+			t.Fatalf("%s: the map filled; the head must fit every map in one pass", tc.name)
+		}
+		if i == 0 {
+			wantDir, wantEnd, wantEntries = l.Dir(), int64(st.EndOffset), int(st.MapEntries)
+			continue
+		}
+		if int64(st.EndOffset) != wantEnd || int(st.MapEntries) != wantEntries {
+			t.Errorf("%s: end offset %d, map entries %d; Kafka's profile %d, %d",
+				tc.name, st.EndOffset, st.MapEntries, wantEnd, wantEntries)
+		}
+		sameLogFiles(t, tc.name, wantDir, l.Dir())
+	}
+}
+
+// cleanWith is clean with cleaner config cfg (nil: Kafka's defaults).
+func cleanWith(t *testing.T, l *engine.Log, m offsetmap.Map, cfg *engine.CleanerConfig) *engine.CleanStats {
+	t.Helper()
+	if cfg == nil {
+		def := engine.DefaultCleanerConfig()
+		cfg = &def
+	}
+	c, err := engine.NewCleaner(*cfg, engine.CleanerOptions{
+		Map: m, FsyncPolicy: "none", Now: func() time.Time { return time.UnixMilli(workloads.DefaultStartTimeMs + 1e9) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Clean(l, engine.CleanOptions{Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// sameLogFiles fails t unless dirs a and b hold the same .log files, byte for
+// byte.
+func sameLogFiles(t *testing.T, what, a, b string) {
+	t.Helper()
+	want, _ := filepath.Glob(filepath.Join(a, "*.log"))
+	got, _ := filepath.Glob(filepath.Join(b, "*.log"))
+	if len(want) == 0 || len(want) != len(got) {
+		t.Fatalf("%s: %d segments, Kafka's profile %d", what, len(got), len(want))
+	}
+	for _, p := range want {
+		x, errA := os.ReadFile(p)
+		y, errB := os.ReadFile(filepath.Join(b, filepath.Base(p)))
+		if errA != nil || errB != nil || !bytes.Equal(x, y) {
+			t.Errorf("%s: %s differs from Kafka's profile (%v, %v)", what, filepath.Base(p), errA, errB)
+		}
+	}
+}
+
+// TestWriteBehindFillsLikeWriteThrough: with a map too small for the head,
+// the pass ends mid-batch; bucket16's write-behind Puts (batched, or key by
+// key) must end it at the same record as Puts written at once, and clean the
+// same bytes.
+func TestWriteBehindFillsLikeWriteThrough(t *testing.T) {
+	h := mustHasher(t, "xxh3-128")
+	variants := []struct {
+		name string
+		wrap func(offsetmap.Map) offsetmap.Map
+	}{
+		{"write-through", func(m offsetmap.Map) offsetmap.Map { return unbatched{writeThrough{m}} }},
+		{"batched", func(m offsetmap.Map) offsetmap.Map { return m }},
+		{"key-by-key", func(m offsetmap.Map) offsetmap.Map { return unbatched{m} }},
+	}
+	var wantDir string
+	var wantEnd int64
+	for i, v := range variants {
+		m, err := offsetmap.New("bucket16", 32<<10, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, truth := generate(t)
+		st := clean(t, l, v.wrap(m))
+		if err := truth.Verify(l, int64(st.CheckpointOffset)); err != nil {
+			t.Fatalf("%s: %v", v.name, err)
+		}
+		if !st.MapFull {
+			t.Fatalf("%s: the map did not fill, so the mid-batch stop is not tested", v.name)
+		}
+		if i == 0 {
+			wantDir, wantEnd = l.Dir(), int64(st.EndOffset)
+			continue
+		}
+		if int64(st.EndOffset) != wantEnd {
+			t.Errorf("%s: end offset %d, write-through %d", v.name, st.EndOffset, wantEnd)
+		}
+		sameLogFiles(t, v.name, wantDir, l.Dir())
+	}
+}

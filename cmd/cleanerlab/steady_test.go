@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+)
+
+// steadyChildEnv, when set, makes TestSteadySignalChild run `cleanerlab
+// steady` with the arguments it holds (separated by 0x1f) and exit with
+// the command's exit status.
+const steadyChildEnv = "CLEANERLAB_STEADY_CHILD_ARGS"
+
+// TestSteadySignalChild is the child of TestSteadySignal; it does nothing
+// in a normal test run.
+func TestSteadySignalChild(t *testing.T) {
+	args := os.Getenv(steadyChildEnv)
+	if args == "" {
+		t.Skip("run by TestSteadySignal only")
+	}
+	root := newRootCmd()
+	root.SetArgs(strings.Split(args, "\x1f"))
+	err := root.Execute()
+	code := 0
+	if err != nil {
+		os.Stderr.WriteString("cleanerlab: " + err.Error() + "\n")
+		code = 1
+		var ee exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+	}
+	os.Exit(code)
+}
+
+// TestSteadySignal sends SIGINT and SIGTERM to a child running `steady`
+// once it has printed samples of its window: the child must exit 130 or
+// 143 well before its 60 s duration, having written its record, and leave
+// logs that verify, closed cleanly (the clean-shutdown marker), with no
+// open transaction.
+func TestSteadySignal(t *testing.T) {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			dir, out := t.TempDir(), t.TempDir()
+			args := []string{"steady", "--dir", dir, "--keep", "--out", out, "--keys", "200", "--partitions", "2", "--segment.bytes", "8KiB",
+				"--write-rate", "64KiB", "--log.cleaner.backoff.ms", "50", "--log.cleaner.dedupe.buffer.size", "1MiB", "--txn-ratio", "0.5",
+				"--warmup", "200ms", "--duration", "60s", "--sample-interval", "100ms", "--file.delete.delay.ms", "0"}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestSteadySignalChild$")
+			cmd.Env = append(os.Environ(), steadyChildEnv+"="+strings.Join(args, "\x1f"))
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			sc := bufio.NewScanner(stderr)
+			windows := 0
+			for sc.Scan() && windows < 5 {
+				if strings.Contains(sc.Text(), " window ") {
+					windows++
+				}
+			}
+			if windows < 5 {
+				cmd.Wait()
+				t.Fatalf("the child printed %d window samples before its output ended", windows)
+			}
+			cmd.Process.Signal(tc.sig)
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != tc.code {
+				t.Fatalf("child exit: %v, want status %d", err, tc.code)
+			}
+			if el := time.Since(start); el > 30*time.Second {
+				t.Errorf("the child took %v to stop", el)
+			}
+			roots, _ := filepath.Glob(filepath.Join(dir, "cleanerlab-*"))
+			if len(roots) != 1 {
+				t.Fatalf("log roots %v", roots)
+			}
+			if _, err := os.Stat(filepath.Join(roots[0], engine.CleanShutdownFile)); err != nil {
+				t.Errorf("no clean-shutdown marker after %v: %v", tc.sig, err)
+			}
+			parts, _ := filepath.Glob(filepath.Join(roots[0], "cleanerlab-*"))
+			if len(parts) != 2 {
+				t.Fatalf("partitions %v", parts)
+			}
+			for _, p := range parts {
+				if rep, err := engine.Verify(p, engine.VerifyOptions{}); err != nil {
+					t.Errorf("%s: %v\n%v", p, err, rep)
+				}
+				l, err := engine.Open(p, engine.Options{ReadOnly: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if open, err := l.OpenTransactions(); err != nil || len(open) != 0 {
+					t.Errorf("%s: open transactions %v (%v)", p, open, err)
+				}
+				l.Close()
+			}
+			recs, _ := filepath.Glob(filepath.Join(out, "*", "series.csv"))
+			logs, _ := filepath.Glob(filepath.Join(out, "*", "log-cleaner.log"))
+			if len(recs) != 1 || len(logs) != 1 {
+				t.Fatalf("records %v, event logs %v", recs, logs)
+			}
+			b, _ := os.ReadFile(filepath.Join(filepath.Dir(recs[0]), "summary.md"))
+			if !strings.Contains(string(b), "stopped early: signal: "+tc.sig.String()) {
+				t.Errorf("summary.md does not say the run was stopped by %v:\n%s", tc.sig, b)
+			}
+		})
+	}
+}
+
+// TestSteadyBadInput: bad flags are errors naming the flag, before any
+// directory is made.
+func TestSteadyBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--write-rate", "0"}, "--write-rate"},
+		{[]string{"--duration", "0s"}, "--duration"},
+		{[]string{"--sample-interval", "1ms"}, "--sample-interval"},
+		{[]string{"--metrics-addr", "localhost:http"}, "--metrics-addr"},
+		{[]string{"--from-advice", filepath.Join(dir, "missing.json")}, "--from-advice"},
+		{[]string{"--segment.jitter.ms", "-1"}, "segment.jitter.ms"},
+	} {
+		_, err := cli(t, append([]string{"steady", "--dir", dir, "--out", dir}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want one naming %s", tc.args, err, tc.want)
+		}
+	}
+	if roots, _ := filepath.Glob(filepath.Join(dir, "cleanerlab-*")); len(roots) != 0 {
+		t.Errorf("bad input left %v", roots)
+	}
+}
+
+// TestCleanLogDirMetricsAddr: clean --dir LOGDIR --metrics-addr starts the
+// endpoint before cleaning (a bad address is an error naming the flag, a
+// good one is announced).
+func TestCleanLogDirMetricsAddr(t *testing.T) {
+	root := t.TempDir()
+	l, err := engine.Open(filepath.Join(root, "t-0"), engine.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if _, err := cli(t, "clean", "--dir", root, "--metrics-addr", "localhost:http"); err == nil || !strings.Contains(err.Error(), "--metrics-addr") {
+		t.Errorf("bad address: %v, want an error naming --metrics-addr", err)
+	}
+	out, err := cli(t, "clean", "--dir", root, "--metrics-addr", ":0")
+	if err != nil || !strings.Contains(out, "serving Prometheus metrics at http://127.0.0.1:") {
+		t.Errorf("clean --metrics-addr :0: %v\n%s", err, out)
+	}
+}

@@ -1,0 +1,36 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestApplyProfile: each profile sets exactly its fields, from the spec in
+// ProfileKafka and ProfileBest, and leaves sizes and the rest alone.
+func TestApplyProfile(t *testing.T) {
+	cfg := DefaultCleanerConfig()
+	cfg.DedupeBufferBytes, cfg.IOBufferBytes, cfg.IOPath, cfg.Readahead = 64<<20, 1<<20, "direct", "willneed"
+	if err := cfg.ApplyProfile(ProfileBest); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Hasher != "xxh3-128" || cfg.OffsetMap != "bucket16" || !cfg.WriteBehind || cfg.LookAhead || cfg.IOPath != "pread" || cfg.Readahead != "none" {
+		t.Errorf("best: hasher %s map %s write-behind %v look-ahead %v io %s readahead %s", cfg.Hasher, cfg.OffsetMap, cfg.WriteBehind, cfg.LookAhead, cfg.IOPath, cfg.Readahead)
+	}
+	if cfg.DedupeBufferBytes != 64<<20 || cfg.IOBufferBytes != 1<<20 || cfg.LoadFactor != 0.9 || !cfg.VerifyCRC {
+		t.Errorf("best changed sizes: %+v", cfg)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("best does not validate: %v", err)
+	}
+	if err := cfg.ApplyProfile(ProfileKafka); err != nil {
+		t.Fatal(err)
+	}
+	want := DefaultCleanerConfig()
+	want.DedupeBufferBytes, want.IOBufferBytes = 64<<20, 1<<20
+	if cfg != want {
+		t.Errorf("kafka after best: %+v, want Kafka's defaults %+v", cfg, want)
+	}
+	if err := cfg.ApplyProfile("fastest"); err == nil || !strings.Contains(err.Error(), `"fastest"`) || !strings.Contains(err.Error(), "kafka, best") {
+		t.Errorf("unknown profile: error %v", err)
+	}
+}
