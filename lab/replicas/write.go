@@ -18,7 +18,8 @@ import (
 // diverged count; one line per divergence kind seen; the cost (tombstone
 // and marker byte-seconds, horizon-to-removal delay in ms); the wall time
 // and the record's path. With shrink and a reproducer, the reproducer
-// scenario follows after a blank line. The error is JSON encoding's.
+// scenario follows the text after a blank line; JSON output stays one object,
+// the reproducer in its "reproducer" field. The error is JSON encoding's.
 func WriteCampaign(w io.Writer, rec *CampaignRecord, format string, seed uint64, runs int, shrink bool) error {
 	res := rec.Result
 	if format == "json" {
@@ -42,9 +43,9 @@ func WriteCampaign(w io.Writer, rec *CampaignRecord, format string, seed uint64,
 		}
 		fmt.Fprintf(w, "tombstone bytes held %.0f B·s, marker bytes held %.0f B·s, horizon to removal mean %.0f ms (max %d ms, %d removals)\n", res.TombstoneByteSeconds, res.MarkerByteSeconds, res.MeanDelayMs, res.MaxDelayMs, res.Removals)
 		fmt.Fprintf(w, "wall time %.1f s; record %s\n", rec.Wall.Seconds(), rec.Run.Path)
-	}
-	if shrink && res.Reproducer != "" {
-		fmt.Fprint(w, "\n"+res.Reproducer)
+		if shrink && res.Reproducer != "" {
+			fmt.Fprint(w, "\n"+res.Reproducer)
+		}
 	}
 	return nil
 }

@@ -44,6 +44,19 @@ func TestWriteCampaign(t *testing.T) {
 	if _, ok := m["runs_detail"]; ok {
 		t.Errorf("json has the per-run outcomes: %s", b.String())
 	}
+	// With --shrink, JSON output stays one object: the reproducer is its
+	// "reproducer" field, not text printed after it.
+	b.Reset()
+	if err := WriteCampaign(&b, rec, "json", 7, 4, true); err != nil {
+		t.Fatal(err)
+	}
+	m = nil
+	if err := json.Unmarshal(b.Bytes(), &m); err != nil {
+		t.Fatalf("json with shrink is not one JSON object: %v\n%s", err, b.String())
+	}
+	if m["reproducer"] != "scenario\n" {
+		t.Errorf("json reproducer %q, want %q", m["reproducer"], "scenario\n")
+	}
 }
 
 func padRight(s string, n int) string { return s + strings.Repeat(" ", max(0, n-len(s))) }
