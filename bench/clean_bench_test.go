@@ -44,6 +44,16 @@ func newCleanFixture(b, owner testing.TB, spec workloads.Spec) *cleanFixture {
 // producer state loaded (as a broker holds it) and sets the page cache.
 func (f *cleanFixture) fresh(b testing.TB, i int) *engine.Log {
 	b.Helper()
+	l := f.openCopy(b, i)
+	setCache(b, l)
+	return l
+}
+
+// openCopy copies the pristine log to directory copy-i and opens it with its
+// producer state loaded (as a broker holds it); the page cache is as the
+// copy left it.
+func (f *cleanFixture) openCopy(b testing.TB, i int) *engine.Log {
+	b.Helper()
 	dst := filepath.Join(f.root, "copy-"+strconv.Itoa(i))
 	if err := lab.CopyTree(f.pristine, dst); err != nil {
 		b.Fatal(err)
@@ -55,7 +65,6 @@ func (f *cleanFixture) fresh(b testing.TB, i int) *engine.Log {
 	if err := l.LoadProducerState(); err != nil {
 		b.Fatal(err)
 	}
-	setCache(b, l)
 	return l
 }
 

@@ -4,7 +4,6 @@ import (
 	"crypto/md5"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
@@ -46,17 +45,7 @@ func generate(t *testing.T) (*engine.Log, *workloads.GroundTruth) {
 // durability) and returns its stats.
 func clean(t *testing.T, l *engine.Log, m offsetmap.Map) *engine.CleanStats {
 	t.Helper()
-	c, err := engine.NewCleaner(engine.DefaultCleanerConfig(), engine.CleanerOptions{
-		Map: m, FsyncPolicy: "none", Now: func() time.Time { return time.UnixMilli(workloads.DefaultStartTimeMs + 1e9) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := c.Clean(l, engine.CleanOptions{Force: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return cleanWith(t, l, m, nil)
 }
 
 // truncatedMD5 keeps 12 bits of each key's md5 digest (the first byte and the

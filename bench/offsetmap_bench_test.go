@@ -97,7 +97,7 @@ func BenchmarkOffsetMap(b *testing.B) {
 			// filter selects and shared by the others of this pair.
 			var m offsetmap.Map
 			var keys keySet
-			setup := func(b *testing.B) {
+			setup := func(b *testing.B) (offsetmap.Map, keySet) {
 				b.StopTimer()
 				defer b.StartTimer()
 				if m == nil {
@@ -109,32 +109,11 @@ func BenchmarkOffsetMap(b *testing.B) {
 				}
 				m.Clear()
 				putAll(m, keys, n, 0)
+				return m, keys
 			}
 			suffix := fmt.Sprintf("/map=%s/hasher=%s/keys=%s", layout, hasher, kc.name)
-			b.Run("op=put"+suffix, func(b *testing.B) {
-				setup(b)
-				var probes offsetmap.Stats
-				for range b.N {
-					b.StopTimer()
-					m.Clear()
-					b.StartTimer()
-					putAll(m, keys, n, 0)
-					probes = probes.Add(m.Stats())
-				}
-				b.StopTimer()
-				report(b, m, n, probes)
-			})
-			b.Run("op=get"+suffix, func(b *testing.B) {
-				setup(b)
-				before := m.Stats()
-				for range b.N {
-					if sum := getAll(m, keys, n); sum != int64(n)*int64(n-1)/2 {
-						b.Fatalf("offsets of the %d keys sum to %d, want %d", n, sum, int64(n)*int64(n-1)/2)
-					}
-				}
-				b.StopTimer()
-				report(b, m, n, m.Stats().Sub(before))
-			})
+			b.Run("op=put"+suffix, func(b *testing.B) { benchPutRound(b, setup, n) })
+			b.Run("op=get"+suffix, func(b *testing.B) { benchGetRound(b, setup, n) })
 			b.Run("op=update"+suffix, func(b *testing.B) {
 				setup(b)
 				before := m.Stats()
@@ -154,35 +133,75 @@ func BenchmarkOffsetMap(b *testing.B) {
 			// The batched API: the keys of 16 records at a time (the
 			// generator's default records per batch), as the cleaner could
 			// hand over a record batch's keys.
-			b.Run("op=put-batch"+suffix, func(b *testing.B) {
-				setup(b)
-				bt := m.(offsetmap.Batcher)
-				var probes offsetmap.Stats
-				for range b.N {
-					b.StopTimer()
-					m.Clear()
-					b.StartTimer()
-					putAllBatched(bt, keys, n, 0)
-					probes = probes.Add(m.Stats())
-				}
-				b.StopTimer()
-				report(b, m, n, probes)
-			})
-			b.Run("op=get-batch"+suffix, func(b *testing.B) {
-				setup(b)
-				bt := m.(offsetmap.Batcher)
-				before := m.Stats()
-				for range b.N {
-					if sum := getAllBatched(bt, keys, n); sum != int64(n)*int64(n-1)/2 {
-						b.Fatalf("offsets of the %d keys sum to %d, want %d", n, sum, int64(n)*int64(n-1)/2)
-					}
-				}
-				b.StopTimer()
-				report(b, m, n, m.Stats().Sub(before))
-			})
+			b.Run("op=put-batch"+suffix, func(b *testing.B) { benchPutBatchRound(b, setup, n) })
+			b.Run("op=get-batch"+suffix, func(b *testing.B) { benchGetBatchRound(b, setup, n) })
 			m = nil // free the table before the next pair's
 		}
 	}
+}
+
+// mapSetup readies a shared map of a benchmark pair holding its n keys
+// (timer stopped) and returns it with the keys.
+type mapSetup func(b *testing.B) (offsetmap.Map, keySet)
+
+// benchPutRound is op=put: each iteration clears the map (timer stopped) and
+// puts the n keys with offsets i.
+func benchPutRound(b *testing.B, setup mapSetup, n int) {
+	m, keys := setup(b)
+	var probes offsetmap.Stats
+	for range b.N {
+		b.StopTimer()
+		m.Clear()
+		b.StartTimer()
+		putAll(m, keys, n, 0)
+		probes = probes.Add(m.Stats())
+	}
+	b.StopTimer()
+	report(b, m, n, probes)
+}
+
+// benchGetRound is op=get: each iteration gets the n keys and checks that
+// their offsets sum to 0+1+...+(n-1).
+func benchGetRound(b *testing.B, setup mapSetup, n int) {
+	m, keys := setup(b)
+	before := m.Stats()
+	for range b.N {
+		if sum := getAll(m, keys, n); sum != int64(n)*int64(n-1)/2 {
+			b.Fatalf("offsets of the %d keys sum to %d, want %d", n, sum, int64(n)*int64(n-1)/2)
+		}
+	}
+	b.StopTimer()
+	report(b, m, n, m.Stats().Sub(before))
+}
+
+// benchPutBatchRound is op=put-batch: benchPutRound through PutBatch.
+func benchPutBatchRound(b *testing.B, setup mapSetup, n int) {
+	m, keys := setup(b)
+	bt := m.(offsetmap.Batcher)
+	var probes offsetmap.Stats
+	for range b.N {
+		b.StopTimer()
+		m.Clear()
+		b.StartTimer()
+		putAllBatched(bt, keys, n, 0)
+		probes = probes.Add(m.Stats())
+	}
+	b.StopTimer()
+	report(b, m, n, probes)
+}
+
+// benchGetBatchRound is op=get-batch: benchGetRound through GetBatch.
+func benchGetBatchRound(b *testing.B, setup mapSetup, n int) {
+	m, keys := setup(b)
+	bt := m.(offsetmap.Batcher)
+	before := m.Stats()
+	for range b.N {
+		if sum := getAllBatched(bt, keys, n); sum != int64(n)*int64(n-1)/2 {
+			b.Fatalf("offsets of the %d keys sum to %d, want %d", n, sum, int64(n)*int64(n-1)/2)
+		}
+	}
+	b.StopTimer()
+	report(b, m, n, m.Stats().Sub(before))
 }
 
 // batches reports whether layout's maps implement offsetmap.Batcher.

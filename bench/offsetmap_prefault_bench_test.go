@@ -42,7 +42,7 @@ func BenchmarkOffsetMapPrefault(b *testing.B) {
 			}
 			var m offsetmap.Map
 			keys := keySet(nil)
-			setup := func(b *testing.B) {
+			setup := func(b *testing.B) (offsetmap.Map, keySet) {
 				b.StopTimer()
 				defer b.StartTimer()
 				if m == nil {
@@ -60,59 +60,14 @@ func BenchmarkOffsetMapPrefault(b *testing.B) {
 				}
 				m.Clear()
 				putAll(m, keys, n, 0)
+				return m, keys
 			}
 			suffix := fmt.Sprintf("/map=%s/hasher=%s/keys=5e6/prefault=%t", layout, hasher, prefault)
-			b.Run("op=put"+suffix, func(b *testing.B) {
-				setup(b)
-				var probes offsetmap.Stats
-				for range b.N {
-					b.StopTimer()
-					m.Clear()
-					b.StartTimer()
-					putAll(m, keys, n, 0)
-					probes = probes.Add(m.Stats())
-				}
-				b.StopTimer()
-				report(b, m, n, probes)
-			})
-			b.Run("op=get"+suffix, func(b *testing.B) {
-				setup(b)
-				before := m.Stats()
-				for range b.N {
-					if sum := getAll(m, keys, n); sum != int64(n)*int64(n-1)/2 {
-						b.Fatalf("offsets of the %d keys sum to %d, want %d", n, sum, int64(n)*int64(n-1)/2)
-					}
-				}
-				b.StopTimer()
-				report(b, m, n, m.Stats().Sub(before))
-			})
+			b.Run("op=put"+suffix, func(b *testing.B) { benchPutRound(b, setup, n) })
+			b.Run("op=get"+suffix, func(b *testing.B) { benchGetRound(b, setup, n) })
 			if batches(layout) {
-				b.Run("op=put-batch"+suffix, func(b *testing.B) {
-					setup(b)
-					bt := m.(offsetmap.Batcher)
-					var probes offsetmap.Stats
-					for range b.N {
-						b.StopTimer()
-						m.Clear()
-						b.StartTimer()
-						putAllBatched(bt, keys, n, 0)
-						probes = probes.Add(m.Stats())
-					}
-					b.StopTimer()
-					report(b, m, n, probes)
-				})
-				b.Run("op=get-batch"+suffix, func(b *testing.B) {
-					setup(b)
-					bt := m.(offsetmap.Batcher)
-					before := m.Stats()
-					for range b.N {
-						if sum := getAllBatched(bt, keys, n); sum != int64(n)*int64(n-1)/2 {
-							b.Fatalf("offsets of the %d keys sum to %d, want %d", n, sum, int64(n)*int64(n-1)/2)
-						}
-					}
-					b.StopTimer()
-					report(b, m, n, m.Stats().Sub(before))
-				})
+				b.Run("op=put-batch"+suffix, func(b *testing.B) { benchPutBatchRound(b, setup, n) })
+				b.Run("op=get-batch"+suffix, func(b *testing.B) { benchGetBatchRound(b, setup, n) })
 			}
 			m = nil
 		}

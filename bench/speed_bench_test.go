@@ -3,9 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 	"unsafe"
@@ -96,17 +94,7 @@ func speedLogBytes() int64 { return scaled(32<<20, 1<<20) }
 // -bench.cache.
 func (f *cleanFixture) freshIn(b testing.TB, i int, cache lab.CacheState) *engine.Log {
 	b.Helper()
-	dst := filepath.Join(f.root, "copy-"+strconv.Itoa(i))
-	if err := lab.CopyTree(f.pristine, dst); err != nil {
-		b.Fatal(err)
-	}
-	l, err := engine.Open(filepath.Join(dst, fmt.Sprintf("%s-0", f.spec.Topic)), engine.Options{Config: &f.logCfg})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := l.LoadProducerState(); err != nil {
-		b.Fatal(err)
-	}
+	l := f.openCopy(b, i)
 	if _, err := lab.SetCache([]*engine.Log{l}, cache, false); err != nil {
 		b.Fatalf("cache %s: %v", cache, err)
 	}

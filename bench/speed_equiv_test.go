@@ -104,7 +104,8 @@ func TestFastPathsCleanLikeKafka(t *testing.T) {
 func cleanWith(t *testing.T, l *engine.Log, m offsetmap.Map, cfg *engine.CleanerConfig) *engine.CleanStats {
 	t.Helper()
 	if cfg == nil {
-		return clean(t, l, m)
+		def := engine.DefaultCleanerConfig()
+		cfg = &def
 	}
 	c, err := engine.NewCleaner(*cfg, engine.CleanerOptions{
 		Map: m, FsyncPolicy: "none", Now: func() time.Time { return time.UnixMilli(workloads.DefaultStartTimeMs + 1e9) },

@@ -41,36 +41,63 @@ func ReadCheckpoint(fsys FS, path string) (map[TopicPartition]record.Offset, err
 	if err != nil {
 		return nil, err
 	}
+	err = decodeCheckpointText(path, data, 3, "topic partition offset", "bad partition or offset in %q", func(fields []string) bool {
+		p, err1 := strconv.ParseInt(fields[1], 10, 32)
+		off, err2 := strconv.ParseInt(fields[2], 10, 64)
+		if err1 != nil || err2 != nil || p < 0 {
+			return false
+		}
+		out[TopicPartition{Topic: fields[0], Partition: int32(p)}] = record.Offset(off)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// decodeCheckpointText parses one of Kafka's checkpoint text files
+// (CheckpointFile's format, shared by the offset checkpoints and
+// leader-epoch-checkpoint; path names it in errors): a version line "0", an
+// entry count line, then exactly that many entry lines of width
+// whitespace-separated fields (shape names them in errors). Each entry
+// line's fields go, in file order, to entry, which returns false when they
+// do not parse; the error then gives the line by badEntry, a format with
+// one %q for the line. Errors wrap ErrBadCheckpoint and give the line.
+func decodeCheckpointText(path string, data []byte, width int, shape, badEntry string, entry func(fields []string) bool) error {
 	bad := func(line int, format string, args ...any) error {
 		return fmt.Errorf("%w: %s line %d: %s", ErrBadCheckpoint, path, line, fmt.Sprintf(format, args...))
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 	if len(lines) < 2 {
-		return nil, bad(len(lines), "want a version line and a count line, file has %d lines", len(lines))
+		return bad(len(lines), "want a version line and a count line, file has %d lines", len(lines))
 	}
 	if v, err := strconv.Atoi(strings.TrimSpace(lines[0])); err != nil || v != checkpointVersion {
-		return nil, bad(1, "version %q, want %d", lines[0], checkpointVersion)
+		return bad(1, "version %q, want %d", lines[0], checkpointVersion)
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(lines[1]))
 	if err != nil || n < 0 {
-		return nil, bad(2, "entry count %q is not a non-negative integer", lines[1])
+		return bad(2, "entry count %q is not a non-negative integer", lines[1])
 	}
 	if len(lines)-2 != n {
-		return nil, bad(2, "entry count %d but %d entry lines", n, len(lines)-2)
+		return bad(2, "entry count %d but %d entry lines", n, len(lines)-2)
 	}
 	for i, line := range lines[2:] {
 		fields := strings.Fields(line)
-		if len(fields) != 3 {
-			return nil, bad(i+3, "want \"topic partition offset\", got %q", line)
+		if len(fields) != width {
+			return bad(i+3, "want %q, got %q", shape, line)
 		}
-		p, err1 := strconv.ParseInt(fields[1], 10, 32)
-		off, err2 := strconv.ParseInt(fields[2], 10, 64)
-		if err1 != nil || err2 != nil || p < 0 {
-			return nil, bad(i+3, "bad partition or offset in %q", line)
+		if !entry(fields) {
+			return bad(i+3, badEntry, line)
 		}
-		out[TopicPartition{Topic: fields[0], Partition: int32(p)}] = record.Offset(off)
 	}
-	return out, nil
+	return nil
+}
+
+// encodeCheckpointHeader writes the version and entry count lines of
+// Kafka's checkpoint text format to b.
+func encodeCheckpointHeader(b *bytes.Buffer, n int) {
+	fmt.Fprintf(b, "%d\n%d\n", checkpointVersion, n)
 }
 
 // WriteCheckpoint writes entries in Kafka's checkpoint format, atomically
@@ -91,7 +118,7 @@ func WriteCheckpoint(fsys FS, path string, entries map[TopicPartition]record.Off
 		return tps[i].Partition < tps[j].Partition
 	})
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%d\n%d\n", checkpointVersion, len(tps))
+	encodeCheckpointHeader(&b, len(tps))
 	for _, tp := range tps {
 		fmt.Fprintf(&b, "%s %d %d\n", tp.Topic, tp.Partition, int64(entries[tp]))
 	}

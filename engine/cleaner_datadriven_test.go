@@ -62,19 +62,30 @@ import (
 //	reopen
 //	  Closes and reopens the log, then prints its log end offset and the log.
 func TestCleanerDataDriven(t *testing.T) {
-	datadriven.Walk(t, "testdata/cleaner", func(t *testing.T, path string) {
-		var h ddHarness
-		defer h.close(t)
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			return h.run(t, d)
-		})
-	})
+	walkDataDriven(t, "testdata/cleaner", func() ddRunner { return &ddHarness{} })
 }
 
 type ddHarness struct {
 	root, dir string
 	cfg       LogConfig
 	l         *Log
+}
+
+// ddRunner is one datadriven file's harness: run answers a directive,
+// close releases what the file opened.
+type ddRunner interface {
+	run(t *testing.T, d *datadriven.TestData) string
+	close(t *testing.T)
+}
+
+// walkDataDriven runs every datadriven file under dir, each with a fresh
+// harness from newHarness, closed when the file ends.
+func walkDataDriven(t *testing.T, dir string, newHarness func() ddRunner) {
+	datadriven.Walk(t, dir, func(t *testing.T, path string) {
+		h := newHarness()
+		defer h.close(t)
+		datadriven.RunTest(t, path, h.run)
+	})
 }
 
 func (h *ddHarness) close(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
 )
@@ -146,7 +145,7 @@ func (c *epochCache) truncateFromStart(start record.Offset) bool {
 // file holding entries, in Kafka's format.
 func EncodeLeaderEpochCheckpoint(entries []EpochEntry) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%d\n%d\n", checkpointVersion, len(entries))
+	encodeCheckpointHeader(&b, len(entries))
 	for _, e := range entries {
 		fmt.Fprintf(&b, "%d %d\n", e.Epoch, int64(e.StartOffset))
 	}
@@ -160,35 +159,18 @@ func EncodeLeaderEpochCheckpoint(entries []EpochEntry) []byte {
 // line. The entries are returned as written; Kafka's cache then assigns
 // them in order, which drops non-monotonic ones (the Log does the same).
 func DecodeLeaderEpochCheckpoint(path string, data []byte) ([]EpochEntry, error) {
-	bad := func(line int, format string, args ...any) error {
-		return fmt.Errorf("%w: %s line %d: %s", ErrBadCheckpoint, path, line, fmt.Sprintf(format, args...))
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) < 2 {
-		return nil, bad(len(lines), "want a version line and a count line, file has %d lines", len(lines))
-	}
-	if v, err := strconv.Atoi(strings.TrimSpace(lines[0])); err != nil || v != checkpointVersion {
-		return nil, bad(1, "version %q, want %d", lines[0], checkpointVersion)
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(lines[1]))
-	if err != nil || n < 0 {
-		return nil, bad(2, "entry count %q is not a non-negative integer", lines[1])
-	}
-	if len(lines)-2 != n {
-		return nil, bad(2, "entry count %d but %d entry lines", n, len(lines)-2)
-	}
-	out := make([]EpochEntry, 0, n)
-	for i, line := range lines[2:] {
-		fields := strings.Fields(line)
-		if len(fields) != 2 {
-			return nil, bad(i+3, "want \"epoch startOffset\", got %q", line)
-		}
+	out := []EpochEntry{}
+	err := decodeCheckpointText(path, data, 2, "epoch startOffset", "bad epoch or start offset in %q (want two non-negative integers)", func(fields []string) bool {
 		epoch, err1 := strconv.ParseInt(fields[0], 10, 32)
 		off, err2 := strconv.ParseInt(fields[1], 10, 64)
 		if err1 != nil || err2 != nil || epoch < 0 || off < 0 {
-			return nil, bad(i+3, "bad epoch or start offset in %q (want two non-negative integers)", line)
+			return false
 		}
 		out = append(out, EpochEntry{Epoch: int32(epoch), StartOffset: record.Offset(off)})
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -325,11 +307,8 @@ func (l *Log) AppendAsLeader(batches []byte, leaderEpoch int32) (first, last rec
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return -1, -1, ErrClosed
-	}
-	if l.readOnly {
-		return -1, -1, fmt.Errorf("%w: append to %s", ErrReadOnly, l.dir)
+	if err := l.writableLocked("append to"); err != nil {
+		return -1, -1, err
 	}
 	if len(batches) == 0 {
 		return -1, -1, fmt.Errorf("engine: append as leader to %s: no batch", l.dir)
@@ -388,11 +367,8 @@ func putBaseOffsetAndEpoch(batch []byte, base record.Offset, epoch int32) {
 func (l *Log) AppendAsFollower(batches []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return ErrClosed
-	}
-	if l.readOnly {
-		return fmt.Errorf("%w: append to %s", ErrReadOnly, l.dir)
+	if err := l.writableLocked("append to"); err != nil {
+		return err
 	}
 	if len(batches) == 0 {
 		return nil
@@ -439,11 +415,8 @@ func (l *Log) AssignLeaderEpoch(epoch int32) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return ErrClosed
-	}
-	if l.readOnly {
-		return fmt.Errorf("%w: assign a leader epoch to %s", ErrReadOnly, l.dir)
+	if err := l.writableLocked("assign a leader epoch to"); err != nil {
+		return err
 	}
 	return l.assignEpoch(epoch, l.segments[len(l.segments)-1].nextOffset)
 }

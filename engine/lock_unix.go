@@ -24,14 +24,11 @@ import (
 // flock with a record lock, the two locks conflict with each other and a
 // read-write open fails (Kafka does not support log directories on NFS).
 func lockRootDir(fsys FS, root string) (File, error) {
-	path := filepath.Join(root, LockFile)
-	f, err := fsys.OpenReadWrite(path)
-	if isNotExist(err) {
-		f, err = fsys.Create(path)
-	}
+	f, err := openLockFile(fsys, root)
 	if err != nil {
-		return nil, fmt.Errorf("engine: lock log directory %s: %w", root, err)
+		return nil, err
 	}
+	path := filepath.Join(root, LockFile)
 	busy := func() error {
 		f.Close()
 		return fmt.Errorf("%w: %s: %s is locked: another process (a cleanerlab command or a Kafka broker) is using this log directory", ErrLogDirLocked, root, path)

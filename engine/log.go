@@ -211,16 +211,27 @@ func (l *Log) SizeBytes() int64 {
 func (l *Log) Append(batches []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return ErrClosed
-	}
-	if l.readOnly {
-		return fmt.Errorf("%w: append to %s", ErrReadOnly, l.dir)
+	if err := l.writableLocked("append to"); err != nil {
+		return err
 	}
 	if len(batches) == 0 {
 		return nil
 	}
 	return l.appendLocked(batches)
+}
+
+// writableLocked is the precondition of every change to the log: ErrClosed
+// when it is closed, ErrReadOnly (naming op, e.g. "append to", and the
+// directory) when it was opened read-only, nil otherwise.
+// REQUIRES: l.mu held.
+func (l *Log) writableLocked(op string) error {
+	if l.closed {
+		return ErrClosed
+	}
+	if l.readOnly {
+		return fmt.Errorf("%w: %s %s", ErrReadOnly, op, l.dir)
+	}
+	return nil
 }
 
 // validateBatches checks the header, size, CRC and offsets of every batch
@@ -383,11 +394,8 @@ func (l *Log) roll(base record.Offset) error {
 func (l *Log) Roll() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return ErrClosed
-	}
-	if l.readOnly {
-		return fmt.Errorf("%w: roll %s", ErrReadOnly, l.dir)
+	if err := l.writableLocked("roll"); err != nil {
+		return err
 	}
 	active := l.segments[len(l.segments)-1]
 	if active.size == 0 {

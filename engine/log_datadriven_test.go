@@ -56,13 +56,7 @@ import (
 //	retention now=MS [hw=N]
 //	  Log.DeleteOldSegments at MS; prints what it deleted and the files.
 func TestLogDataDriven(t *testing.T) {
-	datadriven.Walk(t, "testdata/log", func(t *testing.T, path string) {
-		h := logHarness{}
-		defer h.close(t)
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			return h.run(t, d)
-		})
-	})
+	walkDataDriven(t, "testdata/log", func() ddRunner { return &logHarness{} })
 }
 
 // switchFS lets a test swap the FS under an open Log.

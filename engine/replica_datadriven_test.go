@@ -48,13 +48,7 @@ import (
 //	  offset, MCCO, MXFO, and the partition's entries of the cleaner,
 //	  recovery-point and log-start-offset checkpoints.
 func TestReplicaDataDriven(t *testing.T) {
-	datadriven.Walk(t, "testdata/replica", func(t *testing.T, path string) {
-		h := replicaHarness{}
-		defer h.close(t)
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			return h.run(t, d)
-		})
-	})
+	walkDataDriven(t, "testdata/replica", func() ddRunner { return &replicaHarness{} })
 }
 
 type replicaHarness struct {

@@ -50,11 +50,8 @@ func (l *Log) DeleteRecords(offset record.Offset) (record.Offset, error) {
 	hw := l.HighWatermark()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return l.logStartOffset, ErrClosed
-	}
-	if l.readOnly {
-		return l.logStartOffset, fmt.Errorf("%w: delete records of %s", ErrReadOnly, l.dir)
+	if err := l.writableLocked("delete records of"); err != nil {
+		return l.logStartOffset, err
 	}
 	if offset == -1 {
 		offset = hw
@@ -62,14 +59,7 @@ func (l *Log) DeleteRecords(offset record.Offset) (record.Offset, error) {
 	if offset < 0 || offset > hw {
 		return l.logStartOffset, fmt.Errorf("%w: delete records below %d of %s: the high watermark is %d", ErrOffsetOutOfRange, offset, l.tp, hw)
 	}
-	if offset <= l.logStartOffset {
-		return l.logStartOffset, nil
-	}
-	l.logStartOffset = offset
-	if err := l.writeLogStartOffset(); err != nil {
-		return offset, err
-	}
-	return offset, l.logStartOffsetRaised()
+	return l.raiseLogStartOffset(offset)
 }
 
 // DeleteOldSegments applies retention at time now, as Kafka's
@@ -89,11 +79,8 @@ func (l *Log) DeleteOldSegments(now time.Time) (*RetentionResult, error) {
 	hw := l.HighWatermark()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return nil, ErrClosed
-	}
-	if l.readOnly {
-		return nil, fmt.Errorf("%w: retention of %s", ErrReadOnly, l.dir)
+	if err := l.writableLocked("retention of"); err != nil {
+		return nil, err
 	}
 	nowMs := now.UnixMilli()
 	res := &RetentionResult{}

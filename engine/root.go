@@ -14,6 +14,20 @@ import (
 // files of the same name.
 const LockFile = ".lock"
 
+// openLockFile opens root/.lock read-write through the FS, creating it when
+// it is missing; the caller locks it (lockRootDir). Errors name the root.
+func openLockFile(fsys FS, root string) (File, error) {
+	path := filepath.Join(root, LockFile)
+	f, err := fsys.OpenReadWrite(path)
+	if isNotExist(err) {
+		f, err = fsys.Create(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("engine: lock log directory %s: %w", root, err)
+	}
+	return f, nil
+}
+
 // logDirRoot is this process's state of one log directory root (the
 // parent of partition directories): the one owner of the read-write Logs
 // open in it, the root's .lock, the clean-shutdown marker written when the

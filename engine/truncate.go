@@ -193,11 +193,8 @@ func (l *Log) truncateFullyLocked(offset record.Offset) error {
 // checkTruncate is the common precondition of the truncations.
 // REQUIRES: l.mu held.
 func (l *Log) checkTruncate(what string, offset record.Offset) error {
-	if l.closed {
-		return ErrClosed
-	}
-	if l.readOnly {
-		return fmt.Errorf("%w: %s %s", ErrReadOnly, what, l.dir)
+	if err := l.writableLocked(what); err != nil {
+		return err
 	}
 	if offset < 0 {
 		return fmt.Errorf("%w: %s %s to offset %d, want >= 0", ErrOffsetOutOfRange, what, l.tp, offset)
@@ -315,15 +312,20 @@ func (l *Log) MaybeIncrementLogStartOffset(offset record.Offset) (record.Offset,
 	hw := l.HighWatermark()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return l.logStartOffset, ErrClosed
-	}
-	if l.readOnly {
-		return l.logStartOffset, fmt.Errorf("%w: raise the log start offset of %s", ErrReadOnly, l.dir)
+	if err := l.writableLocked("raise the log start offset of"); err != nil {
+		return l.logStartOffset, err
 	}
 	if offset > hw {
 		return l.logStartOffset, fmt.Errorf("%w: log start offset %d of %s above the high watermark %d", ErrOffsetOutOfRange, offset, l.tp, hw)
 	}
+	return l.raiseLogStartOffset(offset)
+}
+
+// raiseLogStartOffset sets the log start offset to offset when it is higher,
+// writes its log-start-offset-checkpoint entry and follows the raise
+// (logStartOffsetRaised); it returns the log start offset. The caller has
+// checked offset against the high watermark. REQUIRES: l.mu held.
+func (l *Log) raiseLogStartOffset(offset record.Offset) (record.Offset, error) {
 	if offset <= l.logStartOffset {
 		return l.logStartOffset, nil
 	}

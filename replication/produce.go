@@ -154,6 +154,18 @@ func (c *Cluster) Produce(s ProduceSpec) (ProduceResult, error) {
 		res.Err = ErrNotLeaderOrFollower
 	case s.Acks == AcksAll && c.underMinISR():
 		res.Err = fmt.Errorf("%w: ISR %v is below min.insync.replicas %d", ErrNotEnoughReplicas, c.isr, c.effectiveMinISR())
+	case pr != nil && !s.Txn:
+		// A non-transactional batch of a producer whose transaction is
+		// open on the leader is refused, as Kafka's
+		// ProducerAppendInfo.appendDataBatch ("Expected transactional
+		// write from producer ..."); nothing is appended.
+		open, err := lb.log.OpenTransactions()
+		if err != nil {
+			return res, fmt.Errorf("replication: leader %d producer state: %w", lb.ID, err)
+		}
+		if first, ok := open[int64(pr.id)]; ok {
+			res.Err = fmt.Errorf("%w: expected a transactional write from producer %s, whose transaction is open from offset %d", ErrInvalidTxnState, pr.name, first)
+		}
 	}
 	if res.Err != nil {
 		w.State = Refused

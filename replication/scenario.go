@@ -72,12 +72,19 @@ type args struct {
 	cmd  string
 	list []Arg
 	used map[string]bool
+	// valued is the first flag read with has that was given a value.
+	valued string
 }
 
+// has reports a flag (an argument without a value, such as txn); finish
+// fails on one given a value (txn=false would otherwise read as txn).
 func (a *args) has(key string) bool {
 	for _, x := range a.list {
 		if x.Key == key {
 			a.used[key] = true
+			if x.HasVal && a.valued == "" {
+				a.valued = x.Key + "=" + x.Val
+			}
 			return true
 		}
 	}
@@ -118,12 +125,22 @@ func (a *args) duration(key string) (int64, bool, error) {
 	return ms, true, nil
 }
 
-// finish fails on an argument the command did not use.
+// finish fails on an argument the command did not use, on one given twice
+// and on a flag given a value.
 func (a *args) finish() error {
+	seen := map[string]bool{}
 	for _, x := range a.list {
 		if !a.used[x.Key] {
 			return bad("%s: unknown argument %q", a.cmd, x.Key)
 		}
+		if seen[x.Key] {
+			return bad("%s: %s given twice", a.cmd, x.Key)
+		}
+		seen[x.Key] = true
+	}
+	if a.valued != "" {
+		k, _, _ := strings.Cut(a.valued, "=")
+		return bad("%s: %s takes no value (got %s)", a.cmd, k, a.valued)
 	}
 	return nil
 }
@@ -381,6 +398,11 @@ func (r *Runner) produce(a *args, out *strings.Builder) error {
 	s.Txn = a.has("txn")
 	if s.Txn && s.Producer == "" {
 		return bad("produce: txn needs producer=NAME")
+	}
+	if s.Txn && s.Acks != AcksAll {
+		// A transactional producer is idempotent, and Kafka's producer
+		// refuses idempotence with acks other than all (ProducerConfig).
+		return bad("produce: a transactional producer needs acks=all (Kafka's producer refuses acks=%s with idempotence)", s.Acks)
 	}
 	if err := a.finish(); err != nil {
 		return err

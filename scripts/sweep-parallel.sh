@@ -71,9 +71,16 @@ shards=${shards:-$hosts}
 [[ $shards =~ ^[1-9][0-9]*$ ]] || fail "--shards $shards: want a whole number, at least 1"
 indexes=()
 if [[ -n $only ]]; then
-	IFS=, read -ra indexes <<<"$only"
-	for i in "${indexes[@]}"; do
-		[[ $i =~ ^[0-9]+$ ]] && ((i < shards)) || fail "--only $only: $i is not a shard of 0..$((shards - 1))"
+	# Each shard once, in decimal ("08" is not octal): two jobs of one shard
+	# would write two complete records of it, which the merge refuses.
+	IFS=, read -ra given <<<"$only"
+	declare -A seen=()
+	for i in "${given[@]}"; do
+		[[ $i =~ ^[0-9]+$ ]] && ((10#$i < shards)) || fail "--only $only: $i is not a shard of 0..$((shards - 1))"
+		i=$((10#$i))
+		[[ -n ${seen[$i]:-} ]] && continue
+		seen[$i]=1
+		indexes+=("$i")
 	done
 else
 	for ((i = 0; i < shards; i++)); do indexes+=("$i"); done

@@ -5,17 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"runtime"
-	"sort"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
-	"github.com/cleanerlab/cleanerlab/results"
 )
 
 func newAdviseCmd() *cobra.Command {
@@ -115,7 +111,7 @@ reports predicted vs measured passes and clean time with the error.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(a)
 			}
-			printAdvice(out, a, resolved, calNote, calib)
+			sizing.WriteAdviceTable(out, a, resolved, calNote, calib)
 			return nil
 		},
 	}
@@ -142,67 +138,4 @@ reports predicted vs measured passes and clean time with the error.`,
 	cal.bind(f)
 	cleanerConfigFlags(f, &cc)
 	return cmd
-}
-
-func printAdvice(w io.Writer, a *sizing.Advice, cc engine.CleanerConfig, calNote string, cal *sizing.Calibration) {
-	fmt.Fprintf(w, "advice from the %s (a MODEL PREDICTION from the inputs below, not a measurement)\n", a.Source)
-	var chosen sizing.LayoutAdvice
-	for _, la := range a.Layouts {
-		if la.Layout == a.Layout {
-			chosen = la
-		}
-	}
-	fmt.Fprintf(w, "  log.cleaner.dedupe.buffer.size  %s  (%s/%s map, %d B/entry, %d keys per pass per thread: %d pass(es) per clean; now %s gives %d)\n",
-		results.FormatBytes(a.DedupeBufferBytes), chosen.Layout, chosen.Hasher, chosen.EntryBytes, chosen.MaxKeysPerPass, a.Passes, results.FormatBytes(cc.DedupeBufferBytes), a.CurrentPasses)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "    layout\thasher\tB/entry\tbuffer\tkeys/pass/thread\tpasses\tP(collision) per pass")
-	for _, la := range a.Layouts {
-		fmt.Fprintf(tw, "    %s\t%s\t%d\t%s\t%d\t%d\t%.2g\n", la.Layout, la.Hasher, la.EntryBytes, results.FormatBytes(la.DedupeBufferBytes), la.MaxKeysPerPass, la.Passes, la.CollisionProbability)
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "  log.cleaner.threads             %d  (%s)\n", a.Threads, a.ThreadsReason)
-	fmt.Fprintf(w, "  log.cleaner.io.buffer.size      %s  (%s read + %s write buffer per thread)\n", results.FormatBytes(a.IOBufferBytes),
-		results.FormatBytes(a.IOBufferBytes/int64(2*a.Threads)), results.FormatBytes(a.IOBufferBytes/int64(2*a.Threads)))
-	if cal != nil {
-		fmt.Fprintf(w, "  clean time per partition        %.3f s  (calibration: map build %s/s, copy %s/s; %s)\n", a.CleanSeconds,
-			results.FormatBytes(int64(cal.MapBuildBytesPerSecond)), results.FormatBytes(int64(cal.CopyBytesPerSecond)), calNote)
-	} else {
-		fmt.Fprintf(w, "  clean time per partition        - (%s)\n", calNote)
-	}
-	fmt.Fprintf(w, "  dirty ratio                     peak %.3f, mean %.3f\n", a.PeakDirtyRatio, a.MeanDirtyRatio)
-	if a.MaxCompactionDelaySeconds > 0 {
-		fmt.Fprintf(w, "  max compaction delay            %.1f s\n", a.MaxCompactionDelaySeconds)
-	}
-	fmt.Fprintf(w, "  memory                          %s (dedupe buffer + I/O buffers)\n", results.FormatBytes(a.MemoryBytes))
-	fmt.Fprintf(w, "Kafka's rule of thumb (24 bytes per entry, every dirty record a distinct key, no load factor; 8 GB cleans ~366 GB of head at 1 KiB messages): %s\n",
-		results.FormatBytes(a.RuleOfThumbBufferBytes))
-	fmt.Fprintln(w, "model inputs:")
-	names := make([]string, 0, len(a.Inputs))
-	for k := range a.Inputs {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		fmt.Fprintf(w, "  %-28s %.6g\n", k, a.Inputs[k])
-	}
-	fmt.Fprintln(w, "formulas:")
-	for _, f := range a.Formulas {
-		fmt.Fprintf(w, "  %s\n", f)
-	}
-	for _, n := range a.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	if v := a.Validation; v != nil {
-		fmt.Fprintf(w, "validation at scale %.4g (keys per buffer kept; warm cache, one thread; measured now, fastest of %d runs each):\n", v.Scale, len(v.Runs[0].CleanSecondsSamples))
-		if c := v.Calibration; c != nil {
-			fmt.Fprintf(w, "  predicted with the calibration measured between the runs: map build %s/s, copy %s/s\n", results.FormatBytes(int64(c.MapBuildBytesPerSecond)), results.FormatBytes(int64(c.CopyBytesPerSecond)))
-		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  run\tbuffer\tkeys\tpasses predicted\tmeasured\tclean s predicted\tmeasured\terror")
-		for _, r := range v.Runs {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%.4f\t%.4f\t%+.1f%%\n", r.Name, results.FormatBytes(r.DedupeBufferBytes), r.Keys, r.PassesPredicted, r.PassesMeasured,
-				r.CleanSecondsPredicted, r.CleanSecondsMeasured, 100*r.CleanSecondsError)
-		}
-		tw.Flush()
-	}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/iosched"
-	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/lab"
 )
 
 func newBaselineCmd() *cobra.Command {
@@ -45,7 +45,6 @@ share of the device's read bandwidth and of memory copy bandwidth.`,
 			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 				return fmt.Errorf("baseline: --dir %s: not a directory (%v)", dir, err)
 			}
-			o.Dir = dir
 			// A count given as 0 is refused here: the options read 0 as
 			// "the default", which a user who typed it did not ask for.
 			if o.Runs < 1 {
@@ -59,42 +58,7 @@ share of the device's read bandwidth and of memory copy bandwidth.`,
 					return fmt.Errorf("baseline: --%s %d: want at least 1 byte (leave the flag out for the default)", c.name, c.value)
 				}
 			}
-			if err := o.Validate(); err != nil {
-				return fmt.Errorf("baseline: %w", err)
-			}
-			env, _ := results.CaptureEnvironment(dir)
-			w := cmd.OutOrStdout()
-			size := o.FileBytes
-			if size <= 0 {
-				size = max(iosched.DefaultBaselineFileBytes, 2*o.DeviceCacheBytes)
-			}
-			d := env.DataDir
-			fmt.Fprintf(w, "measuring %s (%s on %s, mount %s (%s), kernel %s): %s file, %s blocks, %d runs\n", dir, d.FSType, orNone(d.Device),
-				d.MountPoint, d.MountOptions, env.KernelRelease, results.FormatBytes(size), results.FormatBytes(int64(o.BlockBytes)), o.Runs)
-			b, err := iosched.MeasureBaseline(o)
-			if err != nil {
-				return fmt.Errorf("baseline: %w", err)
-			}
-			results.StampBaseline(b, env)
-			path := results.BaselinePath(out, env.DataDir)
-			if err := results.WriteBaseline(path, b); err != nil {
-				return err
-			}
-			mibps := func(v float64) string { return fmt.Sprintf("%10.1f MiB/s", v/(1<<20)) }
-			fmt.Fprintf(w, "  device sequential read  %s  (O_DIRECT of a file not in the page cache, samples %s)\n", mibps(b.DeviceReadBps), samples(b.DeviceReadSamples))
-			fmt.Fprintf(w, "  device sequential write %s  (O_DIRECT + fdatasync, samples %s)\n", mibps(b.DeviceWriteBps), samples(b.DeviceWriteSamples))
-			fmt.Fprintf(w, "  memory copy             %s  (one core, %s buffer, samples %s)\n", mibps(b.MemCopyBps), results.FormatBytes(b.MemBytes), samples(b.MemCopySamples))
-			fmt.Fprintf(w, "cold read check: before each read the file left the page cache by %s; %s found %d of its bytes cached\n", b.DropMethod, b.ResidencyMethod, b.ResidentBeforeReadBytes)
-			if b.DropNote != "" {
-				fmt.Fprintf(w, "note: %s\n", b.DropNote)
-			}
-			vm := "if this is a virtual machine,"
-			if guest, known := results.UnderHypervisor(); known && guest {
-				vm = "this machine runs under a hypervisor (cpuinfo flag), so"
-			}
-			fmt.Fprintf(w, "note: %s the host's page cache may still serve these reads, unseen by this kernel; a read figure far above the disk's rating is the host's cache (use --file-bytes above the host's free memory)\n", vm)
-			fmt.Fprintf(w, "baseline: %s\n", path)
-			return nil
+			return lab.MeasureBaseline(cmd.OutOrStdout(), dir, out, o)
 		},
 	}
 	f := cmd.Flags()
@@ -107,24 +71,6 @@ share of the device's read bandwidth and of memory copy bandwidth.`,
 	f.Var((*byteSize)(&o.MemBytes), "mem-bytes", "buffer copied to measure memory bandwidth (bytes)")
 	f.BoolVar(&o.DropCaches, "drop-caches", o.DropCaches, "also write 3 to /proc/sys/vm/drop_caches before each read: the whole machine's page cache (root only; falls back to fadvise DONTNEED, always done, and says so)")
 	return cmd
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "no block device"
-	}
-	return s
-}
-
-func samples(v []float64) string {
-	s := ""
-	for i, x := range v {
-		if i > 0 {
-			s += " "
-		}
-		s += fmt.Sprintf("%.0f", x/(1<<20))
-	}
-	return s
 }
 
 // intByteSize is byteSize for an int.

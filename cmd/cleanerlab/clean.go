@@ -14,6 +14,8 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/lab/inspect"
+	"github.com/cleanerlab/cleanerlab/lab/sizing"
 	"github.com/cleanerlab/cleanerlab/lab/steady"
 )
 
@@ -66,7 +68,7 @@ complete), and the command exits 130 or 143.`,
 				return fmt.Errorf("clean: --dir %s: no such directory", dir)
 			}
 			o := lab.CleanOptions{Log: logCfg, Cleaner: cleanerCfg, Force: force, Roll: roll, KafkaRecovery: kafkaRecovery,
-				Now: nowMs.clock(), Passes: passes, Recovery: printRecovery}
+				Now: nowMs.clock(), Passes: passes, Recovery: inspect.WriteRecovery}
 			logFor, set, err := tc.logConfigs(cmd, dir)
 			if err != nil {
 				return err
@@ -90,7 +92,7 @@ complete), and the command exits 130 or 143.`,
 				}
 			}
 			if !cmd.Flags().Changed("cleanup.policy") {
-				warnKeyless(cmd.OutOrStdout(), dir, set, cleanerCfg)
+				sizing.WarnKeyless(cmd.OutOrStdout(), dir, set, cleanerCfg)
 			}
 			if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
 				if cmd.Flags().Changed("first-dirty-offset") || cmd.Flags().Changed("passes") || cmd.Flags().Changed("high-watermark") {

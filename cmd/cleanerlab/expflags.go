@@ -95,38 +95,5 @@ func flagPath(name string) string {
 		}
 		addr = rv.Pointer()
 	}
-	return pathAt(reflect.ValueOf(&e).Elem(), addr, "")
-}
-
-// pathAt finds the leaf field of v at address addr.
-func pathAt(v reflect.Value, addr uintptr, prefix string) string {
-	t := v.Type()
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if name == "" {
-			name = sf.Name
-		}
-		if !sf.IsExported() || name == "-" {
-			continue
-		}
-		fv := v.Field(i)
-		path := prefix + name
-		if fv.Kind() == reflect.Struct && fv.NumField() > 0 && !isLeafStruct(fv) {
-			if p := pathAt(fv, addr, path+"."); p != "" {
-				return p
-			}
-			continue
-		}
-		if fv.Addr().Pointer() == addr {
-			return path
-		}
-	}
-	return ""
-}
-
-// isLeafStruct: struct fields a flag sets whole (a size distribution).
-func isLeafStruct(v reflect.Value) bool {
-	_, ok := v.Addr().Interface().(interface{ IsFixed() bool })
-	return ok
+	return lab.FieldPathAt(&e, addr)
 }

@@ -2,15 +2,12 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab/truthfile"
-	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
 
@@ -43,13 +40,7 @@ anything, then check them with cleanerlab verify --dir PARTITION_OR_LOGDIR --tru
 			if err := truthfile.Write(truth, res); err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			for i, d := range res.Dirs {
-				fmt.Fprintf(out, "%s: %s clean base + %s dirty head, first dirty offset %d, log end offset %d\n", d,
-					results.FormatBytes(res.CleanBytes[i]), results.FormatBytes(res.DirtyBytes[i]), res.FirstDirtyOffsets[i], res.LogEndOffsets[i])
-			}
-			fmt.Fprintf(out, "%d records (%d tombstones) in %d batches, %s; checkpoint %s\n", res.Records, res.Tombstones, res.Batches, results.FormatBytes(res.Bytes), res.CheckpointPath)
-			fmt.Fprintf(out, "ground truth: %s\n", truth)
+			truthfile.WriteSummary(cmd.OutOrStdout(), res, truth)
 			return nil
 		},
 	}
@@ -61,19 +52,4 @@ anything, then check them with cleanerlab verify --dir PARTITION_OR_LOGDIR --tru
 	f.Int64Var(&logCfg.SegmentIndexBytes, "segment.index.bytes", logCfg.SegmentIndexBytes, "segment.index.bytes (bytes)")
 	f.StringVar(&spec.Topic, "topic", spec.Topic, "topic name of the partition directories")
 	return cmd
-}
-
-// verifyTruth is verify --truth: every key's latest record of the partition
-// dir against a ground truth file of cleanerlab generate.
-func verifyTruth(w io.Writer, dir, truth string) error {
-	rep, err := truthfile.Verify(dir, truth)
-	if rep != nil {
-		for _, p := range rep.Problems {
-			fmt.Fprintf(w, "PROBLEM %s\n", p)
-		}
-		if err == nil {
-			fmt.Fprintf(w, "truth %s: %d keys (%d tombstones) of %d partition(s): every latest record read as written\n", truth, rep.Keys, rep.Tombstones, rep.Partitions)
-		}
-	}
-	return err
 }

@@ -5,11 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,7 +14,6 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
 	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
-	"github.com/cleanerlab/cleanerlab/results"
 )
 
 // topicConfigFlags are --server-config and --topic-config.
@@ -36,16 +31,7 @@ func (t *topicConfigFlags) bind(f *pflag.FlagSet) {
 // cleaner config: server.properties and dynamic broker configs over cc's
 // defaults, the log.cleaner.* flags given on the command line over both.
 func (t *topicConfigFlags) load(cmd *cobra.Command, dir string, cc engine.CleanerConfig) (*topicconfig.Set, engine.CleanerConfig, error) {
-	root := dir
-	if _, err := engine.ParseTopicPartition(filepath.Base(dir)); err == nil {
-		if sub, err := engine.PartitionDirs(nil, dir); err == nil && len(sub) == 0 {
-			root = filepath.Dir(dir)
-		}
-	}
-	if dir == "" {
-		root = ""
-	}
-	set, err := topicconfig.Load(topicconfig.LoadOptions{ServerConfig: t.server, TopicConfig: t.topics, LogDir: root})
+	set, err := topicconfig.Load(topicconfig.LoadOptions{ServerConfig: t.server, TopicConfig: t.topics, LogDir: topicconfig.LogDirRoot(dir)})
 	if err != nil {
 		return nil, cc, err
 	}
@@ -174,7 +160,7 @@ its error and the plan goes on.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(p)
 			}
-			printPlan(out, p, calNote)
+			sizing.WritePlanTable(out, p, calNote)
 			return nil
 		},
 	}
@@ -189,101 +175,12 @@ its error and the plan goes on.`,
 	return cmd
 }
 
-func printPlan(w io.Writer, p *sizing.Plan, calNote string) {
-	c := p.Cleaner
-	fmt.Fprintf(w, "plan of %s at %s (read-only)\n", p.Dir, time.UnixMilli(p.NowMs).UTC().Format(time.RFC3339))
-	fmt.Fprintf(w, "cleaner: %d thread(s), log.cleaner.dedupe.buffer.size %s (%s each, %s/%s map, %d B/entry: %d keys per pass at load factor %g)\n",
-		c.Threads, results.FormatBytes(c.DedupeBufferBytes), results.FormatBytes(c.DedupeBufferBytes/int64(c.Threads)), c.OffsetMap, c.Hasher, c.EntryBytes, c.MaxKeysPerPass, c.LoadFactor)
-	if calNote != "" {
-		fmt.Fprintf(w, "calibration: %s\n", calNote)
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PARTITION\tPOLICY\tSIZE\tCLEAN\tDIRTY\tRATIO\tDIRTY RANGE\tBOUND\tDIRTY KEYS\tTOMB\tCTRL\tPASSES\tORDER\tPREDICTED")
-	for _, pt := range p.Partitions {
-		keys := fmt.Sprint(pt.DirtyKeys)
-		if pt.DirtyKeysEstimate {
-			keys = fmt.Sprintf("~%d ±%.2f%%", pt.DirtyKeys, 100*pt.DirtyKeysError)
-		}
-		passes := fmt.Sprint(pt.Passes)
-		if pt.PassesEstimate {
-			passes = ">=" + passes
-		}
-		order := "-"
-		if pt.Order > 0 {
-			order = fmt.Sprint(pt.Order)
-		}
-		pred := "-"
-		if pt.PredictedCleanSeconds != nil {
-			pred = fmt.Sprintf("%.3f s", *pt.PredictedCleanSeconds)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t[%d, %d)\t%s\t%s\t%.1f%%\t%.1f%%\t%s\t%s\t%s\n", pt.Name, policyLabel(pt), results.FormatBytes(pt.SizeBytes),
-			results.FormatBytes(pt.CleanBytes), results.FormatBytes(pt.DirtyBytes), pt.CleanableRatio, pt.FirstDirtyOffset, pt.FirstUncleanableOffset, orDash(pt.UncleanableBound),
-			keys, 100*pt.TombstoneShare, 100*pt.ControlShare, passes, order, pred)
-	}
-	tw.Flush()
-	for _, pt := range p.Partitions {
-		if pt.NotCleanable != "" {
-			fmt.Fprintf(w, "  %s: %s\n", pt.Name, pt.NotCleanable)
-		}
-	}
-	t := p.Totals
-	keys := fmt.Sprint(t.DirtyKeys)
-	if t.DirtyKeysEstimate {
-		keys = "~" + keys + " (partly estimated)"
-	}
-	fmt.Fprintf(w, "totals: %d partitions (%d eligible now, %d uncleanable), %s, %s clean, %s dirty, %s dirty keys, %d passes\n",
-		t.Partitions, t.Eligible, t.Uncleanable, results.FormatBytes(t.SizeBytes), results.FormatBytes(t.CleanBytes), results.FormatBytes(t.DirtyBytes), keys, t.Passes)
-	if len(p.Order) > 0 {
-		fmt.Fprintf(w, "order Kafka's manager would clean them in (filthiest first): %s\n", strings.Join(p.Order, ", "))
-	}
-	if t.PredictedCleanSeconds != nil {
-		fmt.Fprintf(w, "predicted clean time of the eligible partitions with %d thread(s): %.3f s (a model prediction from the calibration)\n", c.Threads, *t.PredictedCleanSeconds)
-	}
-	for _, wn := range p.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", wn)
-	}
-}
-
-func policyLabel(pt sizing.Partition) string {
-	if pt.Policy == "" {
-		return `""`
-	}
-	if pt.PolicySource == topicconfig.SourceAssumed {
-		return pt.Policy + "?"
-	}
-	return pt.Policy
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// sources reports whether a per-topic config source applies to the data
-// directory dir: --server-config, --topic-config, or the KRaft metadata
-// log in its root.
-func (t *topicConfigFlags) sources(dir string) bool {
-	if t.server != "" || t.topics != "" {
-		return true
-	}
-	root := dir
-	if _, err := engine.ParseTopicPartition(filepath.Base(dir)); err == nil {
-		if sub, err := engine.PartitionDirs(nil, dir); err == nil && len(sub) == 0 {
-			root = filepath.Dir(dir)
-		}
-	}
-	st, err := os.Stat(filepath.Join(root, topicconfig.MetadataPartition))
-	return err == nil && st.IsDir()
-}
-
 // logConfigs is clean's and retention's per-topic config: when a source
 // applies, each topic's resolved config with the topic-config flags given
 // on the command line applied on top; nil when none applies (the flags'
 // one config for every partition, as before).
 func (t *topicConfigFlags) logConfigs(cmd *cobra.Command, dir string) (func(engine.TopicPartition) (engine.LogConfig, error), *topicconfig.Set, error) {
-	if !t.sources(dir) {
+	if !topicconfig.HasSources(t.server, t.topics, dir) {
 		return nil, nil, nil
 	}
 	set, _, err := t.load(cmd, dir, engine.DefaultCleanerConfig())
@@ -309,24 +206,4 @@ func (t *topicConfigFlags) logConfigs(cmd *cobra.Command, dir string) (func(engi
 		}
 		return cfg, cfg.Validate()
 	}, set, nil
-}
-
-// warnKeyless prints, before a clean, a warning for every partition whose
-// cleanup.policy no source states (assumed compact) and whose dirty section
-// holds keyless records, which a compacting clean deletes. It reads the
-// dirty sections with a read-only plan.
-func warnKeyless(w io.Writer, dir string, set *topicconfig.Set, cc engine.CleanerConfig) {
-	if set == nil {
-		set = &topicconfig.Set{}
-	}
-	p, err := sizing.MakePlan(dir, sizing.Options{Configs: set, Cleaner: cc, SkipCleanSectionCRC: true})
-	if err != nil {
-		return // the clean reports the problem itself
-	}
-	for _, pt := range p.Partitions {
-		if pt.PolicySource == topicconfig.SourceAssumed && pt.KeylessRecords > 0 {
-			fmt.Fprintf(w, "warning: %s: cleanup.policy is not known (no --server-config, --topic-config, metadata log or --cleanup.policy says it; compact assumed) and %d keyless records of its dirty section will be deleted by this clean\n",
-				pt.Name, pt.KeylessRecords)
-		}
-	}
 }

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -32,7 +29,7 @@ func newReplicasRunCmd() *cobra.Command {
 		Short: "run scenario files; exit 1 where an output differs from the file's expected block",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, cleanup, err := workDir(dir)
+			root, cleanup, err := replicas.WorkDir(dir)
 			if err != nil {
 				return err
 			}
@@ -49,19 +46,6 @@ func newReplicasRunCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "directory for the brokers' log directories (default: a fresh temp dir, removed afterwards)")
 	return cmd
-}
-
-// workDir is dir (created) or a fresh temp dir removed by cleanup.
-func workDir(dir string) (string, func(), error) {
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", nil, err
-		}
-		d, err := os.MkdirTemp(dir, "replicas-")
-		return d, func() { os.RemoveAll(d) }, err
-	}
-	d, err := os.MkdirTemp("", "cleanerlab-replicas-")
-	return d, func() { os.RemoveAll(d) }, err
 }
 
 func newReplicasCampaignCmd() *cobra.Command {
@@ -86,7 +70,7 @@ func newReplicasCampaignCmd() *cobra.Command {
 			if runs < 1 || n < 2 || n > 9 || events < 1 {
 				return fmt.Errorf("--runs %d, --replicas %d, --events %d: want runs >= 1, replicas 2..9, events >= 1", runs, n, events)
 			}
-			root, cleanup, err := workDir(dir)
+			root, cleanup, err := replicas.WorkDir(dir)
 			if err != nil {
 				return err
 			}
@@ -95,34 +79,7 @@ func newReplicasCampaignCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			w := cmd.OutOrStdout()
-			res := rec.Result
-			if format == "json" {
-				short := *res
-				short.Outcomes = nil
-				b, err := json.MarshalIndent(struct {
-					*replication.CampaignResult
-					Record string  `json:"record"`
-					WallS  float64 `json:"wall_s"`
-				}{&short, rec.Run.Path, rec.Wall.Seconds()}, "", "  ")
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(w, string(b))
-			} else {
-				fmt.Fprintf(w, "mode %s: %d runs (%d events, %d brokers, seeds %d..%d): %d diverged\n", res.Mode, res.Runs, res.Events, res.Replicas, seed, seed+uint64(runs)-1, res.Diverged)
-				for _, k := range replication.Kinds {
-					if c := res.ByKind[k]; c > 0 {
-						fmt.Fprintf(w, "  %-18s %d runs\n", k, c)
-					}
-				}
-				fmt.Fprintf(w, "tombstone bytes held %.0f B·s, marker bytes held %.0f B·s, horizon to removal mean %.0f ms (max %d ms, %d removals)\n", res.TombstoneByteSeconds, res.MarkerByteSeconds, res.MeanDelayMs, res.MaxDelayMs, res.Removals)
-				fmt.Fprintf(w, "wall time %.1f s; record %s\n", rec.Wall.Seconds(), rec.Run.Path)
-			}
-			if shrink && res.Reproducer != "" {
-				fmt.Fprint(w, "\n"+res.Reproducer)
-			}
-			return nil
+			return replicas.WriteCampaign(cmd.OutOrStdout(), rec, format, seed, runs, shrink)
 		},
 	}
 	f := cmd.Flags()
@@ -147,19 +104,15 @@ func newReplicasCostCmd() *cobra.Command {
 		Short: "the cost of coordinated cleaning against one replica's downtime: table, plot and run record",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var ds []int64
-			for _, s := range strings.Split(downtimes, ",") {
-				ms, err := replication.ParseDurationMs(strings.TrimSpace(s))
-				if err != nil {
-					return fmt.Errorf("--downtime %q: %v", s, err)
-				}
-				ds = append(ds, ms)
+			ds, err := replicas.ParseDowntimes(downtimes)
+			if err != nil {
+				return err
 			}
 			ret, err := replication.ParseDurationMs(retention)
 			if err != nil || ret < 1 {
 				return fmt.Errorf("--delete-retention %q: want a duration > 0", retention)
 			}
-			root, cleanup, err := workDir(dir)
+			root, cleanup, err := replicas.WorkDir(dir)
 			if err != nil {
 				return err
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,15 +42,7 @@ the report still renders. --format json prints the merge's summary.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				// Never write over an earlier report of the same second.
-				base := "report-" + time.Now().UTC().Format("20060102-150405")
-				out = base
-				for i := 2; ; i++ {
-					if _, err := os.Stat(out); os.IsNotExist(err) {
-						break
-					}
-					out = fmt.Sprintf("%s-%d", base, i)
-				}
+				out = lab.NewReportDir(time.Now())
 			}
 			if merge {
 				if col != "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/lab/inspect"
 )
 
 func newRetentionCmd() *cobra.Command {
@@ -36,7 +37,7 @@ log start offset after.`,
 			if dir == "" {
 				return errors.New("retention: --dir is required")
 			}
-			o := lab.RetentionOptions{Log: logCfg, Now: nowMs.clock(), HighWatermark: highWatermark.offset(), Recovery: printRecovery}
+			o := lab.RetentionOptions{Log: logCfg, Now: nowMs.clock(), HighWatermark: highWatermark.offset(), Recovery: inspect.WriteRecovery}
 			if logFor, _, err := tc.logConfigs(cmd, dir); err != nil {
 				return err
 			} else if logFor != nil {

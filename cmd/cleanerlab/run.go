@@ -162,19 +162,11 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 		return err
 	}
 	lab.WriteRunTable(out, run)
-	for _, st := range lab.Stats(run) {
-		fmt.Fprint(out, lab.KafkaLine(st))
-	}
+	lab.WriteKafkaLines(out, run)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "record: %s\n", run.Path)
-	if run.DataDir != "" {
-		fmt.Fprintf(out, "data: %s\n", run.DataDir)
-	}
-	if run.UncleanedDir != "" {
-		fmt.Fprintf(out, "uncleaned data: %s\n", run.UncleanedDir)
-	}
+	lab.WriteRunPaths(out, run)
 	if v := run.Verification; v != nil && !v.Passed {
 		return exitError{code: 2, err: fmt.Errorf("verification failed:\n%s", v.Detail)}
 	}

@@ -3,13 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/lab/inspect"
+	"github.com/cleanerlab/cleanerlab/lab/truthfile"
 )
 
 func newVerifyCmd() *cobra.Command {
@@ -53,10 +53,10 @@ clean) would do to it, and verify exits 3 when that is all it found.`,
 				inspect.WriteVerifyResult(out, r)
 			}
 			if truth != "" {
-				err = errors.Join(err, verifyTruth(out, dir, truth))
+				err = errors.Join(err, truthfile.Check(out, dir, truth))
 			}
 			if err != nil {
-				if onlyRecoveryPending(results) {
+				if inspect.OnlyRecoveryPending(results) {
 					return exitError{code: 3, err: err}
 				}
 				return exitError{code: 2, err: err}
@@ -70,36 +70,4 @@ clean) would do to it, and verify exits 3 when that is all it found.`,
 	cmd.Flags().BoolVar(&ignoreCheckpoint, "ignore-checkpoint", false, "skip the compaction check")
 	cmd.Flags().StringVar(&truth, "truth", "", "also check every key's latest record against this ground truth file (from cleanerlab generate)")
 	return cmd
-}
-
-// printRecovery prints what a read-write Open found and changed.
-func printRecovery(w io.Writer, r *engine.RecoveryReport) {
-	if r == nil {
-		return
-	}
-	for _, t := range r.Truncations {
-		fmt.Fprintf(w, "recovery: %s\n", t)
-	}
-	for _, p := range r.DeletedSegments {
-		fmt.Fprintf(w, "recovery: deleted %s (after a torn tail)\n", p)
-	}
-	for _, p := range r.RemovedOrphans {
-		fmt.Fprintf(w, "recovery: removed orphan index %s\n", p)
-	}
-}
-
-// onlyRecoveryPending reports whether every partition that failed has no
-// problem but pending recovery (engine.ErrRecoveryPending): verify's exit 3.
-func onlyRecoveryPending(results []inspect.VerifyResult) bool {
-	pending := false
-	for _, r := range results {
-		if r.Err == nil {
-			continue
-		}
-		if !errors.Is(r.Err, engine.ErrRecoveryPending) || (r.Report != nil && len(r.Report.Problems) > 0) {
-			return false
-		}
-		pending = true
-	}
-	return pending
 }

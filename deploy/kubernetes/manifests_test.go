@@ -122,6 +122,7 @@ func TestSweepJob(t *testing.T) {
 	if j.Spec.BackoffLimitPerIndex == nil {
 		t.Errorf("%s: no backoffLimitPerIndex: one failing shard would fail the others", file)
 	}
+	checkNoRetryOnExit1(t, file, j, batchv1.PodFailurePolicyActionFailIndex)
 	pod := &j.Spec.Template.Spec
 	if pod.RestartPolicy != corev1.RestartPolicyNever {
 		t.Errorf("%s: restartPolicy %q, want Never (a shard restarted in place would mix two attempts' records)", file, pod.RestartPolicy)
@@ -199,9 +200,40 @@ func TestSweepJob(t *testing.T) {
 	}
 }
 
+// checkNoRetryOnExit1 checks j's podFailurePolicy: cleanerlab sweep exits 1
+// when a run of the shard failed, after writing a complete record
+// (shard.json status complete, the run's error in it). A retry would write
+// a second complete record of the shard, and report --merge refuses two
+// complete records of one shard; so exit status 1 must end the shard
+// (want: FailIndex for an Indexed Job, FailJob for one shard), while a
+// killed or evicted pod (137, 143: a running or stopped record, which a
+// complete one supersedes) is still retried.
+func checkNoRetryOnExit1(t *testing.T, file string, j *batchv1.Job, want batchv1.PodFailurePolicyAction) {
+	t.Helper()
+	found := false
+	if pfp := j.Spec.PodFailurePolicy; pfp != nil {
+		for _, r := range pfp.Rules {
+			if r.OnExitCodes == nil || r.OnExitCodes.Operator != batchv1.PodFailurePolicyOnExitCodesOpIn {
+				continue
+			}
+			if r.Action == want && slices.Contains(r.OnExitCodes.Values, 1) {
+				found = true
+			}
+			stops := r.Action == batchv1.PodFailurePolicyActionFailIndex || r.Action == batchv1.PodFailurePolicyActionFailJob
+			if stops && (slices.Contains(r.OnExitCodes.Values, 137) || slices.Contains(r.OnExitCodes.Values, 143)) {
+				t.Errorf("%s: podFailurePolicy rule %v stops the retry of a killed shard", file, r)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("%s: no podFailurePolicy rule %s onExitCodes In [1]: a shard whose runs failed (exit 1, complete record) would be retried into a second complete record, which report --merge refuses", file, want)
+	}
+}
+
 func TestRerunShardJob(t *testing.T) {
 	const file = "rerun-shard-job.yaml"
 	j := readJob(t, file)
+	checkNoRetryOnExit1(t, file, j, batchv1.PodFailurePolicyActionFailJob)
 	pod := &j.Spec.Template.Spec
 	c := &pod.Containers[0]
 	if got := flagValue(t, file, c.Args, "shard"); got != "$(SHARD)" {

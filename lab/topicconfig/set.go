@@ -88,7 +88,10 @@ func checkBrokerValue(key, value string) error {
 	if bt, ok := brokerToTopic[key]; ok {
 		k := topicConfigs[bt.topic].kind
 		if bt.factor != 1 {
-			k = kindLong
+			// log.roll.hours, log.roll.jitter.hours, log.retention.minutes
+			// and .hours are INT in Kafka's ServerLogConfigs, so their
+			// conversion to ms never overflows int64.
+			k = kindInt
 		}
 		_, err := checkValue(k, value)
 		return err
@@ -250,7 +253,7 @@ func (s *Set) For(topic string) (Resolved, error) {
 	r.Policy = pol.Value
 	lc, err := toLogConfig(r.Configs, s.brokerOr("producer.id.expiration.ms"))
 	if err != nil {
-		return r, fmt.Errorf("topicconfig: topic %s: %w", topic, err)
+		return r, fmt.Errorf("topicconfig: topic %s: %w", topic, s.blame(err, r.Configs))
 	}
 	lc.Compact, lc.Delete = r.Compact(), r.Delete()
 	r.Log = lc
@@ -348,9 +351,41 @@ func (s *Set) CleanerConfig(base engine.CleanerConfig) (engine.CleanerConfig, er
 		return c, err
 	}
 	if verr := c.Validate(); verr != nil {
+		if blamed := s.blame(verr, s.Broker()); blamed != verr {
+			return c, blamed
+		}
 		return c, fmt.Errorf("topicconfig: %w", verr)
 	}
 	return c, nil
+}
+
+// blame prefixes an engine range error ("engine: KEY VALUE ...") with the
+// file, line and key the offending value was read from, as a parse error
+// is ("server.properties:2: log.cleaner.threads: engine: ..."); a topic
+// config set through a broker synonym is named by the synonym the file
+// holds (log.segment.bytes for segment.bytes). An error naming no config
+// with a known source is returned as it is.
+func (s *Set) blame(err error, values map[string]Value) error {
+	msg := err.Error()
+	rest, ok := strings.CutPrefix(msg, "engine: ")
+	if !ok {
+		return err
+	}
+	name, _, _ := strings.Cut(rest, " ")
+	v, ok := values[name]
+	if !ok || v.Where == "" {
+		return err
+	}
+	key := name
+	if v.Source == SourceServer || v.Source == SourceDynamicDefault {
+		for _, syn := range topicSynonyms[name] {
+			if bv, ok := s.broker[syn.broker]; ok && bv.Where == v.Where {
+				key = syn.broker
+				break
+			}
+		}
+	}
+	return fmt.Errorf("%s: %s: %w", v.Where, key, err)
 }
 
 // toLogConfig builds the engine's LogConfig from resolved topic configs.

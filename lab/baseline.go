@@ -1,0 +1,83 @@
+package lab
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/results"
+)
+
+// MeasureBaseline is "cleanerlab baseline": it measures the device under
+// the directory dir and one core's memory copy bandwidth with
+// iosched.MeasureBaseline (o.Dir is set to dir; a file of o.FileBytes, or
+// when that is 0 the larger of iosched.DefaultBaselineFileBytes and twice
+// o.DeviceCacheBytes), stamps the result with the environment of dir
+// (results.StampBaseline) and caches it in the runs directory out
+// (results.BaselinePath). It writes to w what it measures before it
+// starts, the read, write and copy figures in MiB/s (medians) with their
+// samples, how the file left the page cache and how much of it was still
+// cached, the virtual-machine caveat and the cached file's path. Errors:
+// dir not a directory, o out of range, a failed measurement (a file found
+// cached included) or a failed write of the cache, each prefixed
+// "baseline: " where the measurement is concerned.
+func MeasureBaseline(w io.Writer, dir, out string, o iosched.BaselineOptions) error {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("baseline: --dir %s: not a directory (%v)", dir, err)
+	}
+	o.Dir = dir
+	if err := o.Validate(); err != nil {
+		return fmt.Errorf("baseline: %w", err)
+	}
+	env, _ := results.CaptureEnvironment(dir)
+	size := o.FileBytes
+	if size <= 0 {
+		size = max(iosched.DefaultBaselineFileBytes, 2*o.DeviceCacheBytes)
+	}
+	d := env.DataDir
+	fmt.Fprintf(w, "measuring %s (%s on %s, mount %s (%s), kernel %s): %s file, %s blocks, %d runs\n", dir, d.FSType, deviceOrNone(d.Device),
+		d.MountPoint, d.MountOptions, env.KernelRelease, results.FormatBytes(size), results.FormatBytes(int64(o.BlockBytes)), o.Runs)
+	b, err := iosched.MeasureBaseline(o)
+	if err != nil {
+		return fmt.Errorf("baseline: %w", err)
+	}
+	results.StampBaseline(b, env)
+	path := results.BaselinePath(out, env.DataDir)
+	if err := results.WriteBaseline(path, b); err != nil {
+		return err
+	}
+	mibps := func(v float64) string { return fmt.Sprintf("%10.1f MiB/s", v/(1<<20)) }
+	fmt.Fprintf(w, "  device sequential read  %s  (O_DIRECT of a file not in the page cache, samples %s)\n", mibps(b.DeviceReadBps), mibSamples(b.DeviceReadSamples))
+	fmt.Fprintf(w, "  device sequential write %s  (O_DIRECT + fdatasync, samples %s)\n", mibps(b.DeviceWriteBps), mibSamples(b.DeviceWriteSamples))
+	fmt.Fprintf(w, "  memory copy             %s  (one core, %s buffer, samples %s)\n", mibps(b.MemCopyBps), results.FormatBytes(b.MemBytes), mibSamples(b.MemCopySamples))
+	fmt.Fprintf(w, "cold read check: before each read the file left the page cache by %s; %s found %d of its bytes cached\n", b.DropMethod, b.ResidencyMethod, b.ResidentBeforeReadBytes)
+	if b.DropNote != "" {
+		fmt.Fprintf(w, "note: %s\n", b.DropNote)
+	}
+	vm := "if this is a virtual machine,"
+	if guest, known := results.UnderHypervisor(); known && guest {
+		vm = "this machine runs under a hypervisor (cpuinfo flag), so"
+	}
+	fmt.Fprintf(w, "note: %s the host's page cache may still serve these reads, unseen by this kernel; a read figure far above the disk's rating is the host's cache (use --file-bytes above the host's free memory)\n", vm)
+	fmt.Fprintf(w, "baseline: %s\n", path)
+	return nil
+}
+
+func deviceOrNone(s string) string {
+	if s == "" {
+		return "no block device"
+	}
+	return s
+}
+
+func mibSamples(v []float64) string {
+	s := ""
+	for i, x := range v {
+		if i > 0 {
+			s += " "
+		}
+		s += fmt.Sprintf("%.0f", x/(1<<20))
+	}
+	return s
+}

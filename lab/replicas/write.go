@@ -1,0 +1,85 @@
+package replicas
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cleanerlab/cleanerlab/replication"
+)
+
+// WriteCampaign writes rec as "cleanerlab replicas campaign" prints it.
+// format "json" is one indented JSON object: the CampaignResult without
+// its per-run outcomes, plus "record" (the run record's path) and "wall_s"
+// (the campaign's wall time in seconds). Any other format is text: the
+// mode, runs, events, brokers, the seed range seed..seed+runs-1 and the
+// diverged count; one line per divergence kind seen; the cost (tombstone
+// and marker byte-seconds, horizon-to-removal delay in ms); the wall time
+// and the record's path. With shrink and a reproducer, the reproducer
+// scenario follows the text after a blank line; JSON output stays one object,
+// the reproducer in its "reproducer" field. The error is JSON encoding's.
+func WriteCampaign(w io.Writer, rec *CampaignRecord, format string, seed uint64, runs int, shrink bool) error {
+	res := rec.Result
+	if format == "json" {
+		short := *res
+		short.Outcomes = nil
+		b, err := json.MarshalIndent(struct {
+			*replication.CampaignResult
+			Record string  `json:"record"`
+			WallS  float64 `json:"wall_s"`
+		}{&short, rec.Run.Path, rec.Wall.Seconds()}, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(w, string(b))
+	} else {
+		fmt.Fprintf(w, "mode %s: %d runs (%d events, %d brokers, seeds %d..%d): %d diverged\n", res.Mode, res.Runs, res.Events, res.Replicas, seed, seed+uint64(runs)-1, res.Diverged)
+		for _, k := range replication.Kinds {
+			if c := res.ByKind[k]; c > 0 {
+				fmt.Fprintf(w, "  %-18s %d runs\n", k, c)
+			}
+		}
+		fmt.Fprintf(w, "tombstone bytes held %.0f B·s, marker bytes held %.0f B·s, horizon to removal mean %.0f ms (max %d ms, %d removals)\n", res.TombstoneByteSeconds, res.MarkerByteSeconds, res.MeanDelayMs, res.MaxDelayMs, res.Removals)
+		fmt.Fprintf(w, "wall time %.1f s; record %s\n", rec.Wall.Seconds(), rec.Run.Path)
+		if shrink && res.Reproducer != "" {
+			fmt.Fprint(w, "\n"+res.Reproducer)
+		}
+	}
+	return nil
+}
+
+// WorkDir makes a fresh directory for the brokers' log directories: a
+// "replicas-*" directory under dir (dir is created first, mode 0755) or,
+// when dir is "", a "cleanerlab-replicas-*" directory in the OS temp dir.
+// cleanup removes the fresh directory and everything in it. The error is
+// the OS's, naming the path.
+func WorkDir(dir string) (root string, cleanup func(), err error) {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", nil, err
+		}
+		d, err := os.MkdirTemp(dir, "replicas-")
+		return d, func() { os.RemoveAll(d) }, err
+	}
+	d, err := os.MkdirTemp("", "cleanerlab-replicas-")
+	return d, func() { os.RemoveAll(d) }, err
+}
+
+// ParseDowntimes parses "cleanerlab replicas cost --downtime": a
+// comma-separated list of durations, each as replication.ParseDurationMs
+// reads it (0, 500ms, 10s, 5m, 1h, 1d; spaces around an item ignored),
+// into milliseconds in the order given. The error names the item and
+// says why, prefixed "--downtime".
+func ParseDowntimes(list string) ([]int64, error) {
+	var ds []int64
+	for _, s := range strings.Split(list, ",") {
+		ms, err := replication.ParseDurationMs(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("--downtime %q: %v", s, err)
+		}
+		ds = append(ds, ms)
+	}
+	return ds, nil
+}

@@ -1,0 +1,185 @@
+package sizing
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
+	"github.com/cleanerlab/cleanerlab/results"
+)
+
+// WritePlanTable writes p as the table "cleanerlab plan" prints: a
+// header with the time and the cleaner config, calNote (the calibration's
+// status, omitted when empty), one row per partition (sizes in
+// results.FormatBytes, shares in percent, PREDICTED a model prediction in
+// seconds or "-"), each partition's reason it is not cleanable, the totals,
+// the cleaning order and the warnings.
+func WritePlanTable(w io.Writer, p *Plan, calNote string) {
+	c := p.Cleaner
+	fmt.Fprintf(w, "plan of %s at %s (read-only)\n", p.Dir, time.UnixMilli(p.NowMs).UTC().Format(time.RFC3339))
+	fmt.Fprintf(w, "cleaner: %d thread(s), log.cleaner.dedupe.buffer.size %s (%s each, %s/%s map, %d B/entry: %d keys per pass at load factor %g)\n",
+		c.Threads, results.FormatBytes(c.DedupeBufferBytes), results.FormatBytes(c.DedupeBufferBytes/int64(c.Threads)), c.OffsetMap, c.Hasher, c.EntryBytes, c.MaxKeysPerPass, c.LoadFactor)
+	if calNote != "" {
+		fmt.Fprintf(w, "calibration: %s\n", calNote)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PARTITION\tPOLICY\tSIZE\tCLEAN\tDIRTY\tRATIO\tDIRTY RANGE\tBOUND\tDIRTY KEYS\tTOMB\tCTRL\tPASSES\tORDER\tPREDICTED")
+	for _, pt := range p.Partitions {
+		keys := fmt.Sprint(pt.DirtyKeys)
+		if pt.DirtyKeysEstimate {
+			keys = fmt.Sprintf("~%d ±%.2f%%", pt.DirtyKeys, 100*pt.DirtyKeysError)
+		}
+		passes := fmt.Sprint(pt.Passes)
+		if pt.PassesEstimate {
+			passes = ">=" + passes
+		}
+		order := "-"
+		if pt.Order > 0 {
+			order = fmt.Sprint(pt.Order)
+		}
+		pred := "-"
+		if pt.PredictedCleanSeconds != nil {
+			pred = fmt.Sprintf("%.3f s", *pt.PredictedCleanSeconds)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t[%d, %d)\t%s\t%s\t%.1f%%\t%.1f%%\t%s\t%s\t%s\n", pt.Name, policyLabel(pt), results.FormatBytes(pt.SizeBytes),
+			results.FormatBytes(pt.CleanBytes), results.FormatBytes(pt.DirtyBytes), pt.CleanableRatio, pt.FirstDirtyOffset, pt.FirstUncleanableOffset, orDash(pt.UncleanableBound),
+			keys, 100*pt.TombstoneShare, 100*pt.ControlShare, passes, order, pred)
+	}
+	tw.Flush()
+	for _, pt := range p.Partitions {
+		if pt.NotCleanable != "" {
+			fmt.Fprintf(w, "  %s: %s\n", pt.Name, pt.NotCleanable)
+		}
+	}
+	t := p.Totals
+	keys := fmt.Sprint(t.DirtyKeys)
+	if t.DirtyKeysEstimate {
+		keys = "~" + keys + " (partly estimated)"
+	}
+	fmt.Fprintf(w, "totals: %d partitions (%d eligible now, %d uncleanable), %s, %s clean, %s dirty, %s dirty keys, %d passes\n",
+		t.Partitions, t.Eligible, t.Uncleanable, results.FormatBytes(t.SizeBytes), results.FormatBytes(t.CleanBytes), results.FormatBytes(t.DirtyBytes), keys, t.Passes)
+	if len(p.Order) > 0 {
+		fmt.Fprintf(w, "order Kafka's manager would clean them in (filthiest first): %s\n", strings.Join(p.Order, ", "))
+	}
+	if t.PredictedCleanSeconds != nil {
+		fmt.Fprintf(w, "predicted clean time of the eligible partitions with %d thread(s): %.3f s (a model prediction from the calibration)\n", c.Threads, *t.PredictedCleanSeconds)
+	}
+	for _, wn := range p.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", wn)
+	}
+}
+
+func policyLabel(pt Partition) string {
+	if pt.Policy == "" {
+		return `""`
+	}
+	if pt.PolicySource == topicconfig.SourceAssumed {
+		return pt.Policy + "?"
+	}
+	return pt.Policy
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// WriteAdviceTable writes a as the table "cleanerlab advise" prints: the
+// recommended log.cleaner.dedupe.buffer.size per layout, threads and I/O
+// buffer, the clean time (from cal, or "-" with calNote when cal is nil),
+// dirty ratios, memory, Kafka's rule of thumb, the model inputs sorted by
+// name, the formulas, the notes and, when a.Validation is set, predicted
+// against measured figures. cc is the cleaner config in force (its
+// log.cleaner.dedupe.buffer.size is shown as "now"). Every figure is a
+// model prediction except the validation's measured columns.
+func WriteAdviceTable(w io.Writer, a *Advice, cc engine.CleanerConfig, calNote string, cal *Calibration) {
+	fmt.Fprintf(w, "advice from the %s (a MODEL PREDICTION from the inputs below, not a measurement)\n", a.Source)
+	var chosen LayoutAdvice
+	for _, la := range a.Layouts {
+		if la.Layout == a.Layout {
+			chosen = la
+		}
+	}
+	fmt.Fprintf(w, "  log.cleaner.dedupe.buffer.size  %s  (%s/%s map, %d B/entry, %d keys per pass per thread: %d pass(es) per clean; now %s gives %d)\n",
+		results.FormatBytes(a.DedupeBufferBytes), chosen.Layout, chosen.Hasher, chosen.EntryBytes, chosen.MaxKeysPerPass, a.Passes, results.FormatBytes(cc.DedupeBufferBytes), a.CurrentPasses)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "    layout\thasher\tB/entry\tbuffer\tkeys/pass/thread\tpasses\tP(collision) per pass")
+	for _, la := range a.Layouts {
+		fmt.Fprintf(tw, "    %s\t%s\t%d\t%s\t%d\t%d\t%.2g\n", la.Layout, la.Hasher, la.EntryBytes, results.FormatBytes(la.DedupeBufferBytes), la.MaxKeysPerPass, la.Passes, la.CollisionProbability)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "  log.cleaner.threads             %d  (%s)\n", a.Threads, a.ThreadsReason)
+	fmt.Fprintf(w, "  log.cleaner.io.buffer.size      %s  (%s read + %s write buffer per thread)\n", results.FormatBytes(a.IOBufferBytes),
+		results.FormatBytes(a.IOBufferBytes/int64(2*a.Threads)), results.FormatBytes(a.IOBufferBytes/int64(2*a.Threads)))
+	if cal != nil {
+		fmt.Fprintf(w, "  clean time per partition        %.3f s  (calibration: map build %s/s, copy %s/s; %s)\n", a.CleanSeconds,
+			results.FormatBytes(int64(cal.MapBuildBytesPerSecond)), results.FormatBytes(int64(cal.CopyBytesPerSecond)), calNote)
+	} else {
+		fmt.Fprintf(w, "  clean time per partition        - (%s)\n", calNote)
+	}
+	fmt.Fprintf(w, "  dirty ratio                     peak %.3f, mean %.3f\n", a.PeakDirtyRatio, a.MeanDirtyRatio)
+	if a.MaxCompactionDelaySeconds > 0 {
+		fmt.Fprintf(w, "  max compaction delay            %.1f s\n", a.MaxCompactionDelaySeconds)
+	}
+	fmt.Fprintf(w, "  memory                          %s (dedupe buffer + I/O buffers)\n", results.FormatBytes(a.MemoryBytes))
+	fmt.Fprintf(w, "Kafka's rule of thumb (24 bytes per entry, every dirty record a distinct key, no load factor; 8 GB cleans ~366 GB of head at 1 KiB messages): %s\n",
+		results.FormatBytes(a.RuleOfThumbBufferBytes))
+	fmt.Fprintln(w, "model inputs:")
+	names := make([]string, 0, len(a.Inputs))
+	for k := range a.Inputs {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		fmt.Fprintf(w, "  %-28s %.6g\n", k, a.Inputs[k])
+	}
+	fmt.Fprintln(w, "formulas:")
+	for _, f := range a.Formulas {
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+	for _, n := range a.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if v := a.Validation; v != nil {
+		fmt.Fprintf(w, "validation at scale %.4g (keys per buffer kept; warm cache, one thread; measured now, fastest of %d runs each):\n", v.Scale, len(v.Runs[0].CleanSecondsSamples))
+		if c := v.Calibration; c != nil {
+			fmt.Fprintf(w, "  predicted with the calibration measured between the runs: map build %s/s, copy %s/s\n", results.FormatBytes(int64(c.MapBuildBytesPerSecond)), results.FormatBytes(int64(c.CopyBytesPerSecond)))
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  run\tbuffer\tkeys\tpasses predicted\tmeasured\tclean s predicted\tmeasured\terror")
+		for _, r := range v.Runs {
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%.4f\t%.4f\t%+.1f%%\n", r.Name, results.FormatBytes(r.DedupeBufferBytes), r.Keys, r.PassesPredicted, r.PassesMeasured,
+				r.CleanSecondsPredicted, r.CleanSecondsMeasured, 100*r.CleanSecondsError)
+		}
+		tw.Flush()
+	}
+}
+
+// WarnKeyless writes, before a clean, a warning for every partition whose
+// cleanup.policy no source states (assumed compact) and whose dirty section
+// holds keyless records, which a compacting clean deletes. It reads the
+// dirty sections with a read-only plan (clean sections unchecked); a nil
+// set means no per-topic configs. It writes nothing when the plan fails:
+// the clean that follows reports the problem itself.
+func WarnKeyless(w io.Writer, dir string, set *topicconfig.Set, cc engine.CleanerConfig) {
+	if set == nil {
+		set = &topicconfig.Set{}
+	}
+	p, err := MakePlan(dir, Options{Configs: set, Cleaner: cc, SkipCleanSectionCRC: true})
+	if err != nil {
+		return // the clean reports the problem itself
+	}
+	for _, pt := range p.Partitions {
+		if pt.PolicySource == topicconfig.SourceAssumed && pt.KeylessRecords > 0 {
+			fmt.Fprintf(w, "warning: %s: cleanup.policy is not known (no --server-config, --topic-config, metadata log or --cleanup.policy says it; compact assumed) and %d keyless records of its dirty section will be deleted by this clean\n",
+				pt.Name, pt.KeylessRecords)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package sizing
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
+)
+
+func TestWritePlanTable(t *testing.T) {
+	pred := 1.5
+	total := 2.25
+	p := &Plan{
+		Dir: "/data", NowMs: 0,
+		Cleaner: CleanerPlan{Threads: 2, DedupeBufferBytes: 4 << 20, LoadFactor: 0.9, OffsetMap: "skimpy", Hasher: "md5", EntryBytes: 24, MaxKeysPerPass: 78643},
+		Partitions: []Partition{
+			{Name: "a-0", Policy: "compact", PolicySource: topicconfig.SourceAssumed, SizeBytes: 2048, CleanBytes: 1024, DirtyBytes: 1024, CleanableRatio: 0.5,
+				FirstDirtyOffset: 10, FirstUncleanableOffset: 20, UncleanableBound: "LSO", DirtyKeys: 1000, DirtyKeysEstimate: true, DirtyKeysError: 0.0081,
+				TombstoneShare: 0.25, ControlShare: 0.125, Passes: 2, PassesEstimate: true, Order: 1, PredictedCleanSeconds: &pred},
+			{Name: "b-0", Policy: "", SizeBytes: 0, NotCleanable: "delete policy"},
+		},
+		Order:    []string{"a-0"},
+		Totals:   Totals{Partitions: 2, Eligible: 1, SizeBytes: 2048, CleanBytes: 1024, DirtyBytes: 1024, DirtyKeys: 1000, DirtyKeysEstimate: true, Passes: 2, PredictedCleanSeconds: &total},
+		Warnings: []string{"w1"},
+	}
+	var b bytes.Buffer
+	WritePlanTable(&b, p, "cal note")
+	got := strings.Split(b.String(), "\n")
+	want := []string{
+		"plan of /data at 1970-01-01T00:00:00Z (read-only)",
+		"cleaner: 2 thread(s), log.cleaner.dedupe.buffer.size 4.0 MiB (2.0 MiB each, skimpy/md5 map, 24 B/entry: 78643 keys per pass at load factor 0.9)",
+		"calibration: cal note",
+	}
+	for i, w := range want {
+		if got[i] != w {
+			t.Errorf("line %d: got %q, want %q", i, got[i], w)
+		}
+	}
+	// Table rows: columns split on runs of spaces.
+	row := strings.Fields(got[4])
+	wantRow := []string{"a-0", "compact?", "2.0", "KiB", "1.0", "KiB", "1.0", "KiB", "0.500", "[10,", "20)", "LSO", "~1000", "±0.81%", "25.0%", "12.5%", ">=2", "1", "1.500", "s"}
+	if strings.Join(row, "|") != strings.Join(wantRow, "|") {
+		t.Errorf("row a-0: got %q, want %q", row, wantRow)
+	}
+	row = strings.Fields(got[5])
+	wantRow = []string{"b-0", `""`, "0", "B", "0", "B", "0", "B", "0.000", "[0,", "0)", "-", "0", "0.0%", "0.0%", "0", "-", "-"}
+	if strings.Join(row, "|") != strings.Join(wantRow, "|") {
+		t.Errorf("row b-0: got %q, want %q", row, wantRow)
+	}
+	rest := strings.Join(got[6:], "\n")
+	for _, w := range []string{
+		"  b-0: delete policy\n",
+		"totals: 2 partitions (1 eligible now, 0 uncleanable), 2.0 KiB, 1.0 KiB clean, 1.0 KiB dirty, ~1000 (partly estimated) dirty keys, 2 passes\n",
+		"order Kafka's manager would clean them in (filthiest first): a-0\n",
+		"predicted clean time of the eligible partitions with 2 thread(s): 2.250 s (a model prediction from the calibration)\n",
+		"warning: w1\n",
+	} {
+		if !strings.Contains(rest, w) {
+			t.Errorf("missing %q in\n%s", w, rest)
+		}
+	}
+}
+
+func TestWriteAdviceTableNoCalibration(t *testing.T) {
+	a := &Advice{Source: "workload", Layout: "skimpy", DedupeBufferBytes: 2 << 20, Passes: 1, CurrentPasses: 3, Threads: 2, ThreadsReason: "r",
+		IOBufferBytes: 4 << 20, Layouts: []LayoutAdvice{{Layout: "skimpy", Hasher: "md5", EntryBytes: 24, DedupeBufferBytes: 2 << 20, MaxKeysPerPass: 100, Passes: 1}},
+		Inputs: map[string]float64{"z": 2, "a": 1}, Formulas: []string{"f = 1"}, Notes: []string{"n"}}
+	cc := engine.DefaultCleanerConfig()
+	var b bytes.Buffer
+	WriteAdviceTable(&b, a, cc, "none", nil)
+	s := b.String()
+	for _, w := range []string{
+		"advice from the workload (a MODEL PREDICTION from the inputs below, not a measurement)\n",
+		"  log.cleaner.dedupe.buffer.size  2.0 MiB  (skimpy/md5 map, 24 B/entry, 100 keys per pass per thread: 1 pass(es) per clean; now 128.0 MiB gives 3)\n",
+		"  log.cleaner.threads             2  (r)\n",
+		// 4 MiB over 2 threads x (read + write) = 1 MiB each.
+		"  log.cleaner.io.buffer.size      4.0 MiB  (1.0 MiB read + 1.0 MiB write buffer per thread)\n",
+		"  clean time per partition        - (none)\n",
+		"model inputs:\n  a                            1\n  z                            2\nformulas:\n  f = 1\nnote: n\n",
+	} {
+		if !strings.Contains(s, w) {
+			t.Errorf("missing %q in\n%s", w, s)
+		}
+	}
+	if strings.Contains(s, "max compaction delay") || strings.Contains(s, "validation") {
+		t.Errorf("delay or validation shown without them:\n%s", s)
+	}
+}
+
+func TestWarnKeyless(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t-0")
+	// Two segments: the first (3 records, 2 keyless) is dirty, the second
+	// is the active segment.
+	writePartition(t, dir, "a=1 =x =y\nb=2")
+	var b bytes.Buffer
+	WarnKeyless(&b, dir, nil, engine.DefaultCleanerConfig())
+	want := "warning: t-0: cleanup.policy is not known (no --server-config, --topic-config, metadata log or --cleanup.policy says it; compact assumed) and 2 keyless records of its dirty section will be deleted by this clean\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	WarnKeyless(&b, filepath.Join(dir, "missing"), nil, engine.DefaultCleanerConfig())
+	if b.Len() != 0 {
+		t.Errorf("a failed plan wrote %q", b.String())
+	}
+}
