@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 )
@@ -66,7 +68,11 @@ func Verify(path string, opts engine.VerifyOptions) ([]VerifyResult, error) {
 		rep, err := engine.Verify(dir, opts)
 		res = append(res, VerifyResult{Dir: dir, Report: rep, Err: err})
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", dir, err))
+			if strings.HasPrefix(err.Error(), dir+string(filepath.Separator)) {
+				errs = append(errs, err) // it names a file of dir already
+			} else {
+				errs = append(errs, fmt.Errorf("%s: %w", dir, err))
+			}
 		}
 	}
 	return res, errors.Join(errs...)
