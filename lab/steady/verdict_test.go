@@ -183,3 +183,70 @@ func TestAdvice(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryWithoutWindow: a run stopped in its warm-up (SIGINT) has no
+// sample after it, and a window with no finished clean has no clean's
+// choice. The summary then says n/a for what was not measured, never a
+// zero: no "0.000" measured ratio, no "0 B/s" rate, no 0.0 s delay.
+func TestSummaryWithoutWindow(t *testing.T) {
+	pred := func(v float64) *float64 { return &v }
+	keepsUp := false
+	a := &Advice{Path: "advice.json", DedupeBufferBytes: 1 << 20, Threads: 1, IOBufferBytes: 512 << 10,
+		SteadyDirtyRatio: pred(0.3), PeakDirtyRatio: pred(0.5), CompactionDelaySeconds: pred(17.5), FallsBehind: &keepsUp}
+	// Two warm-up samples and the final one: an empty window.
+	warm := []*Sample{
+		{ElapsedSeconds: 1, Warmup: true, ProducerBytes: 1000, DirtyBytes: 1000, LogBytes: 1000, OldestDirtyAgeMs: 1000},
+		{ElapsedSeconds: 2, Warmup: true, ProducerBytes: 2000, DirtyBytes: 2000, LogBytes: 2000, OldestDirtyAgeMs: 2000},
+		{ElapsedSeconds: 2.3, Final: true, ProducerBytes: 2300, DirtyBytes: 2300, LogBytes: 2300, OldestDirtyAgeMs: 2300},
+	}
+	res := &Result{Stopped: "signal: interrupt", Summary: Summarize(warm), Verdict: Judge(warm, 0)}
+	c := CheckAdvice(a, warm, nil)
+	out := FormatSummary(res, &c)
+	for _, row := range []string{
+		"| producers wrote | n/a",
+		"| cleaner read (copy) | n/a",
+		"| cleaner wrote | n/a",
+		"| cleaner duty cycle | n/a",
+		"| mean dirty ratio (time average of the partitions' cleanable ratio) | 0.300 | n/a | n/a |",
+	} {
+		if !strings.Contains(out, row) {
+			t.Errorf("summary lacks %q:\n%s", row, out)
+		}
+	}
+	for _, row := range []string{"peak dirty ratio", "largest cleanable ratio at a choice", "max compaction delay", "median compaction delay", "median dirty bytes / log bytes"} {
+		line := lineWith(out, row)
+		if line == "" || strings.Contains(line, "0.000") || strings.Contains(line, "| 0.0 |") || !strings.Contains(line, "n/a") {
+			t.Errorf("row %q = %q, want n/a for the measured value of an empty window", row, line)
+		}
+	}
+	// A window of 3 samples with no clean ending in it: the ratios and
+	// delays are measured; the cleans' choice is not.
+	win := []*Sample{
+		{ElapsedSeconds: 1, ProducerBytes: 1000, DirtyBytes: 50, LogBytes: 100, OldestDirtyAgeMs: 1000, MaxCleanableRatio: 0.5, Partitions: []PartitionSample{{CleanableRatio: 0.5}}},
+		{ElapsedSeconds: 2, ProducerBytes: 2000, DirtyBytes: 60, LogBytes: 100, OldestDirtyAgeMs: 2000, MaxCleanableRatio: 0.6, Partitions: []PartitionSample{{CleanableRatio: 0.6}}},
+	}
+	res = &Result{Summary: Summarize(win), Verdict: Judge(win, 0)}
+	c = CheckAdvice(a, win, []CleanRecord{{EndSeconds: 9, CleanableRatio: 0.9}})
+	out = FormatSummary(res, &c)
+	if line := lineWith(out, "peak dirty ratio"); !strings.Contains(line, "| 0.500 | n/a | n/a |") {
+		t.Errorf("peak row %q, want the prediction 0.500 beside n/a: no clean was chosen in the window", line)
+	}
+	if line := lineWith(out, "largest cleanable ratio at a choice"); !strings.Contains(line, "| n/a / 0.600 |") {
+		t.Errorf("largest-ratio row %q, want n/a at a choice and 0.600 in the samples", line)
+	}
+	if line := lineWith(out, "mean dirty ratio"); !strings.Contains(line, "| 0.300 | 0.550 | +83% |") {
+		t.Errorf("mean row %q, want (0.5+0.6)/2 = 0.550 against 0.300: +83%%", line)
+	}
+	if !strings.Contains(out, "| producers wrote | 1000 B/s |") {
+		t.Errorf("summary lacks the window's 1000 B/s of producer writes ((2000-1000) B / 1 s):\n%s", out)
+	}
+}
+
+func lineWith(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
+}
