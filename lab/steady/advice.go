@@ -149,6 +149,11 @@ type AdviceCheck struct {
 	// between a clean's swap and its checkpoint update, when the cleaned
 	// segments still count as dirty); MeasuredDirtyBytesRatio the median of DirtyBytes / LogBytes
 	// (the active segment counted as dirty).
+	// WindowSamples is the number of samples after the warm-up the
+	// figures come from; with none (a run stopped in its warm-up) every
+	// measured figure is absent, its zero not a measurement. ChosenCleans
+	// counts the window's cleans; with none the choice figures are absent.
+	WindowSamples           int     `json:"window_samples"`
 	MeasuredDirtyRatio      float64 `json:"measured_dirty_ratio"`
 	MeasuredPeakDirtyRatio  float64 `json:"measured_peak_dirty_ratio"`
 	MeasuredChosenRatio     float64 `json:"measured_chosen_ratio"`
@@ -173,6 +178,7 @@ type AdviceCheck struct {
 func CheckAdvice(a *Advice, samples []*Sample, cleans []CleanRecord) AdviceCheck {
 	c := AdviceCheck{Advice: a}
 	w := Window(samples)
+	c.WindowSamples = len(w)
 	if len(w) == 0 {
 		return c
 	}

@@ -179,20 +179,49 @@ func FormatSummary(res *Result, adv *AdviceCheck) string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Name, r.Unit, fig(r.Median, r.Unit), fig(r.Max, r.Unit))
 	}
 	fmt.Fprintf(&b, "\n| window rate | value |\n|---|---:|\n")
-	fmt.Fprintf(&b, "| producers wrote | %s/s |\n", results.FormatBytes(int64(s.ProducerBytesPerSec)))
-	fmt.Fprintf(&b, "| cleaner read (copy) | %s/s |\n", results.FormatBytes(int64(s.CleanerReadBytesPerSec)))
-	fmt.Fprintf(&b, "| cleaner wrote | %s/s |\n", results.FormatBytes(int64(s.CleanerWrittenBytesPerSec)))
-	fmt.Fprintf(&b, "| cleaner duty cycle | %.1f%% |\n", 100*s.CleanerDutyCycle)
+	// A window of one sample (or none) has no duration: its rates were not
+	// measured, and a zero would read as one.
+	rate := func(v float64) string {
+		if s.WindowSeconds <= 0 {
+			return "n/a (no window after the warm-up)"
+		}
+		return results.FormatBytes(int64(v)) + "/s"
+	}
+	duty := "n/a (no window after the warm-up)"
+	if s.WindowSeconds > 0 {
+		duty = fmt.Sprintf("%.1f%%", 100*s.CleanerDutyCycle)
+	}
+	fmt.Fprintf(&b, "| producers wrote | %s |\n", rate(s.ProducerBytesPerSec))
+	fmt.Fprintf(&b, "| cleaner read (copy) | %s |\n", rate(s.CleanerReadBytesPerSec))
+	fmt.Fprintf(&b, "| cleaner wrote | %s |\n", rate(s.CleanerWrittenBytesPerSec))
+	fmt.Fprintf(&b, "| cleaner duty cycle | %s |\n", duty)
 	if adv != nil {
 		a := adv.Advice
+		// measured prints a figure of the window, n/a without one; chosen
+		// one of the cleans that ended in it, n/a without a clean.
+		measured := func(v float64, format string) string {
+			if adv.WindowSamples == 0 {
+				return "n/a"
+			}
+			return fmt.Sprintf(format, v)
+		}
+		chosen := func(v float64) string {
+			if adv.WindowSamples == 0 || adv.ChosenCleans == 0 {
+				return "n/a"
+			}
+			return fmt.Sprintf("%.3f", v)
+		}
 		fmt.Fprintf(&b, "\nadvice %s (model predictions, from advise) vs this run (measured):\n\n", a.Path)
+		if adv.WindowSamples == 0 {
+			fmt.Fprintf(&b, "(no sample after the warm-up: nothing measured to compare)\n\n")
+		}
 		fmt.Fprintf(&b, "| figure | predicted | measured | error |\n|---|---:|---:|---:|\n")
-		fmt.Fprintf(&b, "| mean dirty ratio (time average of the partitions' cleanable ratio) | %s | %.3f | %s |\n", optional(a.SteadyDirtyRatio, "%.3f"), adv.MeasuredDirtyRatio, optionalPct(adv.DirtyRatioError))
-		fmt.Fprintf(&b, "| peak dirty ratio (median cleanable ratio at the %d cleans' choices) | %s | %.3f | %s |\n", adv.ChosenCleans, optional(a.PeakDirtyRatio, "%.3f"), adv.MeasuredChosenRatio, optionalPct(adv.PeakDirtyRatioError))
-		fmt.Fprintf(&b, "| largest cleanable ratio at a choice / in any sample | | %.3f / %.3f | |\n", adv.MeasuredMaxChosenRatio, adv.MeasuredPeakDirtyRatio)
-		fmt.Fprintf(&b, "| max compaction delay (oldest dirty record's age, s) | %s | %.1f | %s |\n", optional(a.CompactionDelaySeconds, "%.1f"), adv.MeasuredMaxCompactionDelaySeconds, optionalPct(adv.CompactionDelayError))
-		fmt.Fprintf(&b, "| median compaction delay (s) | | %.1f | |\n", adv.MeasuredCompactionDelaySeconds)
-		fmt.Fprintf(&b, "| median dirty bytes / log bytes (active segment included) | | %.3f | |\n", adv.MeasuredDirtyBytesRatio)
+		fmt.Fprintf(&b, "| mean dirty ratio (time average of the partitions' cleanable ratio) | %s | %s | %s |\n", optional(a.SteadyDirtyRatio, "%.3f"), measured(adv.MeasuredDirtyRatio, "%.3f"), optionalPct(adv.DirtyRatioError))
+		fmt.Fprintf(&b, "| peak dirty ratio (median cleanable ratio at the %d cleans' choices) | %s | %s | %s |\n", adv.ChosenCleans, optional(a.PeakDirtyRatio, "%.3f"), chosen(adv.MeasuredChosenRatio), optionalPct(adv.PeakDirtyRatioError))
+		fmt.Fprintf(&b, "| largest cleanable ratio at a choice / in any sample | | %s / %s | |\n", chosen(adv.MeasuredMaxChosenRatio), measured(adv.MeasuredPeakDirtyRatio, "%.3f"))
+		fmt.Fprintf(&b, "| max compaction delay (oldest dirty record's age, s) | %s | %s | %s |\n", optional(a.CompactionDelaySeconds, "%.1f"), measured(adv.MeasuredMaxCompactionDelaySeconds, "%.1f"), optionalPct(adv.CompactionDelayError))
+		fmt.Fprintf(&b, "| median compaction delay (s) | | %s | |\n", measured(adv.MeasuredCompactionDelaySeconds, "%.1f"))
+		fmt.Fprintf(&b, "| median dirty bytes / log bytes (active segment included) | | %s | |\n", measured(adv.MeasuredDirtyBytesRatio, "%.3f"))
 		if a.FallsBehind != nil {
 			measured := "undecided"
 			if res.Verdict.Decided {
