@@ -359,21 +359,7 @@ func WriteRecord(run *results.Run, out string) (string, error) {
 	if run.SchemaVersion == 0 {
 		run.SchemaVersion = SchemaVersion
 	}
-	if run.ID == "" {
-		id, err := results.NewID(run.StartedAt, run.Config)
-		if err != nil {
-			return "", err
-		}
-		run.ID = id
-	}
-	base := run.ID
-	for n := 2; ; n++ {
-		path, err := run.Write(out)
-		if !errors.Is(err, fs.ErrExist) || n > 100 {
-			return path, err
-		}
-		run.ID = fmt.Sprintf("%s-%d", base, n)
-	}
+	return run.WriteNew(out)
 }
 
 // startCPUProfile starts a CPU profile into path ("" = none); the returned

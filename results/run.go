@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -142,6 +144,29 @@ func (r *Run) Write(dir string) (path string, err error) {
 		}
 	}
 	return path, nil
+}
+
+// WriteNew is Write that never fails for a name already taken: two records
+// with the same ID (the same config started within the same second: a
+// rerun, a script's loop) get "-2", "-3", ... appended to the later one's
+// ID, up to "-100"; r.ID is left as written. Other errors are Write's.
+func (r *Run) WriteNew(dir string) (path string, err error) {
+	if r.ID == "" {
+		if r.StartedAt.IsZero() {
+			return "", fmt.Errorf("results: run has neither ID nor StartedAt")
+		}
+		if r.ID, err = NewID(r.StartedAt, r.Config); err != nil {
+			return "", err
+		}
+	}
+	base := r.ID
+	for n := 2; ; n++ {
+		path, err = r.Write(dir)
+		if !errors.Is(err, fs.ErrExist) || n > 100 {
+			return path, err
+		}
+		r.ID = fmt.Sprintf("%s-%d", base, n)
+	}
 }
 
 // ReadRun reads dir/run.json as written by Write, with Config and Stats as compact

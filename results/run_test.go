@@ -141,6 +141,18 @@ func TestRunWriteRoundTrip(t *testing.T) {
 	if _, err := r.Write(dir); !errors.Is(err, fs.ErrExist) {
 		t.Fatalf("second Write: %v, want fs.ErrExist", err)
 	}
+	// WriteNew picks the next free name instead: ID-2, then ID-3.
+	first := r.ID
+	for _, want := range []string{first + "-2", first + "-3"} {
+		path, err := r.WriteNew(dir)
+		if err != nil {
+			t.Fatalf("WriteNew: %v", err)
+		}
+		if filepath.Base(path) != want || r.ID != want {
+			t.Errorf("WriteNew wrote %s (ID %s), want %s", path, r.ID, want)
+		}
+		r.ID = first
+	}
 }
 
 func equalDelta(a, b CounterDelta) bool {

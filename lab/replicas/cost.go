@@ -74,7 +74,7 @@ func Cost(opts CostOptions) (*CostRecord, error) {
 	if out == "" {
 		out = "runs"
 	}
-	path, err := run.Write(out)
+	path, err := run.WriteNew(out) // two campaigns of one config in one second get -2, -3
 	if err != nil {
 		return rec, err
 	}

@@ -61,7 +61,7 @@ func Campaign(opts CampaignOptions, progress func(done int)) (*CampaignRecord, e
 	if out == "" {
 		out = "runs"
 	}
-	path, err := run.Write(out)
+	path, err := run.WriteNew(out) // two campaigns of one config in one second get -2, -3
 	if err != nil {
 		return rec, err
 	}
