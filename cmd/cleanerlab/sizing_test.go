@@ -273,3 +273,32 @@ func TestRetentionServerConfig(t *testing.T) {
 		t.Fatalf("delete policy from server.properties: %v\n%s", err, out)
 	}
 }
+
+// TestAdviseBackoff: advise takes log.cleaner.backoff.ms, as steady does,
+// so the max compaction delay it predicts (D / w + backoff + clean time)
+// is the one of the cleaner steady runs: with no calibration the clean
+// time is 0, and 1000 ms instead of Kafka's 15000 ms takes exactly 14 s
+// off the prediction.
+func TestAdviseBackoff(t *testing.T) {
+	delay := func(extra ...string) float64 {
+		t.Helper()
+		args := append([]string{"advise", "--keys", "1e5", "--write-rate", "1MiB", "--format", "json", "--no-calibration"}, extra...)
+		out, err := cli(t, args...)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		var a map[string]any
+		if err := json.Unmarshal([]byte(out), &a); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		d, ok := a["max_compaction_delay_seconds"].(float64)
+		if !ok || a["clean_seconds"] != float64(0) {
+			t.Fatalf("advice %v: want max_compaction_delay_seconds and clean_seconds 0", a)
+		}
+		return d
+	}
+	def, short := delay(), delay("--log.cleaner.backoff.ms", "1000")
+	if diff := def - short; diff < 14-1e-9 || diff > 14+1e-9 {
+		t.Errorf("max compaction delay %v s (default backoff) - %v s (1000 ms) = %v, want 14", def, short, diff)
+	}
+}
