@@ -20,6 +20,7 @@ func newAdviseCmd() *cobra.Command {
 	var dir, format string
 	var cores int = runtime.NumCPU()
 	var validate bool
+	var backoffMs int64 = engine.DefaultBackoffMs
 	var validateBytes int64 = 48 << 20
 	validateRuns := 3
 	var tc topicConfigFlags
@@ -72,7 +73,10 @@ reports predicted vs measured passes and clean time with the error.`,
 			if err != nil {
 				return err
 			}
-			o := sizing.AdviseOptions{Cleaner: resolved, Cores: cores, Calibration: calib}
+			if backoffMs < 1 {
+				return fmt.Errorf("advise: --log.cleaner.backoff.ms %d: want at least 1 ms", backoffMs)
+			}
+			o := sizing.AdviseOptions{Cleaner: resolved, Cores: cores, Calibration: calib, BackoffMs: backoffMs}
 			var a *sizing.Advice
 			if dir != "" {
 				p, err := sizing.MakePlan(dir, sizing.Options{Configs: set, Cleaner: resolved, Calibration: calib})
@@ -131,6 +135,7 @@ reports predicted vs measured passes and clean time with the error.`,
 	f.Var((*byteRate)(&w.WriteBytesPerSecond), "write-rate", "bytes of log written per second over all partitions (suffixes KiB, MiB, GiB; e.g. 50MiB/s); sizes the threads")
 	f.IntVar(&w.Disks, "disks", 0, "disks the partitions are spread over (bounds the threads; 0: no bound)")
 	f.IntVar(&cores, "cores", cores, "cores the cleaner may use (bounds the threads)")
+	f.Int64Var(&backoffMs, "log.cleaner.backoff.ms", backoffMs, "log.cleaner.backoff.ms: how long an idle cleaner thread sleeps (ms), part of the predicted max compaction delay (as steady's flag)")
 	f.BoolVar(&validate, "validate", false, "run the recommendation and one step below at a scaled-down size and report predicted vs measured passes and clean time")
 	f.IntVar(&validateRuns, "validate-runs", validateRuns, "repetitions of each validated configuration, each after one calibration run (the fastest is compared)")
 	f.Var((*byteSize)(&validateBytes), "validate-log-bytes", "size of the scaled-down log of --validate, all partitions (bytes)")

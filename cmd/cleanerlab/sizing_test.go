@@ -280,7 +280,7 @@ func TestRetentionServerConfig(t *testing.T) {
 // time is 0, and 1000 ms instead of Kafka's 15000 ms takes exactly 14 s
 // off the prediction.
 func TestAdviseBackoff(t *testing.T) {
-	delay := func(extra ...string) float64 {
+	delay := func(backoffMs float64, extra ...string) float64 {
 		t.Helper()
 		args := append([]string{"advise", "--keys", "1e5", "--write-rate", "1MiB", "--format", "json", "--no-calibration"}, extra...)
 		out, err := cli(t, args...)
@@ -292,12 +292,15 @@ func TestAdviseBackoff(t *testing.T) {
 			t.Fatalf("%v\n%s", err, out)
 		}
 		d, ok := a["max_compaction_delay_seconds"].(float64)
+		if in, _ := a["inputs"].(map[string]any); in["log_cleaner_backoff_ms"] != backoffMs {
+			t.Errorf("inputs %v: want log_cleaner_backoff_ms %v, the backoff the prediction used", a["inputs"], backoffMs)
+		}
 		if !ok || a["clean_seconds"] != float64(0) {
 			t.Fatalf("advice %v: want max_compaction_delay_seconds and clean_seconds 0", a)
 		}
 		return d
 	}
-	def, short := delay(), delay("--log.cleaner.backoff.ms", "1000")
+	def, short := delay(15000), delay(1000, "--log.cleaner.backoff.ms", "1000")
 	if diff := def - short; diff < 14-1e-9 || diff > 14+1e-9 {
 		t.Errorf("max compaction delay %v s (default backoff) - %v s (1000 ms) = %v, want 14", def, short, diff)
 	}

@@ -366,6 +366,7 @@ func AdviseWorkload(w Workload, o AdviseOptions) (*Advice, error) {
 		"disks":                     float64(w.Disks),
 		"load_factor":               o.Cleaner.LoadFactor,
 	}
+	a.Inputs["log_cleaner_backoff_ms"] = float64(o.BackoffMs)
 	a.Formulas = []string{
 		"r = record bytes on disk (framing + key + value + 61-byte batch header / records per batch)",
 		"C = keys per partition x r (the compacted part: one record per key)",
@@ -422,6 +423,7 @@ func AdviseFromPlan(p *Plan, writeBytesPerSecond float64, disks int, o AdviseOpt
 		"disks":                       float64(disks),
 		"load_factor":                 o.Cleaner.LoadFactor,
 	}
+	a.Inputs["log_cleaner_backoff_ms"] = float64(o.BackoffMs)
 	a.Formulas = []string{
 		"K = the largest partition's distinct dirty keys (counted by the plan)",
 		"buffer = threads x ceil(K / load factor) x entry bytes (one pass), rounded up to a MiB per thread",
