@@ -107,3 +107,18 @@ func TestFlagPath(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanedIndexFlagNamed: an unknown --cleaned-index is refused at the
+// flag, by name, before any data is generated, for every command that
+// takes it.
+func TestCleanedIndexFlagNamed(t *testing.T) {
+	for _, c := range [][]string{
+		{"run", "--log-bytes", "1MiB", "--dir", t.TempDir(), "--cleaned-index", "per-foo"},
+		{"clean", "--dir", t.TempDir(), "--cleaned-index", "per-foo"},
+	} {
+		_, err := cli(t, c...)
+		if err == nil || !strings.Contains(err.Error(), "--cleaned-index") || !strings.Contains(err.Error(), "per-append, per-batch") {
+			t.Errorf("%v: %v, want an error naming --cleaned-index and its values", c, err)
+		}
+	}
+}

@@ -343,9 +343,15 @@ func TestResolveMetricsAddr(t *testing.T) {
 			t.Errorf("ResolveMetricsAddr(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"host:port", "1:2:3", ":70000"} {
-		if got, err := ResolveMetricsAddr(bad); err == nil {
+	for _, bad := range []string{"host:port", "1:2:3", ":70000", "nohost", "[::1"} {
+		got, err := ResolveMetricsAddr(bad)
+		if err == nil {
 			t.Errorf("ResolveMetricsAddr(%q) = %q, want an error", bad, got)
+			continue
+		}
+		// The error quotes what the user typed, not the ":"-completed form.
+		if q := fmt.Sprintf("--metrics-addr %q", bad); !strings.Contains(err.Error(), q) {
+			t.Errorf("ResolveMetricsAddr(%q): %v, want it to quote %s", bad, err, q)
 		}
 	}
 }
