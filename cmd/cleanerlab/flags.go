@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -230,7 +231,7 @@ func cleanerConfigFlags(fs *pflag.FlagSet, cfg *engine.CleanerConfig) {
 	fs.Var(&cleanerProfile{cfg: cfg}, "profile", "set the speed-deciding cleaner settings at once: kafka (md5, skimpy, pread, no write-behind) or best (xxh3-128, bucket16, pread, write-behind); flags after it override its settings")
 	fs.BoolVar(&cfg.LookAhead, "look-ahead", cfg.LookAhead, "hand the next batch's keys to the offset map before filtering the current one, so their cache misses overlap (bucket16; same results; not a Kafka feature)")
 	fs.BoolVar(&cfg.WriteBehind, "write-behind", cfg.WriteBehind, "write each full write buffer of cleaned output on a second core while the next one fills (same bytes and syncs; not a Kafka feature)")
-	fs.StringVar(&cfg.CleanedIndex, "cleaned-index", cfg.CleanedIndex, "how cleaned segments are indexed: per-append (one entry at most per write buffer appended, as Kafka through 4.0.0) or per-batch (as Kafka since KAFKA-806, 4.0.1/4.1); the .log is the same (default per-append)")
+	fs.Var(nameValue{&cfg.CleanedIndex, checkCleanedIndex, "rule"}, "cleaned-index", "how cleaned segments are indexed: per-append (one entry at most per write buffer appended, as Kafka through 4.0.0) or per-batch (as Kafka since KAFKA-806, 4.0.1/4.1); the .log is the same (default per-append)")
 }
 
 // cleanerProfile is the --profile flag: engine.CleanerConfig.ApplyProfile
@@ -249,6 +250,15 @@ func (p *cleanerProfile) Set(s string) error {
 	}
 	p.name = s
 	return nil
+}
+
+// checkCleanedIndex refuses a --cleaned-index that is not one of
+// engine.CleanedIndexRules, listing them.
+func checkCleanedIndex(s string) error {
+	if slices.Contains(engine.CleanedIndexRules(), s) {
+		return nil
+	}
+	return fmt.Errorf("unknown cleaned-index rule %q (valid: %s)", s, strings.Join(engine.CleanedIndexRules(), ", "))
 }
 
 // nameValue is a string flag naming something, checked when set (a typo

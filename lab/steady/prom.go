@@ -172,16 +172,17 @@ const DefaultMetricsHost = "127.0.0.1"
 // ResolveMetricsAddr completes a --metrics-addr: "PORT" or ":PORT" binds
 // DefaultMetricsHost; "HOST:PORT" is kept. Errors: not host:port, or a port
 // that is not a number in [0, 65535].
-func ResolveMetricsAddr(addr string) (string, error) {
+func ResolveMetricsAddr(given string) (string, error) {
+	addr := given
 	if !strings.Contains(addr, ":") {
 		addr = ":" + addr
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return "", fmt.Errorf("steady: --metrics-addr %q: want host:port or :port (%v)", addr, err)
+		return "", fmt.Errorf("steady: --metrics-addr %q: want host:port or :port (%v)", given, err)
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return "", fmt.Errorf("steady: --metrics-addr %q: port %q is not a number in [0, 65535]", addr, port)
+		return "", fmt.Errorf("steady: --metrics-addr %q: port %q is not a number in [0, 65535]", given, port)
 	}
 	if host == "" {
 		host = DefaultMetricsHost
