@@ -305,3 +305,15 @@ func TestAdviseBackoff(t *testing.T) {
 		t.Errorf("max compaction delay %v s (default backoff) - %v s (1000 ms) = %v, want 14", def, short, diff)
 	}
 }
+
+// TestPlanAdviseMissingDir: a --dir that does not exist is named with the
+// flag, as clean names it.
+func TestPlanAdviseMissingDir(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	for _, c := range [][]string{{"plan", "--dir", missing}, {"advise", "--dir", missing, "--no-calibration"}} {
+		_, err := cli(t, c...)
+		if err == nil || !strings.Contains(err.Error(), "--dir "+missing+": no such directory") {
+			t.Errorf("%v: %v, want an error naming --dir %s: no such directory", c, err, missing)
+		}
+	}
+}
