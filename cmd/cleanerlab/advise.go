@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 
@@ -62,6 +64,9 @@ reports predicted vs measured passes and clean time with the error.`,
 				}
 				if abs, err := filepath.Abs(dir); err == nil {
 					dir = abs
+				}
+				if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+					return fmt.Errorf("advise: --dir %s: no such directory", dir)
 				}
 			}
 			set, resolved, err := tc.load(cmd, dir, cc)

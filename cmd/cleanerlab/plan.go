@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -137,6 +139,9 @@ its error and the plan goes on.`,
 			}
 			if abs, err := filepath.Abs(dir); err == nil {
 				dir = abs
+			}
+			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("plan: --dir %s: no such directory", dir)
 			}
 			set, resolved, err := tc.load(cmd, dir, cc)
 			if err != nil {
