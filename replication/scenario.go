@@ -596,18 +596,11 @@ func fmtMs(ms int64) string {
 }
 
 func (r *Runner) clean(a *args, out *strings.Builder) error {
-	id, err := r.broker(a)
-	if err != nil {
+	b, err := r.upBroker(a, out)
+	if b == nil || err != nil {
 		return err
 	}
-	if err := a.finish(); err != nil {
-		return err
-	}
-	b := r.c.Broker(id)
-	if !b.Up() {
-		fmt.Fprintf(out, "broker %d: error %v\n", id, ErrBrokerDown)
-		return nil
-	}
+	id := b.ID
 	st, err := r.c.Clean(id)
 	if err != nil {
 		return err
@@ -706,19 +699,30 @@ func writeReplicaLine(out *strings.Builder, c *Cluster, b *Broker, v *ReplicaVie
 	fmt.Fprintf(out, "broker %d: up%s LEO %d HW %d LSO %d start %d epochs [%s]%s\n", b.ID, extra, v.LEO, v.HW, v.LSO, v.LogStart, strings.Join(eps, " "), coord)
 }
 
-// dumpLog prints every batch of broker=N's log.
-func (r *Runner) dumpLog(a *args, out *strings.Builder) error {
+// upBroker reads broker=N as a command's only argument. A broker that is
+// down gets the broker's error in the output and a nil *Broker (no error:
+// the event is possible in a valid file, as a request to a down broker).
+func (r *Runner) upBroker(a *args, out *strings.Builder) (*Broker, error) {
 	id, err := r.broker(a)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := a.finish(); err != nil {
-		return err
+		return nil, err
 	}
 	b := r.c.Broker(id)
 	if !b.Up() {
 		fmt.Fprintf(out, "broker %d: error %v\n", id, ErrBrokerDown)
-		return nil
+		return nil, nil
+	}
+	return b, nil
+}
+
+// dumpLog prints every batch of broker=N's log.
+func (r *Runner) dumpLog(a *args, out *strings.Builder) error {
+	b, err := r.upBroker(a, out)
+	if b == nil || err != nil {
+		return err
 	}
 	var dec record.Decoder
 	n := 0

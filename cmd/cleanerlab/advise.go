@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
 
 	"github.com/spf13/cobra"
@@ -62,11 +59,9 @@ reports predicted vs measured passes and clean time with the error.`,
 						return fmt.Errorf("advise: --%s describes a workload; with --dir the plan's counted figures are used", name)
 					}
 				}
-				if abs, err := filepath.Abs(dir); err == nil {
-					dir = abs
-				}
-				if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-					return fmt.Errorf("advise: --dir %s: no such directory", dir)
+				var err error
+				if dir, err = existingDir("advise", dir); err != nil {
+					return err
 				}
 			}
 			set, resolved, err := tc.load(cmd, dir, cc)

@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -60,12 +58,9 @@ complete), and the command exits 130 or 143.`,
 			if dir == "" {
 				return errors.New("clean: --dir is required")
 			}
-			// "." or a relative path: the directory's own name says topic-partition.
-			if abs, err := filepath.Abs(dir); err == nil {
-				dir = abs
-			}
-			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("clean: --dir %s: no such directory", dir)
+			var err error
+			if dir, err = existingDir("clean", dir); err != nil {
+				return err
 			}
 			o := lab.CleanOptions{Log: logCfg, Cleaner: cleanerCfg, Force: force, Roll: roll, KafkaRecovery: kafkaRecovery,
 				Now: nowMs.clock(), Passes: passes, Recovery: inspect.WriteRecovery}

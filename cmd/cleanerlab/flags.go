@@ -2,7 +2,11 @@ package main
 
 import (
 	"encoding"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -282,4 +286,16 @@ func (n nameValue) Set(s string) error {
 	}
 	*n.p = s
 	return nil
+}
+
+// existingDir makes --dir absolute (so "." names its topic-partition) and
+// refuses one that does not exist, naming the command and the flag.
+func existingDir(command, dir string) (string, error) {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%s: --dir %s: no such directory", command, dir)
+	}
+	return dir, nil
 }

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -137,11 +134,9 @@ its error and the plan goes on.`,
 			if format != "table" && format != "json" {
 				return fmt.Errorf("plan: --format %q: want table or json", format)
 			}
-			if abs, err := filepath.Abs(dir); err == nil {
-				dir = abs
-			}
-			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("plan: --dir %s: no such directory", dir)
+			var err error
+			if dir, err = existingDir("plan", dir); err != nil {
+				return err
 			}
 			set, resolved, err := tc.load(cmd, dir, cc)
 			if err != nil {

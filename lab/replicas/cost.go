@@ -65,20 +65,10 @@ func Cost(opts CostOptions) (*CostRecord, error) {
 	if opts.NoRecord {
 		return rec, nil
 	}
-	env, err := results.CaptureEnvironment(opts.Root)
-	run.Environment = env
-	if err != nil {
-		run.Notes = append(run.Notes, fmt.Sprintf("environment not fully captured: %v", err))
-	}
-	out := opts.Out
-	if out == "" {
-		out = "runs"
-	}
-	path, err := run.WriteNew(out) // two campaigns of one config in one second get -2, -3
+	path, err := writeRecord(run, opts.Root, opts.Out)
 	if err != nil {
 		return rec, err
 	}
-	run.Path = path
 	return rec, costPlot(path, rec.Points)
 }
 

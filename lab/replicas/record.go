@@ -52,20 +52,10 @@ func Campaign(opts CampaignOptions, progress func(done int)) (*CampaignRecord, e
 	if opts.NoRecord {
 		return rec, nil
 	}
-	env, err := results.CaptureEnvironment(opts.Root)
-	run.Environment = env
-	if err != nil {
-		run.Notes = append(run.Notes, fmt.Sprintf("environment not fully captured: %v", err))
-	}
-	out := opts.Out
-	if out == "" {
-		out = "runs"
-	}
-	path, err := run.WriteNew(out) // two campaigns of one config in one second get -2, -3
+	path, err := writeRecord(run, opts.Root, opts.Out)
 	if err != nil {
 		return rec, err
 	}
-	run.Path = path
 	if err := kindPlot(path, res); err != nil {
 		return rec, err
 	}
@@ -132,4 +122,24 @@ func kindPlot(dir string, res *replication.CampaignResult) error {
 		}
 	}
 	return nil
+}
+
+// writeRecord captures the environment of root's file system into run and
+// writes run under out (default "runs") with a fresh name: two records of
+// one config in one second get -2, -3. It sets run.Path and returns it.
+func writeRecord(run *results.Run, root, out string) (string, error) {
+	env, err := results.CaptureEnvironment(root)
+	run.Environment = env
+	if err != nil {
+		run.Notes = append(run.Notes, fmt.Sprintf("environment not fully captured: %v", err))
+	}
+	if out == "" {
+		out = "runs"
+	}
+	path, err := run.WriteNew(out)
+	if err != nil {
+		return "", err
+	}
+	run.Path = path
+	return path, nil
 }
