@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,8 +27,9 @@ func (m writeThrough) Put(key []byte, offset int64) {
 // (skimpy, md5) and with every faster map path: bucket16 batched (write-
 // behind Puts through PutBatch), key by key (write-behind Put), write-
 // through (each Put drained at once), prefaulted with huge pages, dense16,
-// and the best profile's copy loop (look-ahead, write-behind output) with
-// the batched and the key-by-key map. The head fits every map in one pass, so all must retain the same
+// the best profile's copy loop (look-ahead, write-behind output, the dirty
+// records decided from the map build) with the batched and the key-by-key
+// map, and Kafka's map deciding the dirty records from the map build. The head fits every map in one pass, so all must retain the same
 // records: the cleaned .log files must be byte for byte Kafka's, with the
 // same end offset and map entries. (Maps that fill at different points
 // legitimately clean different ranges; TestBatchedLookupsCleanTheSame
@@ -76,9 +78,13 @@ func TestFastPathsCleanLikeKafka(t *testing.T) {
 	for _, tc := range cases {
 		runs = append(runs, run{tc.name, tc.m, nil})
 	}
+	// Kafka's map with the dirty records decided from the map build.
+	skip := engine.DefaultCleanerConfig()
+	skip.SkipDirtyLookups = true
 	runs = append(runs,
 		run{"best-profile", func() offsetmap.Map { return build("bucket16", "xxh3-128", true) }, &best},
-		run{"best-profile-key-by-key", func() offsetmap.Map { return unbatched{build("bucket16", "xxh3-128", false)} }, &best})
+		run{"best-profile-key-by-key", func() offsetmap.Map { return unbatched{build("bucket16", "xxh3-128", false)} }, &best},
+		run{"kafka-map-skip-dirty-lookups", func() offsetmap.Map { return build("skimpy", "md5", false) }, &skip})
 	for i, tc := range runs {
 		l, truth := generate(t)
 		st := cleanWith(t, l, tc.m(), tc.cfg)
@@ -87,6 +93,11 @@ func TestFastPathsCleanLikeKafka(t *testing.T) {
 		}
 		if st.MapFull {
 			t.Fatalf("%s: the map filled; the head must fit every map in one pass", tc.name)
+		}
+		// A map behind a wrapper (unbatched) cannot record what its Puts
+		// overwrote: those runs look every record up.
+		if _, recorder := tc.m().(offsetmap.SupersedeRecorder); tc.cfg != nil && tc.cfg.SkipDirtyLookups && recorder && st.LookupsSkipped == 0 {
+			t.Errorf("%s: no dirty record decided without a lookup", tc.name)
 		}
 		if i == 0 {
 			wantDir, wantEnd, wantEntries = l.Dir(), int64(st.EndOffset), int(st.MapEntries)
@@ -151,6 +162,7 @@ func TestWriteBehindFillsLikeWriteThrough(t *testing.T) {
 		{"write-through", func(m offsetmap.Map) offsetmap.Map { return unbatched{writeThrough{m}} }},
 		{"batched", func(m offsetmap.Map) offsetmap.Map { return m }},
 		{"key-by-key", func(m offsetmap.Map) offsetmap.Map { return unbatched{m} }},
+		{"batched-skip-dirty-lookups", func(m offsetmap.Map) offsetmap.Map { return m }},
 	}
 	var wantDir string
 	var wantEnd int64
@@ -160,7 +172,16 @@ func TestWriteBehindFillsLikeWriteThrough(t *testing.T) {
 			t.Fatal(err)
 		}
 		l, truth := generate(t)
-		st := clean(t, l, v.wrap(m))
+		var st *engine.CleanStats
+		if strings.HasSuffix(v.name, "skip-dirty-lookups") {
+			cfg := engine.DefaultCleanerConfig()
+			cfg.SkipDirtyLookups = true
+			if st = cleanWith(t, l, v.wrap(m), &cfg); st.LookupsSkipped == 0 {
+				t.Errorf("%s: no dirty record decided without a lookup", v.name)
+			}
+		} else {
+			st = clean(t, l, v.wrap(m))
+		}
 		if err := truth.Verify(l, int64(st.CheckpointOffset)); err != nil {
 			t.Fatalf("%s: %v", v.name, err)
 		}
@@ -175,5 +196,36 @@ func TestWriteBehindFillsLikeWriteThrough(t *testing.T) {
 			t.Errorf("%s: end offset %d, write-through %d", v.name, st.EndOffset, wantEnd)
 		}
 		sameLogFiles(t, v.name, wantDir, l.Dir())
+	}
+}
+
+// TestSkipDirtyLookupsUnderCollisions: with a 12-bit digest, where hundreds
+// of keys share a digest and the cleaner drops live records, deciding the
+// dirty records from the map build drops exactly the records that lookups
+// drop (the verdicts are the map's, digest for digest), in Kafka's layout
+// and in a dense one.
+func TestSkipDirtyLookupsUnderCollisions(t *testing.T) {
+	for _, layout := range []string{"skimpy", "dense16"} {
+		t.Run("map="+layout, func(t *testing.T) {
+			var dirs [2]string
+			for i, skip := range []bool{false, true} {
+				l, _ := generate(t)
+				m, err := offsetmap.New(layout, 1<<20, truncatedMD5{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg := engine.DefaultCleanerConfig()
+				cfg.SkipDirtyLookups = skip
+				st := cleanWith(t, l, m, &cfg)
+				if st.MapFull {
+					t.Fatal("the map filled: the whole head should fit in one pass")
+				}
+				if skip && st.LookupsSkipped == 0 {
+					t.Error("no dirty record decided without a lookup")
+				}
+				dirs[i] = l.Dir()
+			}
+			sameLogFiles(t, "skip-dirty-lookups, 12-bit digests", dirs[0], dirs[1])
+		})
 	}
 }

@@ -80,6 +80,9 @@ type Cleaner struct {
 	truncGen uint64
 	// lookAheadKeys is prefetchNext's reused list of the next batch's keys.
 	lookAheadKeys [][]byte
+	// verdicts are the dirty section's records decided by the map build
+	// (CleanerConfig.SkipDirtyLookups).
+	verdicts dirtyVerdicts
 	// rebuildByDecode makes a rebuilt batch decode its kept records again
 	// and re-encode them field by field, instead of copying their bytes
 	// (appendKept): the reference path of the equivalence tests only.
@@ -316,6 +319,11 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 // to the next segment's base - 1 (end - 1 for the last).
 func (c *Cleaner) buildOffsetMap(l *Log, start, end record.Offset, stats *CleanStats) error {
 	c.offsetMap.Clear()
+	c.verdicts.on = false
+	if c.cfg.SkipDirtyLookups {
+		c.verdicts.start(c.offsetMap, int64(start), int64(end), c.maxEntries)
+		defer c.verdicts.stop(c.offsetMap)
+	}
 	l.mu.Lock()
 	dirty := l.segmentsInRange(start, end)
 	l.acquire(dirty)
@@ -457,6 +465,7 @@ func (c *Cleaner) putKeys(sc *batchScratch) int32 {
 	// exact, only when the bound says the batch may not fit.
 	if b, ok := m.(offsetmap.Batcher); ok && m.Fits(sc.offsets[0]) && m.Fits(sc.offsets[n-1]) &&
 		(n <= c.maxEntries-offsetmap.SizeAtMost(m) || n <= c.maxEntries-m.Size()) {
+		c.verdicts.notePut(sc.offsets)
 		b.PutBatch(sc.keys, sc.offsets)
 		return -1
 	}
@@ -464,6 +473,7 @@ func (c *Cleaner) putKeys(sc *batchScratch) int32 {
 		if m.Size() >= c.maxEntries || !m.Fits(sc.offsets[j]) {
 			return sc.keyRecord[j]
 		}
+		c.verdicts.notePut(sc.offsets[j : j+1])
 		m.Put(k, sc.offsets[j])
 	}
 	return -1

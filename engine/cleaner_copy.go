@@ -248,9 +248,10 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 			kept = append(kept, 0)
 		}
 		off := int64(r.Offset(h))
+		tombstone := r.Value == nil && !control
 		sc.offsets = append(sc.offsets, off)
 		sc.timestamps = append(sc.timestamps, r.Timestamp(h))
-		sc.tombstone = append(sc.tombstone, r.Value == nil && !control)
+		sc.tombstone = append(sc.tombstone, tombstone)
 		switch {
 		case control:
 			kept[i>>6] |= 1 << (i & 63) // control records stay (Kafka's filter)
@@ -259,6 +260,16 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 		case r.Key == nil:
 			stats.InvalidMessagesRead++
 		default:
+			if known, superseded := c.verdicts.decided(off); known {
+				// Put by the map build: the map's offset for the key is
+				// above off when superseded, off itself otherwise (pass 2's
+				// rule with that offset).
+				stats.LookupsSkipped++
+				if !superseded && (!tombstone || retainDeletes || record.Offset(off) >= c.bounds.Tombstones) {
+					kept[i>>6] |= 1 << (i & 63)
+				}
+				break
+			}
 			sc.keys = append(sc.keys, r.Key)
 			sc.keyRecord = append(sc.keyRecord, int32(i))
 		}

@@ -15,12 +15,27 @@ import (
 // It returns how many batches the first clean rebuilt.
 func cleanBothWays(t *testing.T, src string, nowMs int64) int64 {
 	t.Helper()
+	first := cleanCompared(t, src, nowMs, "raw-span and decoded rebuilds", func(t *testing.T, now int64, i int) *Cleaner {
+		c := testCleaner(t, now)
+		c.rebuildByDecode = i == 1
+		return c
+	})
+	return first.BatchesRebuilt
+}
+
+// cleanCompared copies partition directory src twice, rolls each copy,
+// cleans copy i with cleaner(t, now, i), twice each (the second clean past
+// delete.retention.ms, which drops the tombstones the first stamped), and
+// fails unless the .log files are byte for byte the same after each clean
+// (what names the two ways). It returns the stats of copy 0's first clean.
+func cleanCompared(t *testing.T, src string, nowMs int64, what string, cleaner func(t *testing.T, now int64, i int) *Cleaner) *CleanStats {
+	t.Helper()
 	name := filepath.Base(src)
 	if _, err := ParseTopicPartition(name); err != nil {
 		name += "-0"
 	}
 	var dirs [2]string
-	var rebuilt int64
+	var first *CleanStats
 	for i := range dirs {
 		dirs[i] = filepath.Join(t.TempDir(), name)
 		copyDir(t, src, dirs[i])
@@ -37,24 +52,22 @@ func cleanBothWays(t *testing.T, src string, nowMs int64) int64 {
 					t.Fatal(err)
 				}
 			}
-			c := testCleaner(t, now)
-			c.rebuildByDecode = i == 1
-			st, err := c.Clean(l, CleanOptions{Force: true, OverrideFirstDirty: true, FirstDirtyOffset: 0})
+			st, err := cleaner(t, now, i).Clean(l, CleanOptions{Force: true, OverrideFirstDirty: true, FirstDirtyOffset: 0})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if pass == 0 && i == 0 {
-				rebuilt = st.BatchesRebuilt
+				first = st
 			}
 			if err := l.Close(); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if d := diffHashes(logHashes(t, dirs[1]), logHashes(t, dirs[0])); d != "" {
-			t.Fatalf("clean %d: raw-span and decoded rebuilds differ: %s", pass+1, d)
+			t.Fatalf("clean %d: %s differ: %s", pass+1, what, d)
 		}
 	}
-	return rebuilt
+	return first
 }
 
 // TestRawRebuildMatchesDecodedOnFixtures: on every real Kafka partition

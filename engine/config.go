@@ -207,6 +207,20 @@ type CleanerConfig struct {
 	// ProfileBest: bench's BenchmarkSpeed/row=look-ahead measured it slower
 	// on the lab's machine. Not a Kafka config.
 	LookAhead bool `json:",omitempty"`
+	// SkipDirtyLookups decides the copy phase's records of the dirty
+	// section from what the map build saw instead of looking their keys up
+	// again: while it builds the map the cleaner notes each offset it puts,
+	// and the map notes each offset a later Put of the same key overwrote
+	// (offsetmap.SupersedeRecorder); in the copy phase a record noted put
+	// is obsolete when noted overwritten and the latest for its key
+	// otherwise, exactly what a lookup would answer. Records below the
+	// first dirty offset are looked up as before. It costs two bits per
+	// offset of the dirty section, for at most 4 x MaxMapEntries offsets
+	// (records past them are looked up); it is used only when the pass's
+	// Puts have strictly increasing offsets (always, but in a corrupt log).
+	// Same results. Default false, as Kafka (which looks every record up).
+	// Not a Kafka config.
+	SkipDirtyLookups bool `json:",omitempty"`
 	// CleanedIndex is how a cleaned segment's .index and .timeindex get
 	// their entries, one of CleanedIndexRules: CleanedIndexPerAppend (the
 	// default, written empty: a run record without the field keeps its
@@ -258,7 +272,9 @@ const (
 	ProfileKafka = "kafka"
 	// ProfileBest is the fastest configuration the lab has measured:
 	// bucket16 with xxh3-128 (write-behind Puts, batched lookups), pread,
-	// and write-behind output (a second core writes each full buffer).
+	// write-behind output (a second core writes each full buffer), and
+	// the dirty section's records decided from the map build
+	// (SkipDirtyLookups).
 	// LookAhead stays off: bench/ measured it slower (the second walk of
 	// the next batch costs more than the cache misses it hides).
 	// Buffer sizes, load factor and fsync policy are left as they are, so
@@ -269,15 +285,17 @@ const (
 // ProfileNames lists the names ApplyProfile accepts.
 func ProfileNames() []string { return []string{ProfileKafka, ProfileBest} }
 
-// ApplyProfile sets Hasher, OffsetMap, IOPath, Readahead, WriteBehind and
-// LookAhead to those of the named profile (ProfileKafka, ProfileBest) and
+// ApplyProfile sets Hasher, OffsetMap, IOPath, Readahead, WriteBehind,
+// LookAhead and SkipDirtyLookups to those of the named profile (ProfileKafka, ProfileBest) and
 // leaves every other field alone. Error: an unknown name.
 func (c *CleanerConfig) ApplyProfile(name string) error {
 	switch name {
 	case ProfileKafka:
 		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherMD5, offsetmap.LayoutSkimpy, false, false
+		c.SkipDirtyLookups = false
 	case ProfileBest:
 		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherXXH3_128, offsetmap.LayoutBucket16, true, false
+		c.SkipDirtyLookups = true
 	default:
 		return fmt.Errorf("engine: unknown cleaner profile %q (valid: %s)", name, strings.Join(ProfileNames(), ", "))
 	}

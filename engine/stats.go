@@ -39,7 +39,11 @@ type CleanStats struct {
 	MessagesRead    int64 // records read while copying
 	MessagesWritten int64 // records written to cleaned segments
 	// InvalidMessagesRead counts records without a key (dropped, as Kafka).
-	InvalidMessagesRead  int64
+	InvalidMessagesRead int64
+	// LookupsSkipped counts records of the dirty section the copy phase
+	// decided from the map build, without a map lookup
+	// (CleanerConfig.SkipDirtyLookups).
+	LookupsSkipped       int64 `json:",omitempty"`
 	BatchesRebuilt       int64
 	BatchesDropped       int64
 	EmptyBatchesRetained int64

@@ -119,7 +119,7 @@ func MapRows(cfg engine.CleanerConfig, keys int64) []results.Row {
 // the one definition over the clean's own elapsed time.
 func CleanRows(st *engine.CleanStats) []results.Row {
 	tp := ThroughputOfClean(st)
-	return []results.Row{
+	rows := []results.Row{
 		{Name: "cleanable ratio", Value: fmt.Sprintf("%.4f", st.LogToClean.CleanableRatio), Meaning: "cleanable bytes / (clean + cleanable bytes) before the clean"},
 		{Name: "map read", Value: mib(st.MapBytesRead), Unit: "MiB", Meaning: "bytes of dirty segments read to build the offset map"},
 		{Name: "copy read", Value: mib(st.BytesRead), Unit: "MiB", Meaning: "bytes of segments recopied (all segments below the end offset)"},
@@ -138,4 +138,9 @@ func CleanRows(st *engine.CleanStats) []results.Row {
 		{Name: "batches dropped", Value: fmt.Sprint(st.BatchesDropped), Unit: "batches", Meaning: "batches with no record left"},
 		{Name: "segments cleaned", Value: fmt.Sprintf("%d in %d groups", st.SegmentsCleaned, st.Groups), Meaning: "segments recopied, and the cleaned segments they became"},
 	}
+	if st.LookupsSkipped > 0 {
+		rows = append(rows, results.Row{Name: "lookups skipped", Value: fmt.Sprint(st.LookupsSkipped), Unit: "records",
+			Meaning: "--skip-dirty-lookups: dirty records the copy decided from the map build, without a map lookup"})
+	}
+	return rows
 }

@@ -63,6 +63,8 @@ type Bucket struct {
 	pending  [putDepth]pendingPut
 	pendHead int
 	pendLen  int
+	// superseded records the offsets overwritten (RecordSuperseded).
+	superseded supersededBits
 }
 
 // putDepth is the number of Puts a Bucket holds hashed and prefetched before
@@ -241,6 +243,10 @@ func (m *Bucket) insert(fp fingerprint, b uint64, v uint32) {
 		used, match := scan(e, fp, lo)
 		if match != 0 {
 			j := bits.TrailingZeros32(match)
+			if m.superseded.bits != nil {
+				old := binary.LittleEndian.Uint32(e[bucketStamp+4*j:])
+				m.superseded.note(m.w.offset(old), m.w.offset(v))
+			}
 			binary.LittleEndian.PutUint32(e[bucketStamp+4*j:], v)
 			return
 		}
@@ -340,6 +346,7 @@ func (m *Bucket) Clear() {
 	// Write what is pending, so that the table's bytes (stale entries of
 	// the old pass included) are those of unqueued Puts.
 	m.flush()
+	m.superseded = supersededBits{}
 	if m.w.next() {
 		clear(m.buf)
 	}
@@ -347,6 +354,13 @@ func (m *Bucket) Clear() {
 	m.lookups = 0
 	m.probes = 0
 	m.lastOffset = -1
+}
+
+// RecordSuperseded: see SupersedeRecorder. The queued Puts are written
+// first, into the previous target.
+func (m *Bucket) RecordSuperseded(bits []uint64, base int64) {
+	m.flush()
+	m.superseded = supersededBits{bits: bits, base: base}
 }
 
 // Size is the number of entries held (after the pending Puts are written).

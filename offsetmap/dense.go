@@ -48,6 +48,8 @@ type Dense struct {
 	lookups    int64
 	probes     int64
 	lastOffset int64
+	// superseded records the offsets overwritten (RecordSuperseded).
+	superseded supersededBits
 }
 
 var _ Map = (*Dense)(nil)
@@ -135,6 +137,9 @@ func (m *Dense) Put(key []byte, offset int64) {
 			break
 		}
 		if m.holds(e, fp) {
+			if m.superseded.bits != nil {
+				m.superseded.note(m.w.offset(binary.LittleEndian.Uint32(e[fb:])), offset)
+			}
 			binary.LittleEndian.PutUint32(e[fb:], v)
 			break
 		}
@@ -143,6 +148,11 @@ func (m *Dense) Put(key []byte, offset int64) {
 		}
 	}
 	m.lastOffset = offset
+}
+
+// RecordSuperseded: see SupersedeRecorder.
+func (m *Dense) RecordSuperseded(bits []uint64, base int64) {
+	m.superseded = supersededBits{bits: bits, base: base}
 }
 
 // Get returns the offset put last for key, or -1: it probes from the home
@@ -174,6 +184,7 @@ func (m *Dense) Get(key []byte) int64 {
 // the buffer instead. It resets the entry count, the statistics and the
 // latest offset (to -1).
 func (m *Dense) Clear() {
+	m.superseded = supersededBits{}
 	if m.w.next() {
 		clear(m.buf)
 	}

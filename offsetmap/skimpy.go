@@ -65,15 +65,16 @@ func PerThreadMemoryBytes(dedupeBufferBytes int64, threads int) int {
 type Skimpy struct {
 	buf           []byte // the table: slots * bytesPerEntry bytes, then any remainder of the memory
 	hasher        Hasher
-	hashSize      int    // digest bytes
-	bytesPerEntry int    // hashSize + offsetBytes
-	emptyBytes    int    // leading bytes of a slot tested by isEmpty: min(24, bytesPerEntry)
-	slots         int    // entries the table can hold
-	digest        []byte // scratch: the digest of the key being looked up
-	entries       int    // entries held
-	lookups       int64  // Put and Get calls since Clear
-	probes        int64  // slots examined since Clear
-	lastOffset    int64  // latest offset, -1 when cleared
+	hashSize      int            // digest bytes
+	bytesPerEntry int            // hashSize + offsetBytes
+	emptyBytes    int            // leading bytes of a slot tested by isEmpty: min(24, bytesPerEntry)
+	slots         int            // entries the table can hold
+	digest        []byte         // scratch: the digest of the key being looked up
+	entries       int            // entries held
+	lookups       int64          // Put and Get calls since Clear
+	probes        int64          // slots examined since Clear
+	lastOffset    int64          // latest offset, -1 when cleared
+	superseded    supersededBits // the offsets overwritten (RecordSuperseded)
 }
 
 var _ Map = (*Skimpy)(nil)
@@ -200,6 +201,9 @@ func (m *Skimpy) Put(key []byte, offset int64) {
 			return
 		}
 		if bytes.Equal(entry[:hs], m.digest) {
+			if m.superseded.bits != nil {
+				m.superseded.note(int64(binary.BigEndian.Uint64(entry[hs:])), offset)
+			}
 			binary.BigEndian.PutUint64(entry[hs:], uint64(offset))
 			m.lastOffset = offset
 			return
@@ -229,10 +233,16 @@ func (m *Skimpy) Get(key []byte) int64 {
 	return -1
 }
 
+// RecordSuperseded: see SupersedeRecorder.
+func (m *Skimpy) RecordSuperseded(bits []uint64, base int64) {
+	m.superseded = supersededBits{bits: bits, base: base}
+}
+
 // Clear empties the map, as Kafka's SkimpyOffsetMap.clear: it zero-fills the
 // whole buffer and resets the entry count, the statistics and the latest
 // offset (to -1). It costs one pass over MemoryBytes().
 func (m *Skimpy) Clear() {
+	m.superseded = supersededBits{}
 	clear(m.buf)
 	m.entries = 0
 	m.lookups = 0
