@@ -28,7 +28,8 @@ func (m writeThrough) Put(key []byte, offset int64) {
 // behind Puts through PutBatch), key by key (write-behind Put), write-
 // through (each Put drained at once), prefaulted with huge pages, dense16,
 // the best profile's copy loop (look-ahead, write-behind output, the dirty
-// records decided from the map build) with the batched and the key-by-key
+// records decided from the map build, the other lookups made ahead on a
+// second goroutine) with the batched and the key-by-key
 // map, and Kafka's map deciding the dirty records from the map build. The head fits every map in one pass, so all must retain the same
 // records: the cleaned .log files must be byte for byte Kafka's, with the
 // same end offset and map entries. (Maps that fill at different points
@@ -98,6 +99,9 @@ func TestFastPathsCleanLikeKafka(t *testing.T) {
 		// overwrote: those runs look every record up.
 		if _, recorder := tc.m().(offsetmap.SupersedeRecorder); tc.cfg != nil && tc.cfg.SkipDirtyLookups && recorder && st.LookupsSkipped == 0 {
 			t.Errorf("%s: no dirty record decided without a lookup", tc.name)
+		}
+		if _, concurrent := tc.m().(offsetmap.ConcurrentGetter); tc.cfg != nil && tc.cfg.ParallelLookups && concurrent && st.LookupsAhead == 0 {
+			t.Errorf("%s: no key looked up ahead of the filter", tc.name)
 		}
 		if i == 0 {
 			wantDir, wantEnd, wantEntries = l.Dir(), int64(st.EndOffset), int(st.MapEntries)

@@ -83,6 +83,10 @@ type Cleaner struct {
 	// verdicts are the dirty section's records decided by the map build
 	// (CleanerConfig.SkipDirtyLookups).
 	verdicts dirtyVerdicts
+	// ahead is ParallelLookups' reader and blocks; aheadRun the goroutine
+	// of the segment being copied (nil when none).
+	ahead    aheadState
+	aheadRun *lookupAhead
 	// rebuildByDecode makes a rebuilt batch decode its kept records again
 	// and re-encode them field by field, instead of copying their bytes
 	// (appendKept): the reference path of the equivalence tests only.

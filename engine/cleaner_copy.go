@@ -103,6 +103,12 @@ const (
 // horizon must be stamped.
 func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, nowMs int64, cfg *LogConfig, active map[int64]ProducerEntry, txns *cleanedTxnMetadata, stats *CleanStats) error {
 	defer c.reader.Restore()
+	ahead, err := c.startLookupAhead(src)
+	if err != nil {
+		return err
+	}
+	c.aheadRun = ahead
+	defer func() { ahead.close(); c.aheadRun = nil }()
 	it := c.iter(src, 0)
 	c.appends.startSegment(cfg.MaxMessageBytes)
 	for {
@@ -275,7 +281,13 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 		}
 	}
 	c.kept = kept
-	sc.lookup(c.offsetMap)
+	switch {
+	case len(sc.keys) == 0:
+	case c.aheadRun != nil && c.aheadRun.take(int64(pos), sc.sizeFound()):
+		stats.LookupsAhead += int64(len(sc.keys))
+	default:
+		sc.lookup(c.offsetMap)
+	}
 	// Pass 2: Kafka's Cleaner.shouldRetainRecord for the looked-up records:
 	// kept iff its offset is the map's for the key (or later) and it has a
 	// value or deletes are still retained.
@@ -438,13 +450,19 @@ func (sc *batchScratch) reset() {
 	sc.spans = sc.spans[:0]
 }
 
-// lookup fills found with the map's offset of every queued key, in one
-// GetBatch call when the map is a Batcher.
-func (sc *batchScratch) lookup(m offsetmap.Map) {
+// sizeFound makes found as long as keys and returns it.
+func (sc *batchScratch) sizeFound() []int64 {
 	if cap(sc.found) < len(sc.keys) {
 		sc.found = make([]int64, len(sc.keys))
 	}
 	sc.found = sc.found[:len(sc.keys)]
+	return sc.found
+}
+
+// lookup fills found with the map's offset of every queued key, in one
+// GetBatch call when the map is a Batcher.
+func (sc *batchScratch) lookup(m offsetmap.Map) {
+	sc.sizeFound()
 	if b, ok := m.(offsetmap.Batcher); ok {
 		b.GetBatch(sc.keys, sc.found)
 		return

@@ -50,8 +50,11 @@ type PhaseStats struct {
 	ThrottleSleep time.Duration `json:"throttle_sleep_ns"`
 	// DroppedBytes: bytes of input read and output written that the
 	// cache-friendly mode dropped from the page cache.
-	DroppedBytes int64                  `json:"dropped_bytes,omitempty"`
-	OS           *iosched.PhaseCounters `json:"os,omitempty"`
+	DroppedBytes int64 `json:"dropped_bytes,omitempty"`
+	// AheadReadBytes: bytes the ParallelLookups goroutine read (a second
+	// read of each segment copied, mostly from the page cache).
+	AheadReadBytes int64                  `json:"ahead_read_bytes,omitempty"`
+	OS             *iosched.PhaseCounters `json:"os,omitempty"`
 }
 
 // IOBytesPerSecond is the phase's read plus written bytes over its wall
@@ -174,10 +177,11 @@ type ioSnapshot struct {
 	read  iosched.ReadStats
 	write iosched.WriteStats
 	slept time.Duration
+	ahead int64
 }
 
 func (c *Cleaner) ioSnapshot() ioSnapshot {
-	s := ioSnapshot{start: time.Now(), read: c.reader.Stats(), write: c.writer.Stats()}
+	s := ioSnapshot{start: time.Now(), read: c.reader.Stats(), write: c.writer.Stats(), ahead: c.ahead.readBytes}
 	if c.metered != nil {
 		s.slept = c.metered.slept
 	}
@@ -237,15 +241,16 @@ func (c *Cleaner) startPhase(phase string, inputs func() ([]*Segment, []int64), 
 		done = true
 		after := c.ioSnapshot()
 		*dst = PhaseStats{
-			Wall:          after.start.Sub(before.start),
-			ReadBytes:     after.read.Bytes - before.read.Bytes,
-			Reads:         after.read.Reads - before.read.Reads,
-			ReadTime:      after.read.Time - before.read.Time,
-			WrittenBytes:  after.write.Bytes - before.write.Bytes,
-			WriteTime:     after.write.WriteTime - before.write.WriteTime,
-			SyncTime:      after.write.SyncTime - before.write.SyncTime,
-			ThrottleSleep: after.slept - before.slept,
-			DroppedBytes:  after.read.DroppedBytes - before.read.DroppedBytes + after.write.DroppedBytes - before.write.DroppedBytes,
+			Wall:           after.start.Sub(before.start),
+			ReadBytes:      after.read.Bytes - before.read.Bytes,
+			Reads:          after.read.Reads - before.read.Reads,
+			ReadTime:       after.read.Time - before.read.Time,
+			WrittenBytes:   after.write.Bytes - before.write.Bytes,
+			WriteTime:      after.write.WriteTime - before.write.WriteTime,
+			SyncTime:       after.write.SyncTime - before.write.SyncTime,
+			ThrottleSleep:  after.slept - before.slept,
+			DroppedBytes:   after.read.DroppedBytes - before.read.DroppedBytes + after.write.DroppedBytes - before.write.DroppedBytes,
+			AheadReadBytes: after.ahead - before.ahead,
 		}
 		if endProbe != nil {
 			pc := endProbe()

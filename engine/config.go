@@ -221,6 +221,20 @@ type CleanerConfig struct {
 	// Same results. Default false, as Kafka (which looks every record up).
 	// Not a Kafka config.
 	SkipDirtyLookups bool `json:",omitempty"`
+	// ParallelLookups has a second goroutine read each segment the copy
+	// phase recopies, ahead of the filter, through a reader of its own,
+	// and look its records' keys up in the offset map, so that the
+	// lookups' cache misses are spent on another core while the filter
+	// rebuilds and writes; the filter takes the answers instead of looking
+	// up (a batch the goroutine skipped, such as a compressed one, it looks
+	// up itself). Every segment is read twice (the second read mostly from
+	// the page cache, which the first has warmed); the goroutine's reads
+	// are counted apart (PhaseStats.AheadReadBytes) and not throttled.
+	// Needs a map that answers concurrent lookups
+	// (offsetmap.ConcurrentGetter: bucket16); others ignore it. Same
+	// results. Default false, as Kafka (one thread per clean). Not a
+	// Kafka config.
+	ParallelLookups bool `json:",omitempty"`
 	// CleanedIndex is how a cleaned segment's .index and .timeindex get
 	// their entries, one of CleanedIndexRules: CleanedIndexPerAppend (the
 	// default, written empty: a run record without the field keeps its
@@ -274,7 +288,8 @@ const (
 	// bucket16 with xxh3-128 (write-behind Puts, batched lookups), pread,
 	// write-behind output (a second core writes each full buffer), and
 	// the dirty section's records decided from the map build
-	// (SkipDirtyLookups).
+	// (SkipDirtyLookups), and the copy phase's other lookups made ahead
+	// on the second core (ParallelLookups).
 	// LookAhead stays off: bench/ measured it slower (the second walk of
 	// the next batch costs more than the cache misses it hides).
 	// Buffer sizes, load factor and fsync policy are left as they are, so
@@ -286,16 +301,16 @@ const (
 func ProfileNames() []string { return []string{ProfileKafka, ProfileBest} }
 
 // ApplyProfile sets Hasher, OffsetMap, IOPath, Readahead, WriteBehind,
-// LookAhead and SkipDirtyLookups to those of the named profile (ProfileKafka, ProfileBest) and
+// LookAhead, SkipDirtyLookups and ParallelLookups to those of the named profile (ProfileKafka, ProfileBest) and
 // leaves every other field alone. Error: an unknown name.
 func (c *CleanerConfig) ApplyProfile(name string) error {
 	switch name {
 	case ProfileKafka:
 		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherMD5, offsetmap.LayoutSkimpy, false, false
-		c.SkipDirtyLookups = false
+		c.SkipDirtyLookups, c.ParallelLookups = false, false
 	case ProfileBest:
 		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherXXH3_128, offsetmap.LayoutBucket16, true, false
-		c.SkipDirtyLookups = true
+		c.SkipDirtyLookups, c.ParallelLookups = true, true
 	default:
 		return fmt.Errorf("engine: unknown cleaner profile %q (valid: %s)", name, strings.Join(ProfileNames(), ", "))
 	}

@@ -1,7 +1,11 @@
 package engine
 
 import (
+	"errors"
+	"fmt"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
@@ -9,8 +13,15 @@ import (
 )
 
 // verdictCleaner returns a cleaner with a 4 MiB map of layout (and a hasher
-// it takes) whose SkipDirtyLookups is on.
+// it takes) whose SkipDirtyLookups is on when on.
 func verdictCleaner(t *testing.T, nowMs int64, layout offsetmap.LayoutName, on bool) *Cleaner {
+	t.Helper()
+	return fastPathCleaner(t, nowMs, layout, func(cfg *CleanerConfig) { cfg.SkipDirtyLookups = on })
+}
+
+// fastPathCleaner returns a cleaner with a 4 MiB map of layout (and a
+// hasher it takes), its config changed by set.
+func fastPathCleaner(t *testing.T, nowMs int64, layout offsetmap.LayoutName, set func(*CleanerConfig)) *Cleaner {
 	t.Helper()
 	cfg := DefaultCleanerConfig()
 	cfg.DedupeBufferBytes = 4 << 20
@@ -18,7 +29,7 @@ func verdictCleaner(t *testing.T, nowMs int64, layout offsetmap.LayoutName, on b
 	if layout != offsetmap.LayoutSkimpy {
 		cfg.Hasher = offsetmap.HasherXXH3_128
 	}
-	cfg.SkipDirtyLookups = on
+	set(&cfg)
 	c, err := NewCleaner(cfg, CleanerOptions{Now: fixedClock(nowMs)})
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +61,39 @@ func TestSkipDirtyLookupsOnFixtures(t *testing.T) {
 	}
 	if skipped == 0 {
 		t.Error("no record was decided without a lookup: the path is not exercised")
+	}
+}
+
+// TestParallelLookupsOnFixtures: on every real Kafka partition, with
+// bucket16, the copy phase taking its lookups from the goroutine ahead
+// (alone, and with the dirty records decided by the map build) writes
+// exactly what the filter's own lookups write, in the clean that stamps
+// delete horizons and in the one that drops the tombstones. (With the
+// dirty records decided by the map build, the goroutine has nothing left to
+// look up in these fully dirty logs: bench's equivalence tests cover the two
+// together.)
+func TestParallelLookupsOnFixtures(t *testing.T) {
+	var ahead int64
+	for _, skip := range []bool{false} {
+		for _, set := range fixtureSets(t) {
+			for _, src := range subdirs(t, set) {
+				if len(logFiles(t, src)) == 0 {
+					continue
+				}
+				t.Run(fmt.Sprintf("skip-dirty-lookups=%v/%s/%s", skip, filepath.Base(set), filepath.Base(src)), func(t *testing.T) {
+					st := cleanCompared(t, src, fixtureNowMs, "cleans with lookups ahead and in the filter",
+						func(t *testing.T, now int64, i int) *Cleaner {
+							return fastPathCleaner(t, now, offsetmap.LayoutBucket16, func(cfg *CleanerConfig) {
+								cfg.SkipDirtyLookups, cfg.ParallelLookups = skip, i == 0
+							})
+						})
+					ahead += st.LookupsAhead
+				})
+			}
+		}
+	}
+	if ahead == 0 {
+		t.Error("no key was looked up ahead: the path is not exercised")
 	}
 }
 
@@ -113,5 +157,53 @@ func TestSkipDirtyLookups(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestParallelLookupsCorruptSegment: a batch damaged after the log was
+// opened, in a segment only the copy phase reads, stops the clean with the
+// error the filter gives without the goroutine (file and byte position of
+// the batch), the log unchanged, and the goroutine gone.
+func TestParallelLookupsCorruptSegment(t *testing.T) {
+	const base = int64(1_700_000_000_000)
+	src := filepath.Join(t.TempDir(), "corrupt-0")
+	var seg0 [][]byte
+	for i := range 8 {
+		seg0 = append(seg0, testBatch(t, record.Offset(4*i), base, "A=1", "B=1", "C=1", "D=1"))
+	}
+	writeTestLog(t, src, nil, seg0,
+		[][]byte{testBatch(t, 32, base+10, "A=2", "B=2")},
+		[][]byte{testBatch(t, 34, base+20, "F=1")})
+	cfg := DefaultLogConfig()
+	var errs [2]string
+	for i, parallel := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "corrupt-0")
+		copyDir(t, src, dir)
+		l, err := Open(dir, Options{Config: &cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := seg(dir, 0, LogFileSuffix)
+		pos := batchPositions(t, p)[5]
+		flipByte(t, p, pos+record.RecordsPos+3)
+		before := logHashes(t, dir)
+		goroutines := runtime.NumGoroutine()
+		c := fastPathCleaner(t, base, offsetmap.LayoutBucket16, func(cfg *CleanerConfig) { cfg.ParallelLookups = parallel })
+		_, err = c.Clean(l, CleanOptions{Force: true, OverrideFirstDirty: true, FirstDirtyOffset: 32})
+		var ce *record.CorruptionError
+		if !errors.As(err, &ce) || ce.Path != p || ce.Pos != pos {
+			t.Fatalf("parallel %v: Clean = %v, want a CorruptionError at %s byte %d", parallel, err, p, pos)
+		}
+		errs[i] = strings.ReplaceAll(err.Error(), dir, "DIR")
+		if d := diffHashes(before, logHashes(t, dir)); d != "" {
+			t.Errorf("parallel %v: the failed clean changed the log: %s", parallel, d)
+		}
+		if n := runtime.NumGoroutine(); n > goroutines {
+			t.Errorf("parallel %v: %d goroutines after the clean, %d before", parallel, n, goroutines)
+		}
+		l.Close()
+	}
+	if errs[0] != errs[1] {
+		t.Errorf("errors differ:\n without: %v\n with:    %v", errs[0], errs[1])
 	}
 }

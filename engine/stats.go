@@ -43,7 +43,10 @@ type CleanStats struct {
 	// LookupsSkipped counts records of the dirty section the copy phase
 	// decided from the map build, without a map lookup
 	// (CleanerConfig.SkipDirtyLookups).
-	LookupsSkipped       int64 `json:",omitempty"`
+	LookupsSkipped int64 `json:",omitempty"`
+	// LookupsAhead counts keys whose copy-phase lookup the ParallelLookups
+	// goroutine made ahead of the filter.
+	LookupsAhead         int64 `json:",omitempty"`
 	BatchesRebuilt       int64
 	BatchesDropped       int64
 	EmptyBatchesRetained int64

@@ -142,5 +142,9 @@ func CleanRows(st *engine.CleanStats) []results.Row {
 		rows = append(rows, results.Row{Name: "lookups skipped", Value: fmt.Sprint(st.LookupsSkipped), Unit: "records",
 			Meaning: "--skip-dirty-lookups: dirty records the copy decided from the map build, without a map lookup"})
 	}
+	if st.LookupsAhead > 0 {
+		rows = append(rows, results.Row{Name: "lookups ahead", Value: fmt.Sprint(st.LookupsAhead), Unit: "keys",
+			Meaning: "--parallel-lookups: keys the second goroutine looked up ahead of the copy's filter"})
+	}
 	return rows
 }

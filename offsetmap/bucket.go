@@ -96,6 +96,8 @@ var (
 	_ Batcher     = (*Bucket)(nil)
 	_ SizeBounder = (*Bucket)(nil)
 	_ Prefetcher  = (*Bucket)(nil)
+
+	_ ConcurrentGetter = (*Bucket)(nil)
 )
 
 // NewBucket allocates a bucket map of memoryBytes bytes. The table starts at
@@ -277,23 +279,53 @@ func (m *Bucket) Get(key []byte) int64 {
 
 // find returns the offset stamped for fp, probing from bucket b, or -1.
 func (m *Bucket) find(fp fingerprint, b uint64) int64 {
+	off, probes := m.probe(fp, b)
+	m.probes += probes
+	return off
+}
+
+// probe is find without the statistics: it returns the offset and the
+// buckets read, and writes nothing.
+func (m *Bucket) probe(fp fingerprint, b uint64) (offset, probes int64) {
 	lo := m.w.lo
 	for range m.buckets {
-		m.probes++
+		probes++
 		e := m.bucket(b)
 		used, match := scan(e, fp, lo)
 		if match != 0 {
 			j := bits.TrailingZeros32(match)
-			return m.w.offset(binary.LittleEndian.Uint32(e[bucketStamp+4*j:]))
+			return m.w.offset(binary.LittleEndian.Uint32(e[bucketStamp+4*j:])), probes
 		}
 		if used != fullBucket {
-			return -1
+			return -1, probes
 		}
 		if b++; b == m.buckets {
 			b = 0
 		}
 	}
-	return -1
+	return -1, probes
+}
+
+// GetConcurrent: see ConcurrentGetter. As GetBatch, 16 keys are hashed
+// and their buckets prefetched before any is probed, in scratch of the
+// call's own.
+func (m *Bucket) GetConcurrent(keys [][]byte, offsets []int64) {
+	var group [batchKeys]groupEntry
+	var digest [maxDigestBytes]byte
+	offsets = offsets[:len(keys)]
+	for len(keys) > 0 {
+		n := min(len(keys), batchKeys)
+		for i, key := range keys[:n] {
+			fp := m.keys.ofWith(key, digest[:])
+			home, _ := bits.Mul64(fp.f1, m.buckets)
+			group[i] = groupEntry{fp: fp, home: home}
+			prefetch(unsafe.Pointer(&m.tab[home*bucketBytes]))
+		}
+		for i, g := range group[:n] {
+			offsets[i], _ = m.probe(g.fp, g.home)
+		}
+		keys, offsets = keys[n:], offsets[n:]
+	}
 }
 
 // hashGroup hashes up to batchKeys keys into m.group and prefetches each

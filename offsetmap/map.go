@@ -151,3 +151,21 @@ func (s Stats) MeanProbes() float64 {
 func MaxEntries(m Map, loadFactor float64) int {
 	return int(float64(m.Slots()) * loadFactor)
 }
+
+// ConcurrentGetter is implemented by maps whose lookups may run on several
+// goroutines at once, so that a cleaner can look up one part of a segment
+// on another core while it filters another part
+// (engine.CleanerConfig.ParallelLookups). GetConcurrent sets offsets[i] to
+// the offset Get(keys[i]) would return, for each i, but counts nothing in
+// Stats and writes nothing: calls may overlap one another and GetBatch or
+// Get calls (whose statistics they do not touch) as long as nothing changes
+// the map meanwhile (no Put, PutBatch, Clear or UpdateLatestOffset). A map
+// that writes its Puts behind must have written them first: call Size
+// before the lookups start. len(offsets) >= len(keys).
+type ConcurrentGetter interface {
+	GetConcurrent(keys [][]byte, offsets []int64)
+}
+
+// maxDigestBytes bounds every Hasher's Size (sha256's 32), for scratch
+// digests on the stack.
+const maxDigestBytes = 64

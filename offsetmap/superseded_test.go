@@ -1,6 +1,9 @@
 package offsetmap
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestRecordSuperseded checks SupersedeRecorder on every layout against a
 // sequence worked by hand: k1@100, k2@101, k1@102, k3@103, k2@104, k1@105
@@ -91,5 +94,67 @@ func TestRecordSupersededNotDecreasing(t *testing.T) {
 	m.Put(testKey(1), 5)
 	if bits[0] != 0 {
 		t.Errorf("bits = %#b, want 0", bits[0])
+	}
+}
+
+// TestGetConcurrentIsGet: GetConcurrent answers as Get, hits and misses,
+// from several goroutines at once, with every hasher (digests shorter and
+// longer than the fingerprint), and leaves the statistics alone.
+func TestGetConcurrentIsGet(t *testing.T) {
+	for _, name := range HasherNames() {
+		t.Run("hasher="+string(name), func(t *testing.T) {
+			h, err := NewHasher(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := NewBucket(1<<20, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const n = 20000
+			for i := range n {
+				m.Put(testKey(i), int64(1000+i))
+			}
+			for i := range n / 2 {
+				m.Put(testKey(2*i), int64(1000+n+i)) // overwrite the even keys
+			}
+			m.Size()
+			before := m.Stats()
+			keys := make([][]byte, 0, n+100)
+			for i := range n + 100 { // the last 100 are absent
+				keys = append(keys, testKey(i))
+			}
+			want := func(i int) int64 {
+				switch {
+				case i >= n:
+					return -1
+				case i%2 == 0:
+					return int64(1000 + n + i/2)
+				}
+				return int64(1000 + i)
+			}
+			errs := make(chan string, 4)
+			for g := range 4 {
+				go func() {
+					got := make([]int64, len(keys))
+					m.GetConcurrent(keys[g:], got[g:])
+					for i := g; i < len(keys); i++ {
+						if got[i] != want(i) {
+							errs <- fmt.Sprintf("goroutine %d: key %d: %d, want %d", g, i, got[i], want(i))
+							return
+						}
+					}
+					errs <- ""
+				}()
+			}
+			for range 4 {
+				if e := <-errs; e != "" {
+					t.Error(e)
+				}
+			}
+			if after := m.Stats(); after != before {
+				t.Errorf("Stats changed from %+v to %+v", before, after)
+			}
+		})
 	}
 }

@@ -181,13 +181,18 @@ func newKeyFingerprints(h Hasher, fpBytes int) keyFingerprints {
 }
 
 // of returns key's fingerprint.
-func (k *keyFingerprints) of(key []byte) fingerprint {
+func (k *keyFingerprints) of(key []byte) fingerprint { return k.ofWith(key, k.digest) }
+
+// ofWith is of with digest as the hasher's scratch (at least as long as
+// k.digest, zero past the digest), so that goroutines each with their own
+// scratch may hash at once.
+func (k *keyFingerprints) ofWith(key, digest []byte) fingerprint {
 	var fp fingerprint
 	if k.fpr != nil {
 		fp = k.fpr.fingerprint(key)
 	} else {
-		k.hasher.Sum(k.digest, key)
-		fp = fingerprintOf(k.digest, 12)
+		k.hasher.Sum(digest, key)
+		fp = fingerprintOf(digest, 12)
 	}
 	if k.fpBytes == 8 {
 		fp.f2 = 0

@@ -1,0 +1,231 @@
+package engine
+
+import (
+	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
+)
+
+// lookupAhead is CleanerConfig.ParallelLookups: while the copy loop filters
+// a segment, a goroutine reads the same segment ahead of it through a
+// reader of its own and looks up in the offset map (GetConcurrent) the keys
+// the filter will ask for: those of each uncompressed data batch's keyed
+// records at or below the map's latest offset that the map build did not
+// decide (dirtyVerdicts). It hands the answers over in blocks, in file
+// order, and the filter takes a batch's answers instead of looking its keys
+// up (take); a batch the goroutine skipped (compressed, control, beyond the
+// map, or one it could not walk) the filter looks up itself. The filter
+// still decides everything: the answers are only Get's, computed early on
+// another core. The goroutine's reads are counted in the copy phase's
+// AheadReadBytes, not in its reads (nor by the throttle).
+type lookupAhead struct {
+	results chan *lookupBlock
+	free    chan *lookupBlock
+	stop    chan struct{}
+	done    chan struct{} // closed when the goroutine has returned
+	cur     *lookupBlock  // the block take reads; nil before the first
+	next    int           // cur's next batch
+	ended   bool          // the goroutine sent its last block
+}
+
+// lookupBlock is the answers for a run of batches: batch i at file position
+// pos[i] has the answers found[first[i]:first[i+1]], one per key the filter
+// will look up, in record order.
+type lookupBlock struct {
+	pos   []int64
+	first []int32
+	found []int64
+	keys  [][]byte // the goroutine's scratch
+	last  bool     // no block follows
+}
+
+// Blocks in flight between the goroutine and the filter: enough for the
+// goroutine to run a few read buffers ahead, few enough to bound memory.
+const (
+	lookupBlockBatches = 64
+	lookupBlocks       = 8
+)
+
+// aheadState is what a Cleaner keeps across cleans for ParallelLookups: the
+// goroutine's reader and its blocks, allocated once.
+type aheadState struct {
+	reader   iosched.SegmentReader
+	blocks   []*lookupBlock
+	oversize []byte
+	// readBytes is what the goroutine's reader returned in this clean.
+	readBytes int64
+}
+
+// startLookupAhead starts the goroutine over segment s, or returns nil when
+// ParallelLookups is off or the map cannot be read concurrently.
+func (c *Cleaner) startLookupAhead(s *Segment) (*lookupAhead, error) {
+	g, ok := c.offsetMap.(offsetmap.ConcurrentGetter)
+	if !c.cfg.ParallelLookups || !ok {
+		return nil, nil
+	}
+	st := &c.ahead
+	if st.reader == nil || st.reader.MaxBufferBytes() < c.reader.MaxBufferBytes() {
+		r, err := iosched.NewSegmentReader(iosched.ReaderOptions{
+			Path: iosched.ReadPath(c.cfg.IOPath), BufferBytes: c.ioBufBytes, MaxBufferBytes: c.reader.MaxBufferBytes(),
+			Readahead: iosched.ReadaheadHint(c.cfg.Readahead), DirectFallback: true,
+		})
+		if err != nil {
+			return nil, err
+		}
+		st.reader = r
+	}
+	if st.blocks == nil {
+		for range lookupBlocks {
+			st.blocks = append(st.blocks, &lookupBlock{})
+		}
+	}
+	a := &lookupAhead{
+		results: make(chan *lookupBlock, lookupBlocks),
+		free:    make(chan *lookupBlock, lookupBlocks),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	for _, b := range st.blocks {
+		a.free <- b
+	}
+	// The map was flushed (Size) when the map phase ended; the copy phase
+	// only reads it.
+	latest := c.offsetMap.LatestOffset()
+	readBefore := st.reader.Stats().Bytes
+	go func() {
+		defer close(a.done)
+		defer func() { st.readBytes += st.reader.Stats().Bytes - readBefore }()
+		defer st.reader.Restore()
+		a.run(s, st, g, latest, &c.verdicts)
+	}()
+	return a, nil
+}
+
+// run is the goroutine: it walks s's batches and sends blocks of answers
+// until the end of the file, a batch it cannot frame (the filter will
+// report it), or stop.
+func (a *lookupAhead) run(s *Segment, st *aheadState, g offsetmap.ConcurrentGetter, latest int64, v *dirtyVerdicts) {
+	it := newBatchIter(st.reader, s.f, 0, s.size)
+	it.oversize = &st.oversize
+	var b *lookupBlock
+	send := func(last bool) bool {
+		b.last = last
+		select {
+		case a.results <- b:
+			b = nil
+			return true
+		case <-a.stop:
+			return false
+		}
+	}
+	for {
+		select {
+		case <-a.stop:
+			return
+		default:
+		}
+		if b == nil {
+			select {
+			case b = <-a.free:
+				b.pos, b.first, b.found, b.last = b.pos[:0], append(b.first[:0], 0), b.found[:0], false
+			case <-a.stop:
+				return
+			}
+		}
+		batch, pos, err := it.next()
+		if err != nil { // io.EOF, or a batch the filter will report
+			send(true)
+			return
+		}
+		if !a.lookUp(b, batch, int64(pos), g, latest, v) {
+			continue
+		}
+		if len(b.pos) == lookupBlockBatches && !send(false) {
+			return
+		}
+	}
+}
+
+// lookUp adds batch's answers to b, and reports whether it did (false: the
+// filter looks this batch up itself).
+func (a *lookupAhead) lookUp(b *lookupBlock, batch []byte, pos int64, g offsetmap.ConcurrentGetter, latest int64, v *dirtyVerdicts) bool {
+	if len(batch) < record.BatchHeaderSize || batch[record.MagicPos] != record.MagicV2 {
+		return false
+	}
+	h, err := record.ParseHeader(batch)
+	if err != nil || h.Size() != len(batch) || h.Attributes.Control() || h.Attributes.Codec() != record.CodecNone || int64(h.BaseOffset) > latest {
+		return false
+	}
+	keys := b.keys[:0]
+	recs := record.NewRecordIterator(batch[record.RecordsPos:], h.RecordCount)
+	var r record.Record
+	for {
+		ok, err := recs.Next(&r)
+		if err != nil {
+			return false
+		}
+		if !ok {
+			break
+		}
+		off := int64(r.Offset(&h))
+		if r.Key == nil || off > latest {
+			continue
+		}
+		if known, _ := v.decided(off); known {
+			continue
+		}
+		keys = append(keys, r.Key)
+	}
+	b.keys = keys
+	n := len(b.found)
+	b.found = append(b.found, make([]int64, len(keys))...)
+	g.GetConcurrent(keys, b.found[n:])
+	b.pos = append(b.pos, pos)
+	b.first = append(b.first, int32(len(b.found)))
+	return true
+}
+
+// take copies the answers for the batch at pos into found (len(found)
+// keys), and reports whether the goroutine had them; it waits for the
+// goroutine to get past pos.
+func (a *lookupAhead) take(pos int64, found []int64) bool {
+	for {
+		if a.cur != nil {
+			for a.next < len(a.cur.pos) && a.cur.pos[a.next] < pos {
+				a.next++
+			}
+			if a.next < len(a.cur.pos) {
+				i := a.next
+				if a.cur.pos[i] != pos {
+					return false // skipped by the goroutine
+				}
+				ans := a.cur.found[a.cur.first[i]:a.cur.first[i+1]]
+				if len(ans) != len(found) {
+					return false
+				}
+				copy(found, ans)
+				a.next++
+				return true
+			}
+			if a.cur.last {
+				return false
+			}
+			a.free <- a.cur
+			a.cur = nil
+		}
+		if a.ended {
+			return false
+		}
+		a.cur, a.next = <-a.results, 0
+		a.ended = a.cur.last
+	}
+}
+
+// close stops the goroutine and waits for it.
+func (a *lookupAhead) close() {
+	if a == nil {
+		return
+	}
+	close(a.stop)
+	<-a.done
+}
