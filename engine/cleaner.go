@@ -83,10 +83,8 @@ type Cleaner struct {
 	// verdicts are the dirty section's records decided by the map build
 	// (CleanerConfig.SkipDirtyLookups).
 	verdicts dirtyVerdicts
-	// ahead is ParallelLookups' reader and blocks; aheadRun the goroutine
-	// of the segment being copied (nil when none).
-	ahead    aheadState
-	aheadRun *lookupAhead
+	// ahead is ParallelLookups' reader and blocks.
+	ahead aheadState
 	// rebuildByDecode makes a rebuilt batch decode its kept records again
 	// and re-encode them field by field, instead of copying their bytes
 	// (appendKept): the reference path of the equivalence tests only.
@@ -485,11 +483,17 @@ func (c *Cleaner) putKeys(sc *batchScratch) int32 {
 
 // decode checks one batch (v2 magic, CRC) and returns its header and records.
 func (c *Cleaner) decode(s *Segment, batch []byte, pos FilePos) (record.BatchHeader, record.RecordIterator, error) {
+	return c.decodeChecked(s, batch, pos, false)
+}
+
+// decodeChecked is decode, with the CRC check left out when crcChecked
+// (ParallelLookups' goroutine checked it on its read of the batch).
+func (c *Cleaner) decodeChecked(s *Segment, batch []byte, pos FilePos, crcChecked bool) (record.BatchHeader, record.RecordIterator, error) {
 	if len(batch) > record.MagicPos && batch[record.MagicPos] != record.MagicV2 && (batch[record.MagicPos] == 0 || batch[record.MagicPos] == 1) {
 		return record.BatchHeader{}, record.RecordIterator{}, &record.CorruptionError{Path: s.f.Name(), Pos: int64(pos),
 			Reason: fmt.Sprintf("magic %d message set", batch[record.MagicPos]), Err: ErrLegacyFormat}
 	}
-	if c.cfg.VerifyCRC {
+	if c.cfg.VerifyCRC && !crcChecked {
 		if err := record.VerifyCRC(batch); err != nil {
 			return record.BatchHeader{}, record.RecordIterator{}, c.corrupt(s, pos, "batch CRC", err)
 		}

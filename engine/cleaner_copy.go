@@ -107,8 +107,7 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 	if err != nil {
 		return err
 	}
-	c.aheadRun = ahead
-	defer func() { ahead.close(); c.aheadRun = nil }()
+	defer ahead.close()
 	it := c.iter(src, 0)
 	c.appends.startSegment(cfg.MaxMessageBytes)
 	for {
@@ -121,7 +120,11 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 			return err
 		}
 		c.appends.sourceBatch(dest, int64(pos), int64(len(batch)))
-		h, recs, err := c.decode(src, batch, pos)
+		var ab aheadBatch
+		if ahead != nil {
+			ab, _ = ahead.take(int64(pos))
+		}
+		h, recs, err := c.decodeChecked(src, batch, pos, ab.crcOK)
 		if err != nil {
 			return err
 		}
@@ -171,7 +174,7 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 		}
 		stats.MessagesRead += int64(h.RecordCount)
 		c.prefetchNext(&it)
-		out, keptCount, err := c.filterBatch(src, pos, &h, recs, nowMs, cfg.DeleteRetentionMs, discardRecords, canDiscard && control, stats)
+		out, keptCount, err := c.filterBatch(src, pos, &h, recs, &ab, nowMs, cfg.DeleteRetentionMs, discardRecords, canDiscard && control, stats)
 		if err != nil {
 			return err
 		}
@@ -217,7 +220,7 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 // stamped (a kept tombstone, or markerForEmptyTxn: a kept marker that may
 // be discarded once its horizon passes), and nil with keptCount 0 when none
 // stay.
-func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, recs record.RecordIterator, nowMs, deleteRetentionMs int64, discardRecords, markerForEmptyTxn bool, stats *CleanStats) (out []byte, keptCount int, err error) {
+func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, recs record.RecordIterator, ab *aheadBatch, nowMs, deleteRetentionMs int64, discardRecords, markerForEmptyTxn bool, stats *CleanStats) (out []byte, keptCount int, err error) {
 	if discardRecords {
 		return nil, 0, nil
 	}
@@ -283,7 +286,8 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 	c.kept = kept
 	switch {
 	case len(sc.keys) == 0:
-	case c.aheadRun != nil && c.aheadRun.take(int64(pos), sc.sizeFound()):
+	case ab.looked && len(ab.found) == len(sc.keys):
+		copy(sc.sizeFound(), ab.found)
 		stats.LookupsAhead += int64(len(sc.keys))
 	default:
 		sc.lookup(c.offsetMap)

@@ -14,7 +14,9 @@ import (
 // decide (dirtyVerdicts). It hands the answers over in blocks, in file
 // order, and the filter takes a batch's answers instead of looking its keys
 // up (take); a batch the goroutine skipped (compressed, control, beyond the
-// map, or one it could not walk) the filter looks up itself. The filter
+// map, or one it could not walk) the filter looks up itself. It also checks
+// each batch's CRC (under VerifyCRC), so that the filter need not: a batch
+// whose CRC did not match the filter checks again and reports. The filter
 // still decides everything: the answers are only Get's, computed early on
 // another core. The goroutine's reads are counted in the copy phase's
 // AheadReadBytes, not in its reads (nor by the throttle).
@@ -28,15 +30,26 @@ type lookupAhead struct {
 	ended   bool          // the goroutine sent its last block
 }
 
-// lookupBlock is the answers for a run of batches: batch i at file position
-// pos[i] has the answers found[first[i]:first[i+1]], one per key the filter
-// will look up, in record order.
+// lookupBlock is what the goroutine learnt of a run of batches, in file
+// order: batch i at file position pos[i] has a CRC that matched when
+// crcOK[i] (checked only under CleanerConfig.VerifyCRC), and, when
+// looked[i], the answers found[first[i]:first[i+1]], one per key the
+// filter will look up, in record order.
 type lookupBlock struct {
-	pos   []int64
-	first []int32
-	found []int64
-	keys  [][]byte // the goroutine's scratch
-	last  bool     // no block follows
+	pos    []int64
+	crcOK  []bool
+	looked []bool
+	first  []int32
+	found  []int64
+	keys   [][]byte // the goroutine's scratch
+	last   bool     // no block follows
+}
+
+// aheadBatch is what take found of one batch.
+type aheadBatch struct {
+	crcOK  bool
+	looked bool
+	found  []int64 // valid until the next take
 }
 
 // Blocks in flight between the goroutine and the filter: enough for the
@@ -96,15 +109,16 @@ func (c *Cleaner) startLookupAhead(s *Segment) (*lookupAhead, error) {
 		defer close(a.done)
 		defer func() { st.readBytes += st.reader.Stats().Bytes - readBefore }()
 		defer st.reader.Restore()
-		a.run(s, st, g, latest, &c.verdicts)
+		a.run(s, st, g, latest, &c.verdicts, c.cfg.VerifyCRC)
 	}()
 	return a, nil
 }
 
-// run is the goroutine: it walks s's batches and sends blocks of answers
-// until the end of the file, a batch it cannot frame (the filter will
-// report it), or stop.
-func (a *lookupAhead) run(s *Segment, st *aheadState, g offsetmap.ConcurrentGetter, latest int64, v *dirtyVerdicts) {
+// run is the goroutine: it walks s's batches, checks each v2 batch's CRC
+// (under verifyCRC) and looks up the keys of those whose CRC matched, and
+// sends blocks of what it learnt until the end of the file, a batch it
+// cannot frame (the filter will report it), or stop.
+func (a *lookupAhead) run(s *Segment, st *aheadState, g offsetmap.ConcurrentGetter, latest int64, v *dirtyVerdicts, verifyCRC bool) {
 	it := newBatchIter(st.reader, s.f, 0, s.size)
 	it.oversize = &st.oversize
 	var b *lookupBlock
@@ -127,7 +141,8 @@ func (a *lookupAhead) run(s *Segment, st *aheadState, g offsetmap.ConcurrentGett
 		if b == nil {
 			select {
 			case b = <-a.free:
-				b.pos, b.first, b.found, b.last = b.pos[:0], append(b.first[:0], 0), b.found[:0], false
+				b.pos, b.crcOK, b.looked = b.pos[:0], b.crcOK[:0], b.looked[:0]
+				b.first, b.found, b.last = append(b.first[:0], 0), b.found[:0], false
 			case <-a.stop:
 				return
 			}
@@ -137,21 +152,25 @@ func (a *lookupAhead) run(s *Segment, st *aheadState, g offsetmap.ConcurrentGett
 			send(true)
 			return
 		}
-		if !a.lookUp(b, batch, int64(pos), g, latest, v) {
-			continue
+		if len(batch) < record.BatchHeaderSize || batch[record.MagicPos] != record.MagicV2 {
+			continue // the filter reports a legacy batch
 		}
+		b.pos = append(b.pos, int64(pos))
+		b.crcOK = append(b.crcOK, verifyCRC && record.VerifyCRC(batch) == nil)
+		b.looked = append(b.looked, b.crcOK[len(b.crcOK)-1] || !verifyCRC)
+		if b.looked[len(b.looked)-1] && !a.lookUp(b, batch, g, latest, v) {
+			b.looked[len(b.looked)-1] = false
+		}
+		b.first = append(b.first, int32(len(b.found)))
 		if len(b.pos) == lookupBlockBatches && !send(false) {
 			return
 		}
 	}
 }
 
-// lookUp adds batch's answers to b, and reports whether it did (false: the
-// filter looks this batch up itself).
-func (a *lookupAhead) lookUp(b *lookupBlock, batch []byte, pos int64, g offsetmap.ConcurrentGetter, latest int64, v *dirtyVerdicts) bool {
-	if len(batch) < record.BatchHeaderSize || batch[record.MagicPos] != record.MagicV2 {
-		return false
-	}
+// lookUp adds batch's answers to b.found, and reports whether it did
+// (false: the filter looks this batch up itself).
+func (a *lookupAhead) lookUp(b *lookupBlock, batch []byte, g offsetmap.ConcurrentGetter, latest int64, v *dirtyVerdicts) bool {
 	h, err := record.ParseHeader(batch)
 	if err != nil || h.Size() != len(batch) || h.Attributes.Control() || h.Attributes.Codec() != record.CodecNone || int64(h.BaseOffset) > latest {
 		return false
@@ -180,15 +199,12 @@ func (a *lookupAhead) lookUp(b *lookupBlock, batch []byte, pos int64, g offsetma
 	n := len(b.found)
 	b.found = append(b.found, make([]int64, len(keys))...)
 	g.GetConcurrent(keys, b.found[n:])
-	b.pos = append(b.pos, pos)
-	b.first = append(b.first, int32(len(b.found)))
 	return true
 }
 
-// take copies the answers for the batch at pos into found (len(found)
-// keys), and reports whether the goroutine had them; it waits for the
-// goroutine to get past pos.
-func (a *lookupAhead) take(pos int64, found []int64) bool {
+// take returns what the goroutine learnt of the batch at pos, waiting for
+// it to get past pos, and ok false when it has nothing on that batch.
+func (a *lookupAhead) take(pos int64) (ab aheadBatch, ok bool) {
 	for {
 		if a.cur != nil {
 			for a.next < len(a.cur.pos) && a.cur.pos[a.next] < pos {
@@ -197,24 +213,19 @@ func (a *lookupAhead) take(pos int64, found []int64) bool {
 			if a.next < len(a.cur.pos) {
 				i := a.next
 				if a.cur.pos[i] != pos {
-					return false // skipped by the goroutine
+					return aheadBatch{}, false // skipped by the goroutine
 				}
-				ans := a.cur.found[a.cur.first[i]:a.cur.first[i+1]]
-				if len(ans) != len(found) {
-					return false
-				}
-				copy(found, ans)
 				a.next++
-				return true
+				return aheadBatch{crcOK: a.cur.crcOK[i], looked: a.cur.looked[i], found: a.cur.found[a.cur.first[i]:a.cur.first[i+1]]}, true
 			}
 			if a.cur.last {
-				return false
+				return aheadBatch{}, false
 			}
 			a.free <- a.cur
 			a.cur = nil
 		}
 		if a.ended {
-			return false
+			return aheadBatch{}, false
 		}
 		a.cur, a.next = <-a.results, 0
 		a.ended = a.cur.last
