@@ -182,6 +182,9 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	row=look-ahead/values=100/cache=warm: the best profile as it is, without
 //	    the copy loop's look-ahead (without-MB/s), and with it (with-MB/s,
 //	    speedup): whether CleanerConfig.LookAhead pays.
+//	row=skip-dirty-lookups/values=100/cache=warm and
+//	row=parallel-lookups/values=100/cache=warm: the best profile without
+//	    that setting (without-MB/s) and with it (with-MB/s, speedup).
 //	row=best-vs-odirect/values=100/cache=cold: the best profile's cold
 //	    clean (best-MB/s, bytes it read over its wall time) against an
 //	    O_DIRECT sequential read, 1 MiB blocks, of the same segment files
@@ -237,6 +240,25 @@ func BenchmarkSpeed(b *testing.B) {
 		b.ReportMetric(medianOf(with), "with-MB/s")
 		b.ReportMetric(medianOf(ratio), "speedup")
 	})
+	// Each of the best profile's copy-phase settings against the best
+	// profile without it.
+	for _, setting := range []struct {
+		name string
+		off  func(*engine.CleanerConfig)
+	}{
+		{"skip-dirty-lookups", func(c *engine.CleanerConfig) { c.SkipDirtyLookups = false }},
+		{"parallel-lookups", func(c *engine.CleanerConfig) { c.ParallelLookups = false }},
+	} {
+		b.Run("row="+setting.name+"/values=100/cache=warm", func(b *testing.B) {
+			off := bestProfile()
+			off.name = "best-without-" + setting.name
+			setting.off(&off.cfg)
+			without, with, ratio := pairs(b, fixture(b, logBytes, 100), off, bestProfile(), lab.CacheWarm)
+			b.ReportMetric(medianOf(without), "without-MB/s")
+			b.ReportMetric(medianOf(with), "with-MB/s")
+			b.ReportMetric(medianOf(ratio), "speedup")
+		})
+	}
 	b.Run("row=best-vs-odirect/values=100/cache=cold", func(b *testing.B) {
 		b.StopTimer()
 		f := fixture(b, logBytes, 100)
