@@ -227,9 +227,11 @@ type CleanerConfig struct {
 	// lookups' cache misses are spent on another core while the filter
 	// rebuilds and writes; the filter takes the answers instead of looking
 	// up (a batch the goroutine skipped, such as a compressed one, it looks
-	// up itself). Every segment is read twice (the second read mostly from
-	// the page cache, which the first has warmed); the goroutine's reads
-	// are counted apart (PhaseStats.AheadReadBytes) and not throttled.
+	// up itself); it also checks each batch's CRC, which the filter then
+	// skips. Every segment is read twice: on the pread and mmap paths the
+	// second read mostly hits the page cache the first warmed, on the direct
+	// path both go to the device. The goroutine's reads are counted apart
+	// (PhaseStats.AheadReadBytes) and not throttled.
 	// Needs a map that answers concurrent lookups
 	// (offsetmap.ConcurrentGetter: bucket16); others ignore it. Same
 	// results. Default false, as Kafka (one thread per clean). Not a
