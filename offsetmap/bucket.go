@@ -56,7 +56,7 @@ type Bucket struct {
 	lookups    int64
 	probes     int64
 	lastOffset int64
-	group      [batchKeys]groupEntry // GetBatch's hashed keys
+	group      [batchKeys]groupEntry // GetBatch's window of hashed keys
 	// pending holds the Puts not yet written to the table, oldest at
 	// pendHead: hashed, stamped and prefetched, waiting for their bucket's
 	// cache line (see Put).
@@ -306,37 +306,42 @@ func (m *Bucket) probe(fp fingerprint, b uint64) (offset, probes int64) {
 	return -1, probes
 }
 
-// GetConcurrent: see ConcurrentGetter. As GetBatch, 16 keys are hashed
-// and their buckets prefetched before any is probed, in scratch of the
-// call's own.
+// GetConcurrent: see ConcurrentGetter. It is getRolling with scratch of
+// the call's own.
 func (m *Bucket) GetConcurrent(keys [][]byte, offsets []int64) {
-	var group [batchKeys]groupEntry
+	var window [batchKeys]groupEntry
 	var digest [maxDigestBytes]byte
-	offsets = offsets[:len(keys)]
-	for len(keys) > 0 {
-		n := min(len(keys), batchKeys)
-		for i, key := range keys[:n] {
-			fp := m.keys.ofWith(key, digest[:])
-			home, _ := bits.Mul64(fp.f1, m.buckets)
-			group[i] = groupEntry{fp: fp, home: home}
-			prefetch(unsafe.Pointer(&m.tab[home*bucketBytes]))
-		}
-		for i, g := range group[:n] {
-			offsets[i], _ = m.probe(g.fp, g.home)
-		}
-		keys, offsets = keys[n:], offsets[n:]
-	}
+	m.getRolling(keys, offsets[:len(keys)], &window, digest[:])
 }
 
-// hashGroup hashes up to batchKeys keys into m.group and prefetches each
-// one's home bucket, so that their cache misses overlap before any is
-// probed.
-func (m *Bucket) hashGroup(keys [][]byte) {
-	for i, key := range keys {
-		fp, b := m.lookup(key)
-		m.group[i] = groupEntry{fp: fp, home: b}
-		prefetch(unsafe.Pointer(&m.tab[b*bucketBytes]))
+// getRolling sets offsets[i] to the offset stamped for keys[i], or -1, and
+// returns the buckets it read. It keeps a window of batchKeys keys hashed
+// and their buckets prefetched ahead of the one it probes: key i+16 is
+// hashed and prefetched just before key i is probed, so about 16 cache
+// misses stay in flight the whole time, with no pause between groups
+// while a group's first line arrives. It writes only window and digest
+// (hashing scratch).
+func (m *Bucket) getRolling(keys [][]byte, offsets []int64, window *[batchKeys]groupEntry, digest []byte) (probes int64) {
+	hash := func(i int) {
+		fp := m.keys.ofWith(keys[i], digest)
+		home, _ := bits.Mul64(fp.f1, m.buckets)
+		window[i%batchKeys] = groupEntry{fp: fp, home: home}
+		prefetch(unsafe.Pointer(&m.tab[home*bucketBytes]))
 	}
+	n := len(keys)
+	for i := range min(n, batchKeys) {
+		hash(i)
+	}
+	for i := range n {
+		g := window[i%batchKeys]
+		if j := i + batchKeys; j < n {
+			hash(j)
+		}
+		off, p := m.probe(g.fp, g.home)
+		offsets[i] = off
+		probes += p
+	}
+	return probes
 }
 
 // PutBatch puts keys[i] with offsets[i] for every i, in order, with the
@@ -356,21 +361,16 @@ func (m *Bucket) PutBatch(keys [][]byte, offsets []int64) {
 }
 
 // GetBatch sets offsets[i] to Get(keys[i]) for every i, with the statistics
-// of as many calls of Get: groups of 16 keys are hashed and their buckets
-// prefetched before any is probed. REQUIRES: len(offsets) >= len(keys).
+// of as many calls of Get: the keys are hashed and their buckets
+// prefetched 16 keys ahead of the one probed (getRolling). REQUIRES:
+// len(offsets) >= len(keys).
 func (m *Bucket) GetBatch(keys [][]byte, offsets []int64) {
 	offsets = offsets[:len(keys)]
 	if m.pendLen > 0 {
 		m.flush()
 	}
-	for len(keys) > 0 {
-		n := min(len(keys), batchKeys)
-		m.hashGroup(keys[:n])
-		for i, g := range m.group[:n] {
-			offsets[i] = m.find(g.fp, g.home)
-		}
-		keys, offsets = keys[n:], offsets[n:]
-	}
+	m.lookups += int64(len(keys))
+	m.probes += m.getRolling(keys, offsets, &m.group, m.keys.digest)
 }
 
 // Clear empties the map in O(1) (amortised) as Dense.Clear.
