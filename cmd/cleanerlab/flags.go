@@ -232,10 +232,11 @@ func cleanerConfigFlags(fs *pflag.FlagSet, cfg *engine.CleanerConfig) {
 	fs.Var((*byteRate)(&cfg.MaxIOBytesPerSecond), "log.cleaner.io.max.bytes.per.second", "the same as --throttle, by Kafka's name")
 	fs.Var(textVar(&cfg.Throttler, "throttler"), "throttler", "throttle algorithm: kafka (Kafka's Throttler: checks every 300 ms, one compensating sleep) or token-bucket (golang.org/x/time/rate)")
 	fs.BoolVar(&cfg.CacheFriendly, "cache-friendly", cfg.CacheFriendly, "drop the pages of copied segments and of written output from the page cache behind the copy (fadvise DONTNEED), to measure what that saves other users of the cache")
-	fs.Var(&cleanerProfile{cfg: cfg}, "profile", "set the speed-deciding cleaner settings at once: kafka (md5, skimpy, pread, no write-behind) or best (xxh3-128, bucket16, pread, write-behind, skip-dirty-lookups); flags after it override its settings")
+	fs.Var(&cleanerProfile{cfg: cfg}, "profile", "set the speed-deciding cleaner settings at once: kafka (md5, skimpy, pread, no write-behind, no early write-back) or best (xxh3-128, bucket16, pread, write-behind, skip-dirty-lookups, writeback-bytes "+strconv.FormatInt(engine.BestWritebackBytes>>20, 10)+"MiB); flags after it override its settings")
 	fs.BoolVar(&cfg.LookAhead, "look-ahead", cfg.LookAhead, "hand the next batch's keys to the offset map before filtering the current one, so their cache misses overlap (bucket16; same results; not a Kafka feature)")
 	fs.BoolVar(&cfg.SkipDirtyLookups, "skip-dirty-lookups", cfg.SkipDirtyLookups, "decide the dirty section's records in the copy phase from what the map build saw (offsets put, and overwritten by a later put of the key) instead of looking their keys up again (same results; not a Kafka feature)")
 	fs.BoolVar(&cfg.WriteBehind, "write-behind", cfg.WriteBehind, "write each full write buffer of cleaned output on a second core while the next one fills (same bytes and syncs; not a Kafka feature)")
+	fs.Var(bytesOf(&cfg.WritebackBytes), "writeback-bytes", "under --fsync segment or fdatasync, start the write-back of cleaned output every this many bytes written (sync_file_range WRITE, no wait), so the sync before the swap, which still happens, is short (bytes; 0: off, as Kafka; not a Kafka feature)")
 	fs.Var(nameValue{&cfg.CleanedIndex, checkCleanedIndex, "rule"}, "cleaned-index", "how cleaned segments are indexed: per-append (one entry at most per write buffer appended, as Kafka through 4.0.0) or per-batch (as Kafka since KAFKA-806, 4.0.1/4.1); the .log is the same (default per-append)")
 }
 
