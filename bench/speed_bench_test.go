@@ -36,8 +36,9 @@ func kafkaProfile() speedProfile {
 }
 
 // bestProfile is engine.ProfileBest (bucket16 with xxh3-128: write-behind
-// Puts, batched lookups; pread; write-behind output on the second core)
-// with its map prefaulted (huge pages); fsync per segment as Kafka.
+// Puts, batched lookups; pread; write-behind output on the second core;
+// early write-back) with its map prefaulted (huge pages); fsync per
+// segment as Kafka.
 func bestProfile() speedProfile {
 	cfg := engine.DefaultCleanerConfig()
 	if err := cfg.ApplyProfile(engine.ProfileBest); err != nil {
@@ -185,6 +186,10 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	row=skip-dirty-lookups/values=100/cache=warm and
 //	row=parallel-lookups/values=100/cache=warm: the best profile without
 //	    that setting (without-MB/s) and with it (with-MB/s, speedup).
+//	row=writeback/bytes=N/values=100/cache=warm: the best profile without
+//	    early write-back (without-MB/s) and with CleanerConfig.WritebackBytes
+//	    N (with-MB/s, speedup), for N of 1, 4 and 16 MiB: which N
+//	    ProfileBest takes (engine.BestWritebackBytes).
 //	row=best-vs-odirect/values=100/cache=cold: the best profile's cold
 //	    clean (best-MB/s, bytes it read over its wall time) against an
 //	    O_DIRECT sequential read, 1 MiB blocks, of the same segment files
@@ -254,6 +259,17 @@ func BenchmarkSpeed(b *testing.B) {
 			off.name = "best-without-" + setting.name
 			setting.off(&off.cfg)
 			without, with, ratio := pairs(b, fixture(b, logBytes, 100), off, bestProfile(), lab.CacheWarm)
+			b.ReportMetric(medianOf(without), "without-MB/s")
+			b.ReportMetric(medianOf(with), "with-MB/s")
+			b.ReportMetric(medianOf(ratio), "speedup")
+		})
+	}
+	for _, n := range []int64{1 << 20, 4 << 20, 16 << 20} {
+		b.Run(fmt.Sprintf("row=writeback/bytes=%d/values=100/cache=warm", n), func(b *testing.B) {
+			off, on := bestProfile(), bestProfile()
+			off.name, off.cfg.WritebackBytes = "best-without-writeback", 0
+			on.name, on.cfg.WritebackBytes = fmt.Sprintf("best-writeback-%d", n), n
+			without, with, ratio := pairs(b, fixture(b, logBytes, 100), off, on, lab.CacheWarm)
 			b.ReportMetric(medianOf(without), "without-MB/s")
 			b.ReportMetric(medianOf(with), "with-MB/s")
 			b.ReportMetric(medianOf(ratio), "speedup")

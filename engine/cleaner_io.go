@@ -20,6 +20,9 @@ type IOStats struct {
 	FsyncPolicy   string `json:"fsync_policy"` // CleanerOptions.FsyncPolicy
 	CacheFriendly bool   `json:"cache_friendly"`
 	WriteBehind   bool   `json:"write_behind,omitempty"` // CleanerConfig.WriteBehind
+	// WritebackBytes: CleanerConfig.WritebackBytes when the fsync policy
+	// uses it (segment, fdatasync), else 0.
+	WritebackBytes int64 `json:"writeback_bytes,omitempty"`
 	// Throttler and ThrottleBytesPerSecond: the shared throttle's kind and
 	// rate; empty and 0 when unthrottled.
 	Throttler              string     `json:"throttler,omitempty"`
@@ -110,6 +113,7 @@ func (c *Cleaner) initIO(cfg CleanerConfig, opts CleanerOptions) error {
 	c.writer = iosched.NewWriter(c.ioBufBytes, policy)
 	c.writer.SetDropBehind(cfg.CacheFriendly)
 	c.writer.SetWriteBehind(cfg.WriteBehind)
+	c.writer.SetWritebackBytes(cfg.WritebackBytes)
 	return nil
 }
 
@@ -190,7 +194,8 @@ func (c *Cleaner) ioSnapshot() ioSnapshot {
 
 // startIO readies the reader and writer for a clean whose stats are stats.
 func (c *Cleaner) startIO(stats *CleanStats) {
-	stats.IO = IOStats{ReadPath: string(c.reader.Path()), FsyncPolicy: string(c.writer.Policy()), CacheFriendly: c.cfg.CacheFriendly, WriteBehind: c.cfg.WriteBehind}
+	stats.IO = IOStats{ReadPath: string(c.reader.Path()), FsyncPolicy: string(c.writer.Policy()), CacheFriendly: c.cfg.CacheFriendly, WriteBehind: c.cfg.WriteBehind,
+		WritebackBytes: c.writer.WritebackBytes()}
 	if c.throttler != nil {
 		stats.IO.Throttler = c.throttler.Kind()
 		stats.IO.ThrottleBytesPerSecond = c.cfg.MaxIOBytesPerSecond

@@ -188,16 +188,27 @@ func TestThrottleCalledWhereKafkaDoes(t *testing.T) {
 // fsyncs the file, fdatasync fdatasyncs it, bytes=N starts its write-back
 // once N bytes are written (the cleaned bytes go out in one write at Finish,
 // as they fit the write buffer) and fdatasyncs it; all but none then fsync
-// the directory.
+// the directory. With WritebackBytes, segment and fdatasync start the
+// write-back as bytes=N does, then sync as without it; none ignores it.
 func TestFsyncPolicySwap(t *testing.T) {
 	const file = "00000000000000000000.log.cleaned"
-	for policy, want := range map[string][]string{
-		"none":       nil,
-		"segment":    {"sync " + file, "syncdir t-0"},
-		"fdatasync":  {"datasync " + file, "syncdir t-0"},
-		"bytes=100":  {"sync-range " + file + " off=0 len=WRITTEN flags=write", "datasync " + file, "syncdir t-0"},
-		"bytes=1MiB": {"datasync " + file, "syncdir t-0"},
+	const started = "sync-range " + file + " off=0 len=WRITTEN flags=write"
+	for _, c := range []struct {
+		policy    string
+		writeback int64
+		want      []string
+	}{
+		{"none", 0, nil},
+		{"segment", 0, []string{"sync " + file, "syncdir t-0"}},
+		{"fdatasync", 0, []string{"datasync " + file, "syncdir t-0"}},
+		{"bytes=100", 0, []string{started, "datasync " + file, "syncdir t-0"}},
+		{"bytes=1MiB", 0, []string{"datasync " + file, "syncdir t-0"}},
+		{"segment", 100, []string{started, "sync " + file, "syncdir t-0"}},
+		{"fdatasync", 100, []string{started, "datasync " + file, "syncdir t-0"}},
+		{"segment", 1 << 20, []string{"sync " + file, "syncdir t-0"}},
+		{"none", 100, nil},
 	} {
+		policy, want := c.policy, c.want
 		dir := filepath.Join(t.TempDir(), "t-0")
 		ioTestLog(t, dir)
 		lfs := vfstest.NewLoggingFS(nil, nil)
@@ -211,12 +222,14 @@ func TestFsyncPolicySwap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := NewCleaner(DefaultCleanerConfig(), CleanerOptions{Now: fixedClock(2000), FsyncPolicy: p})
+		cfg := DefaultCleanerConfig()
+		cfg.WritebackBytes = c.writeback
+		cl, err := NewCleaner(cfg, CleanerOptions{Now: fixedClock(2000), FsyncPolicy: p})
 		if err != nil {
 			t.Fatal(err)
 		}
 		lfs.Reset()
-		stats, err := c.Clean(l, CleanOptions{Force: true, OverrideFirstDirty: true, NoCheckpointUpdate: true})
+		stats, err := cl.Clean(l, CleanOptions{Force: true, OverrideFirstDirty: true, NoCheckpointUpdate: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,10 +245,14 @@ func TestFsyncPolicySwap(t *testing.T) {
 		got := strings.TrimSpace(vfstest.Ops(ops))
 		w := strings.ReplaceAll(strings.Join(want, "\n"), "WRITTEN", itoa(stats.BytesWritten))
 		if got != w {
-			t.Errorf("%s: syncs\n%s\nwant\n%s", policy, got, w)
+			t.Errorf("%s, write-back every %d: syncs\n%s\nwant\n%s", policy, c.writeback, got, w)
 		}
-		if stats.IO.FsyncPolicy != string(p) {
-			t.Errorf("%s: IO stats say %q", policy, stats.IO.FsyncPolicy)
+		wantWriteback := c.writeback
+		if p != iosched.FsyncSegment && p != iosched.FsyncFdatasync {
+			wantWriteback = 0
+		}
+		if stats.IO.FsyncPolicy != string(p) || stats.IO.WritebackBytes != wantWriteback {
+			t.Errorf("%s, write-back every %d: IO stats say %q, write-back every %d", policy, c.writeback, stats.IO.FsyncPolicy, stats.IO.WritebackBytes)
 		}
 		if err := l.Close(); err != nil {
 			t.Fatal(err)
@@ -320,5 +337,21 @@ func TestCleanerConfigIOValidate(t *testing.T) {
 	}
 	if _, err := NewCleaner(DefaultCleanerConfig(), CleanerOptions{FsyncPolicy: "always"}); err == nil {
 		t.Error("unknown fsync policy accepted")
+	}
+}
+
+// TestWritebackBytesValidate: a negative WritebackBytes is refused, by
+// name; 0 (off) and a positive count are fine.
+func TestWritebackBytesValidate(t *testing.T) {
+	cfg := DefaultCleanerConfig()
+	cfg.WritebackBytes = -1
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "WritebackBytes -1") {
+		t.Errorf("WritebackBytes -1: error %v, want one naming it", err)
+	}
+	for _, n := range []int64{0, 1, 4 << 20} {
+		cfg.WritebackBytes = n
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("WritebackBytes %d: %v", n, err)
+		}
 	}
 }

@@ -16,6 +16,9 @@ func TestApplyProfile(t *testing.T) {
 	if cfg.Hasher != "xxh3-128" || cfg.OffsetMap != "bucket16" || !cfg.WriteBehind || cfg.LookAhead || cfg.IOPath != "pread" || cfg.Readahead != "none" {
 		t.Errorf("best: hasher %s map %s write-behind %v look-ahead %v io %s readahead %s", cfg.Hasher, cfg.OffsetMap, cfg.WriteBehind, cfg.LookAhead, cfg.IOPath, cfg.Readahead)
 	}
+	if cfg.WritebackBytes != BestWritebackBytes || BestWritebackBytes <= 0 {
+		t.Errorf("best: write-back every %d bytes, want BestWritebackBytes (%d, > 0)", cfg.WritebackBytes, BestWritebackBytes)
+	}
 	if cfg.DedupeBufferBytes != 64<<20 || cfg.IOBufferBytes != 1<<20 || cfg.LoadFactor != 0.9 || !cfg.VerifyCRC {
 		t.Errorf("best changed sizes: %+v", cfg)
 	}
@@ -27,6 +30,9 @@ func TestApplyProfile(t *testing.T) {
 	}
 	want := DefaultCleanerConfig()
 	want.DedupeBufferBytes, want.IOBufferBytes = 64<<20, 1<<20
+	if cfg.WritebackBytes != 0 {
+		t.Errorf("kafka after best: write-back every %d bytes, want 0 (off)", cfg.WritebackBytes)
+	}
 	if cfg != want {
 		t.Errorf("kafka after best: %+v, want Kafka's defaults %+v", cfg, want)
 	}

@@ -127,12 +127,14 @@ type Writer struct {
 	buf        []byte // cap fixed; len = pending bytes
 	policy     FsyncPolicy
 	rangeBytes int64 // N of a bytes=N policy; 0 otherwise
+	writeback  int64 // SetWritebackBytes; 0: off
+	startEvery int64 // write-back started every this many bytes of the file Reset (writebackEvery); 0: never
 	dropBehind bool
 	f          File
 	fd         int   // f's descriptor for fadvise; -1 when it has none
 	base       int64 // file offset of the first byte written since Reset
 	written    int64 // bytes written to f since Reset, for error positions
-	started    int64 // bytes since Reset whose write-back a bytes=N policy started
+	started    int64 // bytes since Reset whose write-back startEvery started
 	wbStarted  int64 // bytes since Reset whose write-back drop-behind started
 	dropped    int64 // bytes since Reset dropped from the page cache
 	stats      WriteStats
@@ -172,17 +174,51 @@ func NewWriter(bufferBytes int, policy FsyncPolicy) *Writer {
 // FsyncNone (without making it durable: no fdatasync, no directory fsync).
 func (w *Writer) SetDropBehind(on bool) { w.dropBehind = on }
 
+// SetWritebackBytes sets early write-back for the files Reset after the
+// call, under the segment and fdatasync policies: every n bytes written
+// (n in bytes; 0, the default, is off, as Kafka; a negative n is 0), start
+// the write-back of the bytes written since the last start
+// (sync_file_range(2) SYNC_FILE_RANGE_WRITE, which does not wait), as
+// bytes=N does. Finish still fsyncs (segment) or fdatasyncs (fdatasync)
+// the whole file, so durability is the policy's; the final sync just has
+// less left to wait for. The starts run where the writes do (on the
+// write-behind goroutine with SetWriteBehind) and count in RangeSyncs and
+// SyncTime. Under bytes=N the policy's N applies instead, and under none
+// nothing is started (that policy measures not syncing). With
+// SetDropBehind, which starts every flush's write-back anyway, they are
+// redundant (cheap: the pages are already under write-back). Not a Kafka
+// feature (Kafka's cleaner writes the segment, then force(true)).
+func (w *Writer) SetWritebackBytes(n int64) { w.writeback = max(n, 0) }
+
+// WritebackBytes is the n of SetWritebackBytes when the policy uses it
+// (segment, fdatasync), else 0.
+func (w *Writer) WritebackBytes() int64 {
+	if w.policy == FsyncSegment || w.policy == FsyncFdatasync {
+		return w.writeback
+	}
+	return 0
+}
+
+// writebackEvery is how many bytes written start their write-back: N of
+// bytes=N, else SetWritebackBytes' n under segment and fdatasync; 0: never.
+func (w *Writer) writebackEvery() int64 {
+	if w.rangeBytes > 0 {
+		return w.rangeBytes
+	}
+	return w.WritebackBytes()
+}
+
 // SetWriteBehind turns write-behind on or off for the files Reset after the
 // call. With it on, a full buffer is handed to a goroutine that writes it
-// (and starts its write-back under bytes=N, drops it under SetDropBehind)
-// while the caller fills a second buffer of the same size, so the
-// cleaner's filtering on one core overlaps the write(2) copying into the
-// page cache on another. At most one buffer is in flight; the next flush,
-// Finish, Stats and Reset wait for it. The bytes, their order and the
-// syncs are those of the plain Writer; an error of a write behind is
-// returned by the next Write, Flush or Finish. Costs a second write
-// buffer, allocated on the first flush. Not a Kafka feature (Kafka's
-// cleaner thread writes each buffer itself).
+// (and starts its write-back under bytes=N or SetWritebackBytes, drops it
+// under SetDropBehind) while the caller fills a second buffer of the same
+// size, so the cleaner's filtering on one core overlaps the write(2)
+// copying into the page cache on another. At most one buffer is in
+// flight; the next flush, Finish, Stats and Reset wait for it. The bytes,
+// their order and the syncs are those of the plain Writer; an error of a
+// write behind is returned by the next Write, Flush or Finish. Costs a
+// second write buffer, allocated on the first flush. Not a Kafka feature
+// (Kafka's cleaner thread writes each buffer itself).
 func (w *Writer) SetWriteBehind(on bool) {
 	w.wait() // a write in flight finishes under the mode it started in
 	w.writeBehind = on
@@ -234,8 +270,9 @@ func (w *Writer) Reset(f File) {
 	w.f = f
 	w.buf = w.buf[:0]
 	w.written, w.started, w.wbStarted, w.dropped, w.base = 0, 0, 0, 0, 0
+	w.startEvery = w.writebackEvery()
 	w.fd = -1
-	if w.rangeBytes > 0 || w.dropBehind {
+	if w.startEvery > 0 || w.dropBehind {
 		// sync_file_range and fadvise take file offsets: where appending starts.
 		if fd, ok := osFd(f); ok {
 			w.fd = fd
@@ -268,7 +305,8 @@ func (w *Writer) Write(p []byte) error {
 
 // Flush writes the buffered bytes to the file; with write-behind it hands
 // them to the writing goroutine (after the previous buffer is written) and
-// returns. It does not sync (but see FsyncBytes and SetDropBehind).
+// returns. It does not sync (but see FsyncBytes, SetWritebackBytes and
+// SetDropBehind).
 func (w *Writer) Flush() error {
 	if len(w.buf) == 0 {
 		return nil
@@ -350,7 +388,8 @@ func (w *Writer) Stats() WriteStats {
 }
 
 // writeFile writes all of p to the file, retrying short writes that report
-// no error, then starts write-back per the policy and the cache-friendly mode.
+// no error, then starts write-back per the policy (or SetWritebackBytes) and
+// the cache-friendly mode.
 func (w *Writer) writeFile(p []byte) error {
 	for len(p) > 0 {
 		start := time.Now()
@@ -367,7 +406,7 @@ func (w *Writer) writeFile(p []byte) error {
 			return &IOError{Op: "write", Path: w.f.Name(), Pos: w.written, Err: fmt.Errorf("%w: %w", ErrNoProgress, io.ErrShortWrite)}
 		}
 	}
-	if w.rangeBytes > 0 && w.written-w.started >= w.rangeBytes {
+	if w.startEvery > 0 && w.written-w.started >= w.startEvery {
 		if err := w.syncRange(w.started, w.written-w.started, SyncRangeWrite); err != nil {
 			return err
 		}

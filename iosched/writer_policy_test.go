@@ -14,28 +14,47 @@ import (
 // TestFsyncPolicyCalls writes 10 pieces of 1,000 bytes through a Writer
 // with a 4,096-byte buffer to a file of a LoggingFS, so the file sees three
 // writes (4,000, 4,000 and, in Finish, 2,000 bytes), and checks the sync
-// calls each policy makes, in order, from the FS seam's operation log.
+// calls each policy makes, in order, from the FS seam's operation log,
+// with and without early write-back (SetWritebackBytes) and drop-behind.
 func TestFsyncPolicyCalls(t *testing.T) {
 	const wr, wait = "flags=write", "flags=wait-before|write|wait-after"
 	writes := []string{"write x.log len=4000", "write x.log len=4000", "write x.log len=2000"}
 	cases := []struct {
 		policy     string
+		writeback  int64
 		dropBehind bool
 		want       []string
 	}{
-		{"none", false, writes},
-		{"segment", false, append(writes[:3:3], "sync x.log")},
-		{"fdatasync", false, append(writes[:3:3], "datasync x.log")},
+		{"none", 0, false, writes},
+		{"segment", 0, false, append(writes[:3:3], "sync x.log")},
+		{"fdatasync", 0, false, append(writes[:3:3], "datasync x.log")},
 		// bytes=N: write-back started once N bytes are written since the last start.
-		{"bytes=6000", false, []string{writes[0], writes[1], "sync-range x.log off=0 len=8000 " + wr, writes[2], "datasync x.log"}},
-		{"bytes=4000", false, []string{writes[0], "sync-range x.log off=0 len=4000 " + wr, writes[1], "sync-range x.log off=4000 len=4000 " + wr, writes[2], "datasync x.log"}},
+		{"bytes=6000", 0, false, []string{writes[0], writes[1], "sync-range x.log off=0 len=8000 " + wr, writes[2], "datasync x.log"}},
+		{"bytes=4000", 0, false, []string{writes[0], "sync-range x.log off=0 len=4000 " + wr, writes[1], "sync-range x.log off=4000 len=4000 " + wr, writes[2], "datasync x.log"}},
+		// Early write-back: bytes=N's starts, then the policy's own sync
+		// of the whole file; the last 2,000 bytes are under N, so
+		// Finish's sync alone writes them.
+		{"segment", 4000, false, []string{writes[0], "sync-range x.log off=0 len=4000 " + wr, writes[1], "sync-range x.log off=4000 len=4000 " + wr, writes[2], "sync x.log"}},
+		{"segment", 6000, false, []string{writes[0], writes[1], "sync-range x.log off=0 len=8000 " + wr, writes[2], "sync x.log"}},
+		{"fdatasync", 4000, false, []string{writes[0], "sync-range x.log off=0 len=4000 " + wr, writes[1], "sync-range x.log off=4000 len=4000 " + wr, writes[2], "datasync x.log"}},
+		// ... ignored under none (which measures not syncing), and under
+		// bytes=N, whose N applies.
+		{"none", 4000, false, writes},
+		{"bytes=6000", 4000, false, []string{writes[0], writes[1], "sync-range x.log off=0 len=8000 " + wr, writes[2], "datasync x.log"}},
 		// Drop-behind: start each flush's write-back, wait for the previous one's.
-		{"segment", true, []string{
+		{"segment", 0, true, []string{
 			writes[0], "sync-range x.log off=0 len=4000 " + wr,
 			writes[1], "sync-range x.log off=0 len=4000 " + wait, "sync-range x.log off=4000 len=4000 " + wr,
 			writes[2], "sync-range x.log off=4000 len=4000 " + wait, "sync-range x.log off=8000 len=2000 " + wr,
 			"sync x.log"}},
-		{"none", true, []string{
+		// Both: each early start precedes drop-behind's start of the same
+		// flush (redundant, and harmless).
+		{"segment", 8000, true, []string{
+			writes[0], "sync-range x.log off=0 len=4000 " + wr,
+			writes[1], "sync-range x.log off=0 len=8000 " + wr, "sync-range x.log off=0 len=4000 " + wait, "sync-range x.log off=4000 len=4000 " + wr,
+			writes[2], "sync-range x.log off=4000 len=4000 " + wait, "sync-range x.log off=8000 len=2000 " + wr,
+			"sync x.log"}},
+		{"none", 0, true, []string{
 			writes[0], "sync-range x.log off=0 len=4000 " + wr,
 			writes[1], "sync-range x.log off=0 len=4000 " + wait, "sync-range x.log off=4000 len=4000 " + wr,
 			writes[2], "sync-range x.log off=4000 len=4000 " + wait, "sync-range x.log off=8000 len=2000 " + wr,
@@ -54,6 +73,7 @@ func TestFsyncPolicyCalls(t *testing.T) {
 		}
 		w := iosched.NewWriter(4096, policy)
 		w.SetDropBehind(c.dropBehind)
+		w.SetWritebackBytes(c.writeback)
 		w.Reset(f)
 		var want bytes.Buffer
 		for i := range 10 {
@@ -74,7 +94,7 @@ func TestFsyncPolicyCalls(t *testing.T) {
 			return false
 		})
 		if g, w := strings.TrimSpace(vfstest.Ops(got)), strings.Join(c.want, "\n"); g != w {
-			t.Errorf("%s (drop-behind %v): calls\n%s\nwant\n%s", c.policy, c.dropBehind, g, w)
+			t.Errorf("%s (write-back every %d, drop-behind %v): calls\n%s\nwant\n%s", c.policy, c.writeback, c.dropBehind, g, w)
 		}
 		if c.dropBehind {
 			if st := w.Stats(); st.DroppedBytes != 10000 {
@@ -108,5 +128,94 @@ func TestParseFsyncPolicyForms(t *testing.T) {
 	}
 	if p := iosched.FsyncBytes(1 << 20); p.RangeBytes() != 1<<20 || !p.SyncsDir() || iosched.FsyncNone.SyncsDir() || iosched.FsyncSegment.RangeBytes() != 0 {
 		t.Errorf("policy methods: %q RangeBytes %d", p, p.RangeBytes())
+	}
+}
+
+// TestWritebackBytesRealFile writes 1 MiB in 1,024-byte pieces through a
+// 4,096-byte buffer (256 write(2) calls of 4,096 bytes, the last in Finish)
+// to a real file with write-back started every 40,000 bytes: every 10
+// writes (40,960 bytes) one sync_file_range, 25 in all, and the policy's
+// one fsync or fdatasync in Finish; with write-behind the same.
+func TestWritebackBytesRealFile(t *testing.T) {
+	const pieces, pieceBytes, every = 1024, 1024, 40000
+	for _, c := range []struct {
+		policy                  iosched.FsyncPolicy
+		behind                  bool
+		wantSyncs, wantDatasync int64
+	}{
+		{iosched.FsyncSegment, false, 1, 0},
+		{iosched.FsyncSegment, true, 1, 0},
+		{iosched.FsyncFdatasync, false, 0, 1},
+		{iosched.FsyncFdatasync, true, 0, 1},
+	} {
+		path := filepath.Join(t.TempDir(), "00000000000000000000.log")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := iosched.NewWriter(4096, c.policy)
+		w.SetWriteBehind(c.behind)
+		w.SetWritebackBytes(every)
+		if got := w.WritebackBytes(); got != every {
+			t.Errorf("%s: WritebackBytes() = %d, want %d", c.policy, got, every)
+		}
+		w.Reset(f)
+		var want []byte
+		for i := range pieces {
+			p := bytes.Repeat([]byte{byte(i)}, pieceBytes)
+			want = append(want, p...)
+			if err := w.Write(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Finish(); err != nil {
+			t.Fatalf("%s write-behind %v: %v", c.policy, c.behind, err)
+		}
+		f.Close()
+		st := w.Stats()
+		if st.Writes != 256 || st.Bytes != pieces*pieceBytes || st.RangeSyncs != 25 || st.Syncs != c.wantSyncs || st.Datasyncs != c.wantDatasync {
+			t.Errorf("%s write-behind %v: %d writes of %d bytes, %d range syncs, %d fsyncs, %d fdatasyncs; want 256 of %d, 25, %d, %d",
+				c.policy, c.behind, st.Writes, st.Bytes, st.RangeSyncs, st.Syncs, st.Datasyncs, pieces*pieceBytes, c.wantSyncs, c.wantDatasync)
+		}
+		if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s write-behind %v: file holds %d bytes (%v), want the %d written", c.policy, c.behind, len(got), err, len(want))
+		}
+	}
+}
+
+// TestWritebackBytesOff: 0 (the default) and negative values start no
+// write-back, and the policies that ignore the setting report 0.
+func TestWritebackBytesOff(t *testing.T) {
+	for _, n := range []int64{0, -1} {
+		w := iosched.NewWriter(16, iosched.FsyncSegment)
+		w.SetWritebackBytes(n)
+		if got := w.WritebackBytes(); got != 0 {
+			t.Errorf("SetWritebackBytes(%d): WritebackBytes() = %d, want 0", n, got)
+		}
+		path := filepath.Join(t.TempDir(), "x.log")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Reset(f)
+		for range 10 {
+			if err := w.Write([]byte("0123456789")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if st := w.Stats(); st.RangeSyncs != 0 || st.Syncs != 1 {
+			t.Errorf("SetWritebackBytes(%d): %d range syncs, %d fsyncs; want 0 and 1", n, st.RangeSyncs, st.Syncs)
+		}
+	}
+	for _, p := range []iosched.FsyncPolicy{iosched.FsyncNone, iosched.FsyncBytes(4096)} {
+		w := iosched.NewWriter(16, p)
+		w.SetWritebackBytes(1 << 20)
+		if got := w.WritebackBytes(); got != 0 {
+			t.Errorf("%s: WritebackBytes() = %d, want 0 (the policy ignores it)", p, got)
+		}
 	}
 }

@@ -100,7 +100,7 @@ func TestFlagPath(t *testing.T) {
 		"keys": "workload.Keys", "hasher": "cleaner.Hasher", "segment.bytes": "log.SegmentBytes", "compression": "workload.Codec",
 		"cache": "cache", "txn-ratio": "workload.Txn.Ratio", "value-size": "workload.ValueSize", "throttle": "cleaner.MaxIOBytesPerSecond",
 		"records-per-batch": "workload.RecordsPerBatch", "seed": "workload.Seed", "fsync": "fsync", "hot-bytes": "hot_bytes",
-		"cleanup.policy": "", "no-such-flag": "",
+		"writeback-bytes": "cleaner.WritebackBytes", "cleanup.policy": "", "no-such-flag": "",
 	} {
 		if got := flagPath(flag); got != want {
 			t.Errorf("flagPath(%q) = %q, want %q", flag, got, want)
