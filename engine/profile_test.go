@@ -16,6 +16,9 @@ func TestApplyProfile(t *testing.T) {
 	if cfg.Hasher != "xxh3-128" || cfg.OffsetMap != "bucket16" || !cfg.WriteBehind || cfg.LookAhead || cfg.IOPath != "pread" || cfg.Readahead != "none" {
 		t.Errorf("best: hasher %s map %s write-behind %v look-ahead %v io %s readahead %s", cfg.Hasher, cfg.OffsetMap, cfg.WriteBehind, cfg.LookAhead, cfg.IOPath, cfg.Readahead)
 	}
+	if !cfg.SkipDirtyLookups || !cfg.ParallelLookups {
+		t.Errorf("best: skip-dirty-lookups %v parallel-lookups %v, want both on", cfg.SkipDirtyLookups, cfg.ParallelLookups)
+	}
 	if cfg.WritebackBytes != BestWritebackBytes || BestWritebackBytes <= 0 {
 		t.Errorf("best: write-back every %d bytes, want BestWritebackBytes (%d, > 0)", cfg.WritebackBytes, BestWritebackBytes)
 	}
