@@ -100,8 +100,11 @@ func TestFastPathsCleanLikeKafka(t *testing.T) {
 		if _, recorder := tc.m().(offsetmap.SupersedeRecorder); tc.cfg != nil && tc.cfg.SkipDirtyLookups && recorder && st.LookupsSkipped == 0 {
 			t.Errorf("%s: no dirty record decided without a lookup", tc.name)
 		}
-		if _, concurrent := tc.m().(offsetmap.ConcurrentGetter); tc.cfg != nil && tc.cfg.ParallelLookups && concurrent && st.LookupsAhead == 0 {
-			t.Errorf("%s: no key looked up ahead of the filter", tc.name)
+		// How many keys the ParallelLookups goroutine answered depends on
+		// its race with the filter (the filter does not wait for it):
+		// engine's tests take the path deterministically.
+		if tc.cfg != nil && tc.cfg.ParallelLookups {
+			t.Logf("%s: %d keys looked up ahead of the filter", tc.name, st.LookupsAhead)
 		}
 		if i == 0 {
 			wantDir, wantEnd, wantEntries = l.Dir(), int64(st.EndOffset), int(st.MapEntries)

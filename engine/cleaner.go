@@ -83,8 +83,11 @@ type Cleaner struct {
 	// verdicts are the dirty section's records decided by the map build
 	// (CleanerConfig.SkipDirtyLookups).
 	verdicts dirtyVerdicts
-	// ahead is ParallelLookups' reader and blocks.
-	ahead aheadState
+	// ahead is ParallelLookups' reader and blocks; aheadWait makes the
+	// filter wait for the goroutine's answers (tests only: by default it
+	// looks up itself what has not arrived).
+	ahead     aheadState
+	aheadWait bool
 	// rebuildByDecode makes a rebuilt batch decode its kept records again
 	// and re-encode them field by field, instead of copying their bytes
 	// (appendKept): the reference path of the equivalence tests only.

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"sync/atomic"
+
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/iosched"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
@@ -18,7 +20,11 @@ import (
 // each batch's CRC (under VerifyCRC), so that the filter need not: a batch
 // whose CRC did not match the filter checks again and reports. The filter
 // still decides everything: the answers are only Get's, computed early on
-// another core. The goroutine's reads are counted in the copy phase's
+// another core. The filter never waits for the goroutine: a batch whose
+// answers have not arrived it checks and looks up itself, and the
+// goroutine, finding itself behind the filter (its core busy with other
+// work), jumps to the filter's position; so with no core to spare the
+// setting costs the goroutine's wasted reads, not the filter's time. The goroutine's reads are counted in the copy phase's
 // AheadReadBytes, not in its reads (nor by the throttle).
 type lookupAhead struct {
 	results chan *lookupBlock
@@ -28,6 +34,12 @@ type lookupAhead struct {
 	cur     *lookupBlock  // the block take reads; nil before the first
 	next    int           // cur's next batch
 	ended   bool          // the goroutine sent its last block
+	// filterPos is the file position of the batch the filter is at (take
+	// stores it; the goroutine reads it to skip what is behind).
+	filterPos atomic.Int64
+	// wait makes take wait for the goroutine's answers instead of looking
+	// up itself (Cleaner.aheadWait: tests, so that the path is taken).
+	wait bool
 }
 
 // lookupBlock is what the goroutine learnt of a run of batches, in file
@@ -45,6 +57,12 @@ type lookupBlock struct {
 	last   bool     // no block follows
 }
 
+// reset empties b for reuse.
+func (b *lookupBlock) reset() {
+	b.pos, b.crcOK, b.looked = b.pos[:0], b.crcOK[:0], b.looked[:0]
+	b.first, b.found, b.last = append(b.first[:0], 0), b.found[:0], false
+}
+
 // aheadBatch is what take found of one batch.
 type aheadBatch struct {
 	crcOK  bool
@@ -55,8 +73,8 @@ type aheadBatch struct {
 // Blocks in flight between the goroutine and the filter: enough for the
 // goroutine to run a few read buffers ahead, few enough to bound memory.
 const (
-	lookupBlockBatches = 64
-	lookupBlocks       = 8
+	lookupBlockBatches = 16
+	lookupBlocks       = 16
 )
 
 // aheadState is what a Cleaner keeps across cleans for ParallelLookups: the
@@ -97,6 +115,7 @@ func (c *Cleaner) startLookupAhead(s *Segment) (*lookupAhead, error) {
 		free:    make(chan *lookupBlock, lookupBlocks),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
+		wait:    c.aheadWait,
 	}
 	for _, b := range st.blocks {
 		a.free <- b
@@ -141,11 +160,17 @@ func (a *lookupAhead) run(s *Segment, st *aheadState, g offsetmap.ConcurrentGett
 		if b == nil {
 			select {
 			case b = <-a.free:
-				b.pos, b.crcOK, b.looked = b.pos[:0], b.crcOK[:0], b.looked[:0]
-				b.first, b.found, b.last = append(b.first[:0], 0), b.found[:0], false
+				b.reset()
 			case <-a.stop:
 				return
 			}
+		}
+		if fp := a.filterPos.Load(); it.pos < fp {
+			// Behind the filter: what is gathered is of no use, and the
+			// walk goes on from the filter's batch (a batch boundary).
+			b.reset()
+			it = newBatchIter(st.reader, s.f, fp, s.size)
+			it.oversize = &st.oversize
 		}
 		batch, pos, err := it.next()
 		if err != nil { // io.EOF, or a batch the filter will report
@@ -202,9 +227,11 @@ func (a *lookupAhead) lookUp(b *lookupBlock, batch []byte, g offsetmap.Concurren
 	return true
 }
 
-// take returns what the goroutine learnt of the batch at pos, waiting for
-// it to get past pos, and ok false when it has nothing on that batch.
+// take returns what the goroutine learnt of the batch at pos, and ok false
+// when it has nothing on that batch: it skipped it, or has not sent it yet
+// (take does not wait, unless a.wait).
 func (a *lookupAhead) take(pos int64) (ab aheadBatch, ok bool) {
+	a.filterPos.Store(pos)
 	for {
 		if a.cur != nil {
 			for a.next < len(a.cur.pos) && a.cur.pos[a.next] < pos {
@@ -227,8 +254,16 @@ func (a *lookupAhead) take(pos int64) (ab aheadBatch, ok bool) {
 		if a.ended {
 			return aheadBatch{}, false
 		}
-		a.cur, a.next = <-a.results, 0
-		a.ended = a.cur.last
+		if a.wait {
+			a.cur = <-a.results
+		} else {
+			select {
+			case a.cur = <-a.results:
+			default:
+				return aheadBatch{}, false // not there yet: the filter does it
+			}
+		}
+		a.next, a.ended = 0, a.cur.last
 	}
 }
 

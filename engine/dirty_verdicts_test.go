@@ -66,7 +66,7 @@ func TestSkipDirtyLookupsOnFixtures(t *testing.T) {
 
 // TestParallelLookupsOnFixtures: on every real Kafka partition, with
 // bucket16, the copy phase taking its lookups from the goroutine ahead
-// (alone, and with the dirty records decided by the map build) writes
+// (waiting for them, so that every batch it looked up is taken) writes
 // exactly what the filter's own lookups write, in the clean that stamps
 // delete horizons and in the one that drops the tombstones. (With the
 // dirty records decided by the map build, the goroutine has nothing left to
@@ -83,9 +83,11 @@ func TestParallelLookupsOnFixtures(t *testing.T) {
 				t.Run(fmt.Sprintf("skip-dirty-lookups=%v/%s/%s", skip, filepath.Base(set), filepath.Base(src)), func(t *testing.T) {
 					st := cleanCompared(t, src, fixtureNowMs, "cleans with lookups ahead and in the filter",
 						func(t *testing.T, now int64, i int) *Cleaner {
-							return fastPathCleaner(t, now, offsetmap.LayoutBucket16, func(cfg *CleanerConfig) {
+							c := fastPathCleaner(t, now, offsetmap.LayoutBucket16, func(cfg *CleanerConfig) {
 								cfg.SkipDirtyLookups, cfg.ParallelLookups = skip, i == 0
 							})
+							c.aheadWait = true // every batch the goroutine looked up is taken
+							return c
 						})
 					ahead += st.LookupsAhead
 				})
@@ -189,6 +191,7 @@ func TestParallelLookupsCorruptSegment(t *testing.T) {
 		before := logHashes(t, dir)
 		goroutines := runtime.NumGoroutine()
 		c := fastPathCleaner(t, base, offsetmap.LayoutBucket16, func(cfg *CleanerConfig) { cfg.ParallelLookups = parallel })
+		c.aheadWait = parallel
 		_, err = c.Clean(l, CleanOptions{Force: true, OverrideFirstDirty: true, FirstDirtyOffset: 32})
 		var ce *record.CorruptionError
 		if !errors.As(err, &ce) || ce.Path != p || ce.Pos != pos {
@@ -205,5 +208,24 @@ func TestParallelLookupsCorruptSegment(t *testing.T) {
 	}
 	if errs[0] != errs[1] {
 		t.Errorf("errors differ:\n without: %v\n with:    %v", errs[0], errs[1])
+	}
+}
+
+// TestParallelLookupsWithoutWaiting: the filter not waiting for the
+// goroutine (the default), whatever each batch's race, writes what the
+// filter's own lookups write; over several cleans of every real fixture.
+func TestParallelLookupsWithoutWaiting(t *testing.T) {
+	for _, set := range fixtureSets(t) {
+		for _, src := range subdirs(t, set) {
+			if len(logFiles(t, src)) == 0 {
+				continue
+			}
+			t.Run(filepath.Base(set)+"/"+filepath.Base(src), func(t *testing.T) {
+				cleanCompared(t, src, fixtureNowMs, "cleans with lookups ahead (not waited for) and in the filter",
+					func(t *testing.T, now int64, i int) *Cleaner {
+						return fastPathCleaner(t, now, offsetmap.LayoutBucket16, func(cfg *CleanerConfig) { cfg.ParallelLookups = i == 0 })
+					})
+			})
+		}
 	}
 }
