@@ -116,7 +116,8 @@ func (c *Cleaner) initIO(cfg CleanerConfig, opts CleanerOptions) error {
 func (c *Cleaner) newReader(maxBytes int) error {
 	r, err := iosched.NewSegmentReader(iosched.ReaderOptions{
 		Path: iosched.ReadPath(c.cfg.IOPath), BufferBytes: c.ioBufBytes, MaxBufferBytes: maxBytes,
-		Readahead: iosched.ReadaheadHint(c.cfg.Readahead), DirectFallback: true,
+		Readahead: iosched.ReadaheadHint(c.cfg.Readahead), ReadaheadBytes: c.cfg.ReadaheadBytes,
+		DirectFallback: true,
 	})
 	if err != nil {
 		return err

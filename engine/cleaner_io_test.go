@@ -299,6 +299,7 @@ func TestCleanerConfigIOValidate(t *testing.T) {
 		func(c *CleanerConfig) { c.Readahead = "lots" },
 		func(c *CleanerConfig) { c.Throttler = "leaky" },
 		func(c *CleanerConfig) { c.MaxIOBytesPerSecond = -1 },
+		func(c *CleanerConfig) { c.ReadaheadBytes = -1 },
 	} {
 		cfg := DefaultCleanerConfig()
 		edit(&cfg)
@@ -307,6 +308,11 @@ func TestCleanerConfigIOValidate(t *testing.T) {
 		}
 	}
 	cfg := DefaultCleanerConfig()
+	cfg.ReadaheadBytes = -4096
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "readahead bytes -4096") {
+		t.Errorf("ReadaheadBytes -4096: %v", err)
+	}
+	cfg = DefaultCleanerConfig()
 	cfg.IOPath, cfg.Readahead, cfg.Throttler = "", "", ""
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("empty names (the defaults): %v", err)

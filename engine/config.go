@@ -177,6 +177,13 @@ type CleanerConfig struct {
 	// "sequential" or "willneed" (iosched.ReadaheadHint). Default "none";
 	// empty means none. Not a Kafka config.
 	Readahead iosched.ReadaheadHint
+	// ReadaheadBytes is how many bytes ahead of its read position the pread
+	// path keeps a segment's pages asked for from the disk
+	// (iosched.ReaderOptions.ReadaheadBytes: posix_fadvise WILLNEED in steps
+	// of at least half the distance), so that on a cold page cache the disk
+	// reads while the cleaner processes what it read. Default 0: off, the
+	// kernel's readahead only, as Kafka. Not a Kafka config.
+	ReadaheadBytes int64 `json:",omitempty"`
 	// MaxIOBytesPerSecond caps the cleaner's read plus written bytes per
 	// second, all threads together, as Kafka's
 	// log.cleaner.io.max.bytes.per.second. Default 0: no limit (Kafka's
@@ -319,6 +326,8 @@ func (c *CleanerConfig) Validate() error {
 		return fmt.Errorf("engine: log.cleaner.io.buffer.size %d gives each of %d threads buffers under %d bytes (one batch header)", c.IOBufferBytes, c.Threads, record.BatchHeaderSize)
 	case c.LoadFactor <= 0 || c.LoadFactor > 1:
 		return fmt.Errorf("engine: log.cleaner.io.buffer.load.factor %v out of range (0, 1]", c.LoadFactor)
+	case c.ReadaheadBytes < 0:
+		return fmt.Errorf("engine: readahead bytes %d is negative (0: off)", c.ReadaheadBytes)
 	case !(c.MaxIOBytesPerSecond >= 0) || math.IsInf(c.MaxIOBytesPerSecond, 1):
 		return fmt.Errorf("engine: log.cleaner.io.max.bytes.per.second %v: want a finite rate >= 0 (0: no limit)", c.MaxIOBytesPerSecond)
 	}

@@ -23,19 +23,23 @@ func alignDown(n, align int64) int64 { return n &^ (align - 1) }
 func alignUp(n, align int64) int64 { return (n + align - 1) &^ (align - 1) }
 
 // advice follows the file a pread or mmap reader is on, for its readahead
-// hint and for the cache-friendly mode's drop-behind.
+// hint, its read-ahead distance and the cache-friendly mode's drop-behind.
 type advice struct {
-	f          File
-	fd         int   // f's descriptor; -1 when it has none (no advice is given)
-	limit      int64 // the file size given to the latest Read
-	dropFrom   int64 // first byte not yet dropped
-	readEnd    int64 // end of the latest Read
-	aheadTo    int64 // end of the latest WILLNEED window
+	f        File
+	fd       int   // f's descriptor; -1 when it has none (no advice is given)
+	limit    int64 // the file size given to the latest Read
+	dropFrom int64 // first byte not yet dropped
+	readEnd  int64 // end of the latest Read
+	aheadTo  int64 // end of the latest WILLNEED range
+	// aheadBytes is the pread path's read-ahead distance
+	// (ReaderOptions.ReadaheadBytes); 0: off.
+	aheadBytes int64
 	dropBehind bool
 }
 
 // begin is called before a Read of f at pos: a new file gets the hint's
-// whole-file advice; on the same file, drop-behind drops what lies before pos.
+// whole-file advice; on the same file, drop-behind drops what lies before
+// pos. Then the read-ahead distance, if any, is topped up.
 func (a *advice) begin(f File, pos, limit int64, hint ReadaheadHint, st *ReadStats) {
 	if f != a.f {
 		a.release(st)
@@ -49,6 +53,27 @@ func (a *advice) begin(f File, pos, limit int64, hint ReadaheadHint, st *ReadSta
 		a.drop(pos, st)
 	}
 	a.limit = limit
+	if a.aheadBytes > 0 {
+		a.readAhead(pos, st)
+	}
+}
+
+// readAhead keeps [pos, pos+aheadBytes) of the file (up to its limit) asked
+// for with WILLNEED, in steps of at least half the distance: when what is
+// asked for ahead of pos has fallen to half of aheadBytes or less, the range
+// up to pos+aheadBytes is asked for in one call. A file read from its start
+// to its end of S bytes thus costs about 2S/aheadBytes calls, and the disk
+// has between half and all of the distance queued while the reader
+// processes what it read. WILLNEED starts the reads and returns; a pread
+// that reaches pages still in flight waits only for them.
+func (a *advice) readAhead(pos int64, st *ReadStats) {
+	want := min(a.limit, pos+a.aheadBytes)
+	if want <= a.aheadTo || a.aheadTo-pos > a.aheadBytes/2 {
+		return
+	}
+	from := alignDown(max(pos, a.aheadTo), pageBytes)
+	a.fadvise(from, want-from, adviseWillneed, st)
+	a.aheadTo = want
 }
 
 // end is called after a Read that ended at byte readEnd: with the willneed

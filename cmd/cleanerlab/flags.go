@@ -228,6 +228,7 @@ func cleanerConfigFlags(fs *pflag.FlagSet, cfg *engine.CleanerConfig) {
 		" (skimpy is Kafka's; the others hold more keys per MiB at a stated collision risk, see cleanerlab hashers)")
 	fs.Var(textVar(&cfg.IOPath, "path"), "io", "how segments are read: pread (into a reusable buffer, Kafka's way), mmap (with madvise) or direct (O_DIRECT; a file system that refuses it is read with pread, and the report says so)")
 	fs.Var(textVar(&cfg.Readahead, "hint"), "readahead", "fadvise hint of the pread path per segment: none, sequential (a larger readahead window) or willneed (ask for the next buffer while this one is processed)")
+	fs.Var(bytesOf(&cfg.ReadaheadBytes), "readahead-bytes", "how far ahead of its read position the pread path keeps a segment's pages asked for from the disk (fadvise WILLNEED in steps of half of it), so a cold clean's reads overlap its processing (bytes, suffixes KiB, MiB, GiB; 0: off, the kernel's readahead only)")
 	fs.Var((*byteRate)(&cfg.MaxIOBytesPerSecond), "throttle", "cap on the cleaner's read + written bytes per second, all threads together (bytes/s, suffixes KiB, MiB, GiB; 0: no limit); Kafka's log.cleaner.io.max.bytes.per.second")
 	fs.Var((*byteRate)(&cfg.MaxIOBytesPerSecond), "log.cleaner.io.max.bytes.per.second", "the same as --throttle, by Kafka's name")
 	fs.Var(textVar(&cfg.Throttler, "throttler"), "throttler", "throttle algorithm: kafka (Kafka's Throttler: checks every 300 ms, one compensating sleep) or token-bucket (golang.org/x/time/rate)")
