@@ -20,6 +20,9 @@ type IOStats struct {
 	FsyncPolicy   string `json:"fsync_policy"` // CleanerOptions.FsyncPolicy
 	CacheFriendly bool   `json:"cache_friendly"`
 	WriteBehind   bool   `json:"write_behind,omitempty"` // CleanerConfig.WriteBehind
+	// ReadaheadBytes is CleanerConfig.ReadaheadBytes: the read-ahead
+	// distance in bytes, 0 when off.
+	ReadaheadBytes int64 `json:"readahead_bytes,omitempty"`
 	// Throttler and ThrottleBytesPerSecond: the shared throttle's kind and
 	// rate; empty and 0 when unthrottled.
 	Throttler              string     `json:"throttler,omitempty"`
@@ -50,8 +53,15 @@ type PhaseStats struct {
 	ThrottleSleep time.Duration `json:"throttle_sleep_ns"`
 	// DroppedBytes: bytes of input read and output written that the
 	// cache-friendly mode dropped from the page cache.
-	DroppedBytes int64                  `json:"dropped_bytes,omitempty"`
-	OS           *iosched.PhaseCounters `json:"os,omitempty"`
+	DroppedBytes int64 `json:"dropped_bytes,omitempty"`
+	// ReadaheadDoneBytes: bytes the read-ahead helper
+	// (CleanerConfig.ReadaheadBytes) went through during the phase, read
+	// from storage or found cached; ReadaheadCachedBytes: those it found in
+	// the page cache and did not read. The helper runs on its own thread:
+	// its reads are not in OS's thread counters.
+	ReadaheadDoneBytes   int64                  `json:"readahead_done_bytes,omitempty"`
+	ReadaheadCachedBytes int64                  `json:"readahead_cached_bytes,omitempty"`
+	OS                   *iosched.PhaseCounters `json:"os,omitempty"`
 }
 
 // IOBytesPerSecond is the phase's read plus written bytes over its wall
@@ -188,6 +198,9 @@ func (c *Cleaner) ioSnapshot() ioSnapshot {
 // startIO readies the reader and writer for a clean whose stats are stats.
 func (c *Cleaner) startIO(stats *CleanStats) {
 	stats.IO = IOStats{ReadPath: string(c.reader.Path()), FsyncPolicy: string(c.writer.Policy()), CacheFriendly: c.cfg.CacheFriendly, WriteBehind: c.cfg.WriteBehind}
+	if c.reader.Path() == iosched.ReadPread {
+		stats.IO.ReadaheadBytes = c.cfg.ReadaheadBytes
+	}
 	if c.throttler != nil {
 		stats.IO.Throttler = c.throttler.Kind()
 		stats.IO.ThrottleBytesPerSecond = c.cfg.MaxIOBytesPerSecond
@@ -247,6 +260,9 @@ func (c *Cleaner) startPhase(phase string, inputs func() ([]*Segment, []int64), 
 			SyncTime:      after.write.SyncTime - before.write.SyncTime,
 			ThrottleSleep: after.slept - before.slept,
 			DroppedBytes:  after.read.DroppedBytes - before.read.DroppedBytes + after.write.DroppedBytes - before.write.DroppedBytes,
+
+			ReadaheadDoneBytes:   after.read.ReadaheadBytes - before.read.ReadaheadBytes,
+			ReadaheadCachedBytes: after.read.ReadaheadCachedBytes - before.read.ReadaheadCachedBytes,
 		}
 		if endProbe != nil {
 			pc := endProbe()

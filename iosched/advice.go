@@ -23,23 +23,21 @@ func alignDown(n, align int64) int64 { return n &^ (align - 1) }
 func alignUp(n, align int64) int64 { return (n + align - 1) &^ (align - 1) }
 
 // advice follows the file a pread or mmap reader is on, for its readahead
-// hint, its read-ahead distance and the cache-friendly mode's drop-behind.
+// hint, the pread path's read-ahead and the cache-friendly mode's
+// drop-behind.
 type advice struct {
-	f        File
-	fd       int   // f's descriptor; -1 when it has none (no advice is given)
-	limit    int64 // the file size given to the latest Read
-	dropFrom int64 // first byte not yet dropped
-	readEnd  int64 // end of the latest Read
-	aheadTo  int64 // end of the latest WILLNEED range
-	// aheadBytes is the pread path's read-ahead distance
-	// (ReaderOptions.ReadaheadBytes); 0: off.
-	aheadBytes int64
+	f          File
+	fd         int   // f's descriptor; -1 when it has none (no advice is given)
+	limit      int64 // the file size given to the latest Read
+	dropFrom   int64 // first byte not yet dropped
+	readEnd    int64 // end of the latest Read
+	aheadTo    int64 // end of what was asked for ahead: WILLNEED, or the read-ahead helper's target
+	ahead      readAhead
 	dropBehind bool
 }
 
 // begin is called before a Read of f at pos: a new file gets the hint's
-// whole-file advice; on the same file, drop-behind drops what lies before
-// pos. Then the read-ahead distance, if any, is topped up.
+// whole-file advice; on the same file, drop-behind drops what lies before pos.
 func (a *advice) begin(f File, pos, limit int64, hint ReadaheadHint, st *ReadStats) {
 	if f != a.f {
 		a.release(st)
@@ -53,27 +51,14 @@ func (a *advice) begin(f File, pos, limit int64, hint ReadaheadHint, st *ReadSta
 		a.drop(pos, st)
 	}
 	a.limit = limit
-	if a.aheadBytes > 0 {
-		a.readAhead(pos, st)
-	}
 }
 
-// readAhead keeps [pos, pos+aheadBytes) of the file (up to its limit) asked
-// for with WILLNEED, in steps of at least half the distance: when what is
-// asked for ahead of pos has fallen to half of aheadBytes or less, the range
-// up to pos+aheadBytes is asked for in one call. A file read from its start
-// to its end of S bytes thus costs about 2S/aheadBytes calls, and the disk
-// has between half and all of the distance queued while the reader
-// processes what it read. WILLNEED starts the reads and returns; a pread
-// that reaches pages still in flight waits only for them.
-func (a *advice) readAhead(pos int64, st *ReadStats) {
-	want := min(a.limit, pos+a.aheadBytes)
-	if want <= a.aheadTo || a.aheadTo-pos > a.aheadBytes/2 {
-		return
+// readAhead is called before a Read at pos that will end at readEnd: with
+// a read-ahead distance, its helper's target is moved when due.
+func (a *advice) readAhead(pos, readEnd int64, st *ReadStats) {
+	if a.ahead.distance > 0 {
+		a.aheadTo = a.ahead.step(a.fd, pos, readEnd, a.limit, a.aheadTo, st)
 	}
-	from := alignDown(max(pos, a.aheadTo), pageBytes)
-	a.fadvise(from, want-from, adviseWillneed, st)
-	a.aheadTo = want
 }
 
 // end is called after a Read that ended at byte readEnd: with the willneed
@@ -90,9 +75,11 @@ func (a *advice) end(readEnd int64, hint ReadaheadHint, window int, st *ReadStat
 	}
 }
 
-// release lets go of the file: in the cache-friendly mode, what was read of
-// it and not yet dropped is dropped.
+// release lets go of the file: its read-ahead helper is stopped and, in the
+// cache-friendly mode, what was read of it and not yet dropped is dropped
+// (not what the helper read beyond the last Read).
 func (a *advice) release(st *ReadStats) {
+	a.ahead.release()
 	if a.f != nil && a.dropBehind && a.readEnd > a.dropFrom {
 		a.drop(a.readEnd, st)
 	}

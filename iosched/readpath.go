@@ -121,12 +121,15 @@ type ReaderOptions struct {
 	// Readahead is the pread path's fadvise hint. Default HintNone.
 	Readahead ReadaheadHint
 	// ReadaheadBytes is how far ahead of its read position, in bytes, the
-	// pread path keeps a file's pages asked for (posix_fadvise WILLNEED,
-	// topped up in steps of at least half the distance; never past the
-	// Read's limit), so that on a cold page cache the disk reads ahead while
-	// the cleaner processes what it read. Default 0: off, the kernel's own
-	// readahead only (Kafka gives no advice). The mmap and direct paths
-	// ignore it. Negative is an error.
+	// pread path keeps a file being read into the page cache: a helper
+	// goroutine per file preads up to that far past the position (never
+	// past the Read's limit), its target moved in steps of at least half
+	// the distance, so that on a cold page cache the disk reads while the
+	// caller processes what it read. It costs a 1 MiB scratch buffer and a
+	// second descriptor per file being read. Default 0: off, the kernel's
+	// own readahead only, as Kafka. Linux only (elsewhere each step counts
+	// a ReadStats.ReadaheadErrors); the mmap and direct paths ignore it.
+	// Negative is an error.
 	ReadaheadBytes int64
 	// DirectFallback: when the direct path cannot open a file with O_DIRECT
 	// (the file system refuses it, or the File has no OS descriptor), read
@@ -159,7 +162,7 @@ func NewSegmentReader(o ReaderOptions) (SegmentReader, error) {
 	}
 	r := NewReader(o.BufferBytes, o.MaxBufferBytes)
 	r.hint = hint
-	r.adv.aheadBytes = o.ReadaheadBytes
+	r.adv.ahead.distance = o.ReadaheadBytes
 	return r, nil
 }
 
