@@ -36,9 +36,10 @@ func kafkaProfile() speedProfile {
 }
 
 // bestProfile is engine.ProfileBest (bucket16 with xxh3-128: write-behind
-// Puts, batched lookups; pread; write-behind output on the second core;
-// early write-back) with its map prefaulted (huge pages); fsync per
-// segment as Kafka.
+// Puts, batched lookups; pread with read-ahead; write-behind output on the
+// second core; early write-back; the dirty records decided by the map
+// build; lookups ahead on a second goroutine) with its map prefaulted (huge
+// pages); fsync per segment as Kafka.
 func bestProfile() speedProfile {
 	cfg := engine.DefaultCleanerConfig()
 	if err := cfg.ApplyProfile(engine.ProfileBest); err != nil {
@@ -194,6 +195,11 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	    clean (best-MB/s, bytes it read over its wall time) against an
 //	    O_DIRECT sequential read, 1 MiB blocks, of the same segment files
 //	    from storage (odirect-MB/s), and of-odirect (the ratio).
+//	row=read-ahead/values=100/cache=cold: the best profile without its
+//	    read-ahead (CleanerConfig.ReadaheadBytes 0: without-MB/s) and as it
+//	    is (with-MB/s, speedup), on a cold cache: whether it pays.
+//	row=read-ahead/values=100/cache=warm: the same on a warm cache, where
+//	    the helper only copies cached pages: what it costs there.
 //	row=scale/values=100/cache=warm: the best profile's ns per byte read
 //	    at the log size and at 8 times it (keys scaled alike), and growth
 //	    (large / small - 1).
@@ -298,6 +304,16 @@ func BenchmarkSpeed(b *testing.B) {
 		b.ReportMetric(medianOf(direct), "odirect-MB/s")
 		b.ReportMetric(medianOf(share), "of-odirect")
 	})
+	for _, cache := range []lab.CacheState{lab.CacheCold, lab.CacheWarm} {
+		b.Run("row=read-ahead/values=100/cache="+string(cache), func(b *testing.B) {
+			off := bestProfile()
+			off.name, off.cfg.ReadaheadBytes = "best-without-read-ahead", 0
+			without, with, ratio := pairs(b, fixture(b, logBytes, 100), off, bestProfile(), cache)
+			b.ReportMetric(medianOf(without), "without-MB/s")
+			b.ReportMetric(medianOf(with), "with-MB/s")
+			b.ReportMetric(medianOf(ratio), "speedup")
+		})
+	}
 	b.Run("row=scale/values=100/cache=warm", func(b *testing.B) {
 		b.StopTimer()
 		small, large := fixture(b, logBytes, 100), fixture(b, 8*logBytes, 100)

@@ -23,6 +23,9 @@ type IOStats struct {
 	// WritebackBytes: CleanerConfig.WritebackBytes when the fsync policy
 	// uses it (segment, fdatasync), else 0.
 	WritebackBytes int64 `json:"writeback_bytes,omitempty"`
+	// ReadaheadBytes is CleanerConfig.ReadaheadBytes: the read-ahead
+	// distance in bytes, 0 when off.
+	ReadaheadBytes int64 `json:"readahead_bytes,omitempty"`
 	// Throttler and ThrottleBytesPerSecond: the shared throttle's kind and
 	// rate; empty and 0 when unthrottled.
 	Throttler              string     `json:"throttler,omitempty"`
@@ -56,8 +59,15 @@ type PhaseStats struct {
 	DroppedBytes int64 `json:"dropped_bytes,omitempty"`
 	// AheadReadBytes: bytes the ParallelLookups goroutine read (a second
 	// read of each segment copied, mostly from the page cache).
-	AheadReadBytes int64                  `json:"ahead_read_bytes,omitempty"`
-	OS             *iosched.PhaseCounters `json:"os,omitempty"`
+	AheadReadBytes int64 `json:"ahead_read_bytes,omitempty"`
+	// ReadaheadDoneBytes: bytes the read-ahead helper
+	// (CleanerConfig.ReadaheadBytes) went through during the phase, read
+	// from storage or found cached; ReadaheadCachedBytes: those it found in
+	// the page cache and did not read. The helper runs on its own thread:
+	// its reads are not in OS's thread counters.
+	ReadaheadDoneBytes   int64                  `json:"readahead_done_bytes,omitempty"`
+	ReadaheadCachedBytes int64                  `json:"readahead_cached_bytes,omitempty"`
+	OS                   *iosched.PhaseCounters `json:"os,omitempty"`
 }
 
 // IOBytesPerSecond is the phase's read plus written bytes over its wall
@@ -123,7 +133,8 @@ func (c *Cleaner) initIO(cfg CleanerConfig, opts CleanerOptions) error {
 func (c *Cleaner) newReader(maxBytes int) error {
 	r, err := iosched.NewSegmentReader(iosched.ReaderOptions{
 		Path: iosched.ReadPath(c.cfg.IOPath), BufferBytes: c.ioBufBytes, MaxBufferBytes: maxBytes,
-		Readahead: iosched.ReadaheadHint(c.cfg.Readahead), DirectFallback: true,
+		Readahead: iosched.ReadaheadHint(c.cfg.Readahead), ReadaheadBytes: c.cfg.ReadaheadBytes,
+		DirectFallback: true,
 	})
 	if err != nil {
 		return err
@@ -196,6 +207,9 @@ func (c *Cleaner) ioSnapshot() ioSnapshot {
 func (c *Cleaner) startIO(stats *CleanStats) {
 	stats.IO = IOStats{ReadPath: string(c.reader.Path()), FsyncPolicy: string(c.writer.Policy()), CacheFriendly: c.cfg.CacheFriendly, WriteBehind: c.cfg.WriteBehind,
 		WritebackBytes: c.writer.WritebackBytes()}
+	if c.reader.Path() == iosched.ReadPread {
+		stats.IO.ReadaheadBytes = c.cfg.ReadaheadBytes
+	}
 	if c.throttler != nil {
 		stats.IO.Throttler = c.throttler.Kind()
 		stats.IO.ThrottleBytesPerSecond = c.cfg.MaxIOBytesPerSecond
@@ -256,6 +270,9 @@ func (c *Cleaner) startPhase(phase string, inputs func() ([]*Segment, []int64), 
 			ThrottleSleep:  after.slept - before.slept,
 			DroppedBytes:   after.read.DroppedBytes - before.read.DroppedBytes + after.write.DroppedBytes - before.write.DroppedBytes,
 			AheadReadBytes: after.ahead - before.ahead,
+
+			ReadaheadDoneBytes:   after.read.ReadaheadBytes - before.read.ReadaheadBytes,
+			ReadaheadCachedBytes: after.read.ReadaheadCachedBytes - before.read.ReadaheadCachedBytes,
 		}
 		if endProbe != nil {
 			pc := endProbe()

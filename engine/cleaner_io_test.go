@@ -22,6 +22,10 @@ type ioVariant struct {
 var ioVariants = []ioVariant{
 	{"pread", func(*CleanerConfig) {}},
 	{"pread/readahead=willneed", func(c *CleanerConfig) { c.Readahead = "willneed" }},
+	// A distance of a few buffers: the helper's target moves many times
+	// per segment.
+	{"pread/readahead-bytes=32KiB", func(c *CleanerConfig) { c.ReadaheadBytes = 32 << 10 }},
+	{"pread/readahead-bytes=32KiB/cache-friendly", func(c *CleanerConfig) { c.ReadaheadBytes, c.CacheFriendly = 32<<10, true }},
 	{"mmap", func(c *CleanerConfig) { c.IOPath = "mmap" }},
 	{"direct", func(c *CleanerConfig) { c.IOPath = "direct" }},
 	// A throttle far above what the test reads never sleeps, but every
@@ -36,7 +40,7 @@ var ioVariants = []ioVariant{
 
 // TestReadPathsCleanIdentically cleans a copy of every real Kafka partition
 // (rolled, so all of it is cleanable) with each read path, the readahead
-// hints, the cache-friendly mode and both throttles, with 4 KiB buffers so
+// hints, the read-ahead helper, the cache-friendly mode and both throttles, with 4 KiB buffers so
 // that most segments take many reads and large batches grow the buffer,
 // and checks that every variant leaves byte-identical .log files, those of
 // pread (which Verify checks).
@@ -59,7 +63,8 @@ func TestReadPathsCleanIdentically(t *testing.T) {
 				cfg.IOBufferBytes = 8 << 10
 				v.edit(&cfg)
 				stats := cleanWith(t, dir, cfg, CleanerOptions{FsyncPolicy: iosched.FsyncNone}, want == nil)
-				if stats.IO.ReadPath != string(cfg.IOPath) || stats.IO.CacheFriendly != cfg.CacheFriendly || stats.IO.ReadFallbacks != 0 {
+				if stats.IO.ReadPath != string(cfg.IOPath) || stats.IO.CacheFriendly != cfg.CacheFriendly || stats.IO.ReadFallbacks != 0 ||
+					stats.IO.ReadaheadBytes != cfg.ReadaheadBytes {
 					t.Fatalf("%s %s: IO stats %+v", name, v.name, stats.IO)
 				}
 				got := logHashes(t, dir)
@@ -316,6 +321,7 @@ func TestCleanerConfigIOValidate(t *testing.T) {
 		func(c *CleanerConfig) { c.Readahead = "lots" },
 		func(c *CleanerConfig) { c.Throttler = "leaky" },
 		func(c *CleanerConfig) { c.MaxIOBytesPerSecond = -1 },
+		func(c *CleanerConfig) { c.ReadaheadBytes = -1 },
 	} {
 		cfg := DefaultCleanerConfig()
 		edit(&cfg)
@@ -324,6 +330,11 @@ func TestCleanerConfigIOValidate(t *testing.T) {
 		}
 	}
 	cfg := DefaultCleanerConfig()
+	cfg.ReadaheadBytes = -4096
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "readahead bytes -4096") {
+		t.Errorf("ReadaheadBytes -4096: %v", err)
+	}
+	cfg = DefaultCleanerConfig()
 	cfg.IOPath, cfg.Readahead, cfg.Throttler = "", "", ""
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("empty names (the defaults): %v", err)

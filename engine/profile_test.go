@@ -13,8 +13,10 @@ func TestApplyProfile(t *testing.T) {
 	if err := cfg.ApplyProfile(ProfileBest); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Hasher != "xxh3-128" || cfg.OffsetMap != "bucket16" || !cfg.WriteBehind || cfg.LookAhead || cfg.IOPath != "pread" || cfg.Readahead != "none" {
-		t.Errorf("best: hasher %s map %s write-behind %v look-ahead %v io %s readahead %s", cfg.Hasher, cfg.OffsetMap, cfg.WriteBehind, cfg.LookAhead, cfg.IOPath, cfg.Readahead)
+	if cfg.Hasher != "xxh3-128" || cfg.OffsetMap != "bucket16" || !cfg.WriteBehind || cfg.LookAhead || cfg.IOPath != "pread" || cfg.Readahead != "none" ||
+		cfg.ReadaheadBytes != 32<<20 || !cfg.SkipDirtyLookups {
+		t.Errorf("best: hasher %s map %s write-behind %v look-ahead %v io %s readahead %s readahead bytes %d skip-dirty-lookups %v",
+			cfg.Hasher, cfg.OffsetMap, cfg.WriteBehind, cfg.LookAhead, cfg.IOPath, cfg.Readahead, cfg.ReadaheadBytes, cfg.SkipDirtyLookups)
 	}
 	if !cfg.SkipDirtyLookups || !cfg.ParallelLookups {
 		t.Errorf("best: skip-dirty-lookups %v parallel-lookups %v, want both on", cfg.SkipDirtyLookups, cfg.ParallelLookups)
@@ -36,7 +38,7 @@ func TestApplyProfile(t *testing.T) {
 	if cfg.WritebackBytes != 0 {
 		t.Errorf("kafka after best: write-back every %d bytes, want 0 (off)", cfg.WritebackBytes)
 	}
-	if cfg != want {
+	if cfg != want { // ReadaheadBytes back to 0 among them
 		t.Errorf("kafka after best: %+v, want Kafka's defaults %+v", cfg, want)
 	}
 	if err := cfg.ApplyProfile("fastest"); err == nil || !strings.Contains(err.Error(), `"fastest"`) || !strings.Contains(err.Error(), "kafka, best") {

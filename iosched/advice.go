@@ -23,14 +23,16 @@ func alignDown(n, align int64) int64 { return n &^ (align - 1) }
 func alignUp(n, align int64) int64 { return (n + align - 1) &^ (align - 1) }
 
 // advice follows the file a pread or mmap reader is on, for its readahead
-// hint and for the cache-friendly mode's drop-behind.
+// hint, the pread path's read-ahead and the cache-friendly mode's
+// drop-behind.
 type advice struct {
 	f          File
 	fd         int   // f's descriptor; -1 when it has none (no advice is given)
 	limit      int64 // the file size given to the latest Read
 	dropFrom   int64 // first byte not yet dropped
 	readEnd    int64 // end of the latest Read
-	aheadTo    int64 // end of the latest WILLNEED window
+	aheadTo    int64 // end of what was asked for ahead: WILLNEED, or the read-ahead helper's target
+	ahead      readAhead
 	dropBehind bool
 }
 
@@ -51,6 +53,14 @@ func (a *advice) begin(f File, pos, limit int64, hint ReadaheadHint, st *ReadSta
 	a.limit = limit
 }
 
+// readAhead is called before a Read at pos that will end at readEnd: with
+// a read-ahead distance, its helper's target is moved when due.
+func (a *advice) readAhead(pos, readEnd int64, st *ReadStats) {
+	if a.ahead.distance > 0 {
+		a.aheadTo = a.ahead.step(a.fd, pos, readEnd, a.limit, a.aheadTo, st)
+	}
+}
+
 // end is called after a Read that ended at byte readEnd: with the willneed
 // hint, the next window's pages are asked for.
 func (a *advice) end(readEnd int64, hint ReadaheadHint, window int, st *ReadStats) {
@@ -65,9 +75,11 @@ func (a *advice) end(readEnd int64, hint ReadaheadHint, window int, st *ReadStat
 	}
 }
 
-// release lets go of the file: in the cache-friendly mode, what was read of
-// it and not yet dropped is dropped.
+// release lets go of the file: its read-ahead helper is stopped and, in the
+// cache-friendly mode, what was read of it and not yet dropped is dropped
+// (not what the helper read beyond the last Read).
 func (a *advice) release(st *ReadStats) {
+	a.ahead.release()
 	if a.f != nil && a.dropBehind && a.readEnd > a.dropFrom {
 		a.drop(a.readEnd, st)
 	}

@@ -34,6 +34,18 @@ type ReadStats struct {
 	// failed (advice is best effort: reading goes on).
 	Advice       int64
 	AdviceErrors int64
+	// ReadaheadSteps counts the moves of the read-ahead's target
+	// (ReaderOptions.ReadaheadBytes: each asks its helper to read up to
+	// that many bytes past the read position); ReadaheadErrors the steps
+	// that could not start a helper (the file's second descriptor would not
+	// open). ReadaheadBytes counts the bytes the helpers went through so
+	// far, ReadaheadCachedBytes those of them found in the page cache and
+	// so not read: the helpers run on after Read returns, and after Restore
+	// until their current chunk ends.
+	ReadaheadSteps       int64
+	ReadaheadErrors      int64
+	ReadaheadBytes       int64
+	ReadaheadCachedBytes int64
 	// DroppedBytes counts bytes handed to fadvise DONTNEED by the
 	// cache-friendly mode (SetDropBehind).
 	DroppedBytes int64
@@ -47,7 +59,10 @@ type ReadStats struct {
 // Reader is the pread SegmentReader: it reads a segment file sequentially by
 // pread into one reusable buffer, as Kafka's cleaner reads with its read
 // buffer. The buffer is allocated once, at bufferBytes, in NewReader, and
-// Read never allocates. Grow allocates only when it goes past the largest
+// Read never allocates (but with a read-ahead distance, which
+// NewSegmentReader sets: its first step allocates the helper's 1 MiB
+// scratch buffer, once, and each file's helper a goroutine and two
+// channels). Grow allocates only when it goes past the largest
 // size reached so far (at most log2(max/initial) times in a Reader's life,
 // and never for batches that fit the initial buffer); Restore keeps the
 // larger array and only shrinks what a Read fills. So a Reader costs
@@ -94,6 +109,7 @@ func (r *Reader) Read(f File, pos, limit int64) ([]byte, error) {
 	if rem := limit - pos; rem < want {
 		want = rem
 	}
+	r.adv.readAhead(pos, pos+want, &r.stats)
 	buf := r.backing[:want]
 	if err := preadFull(f, buf, pos, limit, &r.stats); err != nil {
 		return nil, err
@@ -163,4 +179,8 @@ func (r *Reader) SetDropBehind(on bool) { r.adv.dropBehind = on }
 func (r *Reader) Path() ReadPath { return ReadPread }
 
 // Stats returns the counts since NewReader.
-func (r *Reader) Stats() ReadStats { return r.stats }
+func (r *Reader) Stats() ReadStats {
+	st := r.stats
+	st.ReadaheadBytes, st.ReadaheadCachedBytes = r.adv.ahead.done.Load(), r.adv.ahead.cached.Load()
+	return st
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 	"unsafe"
 
@@ -99,7 +98,7 @@ func (r *directReader) open(f File) error {
 	if !ok {
 		err = errors.New("the file has no OS descriptor")
 	} else {
-		r.dfd, err = unix.Open("/proc/self/fd/"+strconv.Itoa(fd), unix.O_RDONLY|unix.O_DIRECT|unix.O_CLOEXEC, 0)
+		r.dfd, err = reopen(fd, unix.O_RDONLY|unix.O_DIRECT|unix.O_CLOEXEC)
 		if err != nil {
 			r.dfd = -1
 		}

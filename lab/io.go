@@ -295,6 +295,7 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 		results.Row{Name: "cache-friendly", Value: fmt.Sprint(io0.CacheFriendly), Meaning: "--cache-friendly: pages dropped behind the copy"},
 		results.Row{Name: "write-behind", Value: fmt.Sprint(io0.WriteBehind), Meaning: "--write-behind: output buffers written on a second core"},
 		results.Row{Name: "early write-back", Value: mib(io0.WritebackBytes), Unit: "MiB", Meaning: "--writeback-bytes: output's write-back started every this many bytes, before the final sync (0: off, or ignored by the fsync policy)"},
+		results.Row{Name: "read-ahead", Value: mib(io0.ReadaheadBytes), Unit: "MiB", Meaning: "--readahead-bytes: how far past the cleaner's read position a helper reads segments into the page cache (0: off)"},
 	)
 	var fallbacks int64
 	var reason string
@@ -322,6 +323,8 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 			p.ThrottleSleep += q.ThrottleSleep
 			p.SyncTime += q.SyncTime
 			p.DroppedBytes += q.DroppedBytes
+			p.ReadaheadDoneBytes += q.ReadaheadDoneBytes
+			p.ReadaheadCachedBytes += q.ReadaheadCachedBytes
 			if q.OS != nil {
 				haveOS = true
 				delayKnown = delayKnown && q.OS.BlkioDelayKnown
@@ -339,6 +342,11 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 			results.Row{Name: name + ": wall", Value: secs(p.Wall), Unit: "s", Meaning: "wall time of the phase: building the offset map, or copying and swapping (summed over partitions)"},
 			results.Row{Name: name + ": read", Value: mib(p.ReadBytes), Unit: "MiB", Meaning: "bytes the segment reader returned (re-reads after a buffer grew included)"},
 		)
+		if io0.ReadaheadBytes > 0 {
+			rows = append(rows,
+				results.Row{Name: name + ": read ahead", Value: mib(p.ReadaheadDoneBytes), Unit: "MiB", Meaning: "bytes the read-ahead helper went through, read from storage on its own thread (not in from storage below) or found cached"},
+				results.Row{Name: name + ": read ahead, cached", Value: mib(p.ReadaheadCachedBytes), Unit: "MiB", Meaning: "of them, found in the page cache or on their way there (cachestat: the kernel's readahead of the helper's earlier preads, or earlier reads) and not read"})
+		}
 		if phase == engine.PhaseCopy {
 			rows = append(rows,
 				results.Row{Name: name + ": written", Value: mib(p.WrittenBytes), Unit: "MiB", Meaning: "bytes written to cleaned segments"},
