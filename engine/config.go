@@ -362,6 +362,29 @@ func (c *CleanerConfig) ApplyProfile(name string) error {
 	return nil
 }
 
+// IgnoredSettings says which of the speed settings turned on in c the
+// offset map c.OffsetMap cannot use, each as a sentence naming its flag
+// (LookAhead needs an offsetmap.Prefetcher, ParallelLookups an
+// offsetmap.ConcurrentGetter: bucket16 is both). The clean runs without
+// them, with the same results; the CLI prints the sentences as warnings.
+func (c *CleanerConfig) IgnoredSettings() []string {
+	var notes []string
+	layout := c.OffsetMap
+	if layout == "" {
+		layout = offsetmap.LayoutSkimpy
+	}
+	if layout == offsetmap.LayoutBucket16 {
+		return nil
+	}
+	if c.LookAhead {
+		notes = append(notes, fmt.Sprintf("--look-ahead is ignored: the %s offset map cannot prefetch (bucket16 can)", layout))
+	}
+	if c.ParallelLookups {
+		notes = append(notes, fmt.Sprintf("--parallel-lookups is ignored: the %s offset map cannot answer lookups from two goroutines (bucket16 can)", layout))
+	}
+	return notes
+}
+
 // Validate returns an error naming the first config out of range.
 func (c *CleanerConfig) Validate() error {
 	switch {

@@ -45,3 +45,22 @@ func TestApplyProfile(t *testing.T) {
 		t.Errorf("unknown profile: error %v", err)
 	}
 }
+
+// TestIgnoredSettings: look-ahead and parallel lookups need bucket16; on
+// another layout each is named as ignored, on bucket16 nothing is.
+func TestIgnoredSettings(t *testing.T) {
+	cfg := DefaultCleanerConfig()
+	cfg.LookAhead, cfg.ParallelLookups = true, true
+	got := cfg.IgnoredSettings()
+	if len(got) != 2 || !strings.Contains(got[0], "--look-ahead") || !strings.Contains(got[1], "--parallel-lookups") || !strings.Contains(got[1], "skimpy") {
+		t.Errorf("skimpy: %q, want --look-ahead and --parallel-lookups named", got)
+	}
+	cfg.OffsetMap = "bucket16"
+	if got := cfg.IgnoredSettings(); len(got) != 0 {
+		t.Errorf("bucket16: %q, want none", got)
+	}
+	def := DefaultCleanerConfig()
+	if got := def.IgnoredSettings(); len(got) != 0 {
+		t.Errorf("Kafka's defaults: %q, want none", got)
+	}
+}

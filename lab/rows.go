@@ -33,7 +33,7 @@ func pct(a, b int64) string {
 // throughput (Throughput), times, the offset map, and the kernel counters
 // of the clean phase with their scope.
 func RunRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, tp Throughput, d results.CounterDelta) []results.Row {
-	var written, recRead, recKept, mapKeys int64
+	var written, recRead, recKept, mapKeys, skipped, ahead int64
 	var mapTime, copyTime, syncTime time.Duration
 	util := 0.0
 	for _, st := range stats {
@@ -45,6 +45,8 @@ func RunRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, tp Throughput
 		syncTime += st.SyncTime
 		util = max(util, st.BufferUtilization)
 		mapKeys = max(mapKeys, int64(st.MapEntries))
+		skipped += st.LookupsSkipped
+		ahead += st.LookupsAhead
 	}
 	rows := []results.Row{
 		{Name: "map read", Value: mib(tp.MapBytes), Unit: "MiB", Meaning: "bytes of dirty segments read to build the offset map"},
@@ -59,6 +61,7 @@ func RunRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, tp Throughput
 		{Name: "fsync time", Value: secs(syncTime), Unit: "s", Meaning: "inside fsync, fdatasync and sync_file_range of cleaned segments (--fsync)"},
 		{Name: "map utilisation", Value: f1(100 * util), Unit: "%", Meaning: "max over cleans of keys in the map / slots"},
 	}
+	rows = append(rows, lookupRows(skipped, ahead)...)
 	rows = append(rows, MapRows(cfg, mapKeys)...)
 	rows = append(rows, CounterRows(d)...)
 	return rows
@@ -138,12 +141,19 @@ func CleanRows(st *engine.CleanStats) []results.Row {
 		{Name: "batches dropped", Value: fmt.Sprint(st.BatchesDropped), Unit: "batches", Meaning: "batches with no record left"},
 		{Name: "segments cleaned", Value: fmt.Sprintf("%d in %d groups", st.SegmentsCleaned, st.Groups), Meaning: "segments recopied, and the cleaned segments they became"},
 	}
-	if st.LookupsSkipped > 0 {
-		rows = append(rows, results.Row{Name: "lookups skipped", Value: fmt.Sprint(st.LookupsSkipped), Unit: "records",
+	return append(rows, lookupRows(st.LookupsSkipped, st.LookupsAhead)...)
+}
+
+// lookupRows are the copy phase's lookups that the speed settings spared
+// the filter, when there were any.
+func lookupRows(skipped, ahead int64) []results.Row {
+	var rows []results.Row
+	if skipped > 0 {
+		rows = append(rows, results.Row{Name: "lookups skipped", Value: fmt.Sprint(skipped), Unit: "records",
 			Meaning: "--skip-dirty-lookups: dirty records the copy decided from the map build, without a map lookup"})
 	}
-	if st.LookupsAhead > 0 {
-		rows = append(rows, results.Row{Name: "lookups ahead", Value: fmt.Sprint(st.LookupsAhead), Unit: "keys",
+	if ahead > 0 {
+		rows = append(rows, results.Row{Name: "lookups ahead", Value: fmt.Sprint(ahead), Unit: "keys",
 			Meaning: "--parallel-lookups: keys the second goroutine looked up ahead of the copy's filter"})
 	}
 	return rows

@@ -62,6 +62,9 @@ complete), and the command exits 130 or 143.`,
 			if dir, err = existingDir("clean", dir); err != nil {
 				return err
 			}
+			for _, w := range cleanerCfg.IgnoredSettings() {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
+			}
 			o := lab.CleanOptions{Log: logCfg, Cleaner: cleanerCfg, Force: force, Roll: roll, KafkaRecovery: kafkaRecovery,
 				Now: nowMs.clock(), Passes: passes, Recovery: inspect.WriteRecovery}
 			logFor, set, err := tc.logConfigs(cmd, dir)

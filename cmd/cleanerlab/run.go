@@ -150,6 +150,9 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range e.Cleaner.IgnoredSettings() {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
+	}
 	showProgress, err := lab.ProgressWanted(rf.progress)
 	if err != nil {
 		return err
