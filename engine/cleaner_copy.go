@@ -279,6 +279,7 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 				}
 				break
 			}
+			// lookupAhead.lookUp queues the same keys, in this order.
 			sc.keys = append(sc.keys, r.Key)
 			sc.keyRecord = append(sc.keyRecord, int32(i))
 		}

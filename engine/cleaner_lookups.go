@@ -180,12 +180,10 @@ func (a *lookupAhead) run(s *Segment, st *aheadState, g offsetmap.ConcurrentGett
 		if len(batch) < record.BatchHeaderSize || batch[record.MagicPos] != record.MagicV2 {
 			continue // the filter reports a legacy batch
 		}
+		crcOK := verifyCRC && record.VerifyCRC(batch) == nil
 		b.pos = append(b.pos, int64(pos))
-		b.crcOK = append(b.crcOK, verifyCRC && record.VerifyCRC(batch) == nil)
-		b.looked = append(b.looked, b.crcOK[len(b.crcOK)-1] || !verifyCRC)
-		if b.looked[len(b.looked)-1] && !a.lookUp(b, batch, g, latest, v) {
-			b.looked[len(b.looked)-1] = false
-		}
+		b.crcOK = append(b.crcOK, crcOK)
+		b.looked = append(b.looked, (crcOK || !verifyCRC) && a.lookUp(b, batch, g, latest, v))
 		b.first = append(b.first, int32(len(b.found)))
 		if len(b.pos) == lookupBlockBatches && !send(false) {
 			return
@@ -194,7 +192,10 @@ func (a *lookupAhead) run(s *Segment, st *aheadState, g offsetmap.ConcurrentGett
 }
 
 // lookUp adds batch's answers to b.found, and reports whether it did
-// (false: the filter looks this batch up itself).
+// (false: the filter looks this batch up itself). It selects the keys the
+// filter's pass 1 (filterBatch) queues for lookup, in the same order; if
+// the two ever disagree on a batch, the filter sees a different count and
+// looks that batch up itself.
 func (a *lookupAhead) lookUp(b *lookupBlock, batch []byte, g offsetmap.ConcurrentGetter, latest int64, v *dirtyVerdicts) bool {
 	h, err := record.ParseHeader(batch)
 	if err != nil || h.Size() != len(batch) || h.Attributes.Control() || h.Attributes.Codec() != record.CodecNone || int64(h.BaseOffset) > latest {
