@@ -191,6 +191,9 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	    early write-back (without-MB/s) and with CleanerConfig.WritebackBytes
 //	    N (with-MB/s, speedup), for N of 1, 4 and 16 MiB: which N
 //	    ProfileBest takes (engine.BestWritebackBytes).
+//	row=write-direct/bytes=N/values=100/cache=warm: the best profile as it
+//	    is (without-MB/s) and with O_DIRECT output in writes of N bytes
+//	    (CleanerConfig.WriteDirectBytes: with-MB/s, speedup), N 1 and 4 MiB.
 //	row=best-vs-odirect/values=100/cache=cold: the best profile's cold
 //	    clean (best-MB/s, bytes it read over its wall time) against an
 //	    O_DIRECT sequential read, 1 MiB blocks, of the same segment files
@@ -276,6 +279,16 @@ func BenchmarkSpeed(b *testing.B) {
 			off.name, off.cfg.WritebackBytes = "best-without-writeback", 0
 			on.name, on.cfg.WritebackBytes = fmt.Sprintf("best-writeback-%d", n), n
 			without, with, ratio := pairs(b, fixture(b, logBytes, 100), off, on, lab.CacheWarm)
+			b.ReportMetric(medianOf(without), "without-MB/s")
+			b.ReportMetric(medianOf(with), "with-MB/s")
+			b.ReportMetric(medianOf(ratio), "speedup")
+		})
+	}
+	for _, n := range []int64{1 << 20, 4 << 20} {
+		b.Run(fmt.Sprintf("row=write-direct/bytes=%d/values=100/cache=warm", n), func(b *testing.B) {
+			on := bestProfile()
+			on.name, on.cfg.WriteDirectBytes = fmt.Sprintf("best-write-direct-%d", n), n
+			without, with, ratio := pairs(b, fixture(b, logBytes, 100), bestProfile(), on, lab.CacheWarm)
 			b.ReportMetric(medianOf(without), "without-MB/s")
 			b.ReportMetric(medianOf(with), "with-MB/s")
 			b.ReportMetric(medianOf(ratio), "speedup")

@@ -92,6 +92,9 @@ type Cleaner struct {
 	// and re-encode them field by field, instead of copying their bytes
 	// (appendKept): the reference path of the equivalence tests only.
 	rebuildByDecode bool
+	// ioStart is the reader's and writer's counters when the clean under
+	// way began (startIO), for its fallback and direct-write figures.
+	ioStart ioSnapshot
 }
 
 // NewCleaner allocates a cleaner's offset map (of layout cfg.OffsetMap) and

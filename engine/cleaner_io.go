@@ -20,6 +20,16 @@ type IOStats struct {
 	FsyncPolicy   string `json:"fsync_policy"` // CleanerOptions.FsyncPolicy
 	CacheFriendly bool   `json:"cache_friendly"`
 	WriteBehind   bool   `json:"write_behind,omitempty"` // CleanerConfig.WriteBehind
+	// WriteDirectBytes is CleanerConfig.WriteDirectBytes: the size of the
+	// O_DIRECT writes of cleaned output, 0 when off.
+	WriteDirectBytes int64 `json:"write_direct_bytes,omitempty"`
+	// DirectWrittenBytes: output bytes written with O_DIRECT; WriteFallbacks
+	// counts cleaned segments written through the page cache although
+	// WriteDirectBytes was set, WriteFallbackReason says why (the
+	// first one).
+	DirectWrittenBytes  int64  `json:"direct_written_bytes,omitempty"`
+	WriteFallbacks      int64  `json:"write_fallbacks,omitempty"`
+	WriteFallbackReason string `json:"write_fallback_reason,omitempty"`
 	// WritebackBytes: CleanerConfig.WritebackBytes when the fsync policy
 	// uses it (segment, fdatasync), else 0.
 	WritebackBytes int64 `json:"writeback_bytes,omitempty"`
@@ -123,6 +133,7 @@ func (c *Cleaner) initIO(cfg CleanerConfig, opts CleanerOptions) error {
 	c.writer = iosched.NewWriter(c.ioBufBytes, policy)
 	c.writer.SetDropBehind(cfg.CacheFriendly)
 	c.writer.SetWriteBehind(cfg.WriteBehind)
+	c.writer.SetDirect(int(cfg.WriteDirectBytes))
 	c.writer.SetWritebackBytes(cfg.WritebackBytes)
 	return nil
 }
@@ -206,7 +217,8 @@ func (c *Cleaner) ioSnapshot() ioSnapshot {
 // startIO readies the reader and writer for a clean whose stats are stats.
 func (c *Cleaner) startIO(stats *CleanStats) {
 	stats.IO = IOStats{ReadPath: string(c.reader.Path()), FsyncPolicy: string(c.writer.Policy()), CacheFriendly: c.cfg.CacheFriendly, WriteBehind: c.cfg.WriteBehind,
-		WritebackBytes: c.writer.WritebackBytes()}
+		WriteDirectBytes: int64(c.writer.Direct()), WritebackBytes: c.writer.WritebackBytes()}
+	c.ioStart = c.ioSnapshot()
 	if c.reader.Path() == iosched.ReadPread {
 		stats.IO.ReadaheadBytes = c.cfg.ReadaheadBytes
 	}
@@ -220,13 +232,22 @@ func (c *Cleaner) startIO(stats *CleanStats) {
 }
 
 // stopIO lets go of the clean's stats (the written-bytes count the throttle
-// follows) and records the direct path's fallbacks.
+// follows) and records the direct read and write paths' fallbacks and the
+// bytes written direct, during this clean.
 func (c *Cleaner) stopIO(stats *CleanStats) {
 	if c.metered != nil {
 		c.metered.written = nil
 	}
-	rs := c.reader.Stats()
-	stats.IO.ReadFallbacks, stats.IO.ReadFallbackReason = rs.Fallbacks, rs.FallbackReason
+	rs, ws := c.reader.Stats(), c.writer.Stats()
+	stats.IO.ReadFallbacks = rs.Fallbacks - c.ioStart.read.Fallbacks
+	if stats.IO.ReadFallbacks > 0 {
+		stats.IO.ReadFallbackReason = rs.FallbackReason
+	}
+	stats.IO.DirectWrittenBytes = ws.DirectBytes - c.ioStart.write.DirectBytes
+	stats.IO.WriteFallbacks = ws.DirectFallbacks - c.ioStart.write.DirectFallbacks
+	if stats.IO.WriteFallbacks > 0 {
+		stats.IO.WriteFallbackReason = ws.DirectFallbackReason
+	}
 }
 
 // startPhase begins phase (PhaseMap or PhaseCopy). inputs gives the

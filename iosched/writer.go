@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // DefaultWriteBufferBytes is log.cleaner.io.buffer.size (524288) / threads (1) / 2:
@@ -118,6 +119,13 @@ type WriteStats struct {
 	// DroppedBytes counts bytes written and then dropped from the page cache
 	// by the cache-friendly mode (SetDropBehind).
 	DroppedBytes int64
+	// DirectBytes counts the bytes of Bytes written with O_DIRECT
+	// (SetDirect); DirectFallbacks the files SetDirect was on for but that
+	// were written through the page cache, the first one's cause in
+	// DirectFallbackReason.
+	DirectBytes          int64
+	DirectFallbacks      int64
+	DirectFallbackReason string `json:",omitempty"`
 }
 
 // Writer appends to a file through one reusable write buffer, flushed when
@@ -147,6 +155,15 @@ type Writer struct {
 	spare       []byte
 	inFlight    bool
 	done        chan error
+
+	// O_DIRECT output (SetDirect): dfd is the O_DIRECT descriptor of f,
+	// -1 when f is written with write(2); appendMode says f was opened
+	// O_APPEND. While dfd >= 0 the buffers are aligned to
+	// directAlignBytes, whole blocks go out by pwrite on dfd at
+	// base+written, and a partial block waits in the buffer until Finish.
+	direct     int // SetDirect's write size in bytes; 0: off
+	dfd        int
+	appendMode bool
 }
 
 // NewWriter returns a Writer with a write buffer of bufferBytes (Kafka:
@@ -161,8 +178,42 @@ func NewWriter(bufferBytes int, policy FsyncPolicy) *Writer {
 	if policy == "" {
 		policy = FsyncSegment
 	}
-	return &Writer{buf: make([]byte, 0, bufferBytes), policy: policy, rangeBytes: policy.RangeBytes(), fd: -1}
+	return &Writer{buf: make([]byte, 0, bufferBytes), policy: policy, rangeBytes: policy.RangeBytes(), fd: -1, dfd: -1}
 }
+
+// SetDirect turns O_DIRECT output on, in writes of n bytes (n rounded up
+// to a multiple of 4,096), or off (n <= 0, the default), for the files
+// Reset after the call. With it on, Reset opens a second descriptor of the
+// file with O_DIRECT (through /proc/self/fd), the write buffers (two with
+// write-behind) become n bytes, aligned to 4,096 bytes, and each flush
+// writes the buffer's whole 4,096-byte blocks straight to the device by
+// pwrite(2), with no copy into the page cache (the size matters: each
+// direct write waits for the device, so small ones leave it idle between
+// requests);
+// a partial block is carried over to the next buffer, and the file's last
+// partial block is written through the page cache by Finish, which then
+// syncs per the policy as ever (the sync also flushes the device's write
+// cache and makes the file's size durable). The bytes and the file are
+// those of the plain Writer. It costs the cleaned file's pages in the
+// cache: a later read of the file comes from storage. Early write-back
+// (SetWritebackBytes, bytes=N) and drop-behind have no pages to act on
+// and are skipped for the direct blocks. A file that cannot be written so
+// (no OS descriptor, a start that is not block aligned, a file system that
+// refuses the O_DIRECT open) is written through the page cache and counted
+// in WriteStats.DirectFallbacks. A direct write the device or file system
+// refuses is an *IOError. Linux only: elsewhere every file falls back. Not
+// a Kafka feature (Kafka writes through the page cache and force()s).
+func (w *Writer) SetDirect(n int) {
+	if n <= 0 {
+		w.direct = 0
+		return
+	}
+	w.direct = int(alignUp(int64(n), directAlignBytes))
+}
+
+// Direct is SetDirect's write size in bytes (a multiple of 4,096), 0 when
+// off.
+func (w *Writer) Direct() int { return w.direct }
 
 // SetDropBehind turns the cache-friendly mode on or off for the files Reset
 // after the call: the pages written are dropped from the page cache behind
@@ -228,9 +279,14 @@ func (w *Writer) SetWriteBehind(on bool) {
 func (w *Writer) WriteBehind() bool { return w.writeBehind }
 
 // Wait waits for a write behind in flight, if any, and returns its error
-// (nil without write-behind). Call it before closing the file after an
-// error, so no write is left running on it.
-func (w *Writer) Wait() error { return w.wait() }
+// (nil without write-behind), and closes the O_DIRECT descriptor of
+// SetDirect. Call it before closing the file after an error, so no write
+// is left running on it and no descriptor left open.
+func (w *Writer) Wait() error {
+	err := w.wait()
+	w.closeDirect()
+	return err
+}
 
 // wait waits for the write in flight, if any, and returns its error.
 func (w *Writer) wait() error {
@@ -241,22 +297,79 @@ func (w *Writer) wait() error {
 	return <-w.done
 }
 
-// flushBehind hands the buffer to a goroutine that writes it, after the
-// previous one is written, and continues in the spare buffer.
-func (w *Writer) flushBehind() error {
+// flushBehind hands the buffer's first n bytes to a goroutine that writes
+// them, after the previous one is written, and continues in the spare
+// buffer, which starts with the rest (a partial block of O_DIRECT output).
+func (w *Writer) flushBehind(n int) error {
 	if err := w.wait(); err != nil {
 		w.buf = w.buf[:0]
 		return err
 	}
 	if w.done == nil {
 		w.done = make(chan error, 1)
-		w.spare = make([]byte, 0, cap(w.buf))
+	}
+	if cap(w.spare) != cap(w.buf) || (w.dfd >= 0 && !isAligned(w.spare)) {
+		w.spare = w.newBuffer(cap(w.buf))
 	}
 	full := w.buf
-	w.buf, w.spare = w.spare[:0], full
+	w.buf, w.spare = append(w.spare[:0], full[n:]...), full
 	w.inFlight = true
-	go w.writeBehindJob(full)
+	go w.writeBehindJob(full[:n])
 	return nil
+}
+
+// newBuffer makes an empty buffer of capacity n, aligned to
+// directAlignBytes while the file is written with O_DIRECT.
+func (w *Writer) newBuffer(n int) []byte {
+	if w.dfd < 0 {
+		return make([]byte, 0, n)
+	}
+	raw := make([]byte, n+directAlignBytes)
+	addr := int64(uintptr(unsafe.Pointer(unsafe.SliceData(raw))))
+	off := int(alignUp(addr, directAlignBytes) - addr)
+	return raw[off : off : off+n]
+}
+
+// isAligned says whether b's first byte is aligned to directAlignBytes.
+func isAligned(b []byte) bool {
+	return cap(b) > 0 && uintptr(unsafe.Pointer(unsafe.SliceData(b[:1])))%directAlignBytes == 0
+}
+
+// openDirect opens f's O_DIRECT descriptor for SetDirect, or counts the
+// fallback to write(2), and aligns the buffers.
+func (w *Writer) openDirect(f File) {
+	reason := ""
+	fd, ok := osFd(f)
+	var off int64
+	if !ok {
+		reason = "the file has no OS descriptor"
+	} else if off, w.appendMode, ok = appendOffset(fd); !ok {
+		reason = "its write offset cannot be read"
+	} else if off%directAlignBytes != 0 {
+		reason = fmt.Sprintf("writing starts at byte %d, not a multiple of %d", off, directAlignBytes)
+	} else if dfd, err := openDirectWrite(fd); err != nil {
+		reason = fmt.Sprintf("O_DIRECT open failed (%v)", err)
+	} else {
+		w.dfd, w.fd, w.base = dfd, fd, off
+	}
+	if reason != "" {
+		w.stats.DirectFallbacks++
+		if w.stats.DirectFallbackReason == "" {
+			w.stats.DirectFallbackReason = fmt.Sprintf("%s: %s; written through the page cache", f.Name(), reason)
+		}
+		return
+	}
+	if cap(w.buf) != w.direct || !isAligned(w.buf) {
+		w.buf = w.newBuffer(w.direct)
+	}
+}
+
+// closeDirect closes the O_DIRECT descriptor, if any.
+func (w *Writer) closeDirect() {
+	if w.dfd >= 0 {
+		closeFd(w.dfd)
+		w.dfd = -1
+	}
 }
 
 // writeBehindJob is the goroutine of one write behind.
@@ -267,12 +380,16 @@ func (w *Writer) writeBehindJob(p []byte) { w.done <- w.writeFile(p) }
 // (or Flush) first.
 func (w *Writer) Reset(f File) {
 	_ = w.wait() // the previous file's last write; its error was Finish's to report
+	w.closeDirect()
 	w.f = f
 	w.buf = w.buf[:0]
 	w.written, w.started, w.wbStarted, w.dropped, w.base = 0, 0, 0, 0, 0
 	w.startEvery = w.writebackEvery()
 	w.fd = -1
-	if w.startEvery > 0 || w.dropBehind {
+	if w.direct > 0 {
+		w.openDirect(f)
+	}
+	if w.dfd < 0 && (w.startEvery > 0 || w.dropBehind) {
 		// sync_file_range and fadvise take file offsets: where appending starts.
 		if fd, ok := osFd(f); ok {
 			w.fd = fd
@@ -287,6 +404,20 @@ func (w *Writer) Reset(f File) {
 func (w *Writer) Write(p []byte) error {
 	if w.f == nil {
 		return errors.New("iosched: Writer.Write before Reset")
+	}
+	if w.dfd >= 0 {
+		// O_DIRECT writes go from the aligned buffer only: fill it, flush
+		// its whole blocks, go on.
+		for {
+			n := copy(w.buf[len(w.buf):cap(w.buf)], p)
+			w.buf, p = w.buf[:len(w.buf)+n], p[n:]
+			if len(p) == 0 {
+				return nil
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+		}
 	}
 	if len(p) > cap(w.buf)-len(w.buf) {
 		if err := w.Flush(); err != nil {
@@ -305,8 +436,9 @@ func (w *Writer) Write(p []byte) error {
 
 // Flush writes the buffered bytes to the file; with write-behind it hands
 // them to the writing goroutine (after the previous buffer is written) and
-// returns. It does not sync (but see FsyncBytes, SetWritebackBytes and
-// SetDropBehind).
+// returns. With O_DIRECT output (SetDirect) it writes the whole blocks and
+// keeps a partial one buffered, for the next flush or Finish. It does not
+// sync (but see FsyncBytes, SetWritebackBytes and SetDropBehind).
 func (w *Writer) Flush() error {
 	if len(w.buf) == 0 {
 		return nil
@@ -314,11 +446,17 @@ func (w *Writer) Flush() error {
 	if w.f == nil {
 		return errors.New("iosched: Writer.Flush before Reset")
 	}
-	if w.writeBehind {
-		return w.flushBehind()
+	n := len(w.buf)
+	if w.dfd >= 0 {
+		if n = int(alignDown(int64(n), directAlignBytes)); n == 0 {
+			return nil
+		}
 	}
-	err := w.writeFile(w.buf)
-	w.buf = w.buf[:0]
+	if w.writeBehind {
+		return w.flushBehind(n)
+	}
+	err := w.writeFile(w.buf[:n])
+	w.buf = w.buf[:copy(w.buf, w.buf[n:])]
 	return err
 }
 
@@ -335,6 +473,11 @@ func (w *Writer) Finish() error {
 	}
 	if w.f == nil {
 		return nil
+	}
+	if w.dfd >= 0 {
+		if err := w.finishDirect(); err != nil {
+			return err
+		}
 	}
 	var err error
 	switch {
@@ -368,6 +511,33 @@ func (w *Writer) Finish() error {
 	return nil
 }
 
+// finishDirect writes the last partial block of O_DIRECT output through
+// the page cache (pwrite on f's descriptor), at its place, leaves f's offset at the end as write(2)
+// would have, and closes the O_DIRECT descriptor.
+func (w *Writer) finishDirect() error {
+	defer w.closeDirect()
+	if tail := w.buf; len(tail) > 0 {
+		start := time.Now()
+		// pwrite on f's own descriptor: at the tail's place (or, on an
+		// O_APPEND file, at its end, which is the same place).
+		n, err := pwriteFull(w.fd, tail, w.base+w.written)
+		w.stats.WriteTime += time.Since(start)
+		w.stats.Writes++
+		w.stats.Bytes += int64(n)
+		w.written += int64(n)
+		w.buf = w.buf[:0]
+		if err != nil {
+			return &IOError{Op: "write", Path: w.f.Name(), Pos: w.written, Err: err}
+		}
+	}
+	if !w.appendMode {
+		if err := seekTo(w.fd, w.base+w.written); err != nil {
+			return &IOError{Op: "seek", Path: w.f.Name(), Pos: w.base + w.written, Err: err}
+		}
+	}
+	return nil
+}
+
 // Buffered is the number of bytes written to the Writer but not yet to the file.
 func (w *Writer) Buffered() int { return len(w.buf) }
 
@@ -391,6 +561,19 @@ func (w *Writer) Stats() WriteStats {
 // no error, then starts write-back per the policy (or SetWritebackBytes) and
 // the cache-friendly mode.
 func (w *Writer) writeFile(p []byte) error {
+	if w.dfd >= 0 {
+		start := time.Now()
+		n, err := pwriteFull(w.dfd, p, w.base+w.written)
+		w.stats.WriteTime += time.Since(start)
+		w.stats.Writes++
+		w.stats.Bytes += int64(n)
+		w.stats.DirectBytes += int64(n)
+		w.written += int64(n)
+		if err != nil {
+			return &IOError{Op: "O_DIRECT write", Path: w.f.Name(), Pos: w.base + w.written, Err: err}
+		}
+		return nil
+	}
 	for len(p) > 0 {
 		start := time.Now()
 		n, err := w.f.Write(p)

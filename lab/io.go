@@ -294,6 +294,7 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 		results.Row{Name: "fsync policy", Value: io0.FsyncPolicy, Meaning: "--fsync: how cleaned segments were synced"},
 		results.Row{Name: "cache-friendly", Value: fmt.Sprint(io0.CacheFriendly), Meaning: "--cache-friendly: pages dropped behind the copy"},
 		results.Row{Name: "write-behind", Value: fmt.Sprint(io0.WriteBehind), Meaning: "--write-behind: output buffers written on a second core"},
+		results.Row{Name: "direct write", Value: mib(io0.WriteDirectBytes), Unit: "MiB", Meaning: "--write-direct-bytes: cleaned output written with O_DIRECT in writes of this size, bypassing the page cache (0: off)"},
 		results.Row{Name: "early write-back", Value: mib(io0.WritebackBytes), Unit: "MiB", Meaning: "--writeback-bytes: output's write-back started every this many bytes, before the final sync (0: off, or ignored by the fsync policy)"},
 		results.Row{Name: "read-ahead", Value: mib(io0.ReadaheadBytes), Unit: "MiB", Meaning: "--readahead-bytes: how far past the cleaner's read position a helper reads segments into the page cache (0: off)"},
 	)
@@ -307,6 +308,21 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 	}
 	if fallbacks > 0 {
 		rows = append(rows, results.Row{Name: "direct I/O fallbacks", Value: fmt.Sprint(fallbacks), Unit: "segments", Meaning: reason})
+	}
+	if io0.WriteDirectBytes > 0 {
+		var direct, wfallbacks int64
+		wreason := ""
+		for _, st := range stats {
+			direct += st.IO.DirectWrittenBytes
+			wfallbacks += st.IO.WriteFallbacks
+			if wreason == "" {
+				wreason = st.IO.WriteFallbackReason
+			}
+		}
+		rows = append(rows, results.Row{Name: "copy: written direct", Value: mib(direct), Unit: "MiB", Meaning: "of the bytes written to cleaned segments, those written with O_DIRECT (each file's last partial block goes through the page cache)"})
+		if wfallbacks > 0 {
+			rows = append(rows, results.Row{Name: "direct write fallbacks", Value: fmt.Sprint(wfallbacks), Unit: "segments", Meaning: wreason})
+		}
 	}
 	for _, phase := range []string{engine.PhaseMap, engine.PhaseCopy} {
 		var p engine.PhaseStats
