@@ -262,6 +262,7 @@ func BenchmarkSpeed(b *testing.B) {
 	}{
 		{"skip-dirty-lookups", func(c *engine.CleanerConfig) { c.SkipDirtyLookups = false }},
 		{"parallel-lookups", func(c *engine.CleanerConfig) { c.ParallelLookups = false }},
+		{"sync-behind", func(c *engine.CleanerConfig) { c.SyncBehind = false }},
 	} {
 		b.Run("row="+setting.name+"/values=100/cache=warm", func(b *testing.B) {
 			off := bestProfile()

@@ -95,6 +95,11 @@ type Cleaner struct {
 	// ioStart is the reader's and writer's counters when the clean under
 	// way began (startIO), for its fallback and direct-write figures.
 	ioStart ioSnapshot
+	// behind is the group whose sync and swap run behind the copy
+	// (CleanerConfig.SyncBehind), nil when none; behindWait sums the time
+	// the cleaner waited for such groups.
+	behind     *groupBehind
+	behindWait time.Duration
 }
 
 // NewCleaner allocates a cleaner's offset map (of layout cfg.OffsetMap) and
@@ -293,6 +298,10 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 	l.acquire(segs)
 	l.mu.Unlock()
 	defer l.release(segs)
+	// A group synced and swapped behind the copy is through before the
+	// round returns, on error too, and before its segments are released.
+	defer c.waitBehind()
+	waitedBefore := c.behindWait
 	endCopy := c.startPhase(PhaseCopy, func() ([]*Segment, []int64) { return l.copyPhaseSegments(endOffset) }, &stats.IO.Copy)
 	defer endCopy()
 	groups := groupSegmentsBySize(segs, cfg.SegmentBytes, cfg.SegmentIndexBytes, lt.FirstUncleanableOffset)
@@ -305,6 +314,10 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 		stats.Groups++
 		stats.SegmentsCleaned += len(g)
 	}
+	if err := c.waitBehind(); err != nil {
+		return nil, err
+	}
+	stats.IO.SyncBehindWait = c.behindWait - waitedBefore
 	endCopy()
 	rs, ws := c.reader.Stats(), c.writer.Stats()
 	stats.ReadTime = rs.Time - readBefore.Time

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/iosched"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
 
@@ -51,9 +53,37 @@ func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable recor
 		}
 	}
 	cleaned.ix.onBecomeInactive()
+	if c.cfg.SyncBehind {
+		pending, err := c.writer.FinishBehind()
+		if err != nil {
+			return fmt.Errorf("engine: write %s: %w", cleaned.f.Name(), err)
+		}
+		// The previous group's sync and swap come first: the swaps stay in
+		// the order of the groups, and at most one group is behind.
+		if err := c.waitBehind(); err != nil {
+			return err
+		}
+		if c.checkDone != nil {
+			if err := c.checkDone(); err != nil {
+				return err
+			}
+		}
+		c.startBehind(l, cleaned, group, pending)
+		return nil
+	}
 	if err := c.writer.Finish(); err != nil {
 		return fmt.Errorf("engine: write %s: %w", cleaned.f.Name(), err)
 	}
+	return finishGroup(l, cleaned, group, c.checkDone, c.writer.Policy().SyncsDir(), c.truncGen)
+}
+
+// finishGroup ends the clean of one group once its cleaned segment's .log
+// is written and synced: it writes the segment's index files, keeps the
+// last replaced segment's modification time, calls check (nil: none) and
+// swaps the cleaned segment in for the group (syncsDir and truncGen are
+// replaceSegments'). It reads nothing of the cleaner's, so that it can run
+// behind the next group's copy (startBehind).
+func finishGroup(l *Log, cleaned *Segment, group []*Segment, check func() error, syncsDir bool, truncGen uint64) error {
 	if err := cleaned.writeIndexes(); err != nil {
 		return err
 	}
@@ -70,12 +100,65 @@ func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable recor
 			return fmt.Errorf("engine: set mtime of %s: %w", cleaned.path(LogFileSuffix), err)
 		}
 	}
-	if c.checkDone != nil {
-		if err := c.checkDone(); err != nil {
+	if check != nil {
+		if err := check(); err != nil {
 			return err
 		}
 	}
-	return l.replaceSegments(cleaned, group, c.writer.Policy().SyncsDir(), c.truncGen)
+	return l.replaceSegments(cleaned, group, syncsDir, truncGen)
+}
+
+// groupBehind is one group whose sync, index files and swap run on a
+// goroutine while the cleaner copies the next group
+// (CleanerConfig.SyncBehind).
+type groupBehind struct {
+	done chan struct{} // closed when the goroutine is through
+	sync iosched.SyncResult
+	err  error
+}
+
+// startBehind starts the goroutine that syncs the cleaned segment per the
+// fsync policy (pending), then finishes the group as finishGroup; on an
+// error it removes the cleaned files not yet renamed to .swap, as
+// cleanSegments does for its own errors. The cleaner must waitBehind
+// before the next swap and before the round ends.
+func (c *Cleaner) startBehind(l *Log, cleaned *Segment, group []*Segment, pending iosched.PendingSync) {
+	b := &groupBehind{done: make(chan struct{})}
+	syncsDir, truncGen := c.writer.Policy().SyncsDir(), c.truncGen
+	c.behind = b
+	go func() {
+		defer close(b.done)
+		b.sync = pending.Run()
+		if b.err = b.sync.Err; b.err != nil {
+			b.err = fmt.Errorf("engine: write %s: %w", cleaned.f.Name(), b.err)
+		} else {
+			b.err = finishGroup(l, cleaned, group, nil, syncsDir, truncGen)
+		}
+		if b.err != nil {
+			cleaned.f.Close()
+			if cleaned.suffix == CleanedFileSuffix {
+				for _, ext := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
+					l.fs.Remove(cleaned.path(ext))
+				}
+			}
+		}
+	}()
+}
+
+// waitBehind waits for the group behind, if any, adds its sync's counts
+// to the writer's, and returns its error. The time waited is counted in
+// behindWait.
+func (c *Cleaner) waitBehind() error {
+	b := c.behind
+	if b == nil {
+		return nil
+	}
+	start := time.Now()
+	<-b.done
+	c.behindWait += time.Since(start)
+	c.behind = nil
+	c.writer.AddSynced(b.sync)
+	return b.err
 }
 
 // batchRetention is Kafka's MemoryRecords.RecordFilter.BatchRetention.

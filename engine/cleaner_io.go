@@ -20,6 +20,11 @@ type IOStats struct {
 	FsyncPolicy   string `json:"fsync_policy"` // CleanerOptions.FsyncPolicy
 	CacheFriendly bool   `json:"cache_friendly"`
 	WriteBehind   bool   `json:"write_behind,omitempty"` // CleanerConfig.WriteBehind
+	// SyncBehind is CleanerConfig.SyncBehind; SyncBehindWait the time the
+	// copy waited for a group synced and swapped behind it (the rest of
+	// those syncs' time, in Copy.SyncTime, overlapped the copy).
+	SyncBehind     bool          `json:"sync_behind,omitempty"`
+	SyncBehindWait time.Duration `json:"sync_behind_wait_ns,omitempty"`
 	// WriteDirectBytes is CleanerConfig.WriteDirectBytes: the size of the
 	// O_DIRECT writes of cleaned output, 0 when off.
 	WriteDirectBytes int64 `json:"write_direct_bytes,omitempty"`
@@ -217,7 +222,7 @@ func (c *Cleaner) ioSnapshot() ioSnapshot {
 // startIO readies the reader and writer for a clean whose stats are stats.
 func (c *Cleaner) startIO(stats *CleanStats) {
 	stats.IO = IOStats{ReadPath: string(c.reader.Path()), FsyncPolicy: string(c.writer.Policy()), CacheFriendly: c.cfg.CacheFriendly, WriteBehind: c.cfg.WriteBehind,
-		WriteDirectBytes: int64(c.writer.Direct()), WritebackBytes: c.writer.WritebackBytes()}
+		SyncBehind: c.cfg.SyncBehind, WriteDirectBytes: int64(c.writer.Direct()), WritebackBytes: c.writer.WritebackBytes()}
 	c.ioStart = c.ioSnapshot()
 	if c.reader.Path() == iosched.ReadPread {
 		stats.IO.ReadaheadBytes = c.cfg.ReadaheadBytes

@@ -87,6 +87,9 @@ type Log struct {
 	pstate *producerStateManager // REQUIRES: mu held
 	// pendingDeletes are replaced segments waiting out file.delete.delay.ms.
 	pendingDeletes []pendingDelete // REQUIRES: mu held
+	// closing counts the goroutines closing the files of deleted
+	// segments (release): Close and abandon wait for them.
+	closing sync.WaitGroup
 	// recovery is what Open found and did.
 	recovery *RecoveryReport
 	// rootHold is the log's hold on its log directory root (its .lock, the
@@ -463,6 +466,7 @@ func (l *Log) writeLogStartOffset() error {
 // the root failed (an open that had begun changing it, a close with an
 // error, an abandoned Log). Then the root's .lock is released.
 func (l *Log) Close() error {
+	defer l.closing.Wait()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {

@@ -18,8 +18,11 @@ func TestApplyProfile(t *testing.T) {
 		t.Errorf("best: hasher %s map %s write-behind %v look-ahead %v io %s readahead %s readahead bytes %d skip-dirty-lookups %v",
 			cfg.Hasher, cfg.OffsetMap, cfg.WriteBehind, cfg.LookAhead, cfg.IOPath, cfg.Readahead, cfg.ReadaheadBytes, cfg.SkipDirtyLookups)
 	}
-	if !cfg.SkipDirtyLookups || !cfg.ParallelLookups {
-		t.Errorf("best: skip-dirty-lookups %v parallel-lookups %v, want both on", cfg.SkipDirtyLookups, cfg.ParallelLookups)
+	if !cfg.SkipDirtyLookups || !cfg.ParallelLookups || !cfg.SyncBehind {
+		t.Errorf("best: skip-dirty-lookups %v parallel-lookups %v sync-behind %v, want all on", cfg.SkipDirtyLookups, cfg.ParallelLookups, cfg.SyncBehind)
+	}
+	if cfg.WriteDirectBytes != 0 {
+		t.Errorf("best: O_DIRECT writes of %d bytes, want off (measured slower on the lab's disk)", cfg.WriteDirectBytes)
 	}
 	if cfg.WritebackBytes != BestWritebackBytes || BestWritebackBytes <= 0 {
 		t.Errorf("best: write-back every %d bytes, want BestWritebackBytes (%d, > 0)", cfg.WritebackBytes, BestWritebackBytes)

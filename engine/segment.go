@@ -92,6 +92,9 @@ type Segment struct {
 	// REQUIRES: the Log's mu held.
 	refs    int
 	retired bool
+	// removed: removeFiles ran; the files are unlinked, and their last
+	// close frees their pages (release closes them on a goroutine).
+	removed bool
 
 	created int64 // ms when created or loaded (segment.ms without timestamps)
 	// rollJitterMs is subtracted from segment.ms for this segment's time

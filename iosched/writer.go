@@ -463,52 +463,127 @@ func (w *Writer) Flush() error {
 // Finish flushes, then syncs the file per the policy: fsync (segment),
 // fdatasync (fdatasync, bytes=N) or nothing (none); in the cache-friendly
 // mode it then drops the file's remaining pages. The Writer keeps the file;
-// Reset it before writing another.
+// Reset it before writing another. It is FinishBehind, then the
+// PendingSync's Run, recorded by AddSynced.
 func (w *Writer) Finish() error {
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := w.wait(); err != nil {
-		return err
-	}
-	if w.f == nil {
-		return nil
-	}
-	if w.dfd >= 0 {
-		if err := w.finishDirect(); err != nil {
-			return err
-		}
-	}
-	var err error
-	switch {
-	case w.policy == FsyncNone:
-		if w.dropBehind && w.written > w.dropped {
-			err = w.syncRange(w.dropped, w.written-w.dropped, SyncRangeWaitBefore|SyncRangeWrite|SyncRangeWaitAfter)
-		}
-	case w.policy == FsyncSegment:
-		start := time.Now()
-		if err = w.f.Sync(); err != nil {
-			err = &IOError{Op: "fsync", Path: w.f.Name(), Pos: -1, Err: err}
-		}
-		w.stats.SyncTime += time.Since(start)
-		w.stats.Syncs++
-	case w.policy == FsyncFdatasync || w.rangeBytes > 0:
-		start := time.Now()
-		if err = Datasync(w.f); err != nil {
-			err = &IOError{Op: "fdatasync", Path: w.f.Name(), Pos: -1, Err: err}
-		}
-		w.stats.SyncTime += time.Since(start)
-		w.stats.Datasyncs++
-	default:
-		err = &IOError{Op: "sync", Path: w.f.Name(), Pos: -1, Err: fmt.Errorf("unknown fsync policy %q", w.policy)}
-	}
+	p, err := w.FinishBehind()
 	if err != nil {
 		return err
 	}
-	if w.dropBehind {
-		w.drop(w.written)
+	r := p.Run()
+	w.AddSynced(r)
+	return r.Err
+}
+
+// PendingSync is the end of Finish taken out of the Writer by
+// FinishBehind: the sync of one written file per the policy, and the
+// cache-friendly mode's last drop. Its Run may be called on any goroutine
+// while the Writer goes on with another file; once. The zero PendingSync
+// has nothing to do.
+type PendingSync struct {
+	f          File
+	policy     FsyncPolicy
+	rangeBytes int64
+	dropBehind bool
+	fd         int   // f's descriptor for fadvise; -1 when none is known
+	base       int64 // file offset where the Writer's bytes start
+	dropped    int64 // bytes from base already dropped by drop-behind
+	written    int64 // bytes the Writer wrote from base
+}
+
+// SyncResult is what a PendingSync's Run did: its error (an *IOError
+// naming the file) and the counts it adds to WriteStats (AddSynced).
+type SyncResult struct {
+	Err                          error
+	Syncs, Datasyncs, RangeSyncs int64
+	SyncTime                     time.Duration
+	DroppedBytes                 int64
+}
+
+// FinishBehind is Finish without its sync: it writes everything buffered
+// (waiting for a write behind) and returns what is left to do, the sync
+// per the policy and drop-behind's last drop, as a PendingSync, so that
+// the caller can run it on another goroutine while this Writer is Reset
+// to the next file (the caller must not close the file before Run
+// returns). Record its SyncResult with AddSynced. Errors are the write
+// errors of Finish; a Writer with no file gives the zero PendingSync.
+func (w *Writer) FinishBehind() (PendingSync, error) {
+	if err := w.Flush(); err != nil {
+		return PendingSync{}, err
 	}
-	return nil
+	if err := w.wait(); err != nil {
+		return PendingSync{}, err
+	}
+	if w.f == nil {
+		return PendingSync{}, nil
+	}
+	if w.dfd >= 0 {
+		if err := w.finishDirect(); err != nil {
+			return PendingSync{}, err
+		}
+	}
+	fd := -1
+	if w.dropBehind {
+		fd = w.fd
+	}
+	p := PendingSync{f: w.f, policy: w.policy, rangeBytes: w.rangeBytes, dropBehind: w.dropBehind, fd: fd, base: w.base, dropped: w.dropped, written: w.written}
+	w.dropped = w.written // the drop is the PendingSync's
+	return p, nil
+}
+
+// AddSynced adds a PendingSync's counts to the Writer's WriteStats. Call
+// it from the Writer's goroutine.
+func (w *Writer) AddSynced(r SyncResult) {
+	w.stats.Syncs += r.Syncs
+	w.stats.Datasyncs += r.Datasyncs
+	w.stats.RangeSyncs += r.RangeSyncs
+	w.stats.SyncTime += r.SyncTime
+	w.stats.DroppedBytes += r.DroppedBytes
+}
+
+// Run syncs the file per the policy: fsync (segment), fdatasync
+// (fdatasync, bytes=N) or nothing (none, where the cache-friendly mode
+// still writes back what it has not dropped, and waits for it); then, in
+// the cache-friendly mode, it drops the file's pages not dropped yet. The
+// zero PendingSync does nothing.
+func (p *PendingSync) Run() SyncResult {
+	var r SyncResult
+	if p.f == nil {
+		return r
+	}
+	timed := func(op string, pos int64, count *int64, sync func() error) error {
+		start := time.Now()
+		err := sync()
+		r.SyncTime += time.Since(start)
+		*count++
+		if err != nil {
+			return &IOError{Op: op, Path: p.f.Name(), Pos: pos, Err: err}
+		}
+		return nil
+	}
+	switch {
+	case p.policy == FsyncNone:
+		if p.dropBehind && p.written > p.dropped {
+			r.Err = timed("sync_file_range", p.base+p.dropped, &r.RangeSyncs, func() error {
+				return SyncRange(p.f, p.base+p.dropped, p.written-p.dropped, SyncRangeWaitBefore|SyncRangeWrite|SyncRangeWaitAfter)
+			})
+		}
+	case p.policy == FsyncSegment:
+		r.Err = timed("fsync", -1, &r.Syncs, p.f.Sync)
+	case p.policy == FsyncFdatasync || p.rangeBytes > 0:
+		r.Err = timed("fdatasync", -1, &r.Datasyncs, func() error { return Datasync(p.f) })
+	default:
+		r.Err = &IOError{Op: "sync", Path: p.f.Name(), Pos: -1, Err: fmt.Errorf("unknown fsync policy %q", p.policy)}
+	}
+	if r.Err == nil && p.dropBehind && p.written > p.dropped {
+		if p.fd >= 0 {
+			from := alignDown(p.base+p.dropped, pageBytes)
+			if fadvise(p.fd, from, p.base+p.written-from, adviseDontneed) == nil {
+				r.DroppedBytes = p.written - p.dropped
+			}
+		}
+	}
+	return r
 }
 
 // finishDirect writes the last partial block of O_DIRECT output through

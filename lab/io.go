@@ -294,6 +294,7 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 		results.Row{Name: "fsync policy", Value: io0.FsyncPolicy, Meaning: "--fsync: how cleaned segments were synced"},
 		results.Row{Name: "cache-friendly", Value: fmt.Sprint(io0.CacheFriendly), Meaning: "--cache-friendly: pages dropped behind the copy"},
 		results.Row{Name: "write-behind", Value: fmt.Sprint(io0.WriteBehind), Meaning: "--write-behind: output buffers written on a second core"},
+		results.Row{Name: "sync behind", Value: fmt.Sprint(io0.SyncBehind), Meaning: "--sync-behind: each cleaned segment's fsync, indexes and swap run on a second goroutine while the next group is copied"},
 		results.Row{Name: "direct write", Value: mib(io0.WriteDirectBytes), Unit: "MiB", Meaning: "--write-direct-bytes: cleaned output written with O_DIRECT in writes of this size, bypassing the page cache (0: off)"},
 		results.Row{Name: "early write-back", Value: mib(io0.WritebackBytes), Unit: "MiB", Meaning: "--writeback-bytes: output's write-back started every this many bytes, before the final sync (0: off, or ignored by the fsync policy)"},
 		results.Row{Name: "read-ahead", Value: mib(io0.ReadaheadBytes), Unit: "MiB", Meaning: "--readahead-bytes: how far past the cleaner's read position a helper reads segments into the page cache (0: off)"},
@@ -367,6 +368,13 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 			rows = append(rows,
 				results.Row{Name: name + ": written", Value: mib(p.WrittenBytes), Unit: "MiB", Meaning: "bytes written to cleaned segments"},
 				results.Row{Name: name + ": sync", Value: secs(p.SyncTime), Unit: "s", Meaning: "inside fsync / fdatasync / sync_file_range of cleaned segments"})
+			if io0.SyncBehind {
+				var waited time.Duration
+				for _, st := range stats {
+					waited += st.IO.SyncBehindWait
+				}
+				rows = append(rows, results.Row{Name: name + ": waited for syncs behind", Value: secs(waited), Unit: "s", Meaning: "--sync-behind: time the copy waited for a group's fsync and swap running behind it (the rest of sync overlapped the copy)"})
+			}
 		}
 		if haveOS {
 			rows = append(rows,
