@@ -48,6 +48,18 @@ func bestProfile() speedProfile {
 	return speedProfile{name: "best", cfg: cfg, fsync: iosched.FsyncSegment, prefault: true}
 }
 
+// scaledBest is bestProfile with a dedupe buffer of 128 MiB, or, for a
+// workload with more keys than a 128 MiB bucket16 map holds at the load
+// factor, the next power of two that holds them all (16 bytes an entry).
+func scaledBest(s workloads.Spec) speedProfile {
+	p := bestProfile()
+	need := int64(float64(s.Keys) * 16 / p.cfg.LoadFactor)
+	for p.cfg.DedupeBufferBytes < need {
+		p.cfg.DedupeBufferBytes *= 2
+	}
+	return p
+}
+
 // cleaner builds p's cleaner (and its map) outside any timer.
 func (p speedProfile) cleaner(b testing.TB) *engine.Cleaner {
 	b.Helper()
@@ -204,8 +216,9 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	row=read-ahead/values=100/cache=warm: the same on a warm cache, where
 //	    the helper only copies cached pages: what it costs there.
 //	row=scale/values=100/cache=warm: the best profile's ns per byte read
-//	    at the log size and at 8 times it (keys scaled alike), and growth
-//	    (large / small - 1).
+//	    at the log size and at -bench.scale-ratio (8) times it, keys and
+//	    dedupe buffer scaled alike (scaledBest), and growth (large / small
+//	    - 1).
 func BenchmarkSpeed(b *testing.B) {
 	parent := b
 	logBytes := speedLogBytes()
@@ -330,12 +343,15 @@ func BenchmarkSpeed(b *testing.B) {
 	}
 	b.Run("row=scale/values=100/cache=warm", func(b *testing.B) {
 		b.StopTimer()
-		small, large := fixture(b, logBytes, 100), fixture(b, 8*logBytes, 100)
-		c := bestProfile().cleaner(b)
+		ratio := int64(max(*benchScaleRatio, 2))
+		small, large := fixture(b, logBytes, 100), fixture(b, ratio*logBytes, 100)
+		// Each log's map holds its keys in one pass: the dedupe buffer is
+		// scaled with the keys, as one sizes it for a larger log.
+		cs, cl := scaledBest(speedSpec(logBytes, 100)).cleaner(b), scaledBest(speedSpec(ratio*logBytes, 100)).cleaner(b)
 		var nsSmall, nsLarge, growth []float64
 		for i := range b.N {
-			ds, rs := small.timedClean(b, c, 2*i, lab.CacheWarm, i == 0)
-			dl, rl := large.timedClean(b, c, 2*i+1, lab.CacheWarm, i == 0)
+			ds, rs := small.timedClean(b, cs, 2*i, lab.CacheWarm, i == 0)
+			dl, rl := large.timedClean(b, cl, 2*i+1, lab.CacheWarm, i == 0)
 			s, l := float64(ds.Nanoseconds())/float64(rs), float64(dl.Nanoseconds())/float64(rl)
 			nsSmall, nsLarge, growth = append(nsSmall, s), append(nsLarge, l), append(growth, l/s-1)
 		}

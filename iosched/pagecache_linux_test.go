@@ -171,15 +171,7 @@ func TestDropBehind(t *testing.T) {
 			}
 			r := newPath(t, p, 64<<10, 64<<10)
 			r.SetDropBehind(on)
-			var got []byte
-			for pos := int64(0); pos < size; {
-				b, err := r.Read(f, pos, size)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, b...)
-				pos += int64(len(b))
-			}
+			got := readFrom(t, r, f, 0, size)
 			r.Restore()
 			if !bytes.Equal(got, data) {
 				t.Fatalf("%s: bytes differ", p)

@@ -26,15 +26,7 @@ func TestReadaheadBytesSteps(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := sr.(*Reader)
-		var got []byte
-		for pos := c.from; pos < size; {
-			b, err := r.Read(f, pos, size)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, b...)
-			pos += int64(len(b))
-		}
+		got := readFrom(t, r, f, c.from, size)
 		r.adv.ahead.wait() // the last step's target is the file's end: the helper returns there
 		r.Restore()
 		st := r.Stats()
@@ -145,15 +137,7 @@ func TestReadaheadSkipsCachedChunks(t *testing.T) {
 	// Read without readAll, whose Restore would stop the helper wherever it
 	// is: the last step's target is the file's end, and the helper returns
 	// only there.
-	var got []byte
-	for pos := int64(0); pos < size; {
-		b, err := r.Read(f, pos, size)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, b...)
-		pos += int64(len(b))
-	}
+	got := readFrom(t, r, f, 0, size)
 	r.adv.ahead.wait()
 	r.Restore()
 	if !bytes.Equal(got, data) {

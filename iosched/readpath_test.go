@@ -83,6 +83,23 @@ func readAll(t *testing.T, r SegmentReader, f File, size int64) []byte {
 	return out
 }
 
+// readFrom reads f from byte from to size, window after window as Read
+// returns them, and returns the bytes; unlike readAll it keeps the file
+// (no Restore), so a test can wait for its read-ahead helper first.
+func readFrom(t *testing.T, r SegmentReader, f File, from, size int64) []byte {
+	t.Helper()
+	var got []byte
+	for pos := from; pos < size; {
+		b, err := r.Read(f, pos, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, b...)
+		pos += int64(len(b))
+	}
+	return got
+}
+
 func newPath(t *testing.T, p ReadPath, buf, max int) SegmentReader {
 	t.Helper()
 	r, err := NewSegmentReader(ReaderOptions{Path: p, BufferBytes: buf, MaxBufferBytes: max})
@@ -207,15 +224,7 @@ func TestReadaheadHintCalls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []byte
-		for pos := int64(0); pos < size; {
-			b, err := r.Read(f, pos, size)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, b...)
-			pos += int64(len(b))
-		}
+		got := readFrom(t, r, f, 0, size)
 		r.Restore()
 		st := r.Stats()
 		if !bytes.Equal(got, data) || st.Reads != 25 || st.Advice != wantAdvice || st.AdviceErrors != 0 {

@@ -24,6 +24,20 @@ func directPieces() ([][]byte, []byte) {
 	return pieces, all
 }
 
+// writePieces writes pieces to f through w, from Reset to Finish.
+func writePieces(t *testing.T, w *Writer, f File, pieces [][]byte) {
+	t.Helper()
+	w.Reset(f)
+	for _, p := range pieces {
+		if err := w.Write(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finish(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestDirectWriterRealFile writes 12,388 bytes through an 8,192-byte
 // buffer with O_DIRECT output, plain and behind the caller: the full
 // buffer goes out whole, 8,192 bytes (1 write); Finish's flush sends the next whole block, 4,096 bytes
@@ -41,15 +55,7 @@ func TestDirectWriterRealFile(t *testing.T) {
 		w := NewWriter(8192, FsyncSegment)
 		w.SetDirect(8192)
 		w.SetWriteBehind(behind)
-		w.Reset(f)
-		for _, p := range pieces {
-			if err := w.Write(p); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Finish(); err != nil {
-			t.Fatal(err)
-		}
+		writePieces(t, w, f, pieces)
 		st := w.Stats()
 		if st.Bytes != 12_388 || st.DirectBytes != 12_288 || st.Writes != 3 || st.Syncs != 1 || st.DirectFallbacks != 0 {
 			t.Fatalf("behind %v: stats %+v", behind, st)
@@ -94,18 +100,6 @@ func TestDirectWriterRealFile(t *testing.T) {
 func TestDirectWriterFallsBack(t *testing.T) {
 	pieces, all := directPieces()
 	dir := t.TempDir()
-	write := func(w *Writer, f File) {
-		t.Helper()
-		w.Reset(f)
-		for _, p := range pieces {
-			if err := w.Write(p); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Finish(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	w := NewWriter(8192, FsyncSegment)
 	w.SetDirect(8192)
 	for _, c := range []struct {
@@ -121,7 +115,7 @@ func TestDirectWriterFallsBack(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := w.Stats().DirectBytes
-		write(w, f)
+		writePieces(t, w, f, pieces)
 		f.Close()
 		if got := w.Stats().DirectBytes - before; got != c.wantDirect {
 			t.Errorf("head %d: %d bytes direct, want %d", c.head, got, c.wantDirect)
@@ -131,7 +125,7 @@ func TestDirectWriterFallsBack(t *testing.T) {
 		}
 	}
 	cf := &countingFile{}
-	write(w, cf)
+	writePieces(t, w, cf, pieces)
 	st := w.Stats()
 	if cf.buf.String() != string(all) || st.DirectFallbacks != 2 || !strings.Contains(st.DirectFallbackReason, "starts at byte 10, not a multiple of 4096") {
 		t.Fatalf("stats %+v; counting file got %d bytes", st, cf.buf.Len())
