@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 	"unsafe"
@@ -106,9 +107,14 @@ func speedLogBytes() int64 { return scaled(32<<20, 1<<20) }
 // freshIn is cleanFixture.fresh with the page cache state given here
 // (warm: read once; cold: written back and dropped; lab.SetCache) instead of
 // -bench.cache.
+//
+// The copy is written back first (sync(2)), so that no write-back of its
+// bytes, gigabytes for the scale row's large log, runs during the timed
+// clean that follows, nor during the other log's.
 func (f *cleanFixture) freshIn(b testing.TB, i int, cache lab.CacheState) *engine.Log {
 	b.Helper()
 	l := f.openCopy(b, i)
+	syscall.Sync()
 	if _, err := lab.SetCache([]*engine.Log{l}, cache, false); err != nil {
 		b.Fatalf("cache %s: %v", cache, err)
 	}
