@@ -360,7 +360,7 @@ func (l *Log) applyRecovery(torn *Truncation) error {
 // abandon closes every file and forgets the log, writing nothing (a failed
 // open; a crash in tests).
 func (l *Log) abandon() {
-	defer l.closing.Wait()
+	defer l.waitClosing()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {

@@ -87,9 +87,10 @@ type Log struct {
 	pstate *producerStateManager // REQUIRES: mu held
 	// pendingDeletes are replaced segments waiting out file.delete.delay.ms.
 	pendingDeletes []pendingDelete // REQUIRES: mu held
-	// closing counts the goroutines closing the files of deleted
-	// segments (release): Close and abandon wait for them.
-	closing sync.WaitGroup
+	// closing holds a channel per goroutine closing the files of deleted
+	// segments (release), closed when it is through: Close and abandon
+	// wait for those started before them. REQUIRES: mu held.
+	closing []chan struct{}
 	// recovery is what Open found and did.
 	recovery *RecoveryReport
 	// rootHold is the log's hold on its log directory root (its .lock, the
@@ -466,7 +467,7 @@ func (l *Log) writeLogStartOffset() error {
 // the root failed (an open that had begun changing it, a close with an
 // error, an abandoned Log). Then the root's .lock is released.
 func (l *Log) Close() error {
-	defer l.closing.Wait()
+	defer l.waitClosing()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {

@@ -115,13 +115,44 @@ func (l *Log) release(segs []*Segment) {
 		}
 	}
 	if len(deleted) > 0 {
-		l.closing.Add(1)
+		done := make(chan struct{})
+		// Forget the goroutines already through: a long-lived log's list
+		// stays short.
+		running := l.closing[:0]
+		for _, c := range l.closing {
+			if !isDone(c) {
+				running = append(running, c)
+			}
+		}
+		l.closing = append(running, done)
 		go func() {
-			defer l.closing.Done()
+			defer close(done)
 			for _, s := range deleted {
 				s.closeFiles()
 			}
 		}()
+	}
+}
+
+// isDone says whether c is closed.
+func isDone(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitClosing waits for the goroutines release started to close deleted
+// segments' files.
+func (l *Log) waitClosing() {
+	l.mu.Lock()
+	pending := l.closing
+	l.closing = nil
+	l.mu.Unlock()
+	for _, done := range pending {
+		<-done
 	}
 }
 
