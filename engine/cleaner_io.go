@@ -67,6 +67,9 @@ type PhaseStats struct {
 	WrittenBytes int64         `json:"written_bytes"`
 	WriteTime    time.Duration `json:"write_ns"` // inside write(2)
 	SyncTime     time.Duration `json:"sync_ns"`  // inside fsync, fdatasync, sync_file_range
+	// FinalSyncTime: of SyncTime, inside the fsync or fdatasync of each
+	// cleaned segment (without early write-back's sync_file_range starts).
+	FinalSyncTime time.Duration `json:"final_sync_ns,omitempty"`
 	// ThrottleSleep: time this clean slept in the throttle.
 	ThrottleSleep time.Duration `json:"throttle_sleep_ns"`
 	// DroppedBytes: bytes of input read and output written that the
@@ -293,6 +296,7 @@ func (c *Cleaner) startPhase(phase string, inputs func() ([]*Segment, []int64), 
 			WrittenBytes:   after.write.Bytes - before.write.Bytes,
 			WriteTime:      after.write.WriteTime - before.write.WriteTime,
 			SyncTime:       after.write.SyncTime - before.write.SyncTime,
+			FinalSyncTime:  after.write.FinalSyncTime - before.write.FinalSyncTime,
 			ThrottleSleep:  after.slept - before.slept,
 			DroppedBytes:   after.read.DroppedBytes - before.read.DroppedBytes + after.write.DroppedBytes - before.write.DroppedBytes,
 			AheadReadBytes: after.ahead - before.ahead,

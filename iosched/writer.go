@@ -116,6 +116,10 @@ type WriteStats struct {
 	// SyncTime is the wall time inside fsync, fdatasync and
 	// sync_file_range calls.
 	SyncTime time.Duration
+	// FinalSyncTime is the part of SyncTime inside the fsync and
+	// fdatasync calls of Finish (or of a PendingSync): without the
+	// sync_file_range starts of early write-back, bytes=N and drop-behind.
+	FinalSyncTime time.Duration
 	// DroppedBytes counts bytes written and then dropped from the page cache
 	// by the cache-friendly mode (SetDropBehind).
 	DroppedBytes int64
@@ -497,6 +501,7 @@ type SyncResult struct {
 	Err                          error
 	Syncs, Datasyncs, RangeSyncs int64
 	SyncTime                     time.Duration
+	FinalSyncTime                time.Duration // of SyncTime, inside fsync or fdatasync
 	DroppedBytes                 int64
 }
 
@@ -538,6 +543,7 @@ func (w *Writer) AddSynced(r SyncResult) {
 	w.stats.Datasyncs += r.Datasyncs
 	w.stats.RangeSyncs += r.RangeSyncs
 	w.stats.SyncTime += r.SyncTime
+	w.stats.FinalSyncTime += r.FinalSyncTime
 	w.stats.DroppedBytes += r.DroppedBytes
 }
 
@@ -569,9 +575,13 @@ func (p *PendingSync) Run() SyncResult {
 			})
 		}
 	case p.policy == FsyncSegment:
+		before := r.SyncTime
 		r.Err = timed("fsync", -1, &r.Syncs, p.f.Sync)
+		r.FinalSyncTime = r.SyncTime - before
 	case p.policy == FsyncFdatasync || p.rangeBytes > 0:
+		before := r.SyncTime
 		r.Err = timed("fdatasync", -1, &r.Datasyncs, func() error { return Datasync(p.f) })
+		r.FinalSyncTime = r.SyncTime - before
 	default:
 		r.Err = &IOError{Op: "sync", Path: p.f.Name(), Pos: -1, Err: fmt.Errorf("unknown fsync policy %q", p.policy)}
 	}

@@ -49,7 +49,7 @@ func TestFinishBehind(t *testing.T) {
 	if err := w.Finish(); err != nil {
 		t.Fatal(err)
 	}
-	if st := w.Stats(); st.Syncs != 2 || st.Bytes != int64(len(want)+len("next file")) || second.buf.String() != "next file" {
+	if st := w.Stats(); st.Syncs != 2 || st.Bytes != int64(len(want)+len("next file")) || second.buf.String() != "next file" || st.FinalSyncTime != st.SyncTime {
 		t.Fatalf("stats %+v, second file %q", st, second.buf.String())
 	}
 

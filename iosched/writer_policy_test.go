@@ -180,6 +180,11 @@ func TestWritebackBytesRealFile(t *testing.T) {
 		if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s write-behind %v: file holds %d bytes (%v), want the %d written", c.policy, c.behind, len(got), err, len(want))
 		}
+		// The final sync's time is apart from the 25 starts': part of
+		// SyncTime, not all of it, and not nothing (a real file's sync).
+		if st.FinalSyncTime <= 0 || st.FinalSyncTime >= st.SyncTime {
+			t.Errorf("%s write-behind %v: final sync %v of %v in syncs", c.policy, c.behind, st.FinalSyncTime, st.SyncTime)
+		}
 	}
 }
 

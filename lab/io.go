@@ -339,6 +339,7 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 			p.WrittenBytes += q.WrittenBytes
 			p.ThrottleSleep += q.ThrottleSleep
 			p.SyncTime += q.SyncTime
+			p.FinalSyncTime += q.FinalSyncTime
 			p.DroppedBytes += q.DroppedBytes
 			p.ReadaheadDoneBytes += q.ReadaheadDoneBytes
 			p.ReadaheadCachedBytes += q.ReadaheadCachedBytes
@@ -367,7 +368,8 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 		if phase == engine.PhaseCopy {
 			rows = append(rows,
 				results.Row{Name: name + ": written", Value: mib(p.WrittenBytes), Unit: "MiB", Meaning: "bytes written to cleaned segments"},
-				results.Row{Name: name + ": sync", Value: secs(p.SyncTime), Unit: "s", Meaning: "inside fsync / fdatasync / sync_file_range of cleaned segments"})
+				results.Row{Name: name + ": sync", Value: secs(p.SyncTime), Unit: "s", Meaning: "inside fsync / fdatasync / sync_file_range of cleaned segments"},
+				results.Row{Name: name + ": final syncs", Value: secs(p.FinalSyncTime), Unit: "s", Meaning: "of sync, inside the fsync or fdatasync of each cleaned segment (without early write-back's sync_file_range starts)"})
 			if io0.SyncBehind {
 				var waited time.Duration
 				for _, st := range stats {
