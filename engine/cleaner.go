@@ -201,7 +201,7 @@ func (c *Cleaner) Clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 }
 
 // clean is Clean.
-func (c *Cleaner) clean(l *Log, opts CleanOptions) (*CleanStats, error) {
+func (c *Cleaner) clean(l *Log, opts CleanOptions) (_ *CleanStats, err error) {
 	cfg := l.Config()
 	if !cfg.Compact {
 		return nil, fmt.Errorf("%w: %s", ErrNotCompacted, l.Dir())
@@ -300,7 +300,17 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (*CleanStats, error) {
 	defer l.release(segs)
 	// A group synced and swapped behind the copy is through before the
 	// round returns, on error too, and before its segments are released.
-	defer c.waitBehind()
+	// Its error comes first: it happened first in Kafka's order (its fsync
+	// or swap fails before the next group starts), and it is what decides
+	// whether the root goes offline.
+	defer func() {
+		if berr := c.waitBehind(); berr != nil {
+			if err != nil {
+				berr = fmt.Errorf("%w (then, on the next group: %v)", berr, err)
+			}
+			err = berr
+		}
+	}()
 	waitedBefore := c.behindWait
 	endCopy := c.startPhase(PhaseCopy, func() ([]*Segment, []int64) { return l.copyPhaseSegments(endOffset) }, &stats.IO.Copy)
 	defer endCopy()

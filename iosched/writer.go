@@ -165,9 +165,12 @@ type Writer struct {
 	// O_APPEND. While dfd >= 0 the buffers are aligned to
 	// directAlignBytes, whole blocks go out by pwrite on dfd at
 	// base+written, and a partial block waits in the buffer until Finish.
-	direct     int // SetDirect's write size in bytes; 0: off
-	dfd        int
-	appendMode bool
+	direct int // SetDirect's write size in bytes; 0: off
+	// directRefused: the file system refused an O_DIRECT write of this
+	// file (touched only where the writes are, or after wait).
+	directRefused bool
+	dfd           int
+	appendMode    bool
 }
 
 // NewWriter returns a Writer with a write buffer of bufferBytes (Kafka:
@@ -374,7 +377,11 @@ func (w *Writer) closeDirect() {
 		closeFd(w.dfd)
 		w.dfd = -1
 	}
+	w.directRefused = false
 }
+
+// directPwrite is pwriteFull; tests replace it to refuse O_DIRECT writes.
+var directPwrite = pwriteFull
 
 // writeBehindJob is the goroutine of one write behind.
 func (w *Writer) writeBehindJob(p []byte) { w.done <- w.writeFile(p) }
@@ -647,15 +654,36 @@ func (w *Writer) Stats() WriteStats {
 // the cache-friendly mode.
 func (w *Writer) writeFile(p []byte) error {
 	if w.dfd >= 0 {
+		fd, direct := w.dfd, !w.directRefused
+		if !direct {
+			fd = w.fd
+		}
 		start := time.Now()
-		n, err := pwriteFull(w.dfd, p, w.base+w.written)
+		n, err := directPwrite(fd, p, w.base+w.written)
+		if direct && n == 0 && errors.Is(err, errInvalid) {
+			// The file system took the O_DIRECT open but refuses the
+			// write (an alignment it needs beyond 4,096 bytes): the rest of
+			// the file goes through the page cache, counted.
+			w.directRefused = true
+			w.stats.DirectFallbacks++
+			if w.stats.DirectFallbackReason == "" {
+				w.stats.DirectFallbackReason = fmt.Sprintf("%s: O_DIRECT write refused (%v); written through the page cache", w.f.Name(), err)
+			}
+			fd, direct = w.fd, false
+			n, err = directPwrite(fd, p, w.base+w.written)
+		}
 		w.stats.WriteTime += time.Since(start)
 		w.stats.Writes++
 		w.stats.Bytes += int64(n)
-		w.stats.DirectBytes += int64(n)
 		w.written += int64(n)
+		if direct {
+			// Direct blocks never enter the page cache: nothing for
+			// drop-behind to drop (or count) there.
+			w.stats.DirectBytes += int64(n)
+			w.dropped, w.wbStarted = w.written, w.written
+		}
 		if err != nil {
-			return &IOError{Op: "O_DIRECT write", Path: w.f.Name(), Pos: w.base + w.written, Err: err}
+			return &IOError{Op: "write", Path: w.f.Name(), Pos: w.base + w.written, Err: err}
 		}
 		return nil
 	}

@@ -2,6 +2,10 @@ package iosched
 
 import "golang.org/x/sys/unix"
 
+// errInvalid is EINVAL: what a file system that needs a larger alignment
+// answers an O_DIRECT write.
+var errInvalid error = unix.EINVAL
+
 // openDirectWrite opens a second descriptor of the file of fd for writing
 // with O_DIRECT (through /proc/self/fd, as the direct read path does).
 func openDirectWrite(fd int) (int, error) {

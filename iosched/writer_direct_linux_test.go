@@ -131,3 +131,63 @@ func TestDirectWriterFallsBack(t *testing.T) {
 		t.Fatalf("stats %+v; counting file got %d bytes", st, cf.buf.Len())
 	}
 }
+
+// TestDirectWriterDropBehind: in the cache-friendly mode with O_DIRECT
+// output only the 100-byte tail went through the page cache, so only it
+// is dropped and counted (the 12,288 direct bytes never were cached).
+func TestDirectWriterDropBehind(t *testing.T) {
+	pieces, all := directPieces()
+	f, err := os.Create(filepath.Join(t.TempDir(), "drop.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := NewWriter(8192, FsyncSegment)
+	w.SetDirect(8192)
+	w.SetDropBehind(true)
+	writePieces(t, w, f, pieces)
+	if st := w.Stats(); st.DirectBytes != 12_288 || st.DroppedBytes != 100 {
+		t.Fatalf("stats %+v: want 12288 bytes direct and the 100-byte tail dropped", st)
+	}
+	if got, err := os.ReadFile(f.Name()); err != nil || !bytes.Equal(got, all) {
+		t.Fatalf("file differs (%d bytes, %v)", len(got), err)
+	}
+}
+
+// TestDirectWriterRefusedWrite: a file system that takes the O_DIRECT open
+// but refuses the first direct write (EINVAL, as one needing a larger
+// alignment does) gets the file through the page cache, whole and right,
+// counted as a fallback with its cause; the next file tries direct again.
+func TestDirectWriterRefusedWrite(t *testing.T) {
+	pieces, all := directPieces()
+	refuse := true
+	directPwrite = func(fd int, p []byte, off int64) (int, error) {
+		if refuse {
+			refuse = false
+			return 0, errInvalid
+		}
+		return pwriteFull(fd, p, off)
+	}
+	defer func() { directPwrite = pwriteFull }()
+	dir := t.TempDir()
+	w := NewWriter(8192, FsyncSegment)
+	w.SetDirect(8192)
+	for i, wantDirect := range []int64{0, 12_288} {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("refused%d.log", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := w.Stats().DirectBytes
+		writePieces(t, w, f, pieces)
+		f.Close()
+		if got, err := os.ReadFile(f.Name()); err != nil || !bytes.Equal(got, all) {
+			t.Fatalf("file %d differs (%d bytes, %v)", i, len(got), err)
+		}
+		if got := w.Stats().DirectBytes - before; got != wantDirect {
+			t.Errorf("file %d: %d bytes direct, want %d", i, got, wantDirect)
+		}
+	}
+	if st := w.Stats(); st.DirectFallbacks != 1 || !strings.Contains(st.DirectFallbackReason, "O_DIRECT write refused") {
+		t.Fatalf("stats %+v: want one fallback, its cause said", st)
+	}
+}
