@@ -144,6 +144,13 @@ func isDone(c chan struct{}) bool {
 	}
 }
 
+// WaitClosing waits until the files of the segments a clean or retention
+// deleted are closed: with file.delete.delay.ms 0 they are closed on a
+// goroutine after the clean (as Kafka's asynchronous delete), and their
+// last close is where the kernel frees their page cache. A caller that
+// reads memory or page-cache counters after a clean waits for it first.
+func (l *Log) WaitClosing() { l.waitClosing() }
+
 // waitClosing waits for the goroutines release started to close deleted
 // segments' files.
 func (l *Log) waitClosing() {

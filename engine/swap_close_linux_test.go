@@ -27,9 +27,9 @@ func openDeletedIn(t *testing.T, dir string) []string {
 
 // TestDeletedSegmentsClosed: with file.delete.delay.ms 0 the clean's
 // replaced segments are removed at once and their files closed on a
-// goroutine of the log's (release); once Close returns, no descriptor of
-// the process points at a deleted file of the log, with sync-behind and
-// without. The C13 layout's clean replaces the segments @0, @10 and @20.
+// goroutine of the log's (release); once WaitClosing (which Close calls)
+// returns, no descriptor of the process points at a deleted file of the
+// log, with sync-behind and without. The C13 layout's clean replaces the segments @0, @10 and @20.
 func TestDeletedSegmentsClosed(t *testing.T) {
 	for _, behind := range []bool{false, true} {
 		dir := filepath.Join(t.TempDir(), "closed-0")
@@ -50,11 +50,12 @@ func TestDeletedSegmentsClosed(t *testing.T) {
 		if err != nil || st.SegmentsCleaned != 3 {
 			t.Fatalf("sync-behind %v: clean: %v, %+v", behind, err, st)
 		}
+		l.WaitClosing()
+		if open := openDeletedIn(t, dir); len(open) > 0 {
+			t.Errorf("sync-behind %v: after WaitClosing, descriptors of deleted files remain: %v", behind, open)
+		}
 		if err := l.Close(); err != nil {
 			t.Fatal(err)
-		}
-		if open := openDeletedIn(t, dir); len(open) > 0 {
-			t.Errorf("sync-behind %v: after Close, descriptors of deleted files remain: %v", behind, open)
 		}
 		left, _ := filepath.Glob(filepath.Join(dir, "*.deleted"))
 		if len(left) > 0 {

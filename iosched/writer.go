@@ -210,12 +210,15 @@ func NewWriter(bufferBytes int, policy FsyncPolicy) *Writer {
 // in WriteStats.DirectFallbacks. A direct write the device or file system
 // refuses is an *IOError. Linux only: elsewhere every file falls back. Not
 // a Kafka feature (Kafka writes through the page cache and force()s).
-func (w *Writer) SetDirect(n int) {
+func (w *Writer) SetDirect(n int) { w.direct = DirectWriteSize(n) }
+
+// DirectWriteSize is the O_DIRECT write size SetDirect makes of n bytes: n
+// rounded up to a multiple of 4,096, or 0 (off) for n <= 0.
+func DirectWriteSize(n int) int {
 	if n <= 0 {
-		w.direct = 0
-		return
+		return 0
 	}
-	w.direct = int(alignUp(int64(n), directAlignBytes))
+	return int(alignUp(int64(n), directAlignBytes))
 }
 
 // Direct is SetDirect's write size in bytes (a multiple of 4,096), 0 when

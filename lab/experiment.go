@@ -77,7 +77,9 @@ func DefaultExperiment() Experiment {
 
 // Validate checks every part of e; the error names the field or flag at
 // fault. It puts the settings in canonical form (the fsync policy's
-// "bytes=1MiB" becomes "bytes=1048576").
+// "bytes=1MiB" becomes "bytes=1048576"; the O_DIRECT write size is rounded
+// up to the 4 KiB the writer uses, so that sizes that behave the same
+// give the same run ID).
 func (e *Experiment) Validate() error {
 	if err := e.Workload.Validate(); err != nil {
 		return err
@@ -96,6 +98,7 @@ func (e *Experiment) Validate() error {
 		return err
 	}
 	e.Fsync = p
+	e.Cleaner.WriteDirectBytes = int64(iosched.DirectWriteSize(int(e.Cleaner.WriteDirectBytes)))
 	if e.HotBytes < 0 {
 		return fmt.Errorf("lab: hot_bytes (--hot-bytes) %d is negative", e.HotBytes)
 	}

@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/results"
 )
 
 // TestReadRunExperimentSchema1 loads testdata/run-schema0.json, a run.json
@@ -102,5 +104,30 @@ func TestTypedSettingsJSON(t *testing.T) {
 		if _, err := ReadRunExperiment(p); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error containing %q", c.to, err, c.want)
 		}
+	}
+}
+
+// TestValidateRoundsWriteDirectBytes: the O_DIRECT write size takes the
+// canonical form the writer uses (a multiple of 4,096 bytes), so 3000 and
+// 4096 are the same experiment, with the same run ID; 0 stays off.
+func TestValidateRoundsWriteDirectBytes(t *testing.T) {
+	ids := map[int64]string{}
+	for _, c := range []struct{ in, want int64 }{{3000, 4096}, {4096, 4096}, {4097, 8192}, {0, 0}} {
+		e := DefaultExperiment()
+		e.Cleaner.WriteDirectBytes = c.in
+		if err := e.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if e.Cleaner.WriteDirectBytes != c.want {
+			t.Errorf("WriteDirectBytes %d became %d, want %d", c.in, e.Cleaner.WriteDirectBytes, c.want)
+		}
+		id, err := results.NewID(time.Unix(0, 0), e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[c.in] = id
+	}
+	if ids[3000] != ids[4096] || ids[4096] == ids[4097] {
+		t.Errorf("run IDs %v: want 3000 and 4096 the same, 4097 another", ids)
 	}
 }

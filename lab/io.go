@@ -295,7 +295,7 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 		results.Row{Name: "cache-friendly", Value: fmt.Sprint(io0.CacheFriendly), Meaning: "--cache-friendly: pages dropped behind the copy"},
 		results.Row{Name: "write-behind", Value: fmt.Sprint(io0.WriteBehind), Meaning: "--write-behind: output buffers written on a second core"},
 		results.Row{Name: "sync behind", Value: fmt.Sprint(io0.SyncBehind), Meaning: "--sync-behind: each cleaned segment's fsync, indexes and swap run on a second goroutine while the next group is copied"},
-		results.Row{Name: "direct write", Value: mib(io0.WriteDirectBytes), Unit: "MiB", Meaning: "--write-direct-bytes: cleaned output written with O_DIRECT in writes of this size, bypassing the page cache (0: off)"},
+		results.Row{Name: "direct write", Value: f1(float64(io0.WriteDirectBytes) / 1024), Unit: "KiB", Meaning: "--write-direct-bytes: cleaned output written with O_DIRECT in writes of this size (rounded up to 4 KiB), bypassing the page cache (0: off)"},
 		results.Row{Name: "early write-back", Value: mib(io0.WritebackBytes), Unit: "MiB", Meaning: "--writeback-bytes: output's write-back started every this many bytes, before the final sync (0: off, or ignored by the fsync policy)"},
 		results.Row{Name: "read-ahead", Value: mib(io0.ReadaheadBytes), Unit: "MiB", Meaning: "--readahead-bytes: how far past the cleaner's read position a helper reads segments into the page cache (0: off)"},
 	)
@@ -320,10 +320,7 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 				wreason = st.IO.WriteFallbackReason
 			}
 		}
-		rows = append(rows, results.Row{Name: "copy: written direct", Value: mib(direct), Unit: "MiB", Meaning: "of the bytes written to cleaned segments, those written with O_DIRECT (each file's last partial block goes through the page cache)"})
-		if wfallbacks > 0 {
-			rows = append(rows, results.Row{Name: "direct write fallbacks", Value: fmt.Sprint(wfallbacks), Unit: "segments", Meaning: wreason})
-		}
+		rows = append(rows, directWriteRows(direct, wfallbacks, wreason)...)
 	}
 	for _, phase := range []string{engine.PhaseMap, engine.PhaseCopy} {
 		var p engine.PhaseStats
@@ -375,7 +372,7 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 				for _, st := range stats {
 					waited += st.IO.SyncBehindWait
 				}
-				rows = append(rows, results.Row{Name: name + ": waited for syncs behind", Value: secs(waited), Unit: "s", Meaning: "--sync-behind: time the copy waited for a group's fsync and swap running behind it (the rest of sync overlapped the copy)"})
+				rows = append(rows, syncBehindRow(waited))
 			}
 		}
 		if haveOS {

@@ -141,7 +141,33 @@ func CleanRows(st *engine.CleanStats) []results.Row {
 		{Name: "batches dropped", Value: fmt.Sprint(st.BatchesDropped), Unit: "batches", Meaning: "batches with no record left"},
 		{Name: "segments cleaned", Value: fmt.Sprintf("%d in %d groups", st.SegmentsCleaned, st.Groups), Meaning: "segments recopied, and the cleaned segments they became"},
 	}
-	return append(rows, lookupRows(st.LookupsSkipped, st.LookupsAhead)...)
+	rows = append(rows, lookupRows(st.LookupsSkipped, st.LookupsAhead)...)
+	if st.IO.ReadFallbacks > 0 {
+		rows = append(rows, results.Row{Name: "direct I/O fallbacks", Value: fmt.Sprint(st.IO.ReadFallbacks), Unit: "segments", Meaning: st.IO.ReadFallbackReason})
+	}
+	if st.IO.SyncBehind {
+		rows = append(rows, syncBehindRow(st.IO.SyncBehindWait))
+	}
+	if st.IO.WriteDirectBytes > 0 {
+		rows = append(rows, directWriteRows(st.IO.DirectWrittenBytes, st.IO.WriteFallbacks, st.IO.WriteFallbackReason)...)
+	}
+	return rows
+}
+
+// syncBehindRow is the time the copy waited for the groups synced and
+// swapped behind it (--sync-behind).
+func syncBehindRow(waited time.Duration) results.Row {
+	return results.Row{Name: "copy: waited for syncs behind", Value: secs(waited), Unit: "s", Meaning: "--sync-behind: time the copy waited for a group's fsync, indexes and swap running behind it (the rest overlapped the copy)"}
+}
+
+// directWriteRows are the O_DIRECT output's bytes and fallbacks
+// (--write-direct-bytes).
+func directWriteRows(direct, fallbacks int64, reason string) []results.Row {
+	rows := []results.Row{{Name: "copy: written direct", Value: mib(direct), Unit: "MiB", Meaning: "of the bytes written to cleaned segments, those written with O_DIRECT (each file's last partial block goes through the page cache)"}}
+	if fallbacks > 0 {
+		rows = append(rows, results.Row{Name: "direct write fallbacks", Value: fmt.Sprint(fallbacks), Unit: "segments", Meaning: reason})
+	}
+	return rows
 }
 
 // lookupRows are the copy phase's lookups that the speed settings spared

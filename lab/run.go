@@ -242,6 +242,12 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	stopProfile()
 	finishProgress(opt.Progress)
 	cleanWall := time.Since(t0)
+	// The replaced segments' files are closed behind the clean (as Kafka's
+	// asynchronous delete): their page cache is freed then, so the
+	// counters below wait for it, outside the clean's time.
+	for _, l := range logs {
+		l.WaitClosing()
+	}
 	after, aerr := results.Snapshot(env.DataDir.Device)
 	iorun.afterClean(logs)
 	if cerr := ctx.Err(); cerr != nil {

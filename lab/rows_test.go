@@ -1,0 +1,38 @@
+package lab
+
+import (
+	"testing"
+	"time"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+)
+
+// TestCleanRowsOutputSettings: clean's report shows what sync-behind
+// waited, the bytes written with O_DIRECT and the fallbacks with their
+// cause, and the direct read path's fallbacks, and none of those rows for
+// a clean without the settings.
+func TestCleanRowsOutputSettings(t *testing.T) {
+	st := &engine.CleanStats{IO: engine.IOStats{SyncBehind: true, SyncBehindWait: 250 * time.Millisecond,
+		WriteDirectBytes: 4096, DirectWrittenBytes: 3 << 20, WriteFallbacks: 1, WriteFallbackReason: "x.log: O_DIRECT open failed",
+		ReadFallbacks: 2, ReadFallbackReason: "y.log: read with pread"}}
+	want := map[string]string{
+		"copy: waited for syncs behind": "0.250",
+		"copy: written direct":          "3.0",
+		"direct write fallbacks":        "1",
+		"direct I/O fallbacks":          "2",
+	}
+	got := map[string]string{}
+	for _, r := range CleanRows(st) {
+		got[r.Name] = r.Value
+	}
+	for name, v := range want {
+		if got[name] != v {
+			t.Errorf("row %q = %q, want %q", name, got[name], v)
+		}
+	}
+	for _, r := range CleanRows(&engine.CleanStats{}) {
+		if _, ok := want[r.Name]; ok {
+			t.Errorf("a clean without the settings shows %q", r.Name)
+		}
+	}
+}
