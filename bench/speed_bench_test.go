@@ -202,9 +202,10 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	row=look-ahead/values=100/cache=warm: the best profile as it is, without
 //	    the copy loop's look-ahead (without-MB/s), and with it (with-MB/s,
 //	    speedup): whether CleanerConfig.LookAhead pays.
-//	row=skip-dirty-lookups/values=100/cache=warm and
-//	row=parallel-lookups/values=100/cache=warm: the best profile without
-//	    that setting (without-MB/s) and with it (with-MB/s, speedup).
+//	row=skip-dirty-lookups/values=100/cache=warm,
+//	row=parallel-lookups/values=100/cache=warm and
+//	row=sync-behind/values=100/cache=warm: the best profile without that
+//	    setting (without-MB/s) and with it (with-MB/s, speedup).
 //	row=writeback/bytes=N/values=100/cache=warm: the best profile without
 //	    early write-back (without-MB/s) and with CleanerConfig.WritebackBytes
 //	    N (with-MB/s, speedup), for N of 1, 4 and 16 MiB: which N
