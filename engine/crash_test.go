@@ -66,6 +66,19 @@ func crashTestLog(t *testing.T, dir string) []int64 {
 
 const crashNowMs = 1_000_000
 
+// crashCleaner is Kafka's cleaner with a 24 KiB map at crashNowMs, its
+// groups synced and swapped behind the copy when behind is set.
+func crashCleaner(t *testing.T, behind bool) *Cleaner {
+	t.Helper()
+	cc := DefaultCleanerConfig()
+	cc.DedupeBufferBytes, cc.SyncBehind = 24<<10, behind
+	c, err := NewCleaner(cc, CleanerOptions{Now: fixedClock(crashNowMs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // TestCleanCrashLoop is C13: for k = 0, 1, 2, ... the k-th rename, remove,
 // directory fsync or file fsync of a clean fails; the log is then dropped
 // (as by a crash) or closed, and reopened, which recovers any interrupted
@@ -106,15 +119,7 @@ func TestCleanCrashLoop(t *testing.T) {
 }
 
 func crashLoop(t *testing.T, pristine string, cfg *LogConfig, crash, behind bool, orig, want []logRecord, origNext record.Offset) {
-	cleaner := func() *Cleaner {
-		cc := DefaultCleanerConfig()
-		cc.DedupeBufferBytes, cc.SyncBehind = 24<<10, behind
-		c, err := NewCleaner(cc, CleanerOptions{Now: fixedClock(crashNowMs)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	cleaner := func() *Cleaner { return crashCleaner(t, behind) }
 	for k := 0; ; k++ {
 		if k > 200 {
 			t.Fatal("the clean still reaches operation 200")

@@ -40,12 +40,7 @@ func TestDeletedSegmentsClosed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cc := DefaultCleanerConfig()
-		cc.DedupeBufferBytes, cc.SyncBehind = 24<<10, behind
-		c, err := NewCleaner(cc, CleanerOptions{Now: fixedClock(crashNowMs)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := crashCleaner(t, behind)
 		st, err := c.Clean(l, CleanOptions{Force: true})
 		if err != nil || st.SegmentsCleaned != 3 {
 			t.Fatalf("sync-behind %v: clean: %v, %+v", behind, err, st)

@@ -51,12 +51,7 @@ func TestSyncBehindErrorWins(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cc := DefaultCleanerConfig()
-		cc.DedupeBufferBytes, cc.SyncBehind = 24<<10, behind
-		c, err := NewCleaner(cc, CleanerOptions{Now: fixedClock(crashNowMs)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := crashCleaner(t, behind)
 		second := filepath.Join(dir, "00000000000000000020.log"+CleanedFileSuffix)
 		_, err = c.Clean(l, CleanOptions{Force: true, CheckDone: func() error {
 			if _, serr := os.Stat(second); serr == nil {
