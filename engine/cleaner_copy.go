@@ -27,15 +27,7 @@ func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable recor
 		txns.cleanedIndex = nil
 		if err != nil {
 			_ = c.writer.Wait() // no write behind left running on the file
-			cleaned.f.Close()
-			// Only output not yet renamed to .swap may go: once the swap has
-			// begun, the old segments may already be .deleted, and the .swap
-			// (or renamed) files are what recovery completes the swap with.
-			if cleaned.suffix == CleanedFileSuffix {
-				for _, ext := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
-					l.fs.Remove(cleaned.path(ext))
-				}
-			}
+			discardCleaned(l, cleaned)
 		}
 	}()
 	txns.cleanedIndex = cleaned
@@ -75,6 +67,20 @@ func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable recor
 		return fmt.Errorf("engine: write %s: %w", cleaned.f.Name(), err)
 	}
 	return finishGroup(l, cleaned, group, c.checkDone, c.writer.Policy().SyncsDir(), c.truncGen)
+}
+
+// discardCleaned closes a failed group's cleaned segment and removes its
+// files while they are still .cleaned. Only output not yet renamed to
+// .swap may go: once the swap has begun, the old segments may already be
+// .deleted, and the .swap (or renamed) files are what recovery completes
+// the swap with.
+func discardCleaned(l *Log, cleaned *Segment) {
+	cleaned.f.Close()
+	if cleaned.suffix == CleanedFileSuffix {
+		for _, ext := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
+			l.fs.Remove(cleaned.path(ext))
+		}
+	}
 }
 
 // finishGroup ends the clean of one group once its cleaned segment's .log
@@ -119,7 +125,7 @@ type groupBehind struct {
 
 // startBehind starts the goroutine that syncs the cleaned segment per the
 // fsync policy (pending), then finishes the group as finishGroup; on an
-// error it removes the cleaned files not yet renamed to .swap, as
+// error it discards the cleaned segment (discardCleaned), as
 // cleanSegments does for its own errors. The cleaner must waitBehind
 // before the next swap and before the round ends.
 func (c *Cleaner) startBehind(l *Log, cleaned *Segment, group []*Segment, pending iosched.PendingSync) {
@@ -135,12 +141,7 @@ func (c *Cleaner) startBehind(l *Log, cleaned *Segment, group []*Segment, pendin
 			b.err = finishGroup(l, cleaned, group, nil, syncsDir, truncGen)
 		}
 		if b.err != nil {
-			cleaned.f.Close()
-			if cleaned.suffix == CleanedFileSuffix {
-				for _, ext := range []string{LogFileSuffix, IndexFileSuffix, TimeIndexFileSuffix, TxnIndexFileSuffix} {
-					l.fs.Remove(cleaned.path(ext))
-				}
-			}
+			discardCleaned(l, cleaned)
 		}
 	}()
 }

@@ -70,21 +70,32 @@ func cleanCompared(t *testing.T, src string, nowMs int64, what string, cleaner f
 	return first
 }
 
-// TestRawRebuildMatchesDecodedOnFixtures: on every real Kafka partition
-// (headers, snappy, lz4, transactions, several segments) the raw-span
-// rebuild writes exactly what decoding and re-encoding writes.
-func TestRawRebuildMatchesDecodedOnFixtures(t *testing.T) {
-	var rebuilt int64
+// eachFixturePartition runs fn as a subtest, named prefix/set/partition,
+// on every real Kafka fixture partition that has a .log file.
+func eachFixturePartition(t *testing.T, prefix string, fn func(t *testing.T, src string)) {
+	t.Helper()
 	for _, set := range fixtureSets(t) {
 		for _, src := range subdirs(t, set) {
 			if len(logFiles(t, src)) == 0 {
 				continue
 			}
-			t.Run(filepath.Base(set)+"/"+filepath.Base(src), func(t *testing.T) {
-				rebuilt += cleanBothWays(t, src, fixtureNowMs)
-			})
+			name := filepath.Base(set) + "/" + filepath.Base(src)
+			if prefix != "" {
+				name = prefix + "/" + name
+			}
+			t.Run(name, func(t *testing.T) { fn(t, src) })
 		}
 	}
+}
+
+// TestRawRebuildMatchesDecodedOnFixtures: on every real Kafka partition
+// (headers, snappy, lz4, transactions, several segments) the raw-span
+// rebuild writes exactly what decoding and re-encoding writes.
+func TestRawRebuildMatchesDecodedOnFixtures(t *testing.T) {
+	var rebuilt int64
+	eachFixturePartition(t, "", func(t *testing.T, src string) {
+		rebuilt += cleanBothWays(t, src, fixtureNowMs)
+	})
 	if rebuilt == 0 {
 		t.Error("no fixture batch was rebuilt: the raw-span path is not exercised")
 	}

@@ -45,18 +45,11 @@ func fastPathCleaner(t *testing.T, nowMs int64, layout offsetmap.LayoutName, set
 func TestSkipDirtyLookupsOnFixtures(t *testing.T) {
 	var skipped int64
 	for _, layout := range []offsetmap.LayoutName{offsetmap.LayoutSkimpy, offsetmap.LayoutBucket16} {
-		for _, set := range fixtureSets(t) {
-			for _, src := range subdirs(t, set) {
-				if len(logFiles(t, src)) == 0 {
-					continue
-				}
-				t.Run(string(layout)+"/"+filepath.Base(set)+"/"+filepath.Base(src), func(t *testing.T) {
-					st := cleanCompared(t, src, fixtureNowMs, "cleans with and without lookups of the dirty records",
-						func(t *testing.T, now int64, i int) *Cleaner { return verdictCleaner(t, now, layout, i == 0) })
-					skipped += st.LookupsSkipped
-				})
-			}
-		}
+		eachFixturePartition(t, string(layout), func(t *testing.T, src string) {
+			st := cleanCompared(t, src, fixtureNowMs, "cleans with and without lookups of the dirty records",
+				func(t *testing.T, now int64, i int) *Cleaner { return verdictCleaner(t, now, layout, i == 0) })
+			skipped += st.LookupsSkipped
+		})
 	}
 	if skipped == 0 {
 		t.Error("no record was decided without a lookup: the path is not exercised")
@@ -73,22 +66,15 @@ func TestSkipDirtyLookupsOnFixtures(t *testing.T) {
 // together.)
 func TestParallelLookupsOnFixtures(t *testing.T) {
 	var ahead int64
-	for _, set := range fixtureSets(t) {
-		for _, src := range subdirs(t, set) {
-			if len(logFiles(t, src)) == 0 {
-				continue
-			}
-			t.Run(filepath.Base(set)+"/"+filepath.Base(src), func(t *testing.T) {
-				st := cleanCompared(t, src, fixtureNowMs, "cleans with lookups ahead and in the filter",
-					func(t *testing.T, now int64, i int) *Cleaner {
-						c := fastPathCleaner(t, now, offsetmap.LayoutBucket16, func(cfg *CleanerConfig) { cfg.ParallelLookups = i == 0 })
-						c.aheadWait = true // every batch the goroutine looked up is taken
-						return c
-					})
-				ahead += st.LookupsAhead
+	eachFixturePartition(t, "", func(t *testing.T, src string) {
+		st := cleanCompared(t, src, fixtureNowMs, "cleans with lookups ahead and in the filter",
+			func(t *testing.T, now int64, i int) *Cleaner {
+				c := fastPathCleaner(t, now, offsetmap.LayoutBucket16, func(cfg *CleanerConfig) { cfg.ParallelLookups = i == 0 })
+				c.aheadWait = true // every batch the goroutine looked up is taken
+				return c
 			})
-		}
-	}
+		ahead += st.LookupsAhead
+	})
 	if ahead == 0 {
 		t.Error("no key was looked up ahead: the path is not exercised")
 	}
@@ -147,17 +133,10 @@ func TestParallelLookupsCorruptSegment(t *testing.T) {
 // goroutine (the default), whatever each batch's race, writes what the
 // filter's own lookups write; over several cleans of every real fixture.
 func TestParallelLookupsWithoutWaiting(t *testing.T) {
-	for _, set := range fixtureSets(t) {
-		for _, src := range subdirs(t, set) {
-			if len(logFiles(t, src)) == 0 {
-				continue
-			}
-			t.Run(filepath.Base(set)+"/"+filepath.Base(src), func(t *testing.T) {
-				cleanCompared(t, src, fixtureNowMs, "cleans with lookups ahead (not waited for) and in the filter",
-					func(t *testing.T, now int64, i int) *Cleaner {
-						return fastPathCleaner(t, now, offsetmap.LayoutBucket16, func(cfg *CleanerConfig) { cfg.ParallelLookups = i == 0 })
-					})
+	eachFixturePartition(t, "", func(t *testing.T, src string) {
+		cleanCompared(t, src, fixtureNowMs, "cleans with lookups ahead (not waited for) and in the filter",
+			func(t *testing.T, now int64, i int) *Cleaner {
+				return fastPathCleaner(t, now, offsetmap.LayoutBucket16, func(cfg *CleanerConfig) { cfg.ParallelLookups = i == 0 })
 			})
-		}
-	}
+	})
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/offsetmap"
@@ -14,31 +13,24 @@ import (
 // and in the one that drops the tombstones; the output went direct.
 func TestWriteDirectOnFixtures(t *testing.T) {
 	var direct, fallbacks int64
-	for _, set := range fixtureSets(t) {
-		for _, src := range subdirs(t, set) {
-			if len(logFiles(t, src)) == 0 {
-				continue
-			}
-			t.Run(filepath.Base(set)+"/"+filepath.Base(src), func(t *testing.T) {
-				st := cleanCompared(t, src, fixtureNowMs, "cleans with O_DIRECT output and with write(2)",
-					func(t *testing.T, now int64, i int) *Cleaner {
-						return fastPathCleaner(t, now, offsetmap.LayoutSkimpy, func(cfg *CleanerConfig) {
-							if i == 0 {
-								cfg.WriteDirectBytes = 8 << 10
-							}
-						})
-					})
-				if st.IO.WriteDirectBytes != 8<<10 {
-					t.Errorf("IOStats.WriteDirectBytes %d, want 8192", st.IO.WriteDirectBytes)
-				}
-				direct += st.IO.DirectWrittenBytes
-				fallbacks += st.IO.WriteFallbacks
-				if st.IO.DirectWrittenBytes > st.BytesWritten {
-					t.Errorf("%d bytes written direct of %d written", st.IO.DirectWrittenBytes, st.BytesWritten)
-				}
+	eachFixturePartition(t, "", func(t *testing.T, src string) {
+		st := cleanCompared(t, src, fixtureNowMs, "cleans with O_DIRECT output and with write(2)",
+			func(t *testing.T, now int64, i int) *Cleaner {
+				return fastPathCleaner(t, now, offsetmap.LayoutSkimpy, func(cfg *CleanerConfig) {
+					if i == 0 {
+						cfg.WriteDirectBytes = 8 << 10
+					}
+				})
 			})
+		if st.IO.WriteDirectBytes != 8<<10 {
+			t.Errorf("IOStats.WriteDirectBytes %d, want 8192", st.IO.WriteDirectBytes)
 		}
-	}
+		direct += st.IO.DirectWrittenBytes
+		fallbacks += st.IO.WriteFallbacks
+		if st.IO.DirectWrittenBytes > st.BytesWritten {
+			t.Errorf("%d bytes written direct of %d written", st.IO.DirectWrittenBytes, st.BytesWritten)
+		}
+	})
 	if direct == 0 || fallbacks != 0 {
 		t.Errorf("%d bytes written direct, %d fallbacks: the O_DIRECT path is not exercised", direct, fallbacks)
 	}

@@ -166,11 +166,13 @@ type Writer struct {
 	// directAlignBytes, whole blocks go out by pwrite on dfd at
 	// base+written, and a partial block waits in the buffer until Finish.
 	direct int // SetDirect's write size in bytes; 0: off
-	// directRefused: the file system refused an O_DIRECT write of this
-	// file (touched only where the writes are, or after wait).
-	directRefused bool
-	dfd           int
-	appendMode    bool
+	// throughCache: the rest of this file goes by pwrite on f's own
+	// descriptor, through the page cache (its last partial block, or all
+	// of it once the file system refused an O_DIRECT write); touched only
+	// where the writes are, or after wait.
+	throughCache bool
+	dfd          int
+	appendMode   bool
 }
 
 // NewWriter returns a Writer with a write buffer of bufferBytes (Kafka:
@@ -380,7 +382,7 @@ func (w *Writer) closeDirect() {
 		closeFd(w.dfd)
 		w.dfd = -1
 	}
-	w.directRefused = false
+	w.throughCache = false
 }
 
 // directPwrite is pwriteFull; tests replace it to refuse O_DIRECT writes.
@@ -611,18 +613,14 @@ func (p *PendingSync) Run() SyncResult {
 // would have, and closes the O_DIRECT descriptor.
 func (w *Writer) finishDirect() error {
 	defer w.closeDirect()
-	if tail := w.buf; len(tail) > 0 {
-		start := time.Now()
+	if len(w.buf) > 0 {
 		// pwrite on f's own descriptor: at the tail's place (or, on an
 		// O_APPEND file, at its end, which is the same place).
-		n, err := pwriteFull(w.fd, tail, w.base+w.written)
-		w.stats.WriteTime += time.Since(start)
-		w.stats.Writes++
-		w.stats.Bytes += int64(n)
-		w.written += int64(n)
+		w.throughCache = true
+		err := w.writeFile(w.buf)
 		w.buf = w.buf[:0]
 		if err != nil {
-			return &IOError{Op: "write", Path: w.f.Name(), Pos: w.written, Err: err}
+			return err
 		}
 	}
 	if !w.appendMode {
@@ -657,7 +655,7 @@ func (w *Writer) Stats() WriteStats {
 // the cache-friendly mode.
 func (w *Writer) writeFile(p []byte) error {
 	if w.dfd >= 0 {
-		fd, direct := w.dfd, !w.directRefused
+		fd, direct := w.dfd, !w.throughCache
 		if !direct {
 			fd = w.fd
 		}
@@ -667,7 +665,7 @@ func (w *Writer) writeFile(p []byte) error {
 			// The file system took the O_DIRECT open but refuses the
 			// write (an alignment it needs beyond 4,096 bytes): the rest of
 			// the file goes through the page cache, counted.
-			w.directRefused = true
+			w.throughCache = true
 			w.stats.DirectFallbacks++
 			if w.stats.DirectFallbackReason == "" {
 				w.stats.DirectFallbackReason = fmt.Sprintf("%s: O_DIRECT write refused (%v); written through the page cache", w.f.Name(), err)
