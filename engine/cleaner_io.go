@@ -20,6 +20,12 @@ type IOStats struct {
 	FsyncPolicy   string `json:"fsync_policy"` // CleanerOptions.FsyncPolicy
 	CacheFriendly bool   `json:"cache_friendly"`
 	WriteBehind   bool   `json:"write_behind,omitempty"` // CleanerConfig.WriteBehind
+	// BehindBuffers counts the output buffers handed to write-behind in
+	// this clean; BehindInline those of them the cleaner wrote itself,
+	// their goroutine not having started when the buffer was needed back
+	// (no core free: iosched.WriteStats.BehindInline).
+	BehindBuffers int64 `json:"behind_buffers,omitempty"`
+	BehindInline  int64 `json:"behind_inline,omitempty"`
 	// SyncBehind is CleanerConfig.SyncBehind; SyncBehindWait the time the
 	// copy waited for a group synced and swapped behind it (the rest of
 	// those syncs' time, in Copy.SyncTime, overlapped the copy).
@@ -252,6 +258,8 @@ func (c *Cleaner) stopIO(stats *CleanStats) {
 		stats.IO.ReadFallbackReason = rs.FallbackReason
 	}
 	stats.IO.DirectWrittenBytes = ws.DirectBytes - c.ioStart.write.DirectBytes
+	stats.IO.BehindBuffers = ws.BehindWrites - c.ioStart.write.BehindWrites
+	stats.IO.BehindInline = ws.BehindInline - c.ioStart.write.BehindInline
 	stats.IO.WriteFallbacks = ws.DirectFallbacks - c.ioStart.write.DirectFallbacks
 	if stats.IO.WriteFallbacks > 0 {
 		stats.IO.WriteFallbackReason = ws.DirectFallbackReason

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -130,6 +131,12 @@ type WriteStats struct {
 	DirectBytes          int64
 	DirectFallbacks      int64
 	DirectFallbackReason string `json:",omitempty"`
+	// BehindWrites counts the buffers handed to write-behind
+	// (SetWriteBehind); BehindInline those of them the caller wrote itself
+	// because their goroutine had not started when the caller needed the
+	// buffer back (no core was free to run it).
+	BehindWrites int64
+	BehindInline int64
 }
 
 // Writer appends to a file through one reusable write buffer, flushed when
@@ -152,13 +159,20 @@ type Writer struct {
 	stats      WriteStats
 
 	// Write-behind (SetWriteBehind): spare is the second buffer, in flight
-	// while inFlight; done carries the in-flight write's error. While a
-	// write is in flight its goroutine alone touches f, the counters above
-	// and stats; the caller's side waits (wait) before it reads them.
+	// while inFlight as job; done carries the in-flight write's error. The
+	// job is written by whichever claims it first: its goroutine, or the
+	// caller's side when it needs the buffer back before the goroutine has
+	// started (settle). While a write is in flight its goroutine alone
+	// touches f, the counters above and stats; the caller's side settles
+	// the job before it reads them.
 	writeBehind bool
 	spare       []byte
 	inFlight    bool
+	job         *behindJob
 	done        chan error
+	// beforeJob, when set (tests), is called by each write-behind
+	// goroutine before it claims its job.
+	beforeJob func()
 
 	// O_DIRECT output (SetDirect): dfd is the O_DIRECT descriptor of f,
 	// -1 when f is written with write(2); appendMode says f was opened
@@ -306,6 +320,25 @@ func (w *Writer) wait() error {
 		return nil
 	}
 	w.inFlight = false
+	return w.settle()
+}
+
+// behindJob is one buffer handed to write-behind, and who writes it.
+type behindJob struct {
+	p []byte
+	// claimed is set by whoever writes p: the job's goroutine, or settle.
+	claimed atomic.Bool
+}
+
+// settle returns the in-flight write's error once it is written: by its
+// goroutine, waited for, or, when the goroutine has not claimed it yet
+// (it sits in the run queue behind busy cores), by the caller itself, at
+// once, rather than waiting for the scheduler to start the goroutine.
+func (w *Writer) settle() error {
+	if w.job.claimed.CompareAndSwap(false, true) {
+		w.stats.BehindInline++
+		return w.writeFile(w.job.p)
+	}
 	return <-w.done
 }
 
@@ -326,7 +359,11 @@ func (w *Writer) flushBehind(n int) error {
 	full := w.buf
 	w.buf, w.spare = append(w.spare[:0], full[n:]...), full
 	w.inFlight = true
-	go w.writeBehindJob(full[:n])
+	// A job of its own each time: a goroutine that lost its job to settle
+	// may still be about to look at it.
+	w.job = &behindJob{p: full[:n]}
+	w.stats.BehindWrites++
+	go w.writeBehindJob(w.job)
 	return nil
 }
 
@@ -388,8 +425,16 @@ func (w *Writer) closeDirect() {
 // directPwrite is pwriteFull; tests replace it to refuse O_DIRECT writes.
 var directPwrite = pwriteFull
 
-// writeBehindJob is the goroutine of one write behind.
-func (w *Writer) writeBehindJob(p []byte) { w.done <- w.writeFile(p) }
+// writeBehindJob is the goroutine of one write behind: it writes j's
+// buffer unless settle claimed it first.
+func (w *Writer) writeBehindJob(j *behindJob) {
+	if w.beforeJob != nil {
+		w.beforeJob()
+	}
+	if j.claimed.CompareAndSwap(false, true) {
+		w.done <- w.writeFile(j.p)
+	}
+}
 
 // Reset starts writing f at its current end (File.Write appends at the file's
 // offset). Bytes still buffered for the previous file are discarded: call Finish
@@ -644,8 +689,8 @@ func (w *Writer) Policy() FsyncPolicy { return w.policy }
 // flight. An error of that write stays for the next Write, Flush or Finish.
 func (w *Writer) Stats() WriteStats {
 	if w.inFlight {
-		err := <-w.done
-		w.done <- err // put back: not Stats' to report
+		err := w.settle()
+		w.done <- err // kept (the job stays claimed): not Stats' to report
 	}
 	return w.stats
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestWriteBehindWritesTheSame writes the same pieces through a plain
@@ -140,5 +141,54 @@ func TestWriteBehindWait(t *testing.T) {
 	w.Write([]byte("ghijkl"))
 	if err := w.Wait(); !errors.Is(err, boom) {
 		t.Errorf("Wait after a failed write behind = %v, want %v", err, boom)
+	}
+}
+
+// TestWriteBehindInline: when a write-behind goroutine has not started by
+// the time the caller needs its buffer back, the caller writes the buffer
+// itself, and the goroutine, starting later, writes nothing. The
+// goroutines are held before they claim their jobs, so every buffer is
+// written inline. Seven 10-byte pieces through a 16-byte buffer: each
+// piece after the first does not fit behind the one buffered, so 6 Writes
+// flush 10 bytes each and Finish flushes the last 10: 7 buffers, 7
+// write(2) calls in order, 1 fsync.
+func TestWriteBehindInline(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 16)
+	f := &countingFile{}
+	w := NewWriter(16, FsyncSegment)
+	w.beforeJob = func() {
+		started <- struct{}{}
+		select { // held until the end (a Writer that only waited would hang without the timeout)
+		case <-release:
+		case <-time.After(2 * time.Second):
+		}
+	}
+	w.SetWriteBehind(true)
+	w.Reset(f)
+	var want []byte
+	for i := range 7 {
+		p := bytes.Repeat([]byte{byte('a' + i)}, 10)
+		want = append(want, p...)
+		if err := w.Write(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	st := w.Stats()
+	close(release)
+	for range st.BehindWrites {
+		<-started
+	}
+	if got := f.buf.String(); got != string(want) {
+		t.Fatalf("file = %q, want %q", got, want)
+	}
+	if st.BehindWrites != 7 || st.BehindInline != 7 {
+		t.Errorf("BehindWrites %d, BehindInline %d: want 7 and 7", st.BehindWrites, st.BehindInline)
+	}
+	if f.writes != 7 || f.syncs != 1 {
+		t.Errorf("%d writes, %d syncs: want 7 and 1", f.writes, f.syncs)
 	}
 }

@@ -145,6 +145,9 @@ func CleanRows(st *engine.CleanStats) []results.Row {
 	if st.IO.ReadFallbacks > 0 {
 		rows = append(rows, results.Row{Name: "direct I/O fallbacks", Value: fmt.Sprint(st.IO.ReadFallbacks), Unit: "segments", Meaning: st.IO.ReadFallbackReason})
 	}
+	if st.IO.WriteBehind {
+		rows = append(rows, writeBehindRow(st.IO.BehindBuffers, st.IO.BehindInline))
+	}
 	if st.IO.SyncBehind {
 		rows = append(rows, syncBehindRow(st.IO.SyncBehindWait))
 	}
@@ -152,6 +155,13 @@ func CleanRows(st *engine.CleanStats) []results.Row {
 		rows = append(rows, directWriteRows(st.IO.DirectWrittenBytes, st.IO.WriteFallbacks, st.IO.WriteFallbackReason)...)
 	}
 	return rows
+}
+
+// writeBehindRow is how many of the output buffers handed to write-behind
+// the cleaner wrote itself (--write-behind).
+func writeBehindRow(buffers, inline int64) results.Row {
+	return results.Row{Name: "copy: written inline", Value: fmt.Sprintf("%d of %d", inline, buffers), Unit: "buffers",
+		Meaning: "--write-behind: output buffers the cleaner thread wrote itself, as their goroutine had not started when it needed the buffer back (no free core); the rest were written on another core"}
 }
 
 // syncBehindRow is the time the copy waited for the groups synced and

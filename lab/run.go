@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -77,6 +78,10 @@ type Options struct {
 	DropCaches bool
 	// CPUProfile is a file for a CPU profile of the clean phase ("" = none).
 	CPUProfile string
+	// Trace is a file for a Go execution trace of the clean phase ("" =
+	// none): per goroutine, when it ran, waited and sat in system calls
+	// (go tool trace).
+	Trace string
 	// Baseline measures the device and memory limits before the clean
 	// (and caches them under Out); otherwise the cached ones are used.
 	Baseline bool
@@ -231,7 +236,7 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 		total += l.SizeBytes()
 	}
 	total += int64(float64(total) * e.Workload.DirtyRatio)
-	stopProfile, err := startCPUProfile(opt.CPUProfile)
+	stopProfile, err := startProfiles(opt.CPUProfile, opt.Trace)
 	if err != nil {
 		return nil, err
 	}
@@ -368,21 +373,39 @@ func WriteRecord(run *results.Run, out string) (string, error) {
 	return run.WriteNew(out)
 }
 
-// startCPUProfile starts a CPU profile into path ("" = none); the returned
-// func stops it and closes the file.
-func startCPUProfile(path string) (func(), error) {
-	if path == "" {
-		return func() {}, nil
+// startProfiles starts a CPU profile into cpuPath and an execution trace
+// into tracePath ("" = none of that kind); the returned func stops both and
+// closes their files. An error names the flag (--cpuprofile, --trace).
+func startProfiles(cpuPath, tracePath string) (func(), error) {
+	var stops []func()
+	stopAll := func() {
+		for _, stop := range stops {
+			stop()
+		}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("lab: cpuprofile: %w", err)
+	start := func(flag, path string, begin func(io.Writer) error, end func()) error {
+		if path == "" {
+			return nil
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("lab: --%s: %w", flag, err)
+		}
+		if err := begin(f); err != nil {
+			f.Close()
+			return fmt.Errorf("lab: --%s %s: %w", flag, path, err)
+		}
+		stops = append(stops, func() { end(); f.Close() })
+		return nil
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lab: cpuprofile: %w", err)
+	if err := start("cpuprofile", cpuPath, pprof.StartCPUProfile, pprof.StopCPUProfile); err != nil {
+		return nil, err
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	if err := start("trace", tracePath, trace.Start, trace.Stop); err != nil {
+		stopAll()
+		return nil, err
+	}
+	return stopAll, nil
 }
 
 // dataRoot returns a fresh data directory under dir (the OS temp dir when

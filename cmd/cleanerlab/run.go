@@ -23,6 +23,7 @@ type runFlags struct {
 	progress   string
 	dropCaches bool
 	cpuProfile string
+	trace      string
 	baseline   bool
 }
 
@@ -31,7 +32,7 @@ type runFlags struct {
 // accepts them and sweep does not sweep them.
 var runLabFlags = map[string]bool{
 	"from": true, "experiment": true, "dir": true, "keep": true, "out": true, "progress": true,
-	"drop-caches": true, "cpuprofile": true, "baseline": true,
+	"drop-caches": true, "cpuprofile": true, "trace": true, "baseline": true,
 }
 
 // bindRunFlags binds run's flags to a fresh lab.DefaultExperiment in f.
@@ -40,7 +41,7 @@ func bindRunFlags(f *pflag.FlagSet) *runFlags {
 	bindExperimentFlags(f, &rf.exp)
 	f.BoolVar(&rf.dropCaches, "drop-caches", false, "with --cache cold, also write 3 to /proc/sys/vm/drop_caches (root only; falls back to fadvise)")
 	f.BoolVar(&rf.baseline, "baseline", false, "measure the data directory's device (O_DIRECT sequential read/write) and memory copy bandwidth before the run and cache them in --out; without it the cached baseline is used")
-	f.StringVar(&rf.from, "from", "", "rerun exactly the experiment of this run record (runs/<id>/run.json, or its directory); only the flags that say where and how (--dir, --keep, --out, --progress, --drop-caches, --cpuprofile, --baseline) may be given with it")
+	f.StringVar(&rf.from, "from", "", "rerun exactly the experiment of this run record (runs/<id>/run.json, or its directory); only the flags that say where and how (--dir, --keep, --out, --progress, --drop-caches, --cpuprofile, --trace, --baseline) may be given with it")
 	f.StringVar(&rf.experiment, "experiment", "", "take the run's parameters from this YAML experiment file (see scripts/experiments/); flags given too win over it")
 	f.StringVar(&rf.dir, "dir", "", "data directory on the disk under test (default: a fresh temp dir, removed afterwards)")
 	f.Var(&rf.keep, "keep", "keep the data directory: --keep (or --keep=cleaned) keeps the cleaned logs; --keep=uncleaned also keeps a copy of the generated logs made before the clean, in <data>-uncleaned")
@@ -48,6 +49,7 @@ func bindRunFlags(f *pflag.FlagSet) *runFlags {
 	f.StringVar(&rf.out, "out", rf.out, "directory of run records")
 	f.StringVar(&rf.progress, "progress", rf.progress, "progress bars: auto (when stderr is a terminal), always, never")
 	f.StringVar(&rf.cpuProfile, "cpuprofile", "", "write a CPU profile of the clean phase to this file (go tool pprof)")
+	f.StringVar(&rf.trace, "trace", "", "write a Go execution trace of the clean phase to this file: each goroutine's running, waiting and system-call time (go tool trace)")
 	return rf
 }
 
@@ -159,7 +161,7 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 	}
 	run, err := lab.Run(cmd.Context(), e, lab.Options{
 		Dir: rf.dir, Keep: lab.Keep(rf.keep), Out: rf.out, Progress: lab.NewBars(showProgress),
-		DropCaches: rf.dropCaches, CPUProfile: rf.cpuProfile, Log: out, Baseline: rf.baseline,
+		DropCaches: rf.dropCaches, CPUProfile: rf.cpuProfile, Trace: rf.trace, Log: out, Baseline: rf.baseline,
 	})
 	if run == nil {
 		return err
