@@ -204,7 +204,8 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	    speedup): whether CleanerConfig.LookAhead pays.
 //	row=skip-dirty-lookups/values=100/cache=warm,
 //	row=parallel-lookups/values=100/cache=warm and
-//	row=sync-behind/values=100/cache=warm: the best profile without that
+//	row=sync-behind/values=100/cache=warm,
+//	row=parallel-map-build/values=100/cache=warm: the best profile without that
 //	    setting (without-MB/s) and with it (with-MB/s, speedup).
 //	row=writeback/bytes=N/values=100/cache=warm: the best profile without
 //	    early write-back (without-MB/s) and with CleanerConfig.WritebackBytes
@@ -283,6 +284,7 @@ func BenchmarkSpeed(b *testing.B) {
 		{"skip-dirty-lookups", func(c *engine.CleanerConfig) { c.SkipDirtyLookups = false }},
 		{"parallel-lookups", func(c *engine.CleanerConfig) { c.ParallelLookups = false }},
 		{"sync-behind", func(c *engine.CleanerConfig) { c.SyncBehind = false }},
+		{"parallel-map-build", func(c *engine.CleanerConfig) { c.ParallelMapBuild = false }},
 	} {
 		b.Run("row="+setting.name+"/values=100/cache=warm", func(b *testing.B) {
 			off := bestProfile()

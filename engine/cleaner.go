@@ -88,6 +88,8 @@ type Cleaner struct {
 	// looks up itself what has not arrived).
 	ahead     aheadState
 	aheadWait bool
+	// mapAheadSt is ParallelMapBuild's reader and blocks.
+	mapAheadSt mapAheadState
 	// rebuildByDecode makes a rebuilt batch decode its kept records again
 	// and re-encode them field by field, instead of copying their bytes
 	// (appendKept): the reference path of the equivalence tests only.
@@ -364,12 +366,36 @@ func (c *Cleaner) buildOffsetMap(l *Log, start, end record.Offset, stats *CleanS
 	txns.addAborted(collectAbortedTxns(l.segments, start, end))
 	l.mu.Unlock()
 	defer l.release(dirty)
+	var ahead *mapAhead
+	if c.cfg.ParallelMapBuild {
+		from := make([]int64, len(dirty))
+		for i, s := range dirty {
+			from[i] = int64(s.ix.lookup(start))
+		}
+		var err error
+		if ahead, err = c.startMapAhead(dirty, from, start); err != nil {
+			return err
+		}
+		defer func() { ahead.close() }()
+	}
 	for i, s := range dirty {
 		next := end
 		if i+1 < len(dirty) {
 			next = dirty[i+1].base
 		}
-		full, err := c.buildOffsetMapForSegment(s, start, next, txns, stats)
+		var full bool
+		var err error
+		if ahead != nil {
+			var stopped bool
+			full, stopped, err = c.mapSegmentAhead(ahead, i, s, start, next, txns, stats)
+			if stopped {
+				// The goroutine stopped in s: the cleaner reads the rest.
+				ahead.close()
+				ahead = nil
+			}
+		} else {
+			full, err = c.mapSegmentFrom(s, int64(s.ix.lookup(start)), start, next, txns, stats)
+		}
 		if err != nil {
 			return err
 		}
@@ -381,11 +407,12 @@ func (c *Cleaner) buildOffsetMap(l *Log, start, end record.Offset, stats *CleanS
 	return nil
 }
 
-func (c *Cleaner) buildOffsetMapForSegment(s *Segment, start, nextSegmentStart record.Offset, txns *cleanedTxnMetadata, stats *CleanStats) (full bool, err error) {
+// mapSegmentFrom maps segment s from byte pos (a batch boundary) to its
+// end, reading it: next is the following segment's base offset (the dirty
+// end for the last). It reports whether the map became full.
+func (c *Cleaner) mapSegmentFrom(s *Segment, pos int64, start, next record.Offset, txns *cleanedTxnMetadata, stats *CleanStats) (full bool, err error) {
 	defer c.reader.Restore()
-	m := c.offsetMap
-	it := c.iter(s, int64(s.ix.lookup(start)))
-	var r record.Record
+	it := c.iter(s, pos)
 	for {
 		batch, pos, err := it.next()
 		if errors.Is(err, io.EOF) {
@@ -394,60 +421,74 @@ func (c *Cleaner) buildOffsetMapForSegment(s *Segment, start, nextSegmentStart r
 		if err != nil {
 			return false, err
 		}
-		h, recs, err := c.decode(s, batch, pos)
-		if err != nil {
-			return false, err
-		}
-		stats.MapBytesRead += int64(len(batch))
-		if c.progress != nil {
-			c.progress.Add(int64(len(batch)))
-		}
-		switch {
-		case h.Attributes.Control():
-			typ, empty, err := c.controlTypeOf(s, pos, recs)
-			if err != nil {
-				return false, err
-			}
-			if _, err := txns.onControlBatchRead(&h, typ, empty); err != nil {
-				return false, err
-			}
-			stats.MapMessagesRead++
-		case txns.onBatchRead(&h):
-			// Aborted data: not put in the map (KAFKA-REFERENCE §3, case C4).
-			stats.MapMessagesRead += int64(h.RecordCount)
-		default:
-			// Gather the batch's keys at or after start, then put them
-			// together (a Batcher map overlaps their cache misses).
-			sc := &c.batchScratch
-			sc.reset()
-			records := int32(0)
-			for {
-				ok, err := recs.Next(&r)
-				if err != nil {
-					return false, c.corrupt(s, pos, "record", err)
-				}
-				if !ok {
-					break
-				}
-				if off := int64(r.Offset(&h)); r.Key != nil && off >= int64(start) {
-					sc.keys = append(sc.keys, r.Key)
-					sc.offsets = append(sc.offsets, off)
-					sc.keyRecord = append(sc.keyRecord, records)
-				}
-				records++
-			}
-			if full := c.putKeys(sc); full >= 0 {
-				stats.MapMessagesRead += int64(full)
-				return true, nil
-			}
-			stats.MapMessagesRead += int64(records)
-		}
-		if h.LastOffset() >= start {
-			m.UpdateLatestOffset(int64(h.LastOffset()))
+		if full, err := c.mapBatch(s, batch, pos, start, txns, stats); err != nil || full {
+			return full, err
 		}
 	}
 	// Offsets gaps: the whole segment is mapped, so its end is covered.
-	m.UpdateLatestOffset(int64(nextSegmentStart - 1))
+	c.offsetMap.UpdateLatestOffset(int64(next - 1))
+	return false, nil
+}
+
+// mapBatch maps one batch of s read at pos, as Kafka's
+// buildOffsetMapForSegment: a control batch updates the transactions, an
+// aborted transaction's data is skipped, and every other batch's keyed
+// records at offsets >= start are put; the map's latest offset then
+// advances to the batch's last offset. It reports whether the map became
+// full before one of the batch's keys.
+func (c *Cleaner) mapBatch(s *Segment, batch []byte, pos FilePos, start record.Offset, txns *cleanedTxnMetadata, stats *CleanStats) (full bool, err error) {
+	h, recs, err := c.decode(s, batch, pos)
+	if err != nil {
+		return false, err
+	}
+	stats.MapBytesRead += int64(len(batch))
+	if c.progress != nil {
+		c.progress.Add(int64(len(batch)))
+	}
+	switch {
+	case h.Attributes.Control():
+		typ, empty, err := c.controlTypeOf(s, pos, recs)
+		if err != nil {
+			return false, err
+		}
+		if _, err := txns.onControlBatchRead(&h, typ, empty); err != nil {
+			return false, err
+		}
+		stats.MapMessagesRead++
+	case txns.onBatchRead(&h):
+		// Aborted data: not put in the map (KAFKA-REFERENCE §3, case C4).
+		stats.MapMessagesRead += int64(h.RecordCount)
+	default:
+		// Gather the batch's keys at or after start, then put them
+		// together (a Batcher map overlaps their cache misses).
+		sc := &c.batchScratch
+		sc.reset()
+		records := int32(0)
+		var r record.Record
+		for {
+			ok, err := recs.Next(&r)
+			if err != nil {
+				return false, c.corrupt(s, pos, "record", err)
+			}
+			if !ok {
+				break
+			}
+			if off := int64(r.Offset(&h)); r.Key != nil && off >= int64(start) {
+				sc.keys = append(sc.keys, r.Key)
+				sc.offsets = append(sc.offsets, off)
+				sc.keyRecord = append(sc.keyRecord, records)
+			}
+			records++
+		}
+		if at := c.putKeys(sc.keys, nil, sc.offsets, sc.keyRecord); at >= 0 {
+			stats.MapMessagesRead += int64(at)
+			return true, nil
+		}
+		stats.MapMessagesRead += int64(records)
+	}
+	if h.LastOffset() >= start {
+		c.offsetMap.UpdateLatestOffset(int64(h.LastOffset()))
+	}
 	return false, nil
 }
 
@@ -479,33 +520,46 @@ func (c *Cleaner) controlTypeOf(s *Segment, pos FilePos, recs record.RecordItera
 	return typ, false, nil
 }
 
-// putKeys puts the gathered keys of one batch into the map, as Kafka's
+// putKeys puts the gathered keys of one batch into the map (the keys
+// themselves, or, when fps is not nil, their fingerprints: see
+// offsetmap.FingerprintPutter), with offsets[j] the offset of key j and
+// keyRecord[j] its record's number within the batch, as Kafka's
 // buildOffsetMapForSegment does record by record: before each put, a map
 // holding its maximum entries, or unable to store the offset (a layout
 // storing offsets relative to the pass's first), is full, and the pass ends
-// before that record. It returns the index within the batch of the record
+// before that record. It returns the number within the batch of the record
 // that found the map full, or -1 when every key went in.
-func (c *Cleaner) putKeys(sc *batchScratch) int32 {
+func (c *Cleaner) putKeys(keys [][]byte, fps []offsetmap.Fingerprint, offsets []int64, keyRecord []int32) int32 {
 	m := c.offsetMap
-	n := len(sc.keys)
+	n := len(offsets)
 	if n == 0 {
 		return -1
 	}
+	fpp, _ := m.(offsetmap.FingerprintPutter)
+	b, batcher := m.(offsetmap.Batcher)
 	// Offsets increase within a batch, so if the first and last fit, all do.
 	// SizeAtMost first: it leaves a write-behind map's queue alone; Size,
 	// exact, only when the bound says the batch may not fit.
-	if b, ok := m.(offsetmap.Batcher); ok && m.Fits(sc.offsets[0]) && m.Fits(sc.offsets[n-1]) &&
+	if (fps != nil || batcher) && m.Fits(offsets[0]) && m.Fits(offsets[n-1]) &&
 		(n <= c.maxEntries-offsetmap.SizeAtMost(m) || n <= c.maxEntries-m.Size()) {
-		c.verdicts.notePut(sc.offsets)
-		b.PutBatch(sc.keys, sc.offsets)
+		c.verdicts.notePut(offsets)
+		if fps != nil {
+			fpp.PutFingerprints(fps, offsets)
+		} else {
+			b.PutBatch(keys, offsets)
+		}
 		return -1
 	}
-	for j, k := range sc.keys {
-		if m.Size() >= c.maxEntries || !m.Fits(sc.offsets[j]) {
-			return sc.keyRecord[j]
+	for j := range n {
+		if m.Size() >= c.maxEntries || !m.Fits(offsets[j]) {
+			return keyRecord[j]
 		}
-		c.verdicts.notePut(sc.offsets[j : j+1])
-		m.Put(k, sc.offsets[j])
+		c.verdicts.notePut(offsets[j : j+1])
+		if fps != nil {
+			fpp.PutFingerprints(fps[j:j+1], offsets[j:j+1])
+		} else {
+			m.Put(keys[j], offsets[j])
+		}
 	}
 	return -1
 }

@@ -222,6 +222,17 @@ type ioSnapshot struct {
 
 func (c *Cleaner) ioSnapshot() ioSnapshot {
 	s := ioSnapshot{start: time.Now(), read: c.reader.Stats(), write: c.writer.Stats(), ahead: c.ahead.readBytes}
+	if r := c.mapAheadSt.reader; r != nil {
+		// ParallelMapBuild's goroutine reads in the cleaner's stead (it
+		// is never running here: the map build waits for it).
+		m := r.Stats()
+		s.read.Bytes += m.Bytes
+		s.read.Reads += m.Reads
+		s.read.Time += m.Time
+		s.read.DroppedBytes += m.DroppedBytes
+		s.read.ReadaheadBytes += m.ReadaheadBytes
+		s.read.ReadaheadCachedBytes += m.ReadaheadCachedBytes
+	}
 	if c.metered != nil {
 		s.slept = c.metered.slept
 	}

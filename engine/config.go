@@ -292,6 +292,24 @@ type CleanerConfig struct {
 	// results. Default false, as Kafka (one thread per clean). Not a
 	// Kafka config.
 	ParallelLookups bool `json:",omitempty"`
+	// ParallelMapBuild has a second goroutine read the dirty segments
+	// while the offset map is built, through a reader of its own (with
+	// ReadaheadBytes' helper), check each batch's CRC, walk its records
+	// and hash its keys, so that the cleaner's thread only puts them: the
+	// map build's decoding and hashing move to another core, its cache
+	// misses stay on the cleaner's. The cleaner reads itself only the
+	// batches the goroutine leaves to it (compressed, control) and,
+	// should the goroutine stop at a batch it cannot frame or a read
+	// error, the rest from there, so errors are those of the sequential
+	// build. The dirty section is read once, by the goroutine: its bytes
+	// count in the map phase's reads, but the phase's thread counters
+	// (from storage, major faults) are the cleaner thread's only, as with
+	// the read-ahead helper. Needs a map that takes fingerprints
+	// (offsetmap.FingerprintPutter: bucket16); others ignore it, and so
+	// does a throttled cleaner (log.cleaner.io.max.bytes.per.second
+	// meters the cleaner's own reads). Same results. Default false, as
+	// Kafka. Not a Kafka config.
+	ParallelMapBuild bool `json:",omitempty"`
 	// CleanedIndex is how a cleaned segment's .index and .timeindex get
 	// their entries, one of CleanedIndexRules: CleanedIndexPerAppend (the
 	// default, written empty: a run record without the field keeps its
@@ -347,7 +365,8 @@ const (
 	// reading ahead of a cold clean), write-behind output (a second core
 	// writes each full buffer), the dirty section's records decided from
 	// the map build (SkipDirtyLookups), the copy phase's other lookups
-	// made ahead on the second core (ParallelLookups), the output's
+	// made ahead on the second core (ParallelLookups), the map build's
+	// reading, decoding and hashing on the second core (ParallelMapBuild), the output's
 	// write-back started every BestWritebackBytes (WritebackBytes), so the
 	// fsync before each swap is short, and that fsync and the swap run
 	// behind the next group's copy (SyncBehind). O_DIRECT output
@@ -381,18 +400,18 @@ func ProfileNames() []string { return []string{ProfileKafka, ProfileBest} }
 // ApplyProfile sets Hasher, OffsetMap, IOPath, Readahead, ReadaheadBytes,
 // WriteBehind, SyncBehind, WriteDirectBytes (0 in both: O_DIRECT output
 // measured slower on the lab's disk), WritebackBytes, LookAhead,
-// SkipDirtyLookups and ParallelLookups to those of the named profile (ProfileKafka,
+// SkipDirtyLookups, ParallelLookups and ParallelMapBuild to those of the named profile (ProfileKafka,
 // ProfileBest) and leaves every other field alone. Error: an unknown name.
 func (c *CleanerConfig) ApplyProfile(name string) error {
 	switch name {
 	case ProfileKafka:
 		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherMD5, offsetmap.LayoutSkimpy, false, false
 		c.SkipDirtyLookups, c.ParallelLookups, c.WritebackBytes, c.ReadaheadBytes = false, false, 0, 0
-		c.SyncBehind = false
+		c.SyncBehind, c.ParallelMapBuild = false, false
 	case ProfileBest:
 		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherXXH3_128, offsetmap.LayoutBucket16, true, false
 		c.SkipDirtyLookups, c.ParallelLookups, c.WritebackBytes, c.ReadaheadBytes = true, true, BestWritebackBytes, BestReadaheadBytes
-		c.SyncBehind = true
+		c.SyncBehind, c.ParallelMapBuild = true, true
 	default:
 		return fmt.Errorf("engine: unknown cleaner profile %q (valid: %s)", name, strings.Join(ProfileNames(), ", "))
 	}
@@ -403,22 +422,30 @@ func (c *CleanerConfig) ApplyProfile(name string) error {
 // IgnoredSettings says which of the speed settings turned on in c the
 // offset map c.OffsetMap cannot use, each as a sentence naming its flag
 // (LookAhead needs an offsetmap.Prefetcher, ParallelLookups an
-// offsetmap.ConcurrentGetter: bucket16 is both). The clean runs without
-// them, with the same results; the CLI prints the sentences as warnings.
+// offsetmap.ConcurrentGetter, ParallelMapBuild an
+// offsetmap.FingerprintPutter: bucket16 is all three), and
+// ParallelMapBuild under a throttle. The clean runs without them, with the
+// same results; the CLI prints the sentences as warnings.
 func (c *CleanerConfig) IgnoredSettings() []string {
 	var notes []string
+	if c.ParallelMapBuild && c.MaxIOBytesPerSecond > 0 {
+		notes = append(notes, "--parallel-map-build is ignored: log.cleaner.io.max.bytes.per.second throttles the cleaner thread's own reads, so the map build reads on that thread")
+	}
 	layout := c.OffsetMap
 	if layout == "" {
 		layout = offsetmap.LayoutSkimpy
 	}
 	if layout == offsetmap.LayoutBucket16 {
-		return nil
+		return notes
 	}
 	if c.LookAhead {
 		notes = append(notes, fmt.Sprintf("--look-ahead is ignored: the %s offset map cannot prefetch (bucket16 can)", layout))
 	}
 	if c.ParallelLookups {
 		notes = append(notes, fmt.Sprintf("--parallel-lookups is ignored: the %s offset map cannot answer lookups from two goroutines (bucket16 can)", layout))
+	}
+	if c.ParallelMapBuild {
+		notes = append(notes, fmt.Sprintf("--parallel-map-build is ignored: the %s offset map cannot put keys hashed on another goroutine (bucket16 can)", layout))
 	}
 	return notes
 }

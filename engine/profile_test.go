@@ -18,8 +18,9 @@ func TestApplyProfile(t *testing.T) {
 		t.Errorf("best: hasher %s map %s write-behind %v look-ahead %v io %s readahead %s readahead bytes %d skip-dirty-lookups %v",
 			cfg.Hasher, cfg.OffsetMap, cfg.WriteBehind, cfg.LookAhead, cfg.IOPath, cfg.Readahead, cfg.ReadaheadBytes, cfg.SkipDirtyLookups)
 	}
-	if !cfg.SkipDirtyLookups || !cfg.ParallelLookups || !cfg.SyncBehind {
-		t.Errorf("best: skip-dirty-lookups %v parallel-lookups %v sync-behind %v, want all on", cfg.SkipDirtyLookups, cfg.ParallelLookups, cfg.SyncBehind)
+	if !cfg.SkipDirtyLookups || !cfg.ParallelLookups || !cfg.SyncBehind || !cfg.ParallelMapBuild {
+		t.Errorf("best: skip-dirty-lookups %v parallel-lookups %v sync-behind %v parallel-map-build %v, want all on",
+			cfg.SkipDirtyLookups, cfg.ParallelLookups, cfg.SyncBehind, cfg.ParallelMapBuild)
 	}
 	if cfg.WriteDirectBytes != 0 {
 		t.Errorf("best: O_DIRECT writes of %d bytes, want off (measured slower on the lab's disk)", cfg.WriteDirectBytes)
@@ -49,18 +50,24 @@ func TestApplyProfile(t *testing.T) {
 	}
 }
 
-// TestIgnoredSettings: look-ahead and parallel lookups need bucket16; on
-// another layout each is named as ignored, on bucket16 nothing is.
+// TestIgnoredSettings: look-ahead, parallel lookups and the parallel map
+// build need bucket16; on another layout each is named as ignored, on
+// bucket16 nothing is, but the parallel map build under a throttle.
 func TestIgnoredSettings(t *testing.T) {
 	cfg := DefaultCleanerConfig()
-	cfg.LookAhead, cfg.ParallelLookups = true, true
+	cfg.LookAhead, cfg.ParallelLookups, cfg.ParallelMapBuild = true, true, true
 	got := cfg.IgnoredSettings()
-	if len(got) != 2 || !strings.Contains(got[0], "--look-ahead") || !strings.Contains(got[1], "--parallel-lookups") || !strings.Contains(got[1], "skimpy") {
-		t.Errorf("skimpy: %q, want --look-ahead and --parallel-lookups named", got)
+	if len(got) != 3 || !strings.Contains(got[0], "--look-ahead") || !strings.Contains(got[1], "--parallel-lookups") || !strings.Contains(got[1], "skimpy") ||
+		!strings.Contains(got[2], "--parallel-map-build") {
+		t.Errorf("skimpy: %q, want --look-ahead, --parallel-lookups and --parallel-map-build named", got)
 	}
 	cfg.OffsetMap = "bucket16"
 	if got := cfg.IgnoredSettings(); len(got) != 0 {
 		t.Errorf("bucket16: %q, want none", got)
+	}
+	cfg.MaxIOBytesPerSecond = 1 << 20
+	if got := cfg.IgnoredSettings(); len(got) != 1 || !strings.Contains(got[0], "--parallel-map-build") || !strings.Contains(got[0], "log.cleaner.io.max.bytes.per.second") {
+		t.Errorf("bucket16, throttled: %q, want --parallel-map-build named with the throttle", got)
 	}
 	def := DefaultCleanerConfig()
 	if got := def.IgnoredSettings(); len(got) != 0 {

@@ -46,7 +46,11 @@ type CleanStats struct {
 	LookupsSkipped int64 `json:",omitempty"`
 	// LookupsAhead counts keys whose copy-phase lookup the ParallelLookups
 	// goroutine made ahead of the filter.
-	LookupsAhead         int64 `json:",omitempty"`
+	LookupsAhead int64 `json:",omitempty"`
+	// MapBatchesAhead counts the map build's batches the ParallelMapBuild
+	// goroutine read, decoded and hashed for the cleaner (the others, such
+	// as compressed and control batches, the cleaner read itself).
+	MapBatchesAhead      int64 `json:",omitempty"`
 	BatchesRebuilt       int64
 	BatchesDropped       int64
 	EmptyBatchesRetained int64

@@ -33,7 +33,7 @@ func pct(a, b int64) string {
 // throughput (Throughput), times, the offset map, and the kernel counters
 // of the clean phase with their scope.
 func RunRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, tp Throughput, d results.CounterDelta) []results.Row {
-	var written, recRead, recKept, mapKeys, skipped, ahead int64
+	var written, recRead, recKept, mapKeys, skipped, ahead, mapAhead int64
 	var mapTime, copyTime, syncTime time.Duration
 	util := 0.0
 	for _, st := range stats {
@@ -47,6 +47,7 @@ func RunRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, tp Throughput
 		mapKeys = max(mapKeys, int64(st.MapEntries))
 		skipped += st.LookupsSkipped
 		ahead += st.LookupsAhead
+		mapAhead += st.MapBatchesAhead
 	}
 	rows := []results.Row{
 		{Name: "map read", Value: mib(tp.MapBytes), Unit: "MiB", Meaning: "bytes of dirty segments read to build the offset map"},
@@ -61,7 +62,7 @@ func RunRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, tp Throughput
 		{Name: "fsync time", Value: secs(syncTime), Unit: "s", Meaning: "inside fsync, fdatasync and sync_file_range of cleaned segments (--fsync)"},
 		{Name: "map utilisation", Value: f1(100 * util), Unit: "%", Meaning: "max over cleans of keys in the map / slots"},
 	}
-	rows = append(rows, lookupRows(skipped, ahead)...)
+	rows = append(rows, lookupRows(skipped, ahead, mapAhead)...)
 	rows = append(rows, MapRows(cfg, mapKeys)...)
 	rows = append(rows, CounterRows(d)...)
 	return rows
@@ -141,7 +142,7 @@ func CleanRows(st *engine.CleanStats) []results.Row {
 		{Name: "batches dropped", Value: fmt.Sprint(st.BatchesDropped), Unit: "batches", Meaning: "batches with no record left"},
 		{Name: "segments cleaned", Value: fmt.Sprintf("%d in %d groups", st.SegmentsCleaned, st.Groups), Meaning: "segments recopied, and the cleaned segments they became"},
 	}
-	rows = append(rows, lookupRows(st.LookupsSkipped, st.LookupsAhead)...)
+	rows = append(rows, lookupRows(st.LookupsSkipped, st.LookupsAhead, st.MapBatchesAhead)...)
 	if st.IO.ReadFallbacks > 0 {
 		rows = append(rows, results.Row{Name: "direct I/O fallbacks", Value: fmt.Sprint(st.IO.ReadFallbacks), Unit: "segments", Meaning: st.IO.ReadFallbackReason})
 	}
@@ -181,9 +182,14 @@ func directWriteRows(direct, fallbacks int64, reason string) []results.Row {
 }
 
 // lookupRows are the copy phase's lookups that the speed settings spared
-// the filter, when there were any.
-func lookupRows(skipped, ahead int64) []results.Row {
+// the filter, and the map build's batches decoded and hashed on the second
+// core, when there were any.
+func lookupRows(skipped, ahead, mapAhead int64) []results.Row {
 	var rows []results.Row
+	if mapAhead > 0 {
+		rows = append(rows, results.Row{Name: "map batches ahead", Value: fmt.Sprint(mapAhead), Unit: "batches",
+			Meaning: "--parallel-map-build: the map build's batches a second goroutine read, decoded and hashed, so that the cleaner thread only put their keys (it read the others itself)"})
+	}
 	if skipped > 0 {
 		rows = append(rows, results.Row{Name: "lookups skipped", Value: fmt.Sprint(skipped), Unit: "records",
 			Meaning: "--skip-dirty-lookups: dirty records the copy decided from the map build, without a map lookup"})

@@ -97,7 +97,8 @@ var (
 	_ SizeBounder = (*Bucket)(nil)
 	_ Prefetcher  = (*Bucket)(nil)
 
-	_ ConcurrentGetter = (*Bucket)(nil)
+	_ ConcurrentGetter  = (*Bucket)(nil)
+	_ FingerprintPutter = (*Bucket)(nil)
 )
 
 // NewBucket allocates a bucket map of memoryBytes bytes. The table starts at
@@ -192,14 +193,42 @@ func (m *Bucket) Fits(offset int64) bool { return m.w.fits(offset) }
 // REQUIRES: Size() < Slots() and Fits(offset); Put panics otherwise, before
 // queueing anything.
 func (m *Bucket) Put(key []byte, offset int64) {
-	if m.entries+m.pendLen >= m.Slots() {
-		m.flush() // the bound is not exact: make it so before refusing
-		m.checkRoom()
-	}
+	m.checkPut()
 	v := m.w.stamp(offset)
 	fp, b := m.lookup(key)
 	m.queue(fp, b, v)
 	m.lastOffset = offset
+}
+
+// checkPut panics, as Put, when no room is left for one more entry.
+func (m *Bucket) checkPut() {
+	if m.entries+m.pendLen >= m.Slots() {
+		m.flush() // the bound is not exact: make it so before refusing
+		m.checkRoom()
+	}
+}
+
+// FingerprintKeys: see FingerprintPutter.
+func (m *Bucket) FingerprintKeys(keys [][]byte, fps []Fingerprint) {
+	var digest [maxDigestBytes]byte
+	fps = fps[:len(keys)]
+	for i, key := range keys {
+		fps[i] = Fingerprint{m.keys.ofWith(key, digest[:])}
+	}
+}
+
+// PutFingerprints: see FingerprintPutter. Each fingerprint goes through
+// Put's write-behind queue, as PutBatch's keys.
+func (m *Bucket) PutFingerprints(fps []Fingerprint, offsets []int64) {
+	offsets = offsets[:len(fps)]
+	for i, f := range fps {
+		m.checkPut()
+		v := m.w.stamp(offsets[i])
+		m.lookups++
+		home, _ := bits.Mul64(f.fp.f1, m.buckets)
+		m.queue(f.fp, home, v)
+		m.lastOffset = offsets[i]
+	}
 }
 
 // queue adds one hashed Put to pending and prefetches its home bucket,

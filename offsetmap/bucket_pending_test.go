@@ -113,6 +113,36 @@ func TestBucketWriteBehindFull(t *testing.T) {
 	m.Put(testKey(3), 99)
 }
 
+// TestBucketPutFingerprintsFull: PutFingerprints refuses a full map as Put
+// does, at the 65th key of a 64-slot map, with nothing left queued.
+func TestBucketPutFingerprintsFull(t *testing.T) {
+	m, err := NewBucket(1024+63, mustHasher(t, "xxh3-128"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys [][]byte
+	var offsets []int64
+	for i := range 65 {
+		keys = append(keys, testKey(i))
+		offsets = append(offsets, int64(i))
+	}
+	fps := make([]Fingerprint, 65)
+	m.FingerprintKeys(keys, fps)
+	m.PutFingerprints(fps[:64], offsets)
+	if m.Size() != 64 || m.Get(testKey(63)) != 63 {
+		t.Fatalf("Size %d, key 63 -> %d after 64 distinct keys; want 64 and 63", m.Size(), m.Get(testKey(63)))
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("PutFingerprints into a full map did not panic")
+		}
+		if m.pendLen != 0 || m.Size() != 64 {
+			t.Errorf("after the refused put: %d pending, Size %d; want 0 and 64", m.pendLen, m.Size())
+		}
+	}()
+	m.PutFingerprints(fps[64:], offsets[64:])
+}
+
 // TestBucketPrefetchIsAHint: Prefetch changes no entry, no statistic and
 // leaves queued Puts queued; Gets after it answer as without it.
 func TestBucketPrefetchIsAHint(t *testing.T) {

@@ -473,19 +473,38 @@ func TestBucketPrefix(t *testing.T) {
 }
 
 // TestBucketBatchEqualsOneByOne puts and gets the same keys with PutBatch and
-// GetBatch on one map and with Put and Get on another: tables, results and
-// statistics must be identical, with batches that end mid-group and keys
-// repeated within a batch (the later offset wins, as with Put in order).
+// GetBatch on one map, with Put and Get on another, and with
+// PutFingerprints on a third, its keys hashed by FingerprintKeys on
+// another goroutine while it puts (as the cleaner's ParallelMapBuild):
+// tables, results and statistics must be identical, with batches that end
+// mid-group and keys repeated within a batch (the later offset wins, as
+// with Put in order).
 func TestBucketBatchEqualsOneByOne(t *testing.T) {
 	for _, hasher := range []string{"md5", "xxh3-128", "xxh3-64"} {
 		a := mustNew(t, LayoutBucket16, 1<<16, hasher).(*Bucket)
 		b := mustNew(t, LayoutBucket16, 1<<16, hasher).(*Bucket)
+		c := mustNew(t, LayoutBucket16, 1<<16, hasher).(*Bucket)
 		var keys [][]byte
 		var offsets []int64
 		for i := range 3000 {
 			keys = append(keys, testKey(i*7%2000)) // 1,000 keys twice or more
 			offsets = append(offsets, int64(500+i))
 		}
+		type hashed struct {
+			fps          []Fingerprint
+			start, count int
+		}
+		batches := make(chan hashed, 4)
+		go func() {
+			defer close(batches)
+			for start := 0; start < len(keys); {
+				n := min(37+start%5, len(keys)-start)
+				fps := make([]Fingerprint, n)
+				c.FingerprintKeys(keys[start:start+n], fps)
+				batches <- hashed{fps, start, n}
+				start += n
+			}
+		}()
 		for start := 0; start < len(keys); {
 			n := min(37+start%5, len(keys)-start)
 			a.PutBatch(keys[start:start+n], offsets[start:start+n])
@@ -494,9 +513,16 @@ func TestBucketBatchEqualsOneByOne(t *testing.T) {
 			}
 			start += n
 		}
+		for h := range batches {
+			c.PutFingerprints(h.fps, offsets[h.start:h.start+h.count])
+		}
 		if !bytes.Equal(table(a), table(b)) || a.Size() != b.Size() || a.Stats() != b.Stats() || a.LatestOffset() != b.LatestOffset() {
 			t.Fatalf("%s: PutBatch: Size %d/%d Stats %+v/%+v Latest %d/%d, tables equal %v", hasher,
 				a.Size(), b.Size(), a.Stats(), b.Stats(), a.LatestOffset(), b.LatestOffset(), bytes.Equal(table(a), table(b)))
+		}
+		if !bytes.Equal(table(c), table(b)) || c.Size() != b.Size() || c.Stats() != b.Stats() || c.LatestOffset() != b.LatestOffset() {
+			t.Fatalf("%s: PutFingerprints: Size %d/%d Stats %+v/%+v Latest %d/%d, tables equal %v", hasher,
+				c.Size(), b.Size(), c.Stats(), b.Stats(), c.LatestOffset(), b.LatestOffset(), bytes.Equal(table(c), table(b)))
 		}
 		probe := append([][]byte{}, keys[:50]...)
 		probe = append(probe, testKey(99_999), nil) // absent

@@ -169,3 +169,27 @@ type ConcurrentGetter interface {
 // maxDigestBytes bounds every Hasher's Size (sha256's 32), for scratch
 // digests on the stack.
 const maxDigestBytes = 64
+
+// Fingerprint is one key hashed as a FingerprintPutter stores it: opaque,
+// valid only for the map (or a map of the same layout and hasher) that
+// computed it.
+type Fingerprint struct{ fp fingerprint }
+
+// FingerprintPutter is implemented by maps whose Put splits in two: hashing
+// the key (FingerprintKeys), which reads nothing of the table, and writing
+// the table (PutFingerprints). A cleaner hashes one batch's keys on a
+// second core while it puts an earlier batch's
+// (engine.CleanerConfig.ParallelMapBuild). PutFingerprints(fps, offsets)
+// after FingerprintKeys(keys, fps) has the table, results and statistics
+// of PutBatch(keys, offsets), and the same requirements before each key.
+// Bucket is a FingerprintPutter.
+type FingerprintPutter interface {
+	// FingerprintKeys sets fps[i] to the fingerprint of keys[i] for each
+	// i. It uses scratch of its own and touches nothing of the map, so
+	// calls may run on any goroutine, at once with one another and with
+	// any other call on the map. len(fps) >= len(keys).
+	FingerprintKeys(keys [][]byte, fps []Fingerprint)
+	// PutFingerprints does Put for each fingerprinted key in order, as
+	// PutBatch. len(offsets) >= len(fps).
+	PutFingerprints(fps []Fingerprint, offsets []int64)
+}
