@@ -37,7 +37,7 @@ type IOStats struct {
 	// DirectWrittenBytes: output bytes written with O_DIRECT; WriteFallbacks
 	// counts cleaned segments written through the page cache although
 	// WriteDirectBytes was set, WriteFallbackReason says why (the
-	// first one).
+	// latest one of this clean).
 	DirectWrittenBytes  int64  `json:"direct_written_bytes,omitempty"`
 	WriteFallbacks      int64  `json:"write_fallbacks,omitempty"`
 	WriteFallbackReason string `json:"write_fallback_reason,omitempty"`
@@ -55,7 +55,8 @@ type IOStats struct {
 	Copy                   PhaseStats `json:"copy"`
 	// ReadFallbacks counts segments the direct path read with buffered
 	// pread because the file system refused O_DIRECT; ReadFallbackReason
-	// says why (the first one).
+	// says why (the latest one of this clean: a cleaner's reader counts
+	// its fallbacks over all its cleans).
 	ReadFallbacks      int64  `json:"read_fallbacks,omitempty"`
 	ReadFallbackReason string `json:"read_fallback_reason,omitempty"`
 }
@@ -266,14 +267,14 @@ func (c *Cleaner) stopIO(stats *CleanStats) {
 	rs, ws := c.reader.Stats(), c.writer.Stats()
 	stats.IO.ReadFallbacks = rs.Fallbacks - c.ioStart.read.Fallbacks
 	if stats.IO.ReadFallbacks > 0 {
-		stats.IO.ReadFallbackReason = rs.FallbackReason
+		stats.IO.ReadFallbackReason = rs.LastFallbackReason
 	}
 	stats.IO.DirectWrittenBytes = ws.DirectBytes - c.ioStart.write.DirectBytes
 	stats.IO.BehindBuffers = ws.BehindWrites - c.ioStart.write.BehindWrites
 	stats.IO.BehindInline = ws.BehindInline - c.ioStart.write.BehindInline
 	stats.IO.WriteFallbacks = ws.DirectFallbacks - c.ioStart.write.DirectFallbacks
 	if stats.IO.WriteFallbacks > 0 {
-		stats.IO.WriteFallbackReason = ws.DirectFallbackReason
+		stats.IO.WriteFallbackReason = ws.LastDirectFallbackReason
 	}
 }
 

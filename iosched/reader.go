@@ -51,9 +51,12 @@ type ReadStats struct {
 	DroppedBytes int64
 	// Fallbacks counts files the direct path read with buffered pread
 	// because O_DIRECT was refused (ReaderOptions.DirectFallback);
-	// FallbackReason says why, for the first of them.
-	Fallbacks      int64
-	FallbackReason string
+	// FallbackReason says why, for the first of them, and
+	// LastFallbackReason for the latest (a caller counting one span of
+	// reads, such as a clean, takes that span's with the latest).
+	Fallbacks          int64
+	FallbackReason     string
+	LastFallbackReason string
 }
 
 // Reader is the pread SegmentReader: it reads a segment file sequentially by

@@ -111,8 +111,9 @@ func (r *directReader) open(f File) error {
 		return &IOError{Op: "open O_DIRECT", Path: f.Name(), Pos: -1, Err: fmt.Errorf("%w: %w", ErrDirectUnsupported, err)}
 	}
 	r.stats.Fallbacks++
+	r.stats.LastFallbackReason = fmt.Sprintf("O_DIRECT open of %s failed (%v): read with buffered pread", f.Name(), err)
 	if r.stats.FallbackReason == "" {
-		r.stats.FallbackReason = fmt.Sprintf("O_DIRECT open of %s failed (%v): read with buffered pread", f.Name(), err)
+		r.stats.FallbackReason = r.stats.LastFallbackReason
 	}
 	return nil
 }

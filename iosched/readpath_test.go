@@ -202,8 +202,18 @@ func TestDirectFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := r.Stats()
-	if st.Fallbacks != 1 || !strings.Contains(st.FallbackReason, "chunky") {
+	if st.Fallbacks != 1 || !strings.Contains(st.FallbackReason, "chunky") || st.LastFallbackReason != st.FallbackReason {
 		t.Fatalf("one file fell back: stats %+v", st)
+	}
+	// A second file that falls back: the first reason stays, the latest
+	// names it.
+	other := &namedFile{chunkyFile: &chunkyFile{data: data, chunk: 1000}, name: "second.log"}
+	if _, err := r.Read(other, 0, 1000); err != nil {
+		t.Fatal(err)
+	}
+	st = r.Stats()
+	if st.Fallbacks != 2 || !strings.Contains(st.FallbackReason, "chunky") || !strings.Contains(st.LastFallbackReason, "second.log") {
+		t.Fatalf("two files fell back: Fallbacks %d, first %q, latest %q", st.Fallbacks, st.FallbackReason, st.LastFallbackReason)
 	}
 
 	m := newPath(t, ReadMmap, 4096, 4096)
@@ -238,3 +248,11 @@ func TestReadaheadHintCalls(t *testing.T) {
 		t.Fatalf("ParseReadPath(aio) = %v", err)
 	}
 }
+
+// namedFile is a chunkyFile with a name of its own.
+type namedFile struct {
+	*chunkyFile
+	name string
+}
+
+func (f *namedFile) Name() string { return f.name }

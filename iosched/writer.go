@@ -131,6 +131,9 @@ type WriteStats struct {
 	DirectBytes          int64
 	DirectFallbacks      int64
 	DirectFallbackReason string `json:",omitempty"`
+	// LastDirectFallbackReason is the latest fallback's cause (a caller
+	// counting one span of writes, such as a clean, takes that span's).
+	LastDirectFallbackReason string `json:",omitempty"`
 	// BehindWrites counts the buffers handed to write-behind
 	// (SetWriteBehind); BehindInline those of them the caller wrote itself
 	// because their goroutine had not started when the caller needed the
@@ -402,14 +405,21 @@ func (w *Writer) openDirect(f File) {
 		w.dfd, w.fd, w.base = dfd, fd, off
 	}
 	if reason != "" {
-		w.stats.DirectFallbacks++
-		if w.stats.DirectFallbackReason == "" {
-			w.stats.DirectFallbackReason = fmt.Sprintf("%s: %s; written through the page cache", f.Name(), reason)
-		}
+		w.noteDirectFallback(fmt.Sprintf("%s: %s; written through the page cache", f.Name(), reason))
 		return
 	}
 	if cap(w.buf) != w.direct || !isAligned(w.buf) {
 		w.buf = w.newBuffer(w.direct)
+	}
+}
+
+// noteDirectFallback counts one file written through the page cache
+// although SetDirect was on, and why.
+func (w *Writer) noteDirectFallback(reason string) {
+	w.stats.DirectFallbacks++
+	w.stats.LastDirectFallbackReason = reason
+	if w.stats.DirectFallbackReason == "" {
+		w.stats.DirectFallbackReason = reason
 	}
 }
 
@@ -711,10 +721,7 @@ func (w *Writer) writeFile(p []byte) error {
 			// write (an alignment it needs beyond 4,096 bytes): the rest of
 			// the file goes through the page cache, counted.
 			w.throughCache = true
-			w.stats.DirectFallbacks++
-			if w.stats.DirectFallbackReason == "" {
-				w.stats.DirectFallbackReason = fmt.Sprintf("%s: O_DIRECT write refused (%v); written through the page cache", w.f.Name(), err)
-			}
+			w.noteDirectFallback(fmt.Sprintf("%s: O_DIRECT write refused (%v); written through the page cache", w.f.Name(), err))
 			fd, direct = w.fd, false
 			n, err = directPwrite(fd, p, w.base+w.written)
 		}

@@ -95,7 +95,8 @@ func TestDirectWriterRealFile(t *testing.T) {
 
 // TestDirectWriterFallsBack: a file whose writing starts at byte 10 (an
 // O_APPEND file of 10 bytes), and a file with no OS descriptor, are
-// written through the page cache, counted, the first cause said; an
+// written through the page cache, counted, the first and the latest
+// cause said; an
 // O_APPEND file of 4,096 bytes is written direct from there.
 func TestDirectWriterFallsBack(t *testing.T) {
 	pieces, all := directPieces()
@@ -129,6 +130,9 @@ func TestDirectWriterFallsBack(t *testing.T) {
 	st := w.Stats()
 	if cf.buf.String() != string(all) || st.DirectFallbacks != 2 || !strings.Contains(st.DirectFallbackReason, "starts at byte 10, not a multiple of 4096") {
 		t.Fatalf("stats %+v; counting file got %d bytes", st, cf.buf.Len())
+	}
+	if !strings.Contains(st.LastDirectFallbackReason, "counting.log: the file has no OS descriptor") {
+		t.Errorf("latest fallback reason %q, want the counting file's", st.LastDirectFallbackReason)
 	}
 }
 
