@@ -96,8 +96,8 @@ func TestDirectWriterRealFile(t *testing.T) {
 // TestDirectWriterFallsBack: a file whose writing starts at byte 10 (an
 // O_APPEND file of 10 bytes), and a file with no OS descriptor, are
 // written through the page cache, counted, the first and the latest
-// cause said; an
-// O_APPEND file of 4,096 bytes is written direct from there.
+// cause said; an O_APPEND file of 4,096 bytes is written direct from
+// there.
 func TestDirectWriterFallsBack(t *testing.T) {
 	pieces, all := directPieces()
 	dir := t.TempDir()
