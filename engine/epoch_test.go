@@ -314,3 +314,43 @@ func TestAppendAsBadInput(t *testing.T) {
 		t.Errorf("log end offset %d, want 1", leo)
 	}
 }
+
+// TestRecoveryReportsEpochCheckpoint: an open that truncates the leader
+// epoch cache (an entry past the log end offset, as after a crash between
+// the checkpoint's write and the log's) reports the rewrite of
+// leader-epoch-checkpoint, and counts it as a change: a read-write open
+// rewrites the file (epochs 0 at 0 and 1 at 2 stay; epoch 2 at 50 lies
+// past the log end 4), a read-only open reports it and leaves the file.
+func TestRecoveryReportsEpochCheckpoint(t *testing.T) {
+	const base = int64(1_700_000_000_000)
+	for _, readOnly := range []bool{true, false} {
+		dir := filepath.Join(t.TempDir(), "epochs-0")
+		writeTestLog(t, dir, nil, [][]byte{testBatch(t, 0, base, "A=1", "B=1"), testBatch(t, 2, base, "C=1", "D=1")})
+		path := filepath.Join(dir, LeaderEpochCheckpointFile)
+		written := EncodeLeaderEpochCheckpoint([]EpochEntry{{0, 0}, {1, 2}, {2, 50}})
+		if err := os.WriteFile(path, written, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := DefaultLogConfig()
+		l, err := Open(dir, Options{Config: &cfg, ReadOnly: readOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := l.Recovery()
+		if rep.EpochCheckpoint != path || !rep.Changed() {
+			t.Errorf("read-only %v: EpochCheckpoint %q, Changed %v; want %s and true", readOnly, rep.EpochCheckpoint, rep.Changed(), path)
+		}
+		l.Close()
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := written
+		if !readOnly {
+			want = EncodeLeaderEpochCheckpoint([]EpochEntry{{0, 0}, {1, 2}})
+		}
+		if string(got) != string(want) {
+			t.Errorf("read-only %v: leader-epoch-checkpoint is %q, want %q", readOnly, got, want)
+		}
+	}
+}

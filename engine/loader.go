@@ -40,6 +40,11 @@ type RecoveryReport struct {
 	DeletedSegments []string
 	// RemovedOrphans are index files without a .log file, deleted.
 	RemovedOrphans []string
+	// EpochCheckpoint is the partition's leader-epoch-checkpoint when the
+	// open rewrote it (or, read-only, would): entries past the log end
+	// offset or below the log start offset truncated, or entries that did
+	// not increase dropped, as Kafka's LogLoader; empty when unchanged.
+	EpochCheckpoint string
 }
 
 // Truncation is a torn tail cut from a segment at open.
@@ -58,7 +63,7 @@ func (t Truncation) String() string {
 // Changed reports whether the open changed (or, read-only, would change)
 // anything on disk apart from the indexes it rebuilt.
 func (r *RecoveryReport) Changed() bool {
-	return len(r.Truncations) > 0 || len(r.DeletedSegments) > 0 || len(r.RemovedOrphans) > 0
+	return len(r.Truncations) > 0 || len(r.DeletedSegments) > 0 || len(r.RemovedOrphans) > 0 || r.EpochCheckpoint != ""
 }
 
 // Open opens the partition directory dir (named topic-partition), as
@@ -290,9 +295,12 @@ func Open(dir string, opts Options) (_ *Log, err error) {
 	l.bounds = NoRemovalBounds()
 	if changed, err := l.loadEpochCache(); err != nil {
 		return nil, err
-	} else if changed && !opts.ReadOnly {
-		if err := l.writeEpochCache(); err != nil {
-			return nil, err
+	} else if changed {
+		rep.EpochCheckpoint = l.epochCheckpointPath()
+		if !opts.ReadOnly {
+			if err := l.writeEpochCache(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := l.initMCCO(); err != nil {

@@ -315,6 +315,9 @@ func noteRecovery(rep *VerifyReport, r *RecoveryReport) {
 	for _, p := range r.RemovedOrphans {
 		rep.note(p, "orphan index (no .log of its base offset): a read-write open deletes it")
 	}
+	if r.EpochCheckpoint != "" {
+		rep.note(r.EpochCheckpoint, "leader epochs past the log end or below its start: a read-write open truncates them and rewrites the file")
+	}
 }
 
 // verifier carries the state of one Verify across segments.

@@ -10,7 +10,8 @@ import (
 
 // WriteRecovery writes what a read-write engine.Open found and changed:
 // one "recovery: " line per truncation, per segment deleted after a torn
-// tail and per orphan index removed. A nil r writes nothing.
+// tail, per orphan index removed, and for a leader-epoch-checkpoint
+// rewritten. A nil r writes nothing.
 func WriteRecovery(w io.Writer, r *engine.RecoveryReport) {
 	if r == nil {
 		return
@@ -23,6 +24,9 @@ func WriteRecovery(w io.Writer, r *engine.RecoveryReport) {
 	}
 	for _, p := range r.RemovedOrphans {
 		fmt.Fprintf(w, "recovery: removed orphan index %s\n", p)
+	}
+	if r.EpochCheckpoint != "" {
+		fmt.Fprintf(w, "recovery: rewrote %s (leader epochs past the log end or below its start truncated)\n", r.EpochCheckpoint)
 	}
 }
 
