@@ -221,19 +221,19 @@ type ioSnapshot struct {
 	ahead int64
 }
 
-func (c *Cleaner) ioSnapshot() ioSnapshot {
-	s := ioSnapshot{start: time.Now(), read: c.reader.Stats(), write: c.writer.Stats(), ahead: c.ahead.readBytes}
+// readStats is the cleaner's reader's counts, with those of
+// ParallelMapBuild's goroutine, which reads in the cleaner's stead (it is
+// never running when this is called: the map build waits for it).
+func (c *Cleaner) readStats() iosched.ReadStats {
+	rs := c.reader.Stats()
 	if r := c.mapAheadSt.reader; r != nil {
-		// ParallelMapBuild's goroutine reads in the cleaner's stead (it
-		// is never running here: the map build waits for it).
-		m := r.Stats()
-		s.read.Bytes += m.Bytes
-		s.read.Reads += m.Reads
-		s.read.Time += m.Time
-		s.read.DroppedBytes += m.DroppedBytes
-		s.read.ReadaheadBytes += m.ReadaheadBytes
-		s.read.ReadaheadCachedBytes += m.ReadaheadCachedBytes
+		rs = rs.Add(r.Stats())
 	}
+	return rs
+}
+
+func (c *Cleaner) ioSnapshot() ioSnapshot {
+	s := ioSnapshot{start: time.Now(), read: c.readStats(), write: c.writer.Stats(), ahead: c.ahead.readBytes}
 	if c.metered != nil {
 		s.slept = c.metered.slept
 	}
@@ -264,7 +264,7 @@ func (c *Cleaner) stopIO(stats *CleanStats) {
 	if c.metered != nil {
 		c.metered.written = nil
 	}
-	rs, ws := c.reader.Stats(), c.writer.Stats()
+	rs, ws := c.readStats(), c.writer.Stats()
 	stats.IO.ReadFallbacks = rs.Fallbacks - c.ioStart.read.Fallbacks
 	if stats.IO.ReadFallbacks > 0 {
 		stats.IO.ReadFallbackReason = rs.LastFallbackReason

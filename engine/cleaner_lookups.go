@@ -27,13 +27,10 @@ import (
 // setting costs the goroutine's wasted reads, not the filter's time. The goroutine's reads are counted in the copy phase's
 // AheadReadBytes, not in its reads (nor by the throttle).
 type lookupAhead struct {
-	results chan *lookupBlock
-	free    chan *lookupBlock
-	stop    chan struct{}
-	done    chan struct{} // closed when the goroutine has returned
-	cur     *lookupBlock  // the block take reads; nil before the first
-	next    int           // cur's next batch
-	ended   bool          // the goroutine sent its last block
+	blockPipe[lookupBlock]
+	cur   *lookupBlock // the block take reads; nil before the first
+	next  int          // cur's next batch
+	ended bool         // the goroutine sent its last block
 	// filterPos is the file position of the batch the filter is at (take
 	// stores it; the goroutine reads it to skip what is behind).
 	filterPos atomic.Int64
@@ -95,31 +92,12 @@ func (c *Cleaner) startLookupAhead(s *Segment) (*lookupAhead, error) {
 		return nil, nil
 	}
 	st := &c.ahead
-	if st.reader == nil || st.reader.MaxBufferBytes() < c.reader.MaxBufferBytes() {
-		r, err := iosched.NewSegmentReader(iosched.ReaderOptions{
-			Path: iosched.ReadPath(c.cfg.IOPath), BufferBytes: c.ioBufBytes, MaxBufferBytes: c.reader.MaxBufferBytes(),
-			Readahead: iosched.ReadaheadHint(c.cfg.Readahead), DirectFallback: true,
-		})
-		if err != nil {
-			return nil, err
-		}
-		st.reader = r
+	// No read-ahead helper of its own: the filter's reader has one over
+	// the same segment.
+	if err := c.ownReader(&st.reader, 0); err != nil {
+		return nil, err
 	}
-	if st.blocks == nil {
-		for range lookupBlocks {
-			st.blocks = append(st.blocks, &lookupBlock{})
-		}
-	}
-	a := &lookupAhead{
-		results: make(chan *lookupBlock, lookupBlocks),
-		free:    make(chan *lookupBlock, lookupBlocks),
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
-		wait:    c.aheadWait,
-	}
-	for _, b := range st.blocks {
-		a.free <- b
-	}
+	a := &lookupAhead{blockPipe: newBlockPipe(&st.blocks, lookupBlocks), wait: c.aheadWait}
 	// The map was flushed (Size) when the map phase ended; the copy phase
 	// only reads it.
 	latest := c.offsetMap.LatestOffset()
@@ -270,9 +248,7 @@ func (a *lookupAhead) take(pos int64) (ab aheadBatch, ok bool) {
 
 // close stops the goroutine and waits for it.
 func (a *lookupAhead) close() {
-	if a == nil {
-		return
+	if a != nil {
+		a.blockPipe.close()
 	}
-	close(a.stop)
-	<-a.done
 }

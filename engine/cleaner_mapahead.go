@@ -27,12 +27,9 @@ import (
 // sequential build reports. The cleaner waits for the goroutine: its own
 // core has nothing else to do in the map phase.
 type mapAhead struct {
-	results chan *mapBlock
-	free    chan *mapBlock
-	stop    chan struct{}
-	done    chan struct{} // closed when the goroutine has returned
-	cur     *mapBlock     // the block take reads; nil before the first
-	next    int           // cur's next entry
+	blockPipe[mapBlock]
+	cur  *mapBlock // the block take reads; nil before the first
+	next int       // cur's next entry
 }
 
 // mapEntryKind is what the goroutine did with one entry of a mapBlock.
@@ -127,31 +124,12 @@ func (c *Cleaner) startMapAhead(dirty []*Segment, from []int64, start record.Off
 		return nil, nil
 	}
 	st := &c.mapAheadSt
-	if st.reader == nil || st.reader.MaxBufferBytes() < c.reader.MaxBufferBytes() {
-		r, err := iosched.NewSegmentReader(iosched.ReaderOptions{
-			Path: iosched.ReadPath(c.cfg.IOPath), BufferBytes: c.ioBufBytes, MaxBufferBytes: c.reader.MaxBufferBytes(),
-			Readahead: iosched.ReadaheadHint(c.cfg.Readahead), ReadaheadBytes: c.cfg.ReadaheadBytes,
-			DirectFallback: true,
-		})
-		if err != nil {
-			return nil, err
-		}
-		st.reader = r
+	// The goroutine is the map build's only reader: the read-ahead helper
+	// goes with it.
+	if err := c.ownReader(&st.reader, c.cfg.ReadaheadBytes); err != nil {
+		return nil, err
 	}
-	if st.blocks == nil {
-		for range mapBlocks {
-			st.blocks = append(st.blocks, &mapBlock{})
-		}
-	}
-	a := &mapAhead{
-		results: make(chan *mapBlock, mapBlocks),
-		free:    make(chan *mapBlock, mapBlocks),
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
-	}
-	for _, b := range st.blocks {
-		a.free <- b
-	}
+	a := &mapAhead{blockPipe: newBlockPipe(&st.blocks, mapBlocks)}
 	go func() {
 		defer close(a.done)
 		a.run(dirty, from, int64(start), st, fp, c.cfg.VerifyCRC)
@@ -306,11 +284,60 @@ func (a *mapAhead) take(check func() error) (mapEntry, error) {
 
 // close stops the goroutine and waits for it.
 func (a *mapAhead) close() {
-	if a == nil {
-		return
+	if a != nil {
+		a.blockPipe.close()
 	}
-	close(a.stop)
-	<-a.done
+}
+
+// blockPipe carries reusable blocks of B from a goroutine ahead of the
+// cleaner to the cleaner: filled blocks in order on results, emptied ones
+// back on free. The goroutine returns when stop is closed, and closes
+// done when it has.
+type blockPipe[B any] struct {
+	results chan *B
+	free    chan *B
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+// newBlockPipe returns a pipe whose free channel holds the n blocks of
+// *blocks, allocated there on the first call (a Cleaner keeps them across
+// cleans).
+func newBlockPipe[B any](blocks *[]*B, n int) blockPipe[B] {
+	for len(*blocks) < n {
+		*blocks = append(*blocks, new(B))
+	}
+	p := blockPipe[B]{results: make(chan *B, n), free: make(chan *B, n), stop: make(chan struct{}), done: make(chan struct{})}
+	for _, b := range (*blocks)[:n] {
+		p.free <- b
+	}
+	return p
+}
+
+// close stops the goroutine and waits for it.
+func (p *blockPipe[B]) close() {
+	close(p.stop)
+	<-p.done
+}
+
+// ownReader (re)makes *r, the reader of a goroutine reading ahead of the
+// cleaner, when it is nil or its buffer cannot grow as far as the
+// cleaner's (max.message.bytes): the cleaner's read path and hint, and a
+// read-ahead helper reading readaheadBytes ahead (0: none).
+func (c *Cleaner) ownReader(r *iosched.SegmentReader, readaheadBytes int64) error {
+	if *r != nil && (*r).MaxBufferBytes() >= c.reader.MaxBufferBytes() {
+		return nil
+	}
+	nr, err := iosched.NewSegmentReader(iosched.ReaderOptions{
+		Path: iosched.ReadPath(c.cfg.IOPath), BufferBytes: c.ioBufBytes, MaxBufferBytes: c.reader.MaxBufferBytes(),
+		Readahead: iosched.ReadaheadHint(c.cfg.Readahead), ReadaheadBytes: readaheadBytes,
+		DirectFallback: true,
+	})
+	if err != nil {
+		return err
+	}
+	*r = nr
+	return nil
 }
 
 // mapSegmentAhead maps dirty segment seg (s) from the goroutine's entries,

@@ -1,10 +1,7 @@
 package engine
 
 import (
-	"errors"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
@@ -94,39 +91,11 @@ func TestParallelLookupsCorruptSegment(t *testing.T) {
 	writeTestLog(t, src, nil, seg0,
 		[][]byte{testBatch(t, 32, base+10, "A=2", "B=2")},
 		[][]byte{testBatch(t, 34, base+20, "F=1")})
-	cfg := DefaultLogConfig()
-	var errs [2]string
-	for i, parallel := range []bool{false, true} {
-		dir := filepath.Join(t.TempDir(), "corrupt-0")
-		copyDir(t, src, dir)
-		l, err := Open(dir, Options{Config: &cfg})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := seg(dir, 0, LogFileSuffix)
-		pos := batchPositions(t, p)[5]
-		flipByte(t, p, pos+record.RecordsPos+3)
-		before := logHashes(t, dir)
-		goroutines := runtime.NumGoroutine()
+	cleanCorrupted(t, src, record.RecordsPos+3, 32, "CRC", func(parallel bool) *Cleaner {
 		c := fastPathCleaner(t, base, offsetmap.LayoutBucket16, func(cfg *CleanerConfig) { cfg.ParallelLookups = parallel })
 		c.aheadWait = parallel
-		_, err = c.Clean(l, CleanOptions{Force: true, OverrideFirstDirty: true, FirstDirtyOffset: 32})
-		var ce *record.CorruptionError
-		if !errors.As(err, &ce) || ce.Path != p || ce.Pos != pos {
-			t.Fatalf("parallel %v: Clean = %v, want a CorruptionError at %s byte %d", parallel, err, p, pos)
-		}
-		errs[i] = strings.ReplaceAll(err.Error(), dir, "DIR")
-		if d := diffHashes(before, logHashes(t, dir)); d != "" {
-			t.Errorf("parallel %v: the failed clean changed the log: %s", parallel, d)
-		}
-		if n := runtime.NumGoroutine(); n > goroutines {
-			t.Errorf("parallel %v: %d goroutines after the clean, %d before", parallel, n, goroutines)
-		}
-		l.Close()
-	}
-	if errs[0] != errs[1] {
-		t.Errorf("errors differ:\n without: %v\n with:    %v", errs[0], errs[1])
-	}
+		return c
+	})
 }
 
 // TestParallelLookupsWithoutWaiting: the filter not waiting for the

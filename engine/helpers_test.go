@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -415,5 +416,47 @@ func writeTestLog(t testing.TB, dir string, cfg *LogConfig, segments ...[][]byte
 	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// cleanCorrupted damages a copy of the log src for each of the cleaners
+// cleaner(false) and cleaner(true) make (a setting off, then on): it
+// flips the byte at offset at of the sixth batch of the first segment,
+// after the log is opened, and cleans from firstDirty. Each clean must
+// fail with a *record.CorruptionError at that batch's file and position
+// whose text holds want, change nothing in the log and leave no goroutine
+// behind; the two errors must read the same.
+func cleanCorrupted(t *testing.T, src string, at int64, firstDirty record.Offset, want string, cleaner func(on bool) *Cleaner) {
+	t.Helper()
+	var errs [2]string
+	for i, on := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), filepath.Base(src))
+		copyDir(t, src, dir)
+		cfg := DefaultLogConfig()
+		l, err := Open(dir, Options{Config: &cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := seg(dir, 0, LogFileSuffix)
+		pos := batchPositions(t, p)[5]
+		flipByte(t, p, pos+at)
+		before := logHashes(t, dir)
+		goroutines := runtime.NumGoroutine()
+		_, err = cleaner(on).Clean(l, CleanOptions{Force: true, OverrideFirstDirty: true, FirstDirtyOffset: firstDirty})
+		var ce *record.CorruptionError
+		if !errors.As(err, &ce) || ce.Path != p || ce.Pos != pos || !strings.Contains(err.Error(), want) {
+			t.Fatalf("setting on %v: Clean = %v, want a CorruptionError (%s) at %s byte %d", on, err, want, p, pos)
+		}
+		errs[i] = strings.ReplaceAll(err.Error(), dir, "DIR")
+		if d := diffHashes(before, logHashes(t, dir)); d != "" {
+			t.Errorf("setting on %v: the failed clean changed the log: %s", on, d)
+		}
+		if n := runtime.NumGoroutine(); n > goroutines {
+			t.Errorf("setting on %v: %d goroutines after the clean, %d before", on, n, goroutines)
+		}
+		l.Close()
+	}
+	if errs[0] != errs[1] {
+		t.Errorf("errors differ:\n off: %v\n on:  %v", errs[0], errs[1])
 	}
 }

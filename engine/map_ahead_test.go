@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
@@ -162,37 +161,7 @@ func TestParallelMapBuildCorruptBatch(t *testing.T) {
 		{"size", record.LengthPos, "batch"},
 	} {
 		t.Run(damage.name, func(t *testing.T) {
-			var errs [2]string
-			for i, on := range []bool{false, true} {
-				dir := filepath.Join(t.TempDir(), "corrupt-0")
-				copyDir(t, src, dir)
-				cfg := DefaultLogConfig()
-				l, err := Open(dir, Options{Config: &cfg})
-				if err != nil {
-					t.Fatal(err)
-				}
-				p := seg(dir, 0, LogFileSuffix)
-				pos := batchPositions(t, p)[5]
-				flipByte(t, p, pos+damage.at)
-				before := logHashes(t, dir)
-				goroutines := runtime.NumGoroutine()
-				_, err = mapAheadCleaner(t, base, on, 0).Clean(l, CleanOptions{Force: true, OverrideFirstDirty: true, FirstDirtyOffset: 0})
-				var ce *record.CorruptionError
-				if !errors.As(err, &ce) || ce.Path != p || ce.Pos != pos || !strings.Contains(err.Error(), damage.want) {
-					t.Fatalf("parallel %v: Clean = %v, want a CorruptionError (%s) at %s byte %d", on, err, damage.want, p, pos)
-				}
-				errs[i] = strings.ReplaceAll(err.Error(), dir, "DIR")
-				if d := diffHashes(before, logHashes(t, dir)); d != "" {
-					t.Errorf("parallel %v: the failed clean changed the log: %s", on, d)
-				}
-				if n := runtime.NumGoroutine(); n > goroutines {
-					t.Errorf("parallel %v: %d goroutines after the clean, %d before", on, n, goroutines)
-				}
-				l.Close()
-			}
-			if errs[0] != errs[1] {
-				t.Errorf("errors differ:\n without: %v\n with:    %v", errs[0], errs[1])
-			}
+			cleanCorrupted(t, src, damage.at, 0, damage.want, func(on bool) *Cleaner { return mapAheadCleaner(t, base, on, 0) })
 		})
 	}
 }

@@ -59,6 +59,30 @@ type ReadStats struct {
 	LastFallbackReason string
 }
 
+// Add returns the counts of s and o summed, field by field (two readers
+// reading for one phase); the reasons are s's, or o's where s has none.
+func (s ReadStats) Add(o ReadStats) ReadStats {
+	s.Bytes += o.Bytes
+	s.Reads += o.Reads
+	s.Time += o.Time
+	s.Maps += o.Maps
+	s.Advice += o.Advice
+	s.AdviceErrors += o.AdviceErrors
+	s.ReadaheadSteps += o.ReadaheadSteps
+	s.ReadaheadErrors += o.ReadaheadErrors
+	s.ReadaheadBytes += o.ReadaheadBytes
+	s.ReadaheadCachedBytes += o.ReadaheadCachedBytes
+	s.DroppedBytes += o.DroppedBytes
+	s.Fallbacks += o.Fallbacks
+	if s.FallbackReason == "" {
+		s.FallbackReason = o.FallbackReason
+	}
+	if s.LastFallbackReason == "" {
+		s.LastFallbackReason = o.LastFallbackReason
+	}
+	return s
+}
+
 // Reader is the pread SegmentReader: it reads a segment file sequentially by
 // pread into one reusable buffer, as Kafka's cleaner reads with its read
 // buffer. The buffer is allocated once, at bufferBytes, in NewReader, and

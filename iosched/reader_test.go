@@ -215,3 +215,17 @@ func TestReaderDoesNotAllocate(t *testing.T) {
 		t.Fatalf("%v allocations per Read/Grow/Restore round", allocs)
 	}
 }
+
+// TestReadStatsAdd: every count is summed; the first reason is the
+// receiver's unless it has none.
+func TestReadStatsAdd(t *testing.T) {
+	a := ReadStats{Bytes: 1, Reads: 2, Time: 3, Maps: 4, Advice: 5, AdviceErrors: 6, ReadaheadSteps: 7, ReadaheadErrors: 8,
+		ReadaheadBytes: 9, ReadaheadCachedBytes: 10, DroppedBytes: 11, Fallbacks: 12, LastFallbackReason: "a last"}
+	b := ReadStats{Bytes: 100, Reads: 200, Time: 300, Maps: 400, Advice: 500, AdviceErrors: 600, ReadaheadSteps: 700, ReadaheadErrors: 800,
+		ReadaheadBytes: 900, ReadaheadCachedBytes: 1000, DroppedBytes: 1100, Fallbacks: 1200, FallbackReason: "b first", LastFallbackReason: "b last"}
+	want := ReadStats{Bytes: 101, Reads: 202, Time: 303, Maps: 404, Advice: 505, AdviceErrors: 606, ReadaheadSteps: 707, ReadaheadErrors: 808,
+		ReadaheadBytes: 909, ReadaheadCachedBytes: 1010, DroppedBytes: 1111, Fallbacks: 1212, FallbackReason: "b first", LastFallbackReason: "a last"}
+	if got := a.Add(b); got != want {
+		t.Errorf("Add = %+v, want %+v", got, want)
+	}
+}
