@@ -326,6 +326,9 @@ func (c *Cleaner) startPhase(phase string, inputs func() ([]*Segment, []int64), 
 		}
 		if endProbe != nil {
 			pc := endProbe()
+			if ahead, ok := c.mapAheadSt.takeOS(); ok && phase == PhaseMap {
+				pc.AddThread(ahead)
+			}
 			dst.OS = &pc
 		}
 	}

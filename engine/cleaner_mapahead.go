@@ -112,6 +112,18 @@ type mapAheadState struct {
 	reader   iosched.SegmentReader
 	blocks   []*mapBlock
 	oversize []byte
+	// os is what the clean's PhaseProbe measured of the goroutine's own
+	// OS thread in the last build (haveOS), for the map phase's counters
+	// (takeOS).
+	os     iosched.PhaseCounters
+	haveOS bool
+}
+
+// takeOS returns the goroutine's thread counters of the last build, once.
+func (st *mapAheadState) takeOS() (iosched.PhaseCounters, bool) {
+	pc, ok := st.os, st.haveOS
+	st.haveOS = false
+	return pc, ok
 }
 
 // startMapAhead starts the goroutine over the dirty segments, each from
@@ -130,8 +142,16 @@ func (c *Cleaner) startMapAhead(dirty []*Segment, from []int64, start record.Off
 		return nil, err
 	}
 	a := &mapAhead{blockPipe: newBlockPipe(&st.blocks, mapBlocks)}
+	st.haveOS = false
+	probe := c.probe
 	go func() {
 		defer close(a.done)
+		if probe != nil {
+			// The goroutine's reads miss the page cache on its own thread:
+			// measured there, they join the map phase's (startPhase).
+			end := probe(PhaseMap, nil)
+			defer func() { st.os, st.haveOS = end(), true }()
+		}
 		a.run(dirty, from, int64(start), st, fp, c.cfg.VerifyCRC)
 	}()
 	return a, nil

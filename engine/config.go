@@ -301,10 +301,12 @@ type CleanerConfig struct {
 	// batches the goroutine leaves to it (compressed, control) and,
 	// should the goroutine stop at a batch it cannot frame or a read
 	// error, the rest from there, so errors are those of the sequential
-	// build. The dirty section is read once, by the goroutine: its bytes
-	// count in the map phase's reads, but the phase's thread counters
-	// (from storage, major faults) are the cleaner thread's only, as with
-	// the read-ahead helper. Needs a map that takes fingerprints
+	// build. The dirty section is read once, by the goroutine, for its
+	// uncompressed batches; a compressed or control batch is read twice
+	// (the goroutine frames it, the cleaner reads it to map it), and both
+	// reads count in the map phase's. The phase's thread counters (from
+	// storage, major faults) add the goroutine's thread to the cleaner's
+	// (PhaseCounters.Scope "threads"). Needs a map that takes fingerprints
 	// (offsetmap.FingerprintPutter: bucket16); others ignore it, and so
 	// does a throttled cleaner (log.cleaner.io.max.bytes.per.second
 	// meters the cleaner's own reads). Same results. Default false, as

@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/iosched"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
 
@@ -239,5 +241,76 @@ func TestParallelMapBuildOffsetGaps(t *testing.T) {
 	st := cleanWithMapAhead(t, src, base, 0, false)
 	if st[0].EndOffset != 40 || st[0].MapMessagesRead != 20 {
 		t.Errorf("end offset %d, %d records mapped; want 40 and 20", st[0].EndOffset, st[0].MapMessagesRead)
+	}
+}
+
+// TestParallelMapBuildThreadCounters: the goroutine's reads from storage
+// are on its own thread; the map phase's kernel counters add that
+// thread's to the cleaner thread's (Scope "threads"), so a cold map build
+// reads its dirty bytes "from storage" with the setting as without it.
+// 2,000 batches of 16 records of 100-byte values over 5,000 keys: a first
+// clean keeps the 5,000 latest records (about 590 KB) and warms the
+// producer state, then every .log's pages are dropped and the whole log is
+// cleaned again; none of its input is cached then, and, as the kernel's
+// readahead may read past the batches, at least the bytes the build read
+// must show as read from storage.
+func TestParallelMapBuildThreadCounters(t *testing.T) {
+	const base = int64(1_700_000_000_000)
+	src := filepath.Join(t.TempDir(), "cold-0")
+	value := strings.Repeat("v", 100)
+	var seg0 [][]byte
+	for b := range 2000 {
+		var specs []string
+		for k := range 16 {
+			specs = append(specs, fmt.Sprintf("K%06d=%s", (b*16+k)%5000, value))
+		}
+		seg0 = append(seg0, testBatch(t, record.Offset(16*b), base, specs...))
+	}
+	writeTestLog(t, src, nil, seg0, [][]byte{testBatch(t, 32000, base+1, "A=1")})
+	for _, on := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "cold-0")
+		copyDir(t, src, dir)
+		cfg := DefaultLogConfig()
+		l, err := Open(dir, Options{Config: &cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ccfg := DefaultCleanerConfig()
+		ccfg.DedupeBufferBytes, ccfg.OffsetMap, ccfg.Hasher, ccfg.ParallelMapBuild = 4<<20, offsetmap.LayoutBucket16, offsetmap.HasherXXH3_128, on
+		c, err := NewCleaner(ccfg, CleanerOptions{Now: fixedClock(base), PhaseProbe: iosched.ThreadPhaseProbe})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Clean(l, CleanOptions{Force: true}); err != nil {
+			t.Fatal(err)
+		}
+		l.WaitClosing()
+		for _, p := range logFiles(t, dir) {
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := iosched.DropFileCache(f); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+		}
+		st, err := c.Clean(l, CleanOptions{Force: true, OverrideFirstDirty: true, FirstDirtyOffset: 0})
+		l.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pc := st.IO.Map.OS
+		if pc == nil {
+			t.Fatal("no kernel counters for the map phase")
+		}
+		wantScope := map[bool]string{false: "thread", true: "threads"}[on]
+		if pc.Scope != wantScope || pc.InputCachedBytes != 0 || pc.StorageReadBytes < st.MapBytesRead || st.MapBytesRead < 500<<10 {
+			t.Errorf("parallel %v: scope %q, %d of %d input bytes cached, %d bytes from storage for %d bytes read by the build; want scope %q, none cached, and at least the bytes read",
+				on, pc.Scope, pc.InputCachedBytes, pc.InputBytes, pc.StorageReadBytes, st.MapBytesRead, wantScope)
+		}
+		if on && st.MapBatchesAhead == 0 {
+			t.Error("parallel: no batch hashed ahead")
+		}
 	}
 }

@@ -13,8 +13,10 @@ type FileSpan struct {
 // its start to its end, and the page-cache state of its input at its start.
 type PhaseCounters struct {
 	// Scope is "thread" when the counters are the phase's own OS thread's
-	// (/proc/thread-self; the phase ran locked to it), "process" when they
-	// are the whole process's (other cleaner threads included).
+	// (/proc/thread-self; the phase ran locked to it), "threads" when
+	// another thread's were added (AddThread: a goroutine reading for the
+	// phase), "process" when they are the whole process's (other cleaner
+	// threads included).
 	Scope string
 	Wall  time.Duration
 	// InputBytes is the bytes of the files the phase was about to read, and
@@ -49,6 +51,25 @@ type PhaseCounters struct {
 	Missing []string `json:",omitempty"`
 }
 
+// AddThread adds the thread counters of o, another thread's reading for
+// the same phase, to p: storage and read-call bytes, faults and block I/O
+// delay. The phase's wall time, its input's residency and the system-wide
+// I/O pressure stay p's. Scope becomes "threads" (from "thread").
+func (p *PhaseCounters) AddThread(o PhaseCounters) {
+	p.StorageReadBytes += o.StorageReadBytes
+	p.StorageWriteBytes += o.StorageWriteBytes
+	p.ReadCallBytes += o.ReadCallBytes
+	p.MajorFaults += o.MajorFaults
+	p.MinorFaults += o.MinorFaults
+	p.BlkioDelay += o.BlkioDelay
+	if p.Scope == "thread" {
+		p.Scope = "threads"
+	}
+	for _, m := range o.Missing {
+		p.Missing = appendOnce(p.Missing, m)
+	}
+}
+
 // CacheReadBytes estimates the bytes of read that came from the page cache:
 // read minus StorageReadBytes, at least 0. read is what the phase read from
 // its files (the reader's count). Readahead past what was read makes it an
@@ -61,3 +82,12 @@ func (p PhaseCounters) CacheReadBytes(read int64) int64 { return max(0, read-p.S
 // in between). A PhaseProbe keeps no state between phases, so one can serve
 // every cleaner thread.
 type PhaseProbe func(phase string, inputs []FileSpan) (end func() PhaseCounters)
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}

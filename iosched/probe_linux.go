@@ -66,15 +66,6 @@ func ThreadPhaseProbe(phase string, inputs []FileSpan) func() PhaseCounters {
 	}
 }
 
-func appendOnce(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
-	}
-	return append(list, s)
-}
-
 // delayAccountingOn reports whether the kernel counts block I/O delays
 // per task (sysctl kernel.task_delayacct).
 func delayAccountingOn() bool {

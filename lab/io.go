@@ -386,7 +386,7 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 		if haveOS {
 			rows = append(rows,
 				results.Row{Name: name + ": cached at start", Value: pct(k.InputCachedBytes, k.InputBytes), Unit: "%", Meaning: "share of the phase's input in the page cache as it began (" + iosched.ResidencyMethod() + ")"},
-				results.Row{Name: name + ": from storage", Value: mib(k.StorageReadBytes), Unit: "MiB", Meaning: "thread: /proc/thread-self/io read_bytes of the cleaner thread, page-cache misses with their readahead, O_DIRECT reads"},
+				results.Row{Name: name + ": from storage", Value: mib(k.StorageReadBytes), Unit: "MiB", Meaning: "thread: /proc/thread-self/io read_bytes of the cleaner thread (and, with --parallel-map-build, of the map build goroutine's thread), page-cache misses with their readahead, O_DIRECT reads"},
 				results.Row{Name: name + ": from cache", Value: mib(max(0, p.ReadBytes-k.StorageReadBytes)), Unit: "MiB", Meaning: "read - read from storage (an estimate: readahead beyond the reads makes it low)"},
 				results.Row{Name: name + ": major faults", Value: fmt.Sprint(k.MajorFaults), Unit: "faults", Meaning: "thread: /proc/thread-self/stat majflt of the cleaner thread, page faults that waited for storage (the mmap path's misses)"},
 				results.Row{Name: name + ": I/O pressure", Value: secs(k.IOPressureStall), Unit: "s", Meaning: "system: /proc/pressure/io some, time some task of the machine was stalled on I/O"},
