@@ -18,9 +18,10 @@ import (
 // file order, what it learnt of each batch: its position and size, its
 // header, how many records it walked, and the offsets, fingerprints and
 // record numbers of its keys at or after the pass's start. The cleaner does
-// the rest exactly as the build that reads itself (buildOffsetMapForSegment):
-// the transactions, the map-full rule, the latest offset, the counts. A
-// batch the goroutine does not take (compressed, control, not v2, a CRC or
+// the rest exactly as the build that reads itself (mapSegmentFrom):
+// the transactions, the map-full rule, the latest offset, the counts. The
+// goroutine decompresses compressed batches with a Decoder of its own. A
+// batch it does not take (control, not v2, a CRC, a decompression or a
 // record that does not check out) the cleaner reads and maps itself; where
 // the goroutine cannot frame a batch or its reader fails, it stops, and the
 // cleaner reads on by itself from there, so every error is the one the
@@ -110,6 +111,7 @@ const (
 // ParallelMapBuild: the goroutine's reader and blocks, allocated once.
 type mapAheadState struct {
 	reader   iosched.SegmentReader
+	dec      record.Decoder
 	blocks   []*mapBlock
 	oversize []byte
 	// os is what the clean's PhaseProbe measured of the goroutine's own
@@ -201,7 +203,7 @@ func (a *mapAhead) run(dirty []*Segment, from []int64, start int64, st *mapAhead
 				b.add(mapStopped, i, int64(pos), 0)
 				send(true)
 				return
-			case !b.walk(batch, start, fp, verifyCRC):
+			case !b.walk(batch, start, &st.dec, fp, verifyCRC):
 				b.add(mapRead, i, int64(pos), len(batch))
 			default:
 				b.seg[len(b.seg)-1], b.pos[len(b.pos)-1] = int32(i), int64(pos)
@@ -224,23 +226,24 @@ func (a *mapAhead) run(dirty []*Segment, from []int64, start int64, st *mapAhead
 // the caller to set) and reports true, or adds nothing and reports false
 // when the cleaner is to map it itself: it is not v2, its CRC does not
 // match (checked under verifyCRC), its header does not parse or give its
-// size, it is a control batch or compressed, or a record does not decode.
-// The keys it hashes are those the cleaner's own walk puts: non-null keys
-// at offsets >= start.
-func (b *mapBlock) walk(batch []byte, start int64, fp offsetmap.FingerprintPutter, verifyCRC bool) bool {
+// size, it does not decompress, it is a control batch, or a record does
+// not decode. It decodes as the cleaner's decode does (dec.Records, the
+// goroutine's own Decoder, decompressing a compressed batch). The keys it
+// hashes are those the cleaner's own walk puts: non-null keys at offsets
+// >= start.
+func (b *mapBlock) walk(batch []byte, start int64, dec *record.Decoder, fp offsetmap.FingerprintPutter, verifyCRC bool) bool {
 	if len(batch) < record.BatchHeaderSize || batch[record.MagicPos] != record.MagicV2 {
 		return false
 	}
 	if verifyCRC && record.VerifyCRC(batch) != nil {
 		return false
 	}
-	h, err := record.ParseHeader(batch)
-	if err != nil || h.Size() != len(batch) || h.Attributes.Control() || h.Attributes.Codec() != record.CodecNone {
+	h, recs, err := dec.Records(batch)
+	if err != nil || h.Attributes.Control() {
 		return false
 	}
 	n0 := len(b.offsets)
 	keys := b.keys[:0]
-	recs := record.NewRecordIterator(batch[record.RecordsPos:], h.RecordCount)
 	var r record.Record
 	records := int32(0)
 	for {
