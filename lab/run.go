@@ -120,6 +120,10 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}
+	// Before the workload is generated: a bad path would fail only after it.
+	if err := checkProfilePaths(opt.CPUProfile, opt.Trace); err != nil {
+		return nil, err
+	}
 	logw := opt.Log
 	if logw == nil {
 		logw = io.Discard
@@ -371,6 +375,32 @@ func WriteRecord(run *results.Run, out string) (string, error) {
 		run.SchemaVersion = SchemaVersion
 	}
 	return run.WriteNew(out)
+}
+
+// checkProfilePaths checks the files --cpuprofile and --trace name ("" =
+// none) before anything is done: each one's directory must exist, and the
+// two must not be the same file (both would write it, and neither could
+// be read).
+func checkProfilePaths(cpuPath, tracePath string) error {
+	for _, f := range []struct{ flag, path string }{{"cpuprofile", cpuPath}, {"trace", tracePath}} {
+		if f.path == "" {
+			continue
+		}
+		dir := filepath.Dir(f.path)
+		if st, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("lab: --%s %s: %w", f.flag, f.path, err)
+		} else if !st.IsDir() {
+			return fmt.Errorf("lab: --%s %s: %s is not a directory", f.flag, f.path, dir)
+		}
+	}
+	if cpuPath != "" && tracePath != "" {
+		a, errA := filepath.Abs(cpuPath)
+		b, errB := filepath.Abs(tracePath)
+		if errA == nil && errB == nil && a == b {
+			return fmt.Errorf("lab: --cpuprofile and --trace both name %s: give each its own file", cpuPath)
+		}
+	}
+	return nil
 }
 
 // startProfiles starts a CPU profile into cpuPath and an execution trace

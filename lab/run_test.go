@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/results"
@@ -71,6 +72,32 @@ func TestRunStoppedBeforeItStarts(t *testing.T) {
 	for _, d := range []string{out, data} {
 		if left, _ := filepath.Glob(filepath.Join(d, "*")); len(left) != 0 {
 			t.Errorf("%s holds %v", d, left)
+		}
+	}
+}
+
+// TestCheckProfilePaths: --cpuprofile and --trace are refused before the
+// run when their directory is missing or a file, or when both name one file
+// (also spelled differently); distinct files in an existing directory, or
+// none, pass.
+func TestCheckProfilePaths(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "plain")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cpu, trace, want string // want: "" for no error, else a piece of it
+	}{
+		{"", "", ""},
+		{filepath.Join(dir, "cpu.out"), filepath.Join(dir, "t.out"), ""},
+		{filepath.Join(dir, "missing", "cpu.out"), "", "--cpuprofile"},
+		{"", filepath.Join(file, "t.out"), "is not a directory"},
+		{filepath.Join(dir, "same"), filepath.Join(dir, ".", "same"), "both name"},
+	} {
+		err := checkProfilePaths(c.cpu, c.trace)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("cpu %q trace %q: error %v, want %q", c.cpu, c.trace, err, c.want)
 		}
 	}
 }
