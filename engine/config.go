@@ -294,17 +294,18 @@ type CleanerConfig struct {
 	ParallelLookups bool `json:",omitempty"`
 	// ParallelMapBuild has a second goroutine read the dirty segments
 	// while the offset map is built, through a reader of its own (with
-	// ReadaheadBytes' helper), check each batch's CRC, walk its records
-	// and hash its keys, so that the cleaner's thread only puts them: the
+	// ReadaheadBytes' helper), check each batch's CRC, decompress it, walk
+	// its records and hash its keys, so that the cleaner's thread only puts them: the
 	// map build's decoding and hashing move to another core, its cache
 	// misses stay on the cleaner's. The cleaner reads itself only the
-	// batches the goroutine leaves to it (compressed, control) and,
+	// batches the goroutine leaves to it (control batches) and,
 	// should the goroutine stop at a batch it cannot frame or a read
 	// error, the rest from there, so errors are those of the sequential
-	// build. The dirty section is read once, by the goroutine, for its
-	// uncompressed batches; a compressed or control batch is read twice
-	// (the goroutine frames it, the cleaner reads it to map it), and both
-	// reads count in the map phase's. The phase's thread counters (from
+	// build. The dirty section is read once, by the goroutine, which also
+	// decompresses compressed batches (a Decoder of its own); a control
+	// batch, or one whose CRC, decompression or records do not check out,
+	// is read twice (the goroutine frames it, the cleaner reads it to map
+	// it), and both reads count in the map phase's. The phase's thread counters (from
 	// storage, major faults) add the goroutine's thread to the cleaner's
 	// (PhaseCounters.Scope "threads"). Needs a map that takes fingerprints
 	// (offsetmap.FingerprintPutter: bucket16); others ignore it, and so
