@@ -294,24 +294,22 @@ type CleanerConfig struct {
 	ParallelLookups bool `json:",omitempty"`
 	// ParallelMapBuild has a second goroutine read the dirty segments
 	// while the offset map is built, through a reader of its own (with
-	// ReadaheadBytes' helper), check each batch's CRC, decompress it, walk
-	// its records and hash its keys, so that the cleaner's thread only puts them: the
-	// map build's decoding and hashing move to another core, its cache
-	// misses stay on the cleaner's. The cleaner reads itself only the
-	// batches the goroutine leaves to it (control batches) and,
-	// should the goroutine stop at a batch it cannot frame or a read
-	// error, the rest from there, so errors are those of the sequential
-	// build. The dirty section is read once, by the goroutine, which also
-	// decompresses compressed batches (a Decoder of its own); a control
-	// batch, or one whose CRC, decompression or records do not check out,
-	// is read twice (the goroutine frames it, the cleaner reads it to map
-	// it), and both reads count in the map phase's. The phase's thread counters (from
-	// storage, major faults) add the goroutine's thread to the cleaner's
-	// (PhaseCounters.Scope "threads"). Needs a map that takes fingerprints
-	// (offsetmap.FingerprintPutter: bucket16); others ignore it, and so
-	// does a throttled cleaner (log.cleaner.io.max.bytes.per.second
-	// meters the cleaner's own reads). Same results. Default false, as
-	// Kafka. Not a Kafka config.
+	// ReadaheadBytes' helper), check each batch's CRC, decompress it (a
+	// Decoder of its own), walk its records and hash its keys, so that the
+	// cleaner's thread only puts them: the map build's decoding and
+	// hashing move to another core, its cache misses stay on the
+	// cleaner's. The dirty section is read once, by the goroutine. The
+	// cleaner reads and maps itself a control batch, or one whose CRC,
+	// decompression or records do not check out (a second read of that
+	// batch, counted), and, should the goroutine stop at a batch it cannot
+	// frame or at a read error, the rest from there, so errors are those
+	// of the sequential build. Both readers count in the map phase's
+	// reads, and its thread counters (from storage, major faults) add the
+	// goroutine's thread to the cleaner's (PhaseCounters.Scope "threads").
+	// Needs a map that takes fingerprints (offsetmap.FingerprintPutter:
+	// bucket16); others ignore it, and so does a throttled cleaner
+	// (log.cleaner.io.max.bytes.per.second meters the cleaner's own
+	// reads). Same results. Default false, as Kafka. Not a Kafka config.
 	ParallelMapBuild bool `json:",omitempty"`
 	// CleanedIndex is how a cleaned segment's .index and .timeindex get
 	// their entries, one of CleanedIndexRules: CleanedIndexPerAppend (the
