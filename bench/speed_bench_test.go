@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/iosched"
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
@@ -207,6 +208,10 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	row=sync-behind/values=100/cache=warm,
 //	row=parallel-map-build/values=100/cache=warm: the best profile without that
 //	    setting (without-MB/s) and with it (with-MB/s, speedup).
+//	row=parallel-recompress/codec=C/values=100/cache=warm: the best profile
+//	    without and with CleanerConfig.ParallelRecompress (without-MB/s,
+//	    with-MB/s, speedup) on a log whose every batch is compressed with
+//	    C (zstd, lz4).
 //	row=writeback/bytes=N/values=100/cache=warm: the best profile without
 //	    early write-back (without-MB/s) and with CleanerConfig.WritebackBytes
 //	    N (with-MB/s, speedup), for N of 1, 4 and 16 MiB: which N
@@ -236,6 +241,20 @@ func BenchmarkSpeed(b *testing.B) {
 		if fixtures[key] == nil {
 			b.StopTimer()
 			fixtures[key] = newCleanFixture(b, parent, speedSpec(logBytes, values))
+		}
+		return fixtures[key]
+	}
+	compressedFixture := func(b *testing.B, logBytes int64, values int, codec string) *cleanFixture {
+		key := fmt.Sprint(logBytes, "/", values, "/", codec)
+		if fixtures[key] == nil {
+			b.StopTimer()
+			spec := speedSpec(logBytes, values)
+			c, err := record.ParseCodec(codec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			spec.Codec = c
+			fixtures[key] = newCleanFixture(b, parent, spec)
 		}
 		return fixtures[key]
 	}
@@ -291,6 +310,17 @@ func BenchmarkSpeed(b *testing.B) {
 			off.name = "best-without-" + setting.name
 			setting.off(&off.cfg)
 			without, with, ratio := pairs(b, fixture(b, logBytes, 100), off, bestProfile(), lab.CacheWarm)
+			b.ReportMetric(medianOf(without), "without-MB/s")
+			b.ReportMetric(medianOf(with), "with-MB/s")
+			b.ReportMetric(medianOf(ratio), "speedup")
+		})
+	}
+	for _, codec := range []string{"zstd", "lz4"} {
+		b.Run("row=parallel-recompress/codec="+codec+"/values=100/cache=warm", func(b *testing.B) {
+			off, on := bestProfile(), bestProfile()
+			off.name, off.cfg.ParallelRecompress = "best-without-parallel-recompress", false
+			on.name, on.cfg.ParallelRecompress = "best-with-parallel-recompress", true
+			without, with, ratio := pairs(b, compressedFixture(b, logBytes, 100, codec), off, on, lab.CacheWarm)
 			b.ReportMetric(medianOf(without), "without-MB/s")
 			b.ReportMetric(medianOf(with), "with-MB/s")
 			b.ReportMetric(medianOf(ratio), "speedup")

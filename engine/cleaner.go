@@ -90,6 +90,8 @@ type Cleaner struct {
 	aheadWait bool
 	// mapAheadSt is ParallelMapBuild's reader and blocks.
 	mapAheadSt mapAheadState
+	// outq orders the copy's output around ParallelRecompress's jobs.
+	outq outQueue
 	// rebuildByDecode makes a rebuilt batch decode its kept records again
 	// and re-encode them field by field, instead of copying their bytes
 	// (appendKept): the reference path of the equivalence tests only.

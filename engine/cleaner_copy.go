@@ -194,16 +194,23 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 	defer ahead.close()
 	it := c.iter(src, 0)
 	c.appends.startSegment(cfg.MaxMessageBytes)
+	c.outq.startSegment(c, dest, stats)
+	defer c.outq.abandon() // after an error: no job left running
 	for {
 		batch, pos, err := it.next()
 		if errors.Is(err, io.EOF) {
+			if err := c.outq.drain(); err != nil {
+				return err
+			}
 			c.appends.flush(dest)
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		c.appends.sourceBatch(dest, int64(pos), int64(len(batch)))
+		if err := c.outq.source(int64(pos), int64(len(batch))); err != nil {
+			return err
+		}
 		var ab aheadBatch
 		if ahead != nil {
 			ab, _ = ahead.take(int64(pos))
@@ -258,30 +265,35 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 		}
 		stats.MessagesRead += int64(h.RecordCount)
 		c.prefetchNext(&it)
-		out, keptCount, err := c.filterBatch(src, pos, &h, recs, &ab, nowMs, cfg.DeleteRetentionMs, discardRecords, canDiscard && control, stats)
+		out, job, keptCount, err := c.filterBatch(src, pos, &h, recs, &ab, nowMs, cfg.DeleteRetentionMs, discardRecords, canDiscard && control, stats)
 		if err != nil {
 			return err
 		}
 		switch {
+		case job != nil:
+			stats.MessagesWritten += int64(keptCount)
+			if err := c.outq.compress(job, int64(pos), c.rebuiltMaxOffset); err != nil {
+				return err
+			}
 		case out != nil:
 			stats.MessagesWritten += int64(keptCount)
 			oh, err := record.ParseHeader(out)
 			if err != nil {
 				return fmt.Errorf("engine: rebuilt batch at %s byte %d: %w", src.f.Name(), pos, err)
 			}
-			if err := c.emit(dest, &oh, out, c.rebuiltMaxOffset, stats); err != nil {
+			if err := c.outq.batch(&oh, out, c.rebuiltMaxOffset); err != nil {
 				return err
 			}
 		case keptCount < 0:
 			stats.MessagesWritten += int64(h.RecordCount)
-			if err := c.emit(dest, &h, batch, h.LastOffset(), stats); err != nil {
+			if err := c.outq.batch(&h, batch, h.LastOffset()); err != nil {
 				return err
 			}
 		case retention == retainEmpty:
 			empty := c.emptyBatch(&h)
 			eh, _ := record.ParseHeader(empty)
 			stats.EmptyBatchesRetained++
-			if err := c.emit(dest, &eh, empty, eh.LastOffset(), stats); err != nil {
+			if err := c.outq.batch(&eh, empty, eh.LastOffset()); err != nil {
 				return err
 			}
 		default:
@@ -303,10 +315,12 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 // (aliasing c.scratch) when some records go or a delete horizon must be
 // stamped (a kept tombstone, or markerForEmptyTxn: a kept marker that may
 // be discarded once its horizon passes), and nil with keptCount 0 when none
-// stay.
-func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, recs record.RecordIterator, ab *aheadBatch, nowMs, deleteRetentionMs int64, discardRecords, markerForEmptyTxn bool, stats *CleanStats) (out []byte, keptCount int, err error) {
+// stay. Under ParallelRecompress a rebuilt batch of a compressed topic
+// comes back as a job (its records in the job's Builder, not compressed
+// yet) instead of out.
+func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, recs record.RecordIterator, ab *aheadBatch, nowMs, deleteRetentionMs int64, discardRecords, markerForEmptyTxn bool, stats *CleanStats) (out []byte, job *recompressJob, keptCount int, err error) {
 	if discardRecords {
-		return nil, 0, nil
+		return nil, nil, 0, nil
 	}
 	control := h.Attributes.Control()
 	// The bitmap and the scratch slices grow with the records actually
@@ -330,7 +344,7 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 		start := iter.Pos()
 		ok, err := iter.Next(&r)
 		if err != nil {
-			return nil, 0, c.corrupt(src, pos, "record", err)
+			return nil, nil, 0, c.corrupt(src, pos, "record", err)
 		}
 		if !ok {
 			sc.spans = append(sc.spans, start) // the end of the last record
@@ -405,10 +419,10 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 	// must stay (MemoryRecords.filterTo writes only retained records or a
 	// RETAIN_EMPTY header).
 	if keptCount == n && n > 0 && !needHorizon {
-		return nil, -1, nil
+		return nil, nil, -1, nil
 	}
 	if keptCount == 0 {
-		return nil, 0, nil
+		return nil, nil, 0, nil
 	}
 
 	nh := *h
@@ -432,19 +446,29 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 	if !h.Attributes.LogAppendTime() {
 		nh.MaxTimestamp = maxKeptTs
 	}
-	c.builder.Reset(nh)
-	if err := c.appendKept(src, pos, h, &nh, recs, kept); err != nil {
-		return nil, 0, err
-	}
-	c.scratch, err = c.builder.Finish(c.scratch[:0])
+	b, job, err := c.outq.builder(&nh)
 	if err != nil {
-		return nil, 0, fmt.Errorf("engine: rebuild batch from %s byte %d: %w", src.f.Name(), pos, err)
+		return nil, nil, 0, err
+	}
+	b.Reset(nh)
+	if err := c.appendKept(b, src, pos, h, &nh, recs, kept); err != nil {
+		if job != nil {
+			c.outq.free = append(c.outq.free, job)
+		}
+		return nil, nil, 0, err
 	}
 	stats.BatchesRebuilt++
-	return c.scratch, keptCount, nil
+	if job != nil {
+		return nil, job, keptCount, nil
+	}
+	c.scratch, err = b.Finish(c.scratch[:0])
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("engine: rebuild batch from %s byte %d: %w", src.f.Name(), pos, err)
+	}
+	return c.scratch, nil, keptCount, nil
 }
 
-// appendKept appends the kept records of a rebuilt batch to c.builder, each
+// appendKept appends the kept records of a rebuilt batch to b, each
 // with its timestamp delta relative to the new header nh (Kafka's
 // MemoryRecordsBuilder writes timestamp - baseTimestamp; offsets and their
 // deltas stay, as the base offset does). Each record's bytes are those
@@ -453,7 +477,7 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 // (Builder.AppendRetimed); no record is decoded a second time. With
 // c.rebuildByDecode (tests) the records are decoded again and re-encoded
 // field by field instead, the path the raw one must match byte for byte.
-func (c *Cleaner) appendKept(src *Segment, pos FilePos, h, nh *record.BatchHeader, recs record.RecordIterator, kept []uint64) error {
+func (c *Cleaner) appendKept(b *record.Builder, src *Segment, pos FilePos, h, nh *record.BatchHeader, recs record.RecordIterator, kept []uint64) error {
 	sc := &c.batchScratch
 	if !c.rebuildByDecode {
 		sec := recs.Section()
@@ -461,7 +485,7 @@ func (c *Cleaner) appendKept(src *Segment, pos FilePos, h, nh *record.BatchHeade
 			if kept[i>>6]&(1<<(i&63)) == 0 {
 				continue
 			}
-			if err := c.builder.AppendRetimed(sec[sc.spans[i]:sc.spans[i+1]], sc.timestamps[i]-nh.BaseTimestamp); err != nil {
+			if err := b.AppendRetimed(sec[sc.spans[i]:sc.spans[i+1]], sc.timestamps[i]-nh.BaseTimestamp); err != nil {
 				return c.corrupt(src, pos, "record", err)
 			}
 		}
@@ -480,7 +504,7 @@ func (c *Cleaner) appendKept(src *Segment, pos FilePos, h, nh *record.BatchHeade
 			continue
 		}
 		r.TimestampDelta = r.Timestamp(h) - nh.BaseTimestamp
-		c.builder.Append(&r)
+		b.Append(&r)
 	}
 }
 

@@ -26,6 +26,12 @@ type IOStats struct {
 	// (no core free: iosched.WriteStats.BehindInline).
 	BehindBuffers int64 `json:"behind_buffers,omitempty"`
 	BehindInline  int64 `json:"behind_inline,omitempty"`
+	// Recompressed counts rebuilt batches compressed on a goroutine of
+	// their own (CleanerConfig.ParallelRecompress); RecompressInline those
+	// of them the cleaner compressed itself, their goroutine not having
+	// started when their turn to be written came.
+	Recompressed     int64 `json:"recompressed,omitempty"`
+	RecompressInline int64 `json:"recompress_inline,omitempty"`
 	// SyncBehind is CleanerConfig.SyncBehind; SyncBehindWait the time the
 	// copy waited for a group synced and swapped behind it (the rest of
 	// those syncs' time, in Copy.SyncTime, overlapped the copy).

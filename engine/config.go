@@ -311,6 +311,16 @@ type CleanerConfig struct {
 	// (log.cleaner.io.max.bytes.per.second meters the cleaner's own
 	// reads). Same results. Default false, as Kafka. Not a Kafka config.
 	ParallelMapBuild bool `json:",omitempty"`
+	// ParallelRecompress compresses the batches the copy rebuilds for a
+	// compressed topic on goroutines of their own (up to 4 at once, each
+	// with its own compressor), while the cleaner filters the next
+	// batches; the output goes to the cleaned segment in the order the
+	// sequential copy writes it, and the cleaner compresses a batch itself
+	// when its turn comes and its goroutine has not started. Compression
+	// dominates such a copy (zstd, lz4, gzip at Kafka's default levels),
+	// and it runs on the cleaner's thread otherwise. Same bytes. Default
+	// false, as Kafka. Not a Kafka config.
+	ParallelRecompress bool `json:",omitempty"`
 	// CleanedIndex is how a cleaned segment's .index and .timeindex get
 	// their entries, one of CleanedIndexRules: CleanedIndexPerAppend (the
 	// default, written empty: a run record without the field keeps its

@@ -367,6 +367,14 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 				results.Row{Name: name + ": written", Value: mib(p.WrittenBytes), Unit: "MiB", Meaning: "bytes written to cleaned segments"},
 				results.Row{Name: name + ": sync", Value: secs(p.SyncTime), Unit: "s", Meaning: "inside fsync / fdatasync / sync_file_range of cleaned segments"},
 				results.Row{Name: name + ": final syncs", Value: secs(p.FinalSyncTime), Unit: "s", Meaning: "of sync, inside the fsync or fdatasync of each cleaned segment (without early write-back's sync_file_range starts)"})
+			var recompressed, recompressInline int64
+			for _, st := range stats {
+				recompressed += st.IO.Recompressed
+				recompressInline += st.IO.RecompressInline
+			}
+			if recompressed > 0 {
+				rows = append(rows, recompressRow(recompressed, recompressInline))
+			}
 			if io0.WriteBehind {
 				var buffers, inline int64
 				for _, st := range stats {

@@ -149,6 +149,9 @@ func CleanRows(st *engine.CleanStats) []results.Row {
 	if st.IO.WriteBehind {
 		rows = append(rows, writeBehindRow(st.IO.BehindBuffers, st.IO.BehindInline))
 	}
+	if st.IO.Recompressed > 0 {
+		rows = append(rows, recompressRow(st.IO.Recompressed, st.IO.RecompressInline))
+	}
 	if st.IO.SyncBehind {
 		rows = append(rows, syncBehindRow(st.IO.SyncBehindWait))
 	}
@@ -163,6 +166,13 @@ func CleanRows(st *engine.CleanStats) []results.Row {
 func writeBehindRow(buffers, inline int64) results.Row {
 	return results.Row{Name: "copy: written inline", Value: fmt.Sprintf("%d of %d", inline, buffers), Unit: "buffers",
 		Meaning: "--write-behind: output buffers the cleaner thread wrote itself, as their goroutine had not started when it needed the buffer back (no free core); the rest were written on another core"}
+}
+
+// recompressRow is how many rebuilt batches were compressed on other
+// goroutines, and of them by the cleaner itself (--parallel-recompress).
+func recompressRow(n, inline int64) results.Row {
+	return results.Row{Name: "copy: recompressed apart", Value: fmt.Sprintf("%d (%d inline)", n, inline), Unit: "batches",
+		Meaning: "--parallel-recompress: rebuilt batches of compressed topics compressed on goroutines of their own while the cleaner filtered on; inline: those the cleaner compressed itself, their goroutine not started when their turn to be written came"}
 }
 
 // syncBehindRow is the time the copy waited for the groups synced and

@@ -8,15 +8,16 @@ import (
 )
 
 // TestCleanRowsOutputSettings: clean's report shows the buffers
-// write-behind's caller wrote inline, what sync-behind waited, the bytes written with O_DIRECT and the fallbacks with their
+// write-behind's caller wrote inline, the batches recompressed apart, what sync-behind waited, the bytes written with O_DIRECT and the fallbacks with their
 // cause, and the direct read path's fallbacks, and none of those rows for
 // a clean without the settings.
 func TestCleanRowsOutputSettings(t *testing.T) {
-	st := &engine.CleanStats{IO: engine.IOStats{WriteBehind: true, BehindBuffers: 12, BehindInline: 5, SyncBehind: true, SyncBehindWait: 250 * time.Millisecond,
+	st := &engine.CleanStats{IO: engine.IOStats{WriteBehind: true, BehindBuffers: 12, BehindInline: 5, Recompressed: 40, RecompressInline: 3, SyncBehind: true, SyncBehindWait: 250 * time.Millisecond,
 		WriteDirectBytes: 4096, DirectWrittenBytes: 3 << 20, WriteFallbacks: 1, WriteFallbackReason: "x.log: O_DIRECT open failed",
 		ReadFallbacks: 2, ReadFallbackReason: "y.log: read with pread"}}
 	want := map[string]string{
 		"copy: written inline":          "5 of 12",
+		"copy: recompressed apart":      "40 (3 inline)",
 		"copy: waited for syncs behind": "0.250",
 		"copy: written direct":          "3.0",
 		"direct write fallbacks":        "1",
