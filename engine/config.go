@@ -411,7 +411,8 @@ func ProfileNames() []string { return []string{ProfileKafka, ProfileBest} }
 // ApplyProfile sets Hasher, OffsetMap, IOPath, Readahead, ReadaheadBytes,
 // WriteBehind, SyncBehind, WriteDirectBytes (0 in both: O_DIRECT output
 // measured slower on the lab's disk), WritebackBytes, LookAhead,
-// SkipDirtyLookups, ParallelLookups and ParallelMapBuild to those of the named profile (ProfileKafka,
+// SkipDirtyLookups, ParallelLookups, ParallelMapBuild and ParallelRecompress
+// (off in both: measured slower on the lab's machine) to those of the named profile (ProfileKafka,
 // ProfileBest) and leaves every other field alone. Error: an unknown name.
 func (c *CleanerConfig) ApplyProfile(name string) error {
 	switch name {
@@ -426,7 +427,7 @@ func (c *CleanerConfig) ApplyProfile(name string) error {
 	default:
 		return fmt.Errorf("engine: unknown cleaner profile %q (valid: %s)", name, strings.Join(ProfileNames(), ", "))
 	}
-	c.IOPath, c.Readahead, c.WriteDirectBytes = iosched.ReadPread, iosched.HintNone, 0
+	c.IOPath, c.Readahead, c.WriteDirectBytes, c.ParallelRecompress = iosched.ReadPread, iosched.HintNone, 0, false
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 func TestApplyProfile(t *testing.T) {
 	cfg := DefaultCleanerConfig()
 	cfg.DedupeBufferBytes, cfg.IOBufferBytes, cfg.IOPath, cfg.Readahead = 64<<20, 1<<20, "direct", "willneed"
+	cfg.ParallelRecompress = true
 	if err := cfg.ApplyProfile(ProfileBest); err != nil {
 		t.Fatal(err)
 	}
@@ -22,8 +23,8 @@ func TestApplyProfile(t *testing.T) {
 		t.Errorf("best: skip-dirty-lookups %v parallel-lookups %v sync-behind %v parallel-map-build %v, want all on",
 			cfg.SkipDirtyLookups, cfg.ParallelLookups, cfg.SyncBehind, cfg.ParallelMapBuild)
 	}
-	if cfg.WriteDirectBytes != 0 {
-		t.Errorf("best: O_DIRECT writes of %d bytes, want off (measured slower on the lab's disk)", cfg.WriteDirectBytes)
+	if cfg.WriteDirectBytes != 0 || cfg.ParallelRecompress {
+		t.Errorf("best: O_DIRECT writes of %d bytes, parallel recompression %v; want both off (measured slower on the lab's machine)", cfg.WriteDirectBytes, cfg.ParallelRecompress)
 	}
 	if cfg.WritebackBytes != BestWritebackBytes || BestWritebackBytes <= 0 {
 		t.Errorf("best: write-back every %d bytes, want BestWritebackBytes (%d, > 0)", cfg.WritebackBytes, BestWritebackBytes)
