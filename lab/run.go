@@ -393,14 +393,27 @@ func checkProfilePaths(cpuPath, tracePath string) error {
 			return fmt.Errorf("lab: --%s %s: %s is not a directory", f.flag, f.path, dir)
 		}
 	}
-	if cpuPath != "" && tracePath != "" {
-		a, errA := filepath.Abs(cpuPath)
-		b, errB := filepath.Abs(tracePath)
-		if errA == nil && errB == nil && a == b {
-			return fmt.Errorf("lab: --cpuprofile and --trace both name %s: give each its own file", cpuPath)
-		}
+	if cpuPath != "" && tracePath != "" && sameFile(cpuPath, tracePath) {
+		return fmt.Errorf("lab: --cpuprofile %s and --trace %s name the same file: give each its own", cpuPath, tracePath)
 	}
 	return nil
+}
+
+// sameFile reports whether paths a and b name one file: both exist and are
+// the same file (links included), or neither need exist and they have one
+// name in the same directory (however each directory is reached).
+func sameFile(a, b string) bool {
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(ia, ib)
+	}
+	if filepath.Base(a) != filepath.Base(b) {
+		return false
+	}
+	da, errA := os.Stat(filepath.Dir(a))
+	db, errB := os.Stat(filepath.Dir(b))
+	return errA == nil && errB == nil && os.SameFile(da, db)
 }
 
 // startProfiles starts a CPU profile into cpuPath and an execution trace

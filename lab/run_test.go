@@ -78,12 +78,20 @@ func TestRunStoppedBeforeItStarts(t *testing.T) {
 
 // TestCheckProfilePaths: --cpuprofile and --trace are refused before the
 // run when their directory is missing or a file, or when both name one file
-// (also spelled differently); distinct files in an existing directory, or
+// (spelled differently, through a symlinked directory, or an existing file
+// and a hard link to it); distinct files, also through the symlink, or
 // none, pass.
 func TestCheckProfilePaths(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "plain")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link, hard := filepath.Join(t.TempDir(), "link"), filepath.Join(dir, "hard")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(file, hard); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -93,7 +101,10 @@ func TestCheckProfilePaths(t *testing.T) {
 		{filepath.Join(dir, "cpu.out"), filepath.Join(dir, "t.out"), ""},
 		{filepath.Join(dir, "missing", "cpu.out"), "", "--cpuprofile"},
 		{"", filepath.Join(file, "t.out"), "is not a directory"},
-		{filepath.Join(dir, "same"), filepath.Join(dir, ".", "same"), "both name"},
+		{filepath.Join(dir, "same"), filepath.Join(dir, ".", "same"), "the same file"},
+		{filepath.Join(dir, "same"), filepath.Join(link, "same"), "the same file"},
+		{file, hard, "the same file"},
+		{filepath.Join(dir, "a.out"), filepath.Join(link, "b.out"), ""},
 	} {
 		err := checkProfilePaths(c.cpu, c.trace)
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
