@@ -15,8 +15,10 @@ import (
 // (a source batch's start, for Kafka's appends, and an output batch) waits
 // in a ring, a batch's bytes copied into its slot's buffer; the head of
 // the ring is emitted as soon as it is ready (its job compressed), and at
-// the latest when the ring or the jobs run out, and at the end of each
-// source segment. With nothing in flight events go straight through,
+// the latest when the ring's slots, its byte budget (outRingBytes) or the
+// jobs run out, and at the end of each source segment. Its memory: the
+// jobs' builders and outputs, and the slots' buffers, each kept up to
+// outSlotKeepSize, the batches queued at most outRingBytes. With nothing in flight events go straight through,
 // exactly as without the setting. When the cleaner needs a job whose
 // goroutine has not started (no core free), it compresses the batch itself
 // (as the write-behind Writer does). The bytes, the index entries and the
@@ -29,6 +31,7 @@ type outQueue struct {
 
 	ring       [outRingSlots]outEvent
 	head, size int
+	bytes      int              // of the outBatch events queued
 	free       []*recompressJob // jobs not in flight
 	jobs       []*recompressJob // all jobs, allocated once
 	// beforeJob, when set (tests), is called by each job's goroutine
@@ -36,10 +39,15 @@ type outQueue struct {
 	beforeJob func()
 }
 
-// Events in flight at most, and jobs (batches compressing at once).
+// Events in flight at most; bytes of batches copied into the ring at most
+// (past them the head is emitted, waiting for its job); the largest buffer
+// a slot keeps for its next use (a larger one is let go once emitted); and
+// jobs (batches compressing at once).
 const (
-	outRingSlots = 256
-	outJobs      = 4
+	outRingSlots    = 256
+	outRingBytes    = 4 << 20
+	outSlotKeepSize = 256 << 10
+	outJobs         = 4
 )
 
 // outEventKind is what one outEvent emits.
@@ -168,11 +176,20 @@ func (q *outQueue) batch(h *record.BatchHeader, b []byte, maxOffset record.Offse
 	if q.size == 0 {
 		return q.c.emit(q.dest, h, b, maxOffset, q.stats)
 	}
+	for q.size > 0 && q.bytes+len(b) > outRingBytes {
+		if err := q.emitHead(); err != nil {
+			return err
+		}
+	}
+	if q.size == 0 {
+		return q.c.emit(q.dest, h, b, maxOffset, q.stats)
+	}
 	e, err := q.push()
 	if err != nil {
 		return err
 	}
 	e.kind, e.maxOffset, e.buf = outBatch, maxOffset, append(e.buf[:0], b...)
+	q.bytes += len(b)
 	return nil
 }
 
@@ -224,11 +241,16 @@ func (q *outQueue) emitHead() error {
 		q.c.appends.sourceBatch(q.dest, e.pos, e.size)
 		return nil
 	case outBatch:
-		h, err := record.ParseHeader(e.buf)
+		q.bytes -= len(e.buf)
+		buf := e.buf
+		if cap(e.buf) > outSlotKeepSize {
+			e.buf = nil
+		}
+		h, err := record.ParseHeader(buf)
 		if err != nil {
 			return fmt.Errorf("engine: output batch for %s: %w", q.dest.f.Name(), err)
 		}
-		return q.c.emit(q.dest, &h, e.buf, e.maxOffset, q.stats)
+		return q.c.emit(q.dest, &h, buf, e.maxOffset, q.stats)
 	}
 	j := e.job
 	j.settle()
@@ -261,6 +283,7 @@ func (q *outQueue) drain() error {
 // abandon drops every event after an error, waiting for the jobs in flight
 // so that none still writes its buffers when they are reused.
 func (q *outQueue) abandon() {
+	q.bytes = 0
 	for ; q.size > 0; q.size-- {
 		e := &q.ring[q.head]
 		q.head = (q.head + 1) % outRingSlots

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -47,6 +48,12 @@ func TestParallelRecompressOnFixtures(t *testing.T) {
 // number of compressed batches rebuilt so. The active segment holds one
 // more record.
 func compressedTestLog(t *testing.T, dir string, n, keys int, codecs []record.Codec, base int64) (rebuiltCompressed int) {
+	return compressedTestLogValues(t, dir, n, keys, codecs, base, 0)
+}
+
+// compressedTestLogValues is compressedTestLog with values of valueBytes
+// bytes (0: "v<batch>").
+func compressedTestLogValues(t *testing.T, dir string, n, keys int, codecs []record.Codec, base int64, valueBytes int) (rebuiltCompressed int) {
 	t.Helper()
 	own := func(b int) bool { return b%7 == 0 }
 	var segs [2][][]byte
@@ -61,6 +68,9 @@ func compressedTestLog(t *testing.T, dir string, n, keys int, codecs []record.Co
 				key = fmt.Sprintf("own-%d-%d", b, i)
 			}
 			r := parseRecordSpec(t, fmt.Sprintf("%s=v%d", key, b))
+			if valueBytes > 0 {
+				r.Value = bytes.Repeat([]byte{byte('a' + b%26)}, valueBytes)
+			}
 			r.OffsetDelta = int32(i)
 			recs = append(recs, r)
 		}
@@ -114,16 +124,18 @@ func TestParallelRecompressInline(t *testing.T) {
 	plain := make([]record.Codec, 200)
 	plain[0] = record.CodecZstd
 	for _, c := range []struct {
-		name   string
-		n      int
-		codecs []record.Codec
+		name       string
+		n          int
+		codecs     []record.Codec
+		valueBytes int
 	}{
-		{"jobs-run-out", 200, []record.Codec{record.CodecZstd, record.CodecLZ4}},
-		{"ring-full", 1000, plain},
+		{"jobs-run-out", 200, []record.Codec{record.CodecZstd, record.CodecLZ4}, 0},
+		{"ring-full", 1000, plain, 0},
+		{"ring-bytes", 200, plain[:20], 40_000},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			src := filepath.Join(t.TempDir(), "inline-0")
-			want := compressedTestLog(t, src, c.n, c.n*10/4, c.codecs, base)
+			want := compressedTestLogValues(t, src, c.n, c.n*10/4, c.codecs, base, c.valueBytes)
 			release := make(chan struct{})
 			defer close(release)
 			st := cleanCompared(t, src, base, "cleans with parallel recompression held and without",
