@@ -200,12 +200,19 @@ func (m *Bucket) Put(key []byte, offset int64) {
 	m.lastOffset = offset
 }
 
-// checkPut panics, as Put, when no room is left for one more entry.
+// checkPut panics, as Put, when no room is left for one more entry. Small
+// enough to inline: the rare case is flushFull's.
 func (m *Bucket) checkPut() {
 	if m.entries+m.pendLen >= m.Slots() {
-		m.flush() // the bound is not exact: make it so before refusing
-		m.checkRoom()
+		m.flushFull()
 	}
+}
+
+// flushFull writes the queued Puts, as the room bound is not exact, then
+// panics if the table is full.
+func (m *Bucket) flushFull() {
+	m.flush()
+	m.checkRoom()
 }
 
 // FingerprintKeys: see FingerprintPutter.
