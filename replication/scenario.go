@@ -43,8 +43,11 @@ func ParseLine(line string) (string, []Arg) {
 type Runner struct {
 	// Root is where clusters are created (each in its own subdirectory).
 	Root string
-	c    *Cluster
-	n    int
+	// Cleaner, when its Threads is not 0, is every broker's cleaner config
+	// in the clusters the runner creates; otherwise DefaultCleanerConfig().
+	Cleaner engine.CleanerConfig
+	c       *Cluster
+	n       int
 }
 
 // Cluster is the current cluster (nil before the first "cluster" line).
@@ -274,6 +277,9 @@ func (r *Runner) newCluster(a *args) (string, error) {
 		return "", err
 	}
 	cfg := Config{Log: DefaultLogConfig(), Cleaner: DefaultCleanerConfig()}
+	if r.Cleaner.Threads != 0 {
+		cfg.Cleaner = r.Cleaner
+	}
 	n, err := a.int("replicas", 3)
 	if err != nil {
 		return "", err

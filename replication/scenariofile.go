@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/cleanerlab/cleanerlab/engine"
 )
 
 // Directive is one scenario line with its expected output, as in a
@@ -77,6 +79,12 @@ type FileResult struct {
 // under root and compares the outputs with the expected blocks. A line the
 // runner cannot execute is an error "path:line: what was expected".
 func RunScenarioFile(path, root string) (*FileResult, error) {
+	return RunScenarioFileWith(path, root, engine.CleanerConfig{})
+}
+
+// RunScenarioFileWith is RunScenarioFile with every broker's cleaner config
+// cleaner (Runner.Cleaner: a zero config means DefaultCleanerConfig()).
+func RunScenarioFileWith(path, root string, cleaner engine.CleanerConfig) (*FileResult, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -85,7 +93,7 @@ func RunScenarioFile(path, root string) (*FileResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{Root: root}
+	r := &Runner{Root: root, Cleaner: cleaner}
 	defer r.Close()
 	res := &FileResult{Path: path}
 	var b strings.Builder

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab/replicas"
 	"github.com/cleanerlab/cleanerlab/replication"
 )
@@ -23,7 +24,7 @@ independent (Kafka) or coordinated (Redpanda's MTRO/MXRO).`,
 }
 
 func newReplicasRunCmd() *cobra.Command {
-	var dir string
+	var dir, profile string
 	cmd := &cobra.Command{
 		Use:   "run FILE...",
 		Short: "run scenario files; exit 1 where an output differs from the file's expected block",
@@ -34,7 +35,13 @@ func newReplicasRunCmd() *cobra.Command {
 				return err
 			}
 			defer cleanup()
-			n, err := replicas.RunFiles(cmd.OutOrStdout(), root, args)
+			var cleaner engine.CleanerConfig
+			if profile != "" {
+				if cleaner, err = replicas.ProfileCleaner(profile); err != nil {
+					return fmt.Errorf("--profile: %w", err)
+				}
+			}
+			n, err := replicas.RunFiles(cmd.OutOrStdout(), root, args, cleaner)
 			if err != nil {
 				return err
 			}
@@ -45,6 +52,7 @@ func newReplicasRunCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "directory for the brokers' log directories (default: a fresh temp dir, removed afterwards)")
+	cmd.Flags().StringVar(&profile, "profile", "", "every broker's cleaner with the speed settings of this profile: kafka or best (default: Kafka's cleaner; the brokers' small buffers are kept)")
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/replication"
 	"github.com/cleanerlab/cleanerlab/results"
 )
@@ -23,13 +24,13 @@ func TestRunFilesCountsMismatches(t *testing.T) {
 	good := filepath.Join(dir, "good")
 	os.WriteFile(good, src, 0o644)
 	var out bytes.Buffer
-	if n, err := RunFiles(&out, dir, []string{good}); err != nil || n != 0 {
+	if n, err := RunFiles(&out, dir, []string{good}, engine.CleanerConfig{}); err != nil || n != 0 {
 		t.Fatalf("good file: %d mismatches, %v\n%s", n, err, out.String())
 	}
 	bad := filepath.Join(dir, "bad")
 	os.WriteFile(bad, []byte(strings.Replace(string(src), "offset 0, waits for the HW (leader HW 0)", "offset 7, waits for the HW (leader HW 0)", 1)), 0o644)
 	out.Reset()
-	n, err := RunFiles(&out, dir, []string{bad})
+	n, err := RunFiles(&out, dir, []string{bad}, engine.CleanerConfig{})
 	if err != nil || n != 1 {
 		t.Fatalf("bad file: %d mismatches, %v", n, err)
 	}
@@ -85,5 +86,41 @@ func TestCostRecord(t *testing.T) {
 	WriteCostTable(&b, rec.Points)
 	if lines := strings.Count(b.String(), "\n"); lines != 5 {
 		t.Fatalf("table has %d lines:\n%s", lines, b.String())
+	}
+}
+
+// TestRunFilesWithBestProfile: every scenario file of the replication
+// package's testdata (the divergence and HW cases) gives its expected
+// outputs with the best profile's cleaner on every broker too (its maps
+// hold these small logs in one pass, so it keeps what Kafka's keeps), and
+// the profile's settings are really those of the brokers' cleaners; an
+// unknown profile is an error naming the valid ones.
+func TestRunFilesWithBestProfile(t *testing.T) {
+	best, err := ProfileCleaner("best")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if best.OffsetMap != "bucket16" || !best.ParallelMapBuild || best.DedupeBufferBytes != replication.DefaultCleanerConfig().DedupeBufferBytes {
+		t.Fatalf("best cleaner %+v: want bucket16, the parallel map build and the brokers' dedupe buffer", best)
+	}
+	files, err := filepath.Glob("../../replication/testdata/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, f := range files {
+		if filepath.Base(f) != "bad_input" {
+			paths = append(paths, f)
+		}
+	}
+	if len(paths) < 5 {
+		t.Fatalf("%d scenario files found, want the replication package's", len(paths))
+	}
+	var out bytes.Buffer
+	if n, err := RunFiles(&out, t.TempDir(), paths, best); err != nil || n != 0 {
+		t.Fatalf("best profile: %d mismatches, %v\n%s", n, err, out.String())
+	}
+	if _, err := ProfileCleaner("fastest"); err == nil || !strings.Contains(err.Error(), "kafka, best") {
+		t.Errorf("unknown profile: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/replication"
 )
 
@@ -13,14 +14,15 @@ import (
 // for each directive whose output differs from its expected block, the
 // line, the expected block and what it got. It returns the number of
 // differing directives. A file that cannot be read or run is an error
-// "file:line: what was expected".
-func RunFiles(w io.Writer, root string, paths []string) (mismatches int, err error) {
+// "file:line: what was expected". cleaner is every broker's cleaner
+// config (a zero config: replication.DefaultCleanerConfig()).
+func RunFiles(w io.Writer, root string, paths []string, cleaner engine.CleanerConfig) (mismatches int, err error) {
 	for i, p := range paths {
 		dir, err := os.MkdirTemp(root, "scenario-")
 		if err != nil {
 			return mismatches, err
 		}
-		res, err := replication.RunScenarioFile(p, dir)
+		res, err := replication.RunScenarioFileWith(p, dir, cleaner)
 		os.RemoveAll(dir)
 		if err != nil {
 			return mismatches, err
@@ -38,4 +40,16 @@ func RunFiles(w io.Writer, root string, paths []string) (mismatches int, err err
 		}
 	}
 	return mismatches, nil
+}
+
+// ProfileCleaner returns the brokers' default cleaner config
+// (replication.DefaultCleanerConfig: small buffers for small logs) with
+// the speed settings of the named profile (engine.ProfileNames) applied.
+// Error: an unknown name.
+func ProfileCleaner(profile string) (engine.CleanerConfig, error) {
+	c := replication.DefaultCleanerConfig()
+	if err := c.ApplyProfile(profile); err != nil {
+		return engine.CleanerConfig{}, err
+	}
+	return c, nil
 }
