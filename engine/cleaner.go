@@ -443,10 +443,7 @@ func (c *Cleaner) mapBatch(s *Segment, batch []byte, pos FilePos, start record.O
 	if err != nil {
 		return false, err
 	}
-	stats.MapBytesRead += int64(len(batch))
-	if c.progress != nil {
-		c.progress.Add(int64(len(batch)))
-	}
+	c.countMapRead(len(batch), stats)
 	switch {
 	case h.Attributes.Control():
 		typ, empty, err := c.controlTypeOf(s, pos, recs)
@@ -482,16 +479,28 @@ func (c *Cleaner) mapBatch(s *Segment, batch []byte, pos FilePos, start record.O
 			}
 			records++
 		}
-		if at := c.putKeys(sc.keys, nil, sc.offsets, sc.keyRecord); at >= 0 {
-			stats.MapMessagesRead += int64(at)
+		if c.putKeys(sc.keys, nil, sc.offsets, sc.keyRecord, records, stats) {
 			return true, nil
 		}
-		stats.MapMessagesRead += int64(records)
 	}
+	c.mappedThrough(&h, start)
+	return false, nil
+}
+
+// countMapRead counts size bytes of batch the map build read.
+func (c *Cleaner) countMapRead(size int, stats *CleanStats) {
+	stats.MapBytesRead += int64(size)
+	if c.progress != nil {
+		c.progress.Add(int64(size))
+	}
+}
+
+// mappedThrough advances the map's latest offset to the last offset of a
+// batch the build went through, when it lies at or after start.
+func (c *Cleaner) mappedThrough(h *record.BatchHeader, start record.Offset) {
 	if h.LastOffset() >= start {
 		c.offsetMap.UpdateLatestOffset(int64(h.LastOffset()))
 	}
-	return false, nil
 }
 
 // iter returns a batch iterator over the whole .log of s from byte pos,
@@ -529,9 +538,21 @@ func (c *Cleaner) controlTypeOf(s *Segment, pos FilePos, recs record.RecordItera
 // buildOffsetMapForSegment does record by record: before each put, a map
 // holding its maximum entries, or unable to store the offset (a layout
 // storing offsets relative to the pass's first), is full, and the pass ends
-// before that record. It returns the number within the batch of the record
-// that found the map full, or -1 when every key went in.
-func (c *Cleaner) putKeys(keys [][]byte, fps []offsetmap.Fingerprint, offsets []int64, keyRecord []int32) int32 {
+// before that record. It counts the batch's records read in
+// stats.MapMessagesRead (records, its whole count, or those before the one
+// that found the map full) and reports whether the map became full.
+func (c *Cleaner) putKeys(keys [][]byte, fps []offsetmap.Fingerprint, offsets []int64, keyRecord []int32, records int32, stats *CleanStats) (full bool) {
+	if at := c.putKeysUpTo(keys, fps, offsets, keyRecord); at >= 0 {
+		stats.MapMessagesRead += int64(at)
+		return true
+	}
+	stats.MapMessagesRead += int64(records)
+	return false
+}
+
+// putKeysUpTo is putKeys' puts: it returns the number within the batch of
+// the record that found the map full, or -1 when every key went in.
+func (c *Cleaner) putKeysUpTo(keys [][]byte, fps []offsetmap.Fingerprint, offsets []int64, keyRecord []int32) int32 {
 	m := c.offsetMap
 	n := len(offsets)
 	if n == 0 {

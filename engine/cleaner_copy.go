@@ -453,7 +453,7 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 	b.Reset(nh)
 	if err := c.appendKept(b, src, pos, h, &nh, recs, kept); err != nil {
 		if job != nil {
-			c.outq.free = append(c.outq.free, job)
+			c.outq.release(job)
 		}
 		return nil, nil, 0, err
 	}

@@ -414,24 +414,15 @@ func (c *Cleaner) mapSegmentAhead(a *mapAhead, seg int, s *Segment, start, next 
 // mapBatch maps a data batch it decoded, and reports whether the map
 // became full.
 func (c *Cleaner) mapHashedBatch(e *mapEntry, start record.Offset, txns *cleanedTxnMetadata, stats *CleanStats) (full bool) {
-	stats.MapBytesRead += int64(e.size)
+	c.countMapRead(e.size, stats)
 	stats.MapBatchesAhead++
-	if c.progress != nil {
-		c.progress.Add(int64(e.size))
-	}
 	h := &e.hdr
 	if txns.onBatchRead(h) {
 		// Aborted data: not put in the map (KAFKA-REFERENCE §3, case C4).
 		stats.MapMessagesRead += int64(h.RecordCount)
-	} else {
-		if at := c.putKeys(nil, e.fps, e.offsets, e.keyRecord); at >= 0 {
-			stats.MapMessagesRead += int64(at)
-			return true
-		}
-		stats.MapMessagesRead += int64(e.records)
+	} else if c.putKeys(nil, e.fps, e.offsets, e.keyRecord, e.records, stats) {
+		return true
 	}
-	if h.LastOffset() >= start {
-		c.offsetMap.UpdateLatestOffset(int64(h.LastOffset()))
-	}
+	c.mappedThrough(h, start)
 	return false
 }

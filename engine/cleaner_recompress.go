@@ -156,6 +156,10 @@ func (q *outQueue) builder(nh *record.BatchHeader) (*record.Builder, *recompress
 	return &j.b, j, nil
 }
 
+// release returns a job that was not started (its batch failed to
+// rebuild) to the free ones.
+func (q *outQueue) release(j *recompressJob) { q.free = append(q.free, j) }
+
 // source is cleanedAppends.sourceBatch, in order with the output.
 func (q *outQueue) source(pos, size int64) error {
 	if q.size == 0 {
