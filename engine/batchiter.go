@@ -161,6 +161,15 @@ func (it *batchIter) each(fn func(batch []byte, pos FilePos) error) error {
 	}
 }
 
+// skipTo moves the walk forward to pos, a batch boundary at or after the
+// next batch: the next call to next reads from pos, or, when the buffer
+// already holds the bytes at pos, takes them from it without reading again.
+func (it *batchIter) skipTo(pos int64) {
+	if pos > it.pos {
+		it.pos = pos
+	}
+}
+
 func (it *batchIter) fill() error {
 	if it.beforeRead != nil {
 		if err := it.beforeRead(); err != nil {

@@ -88,6 +88,10 @@ type Cleaner struct {
 	// looks up itself what has not arrived).
 	ahead     aheadState
 	aheadWait bool
+	// aheadBeforeBatch, when set (tests), is called by the ParallelLookups
+	// goroutine before each batch it walks, with the goroutine and the
+	// batch's file position.
+	aheadBeforeBatch func(a *lookupAhead, pos int64)
 	// mapAheadSt is ParallelMapBuild's reader and blocks.
 	mapAheadSt mapAheadState
 	// outq orders the copy's output around ParallelRecompress's jobs.

@@ -109,3 +109,66 @@ func TestParallelLookupsWithoutWaiting(t *testing.T) {
 			})
 	})
 }
+
+// TestParallelLookupsBehindReadsOnce: a goroutine that finds itself behind
+// the filter at every batch (the filter always one batch ahead of it, as
+// on two busy cores) goes on from the filter's batch using the bytes it
+// already read: it reads the segment about once (each buffer once, a
+// straddling batch again), where starting a new read at the filter's
+// position for each batch read a whole buffer per batch.
+func TestParallelLookupsBehindReadsOnce(t *testing.T) {
+	const base = int64(1_700_000_000_000)
+	dir := filepath.Join(t.TempDir(), "behind-0")
+	var batches [][]byte
+	next := map[int64]int64{} // a batch's position -> the next one's
+	var size int64
+	for i := range 400 {
+		b := testBatch(t, record.Offset(4*i), base, "A=1234567890", "B=1234567890", "C=1234567890", "D=1234567890")
+		batches = append(batches, b)
+		next[size] = size + int64(len(b))
+		size += int64(len(b))
+	}
+	writeTestLog(t, dir, nil, batches, [][]byte{testBatch(t, 1600, base, "E=1")})
+	cfg := DefaultLogConfig()
+	l, err := Open(dir, Options{Config: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	seg := l.Segments()[0]
+	if seg.size != size {
+		t.Fatalf("segment holds %d bytes, want the %d of its batches", seg.size, size)
+	}
+	const bufBytes = 8 << 10 // IOBufferBytes 16 KiB: 8 KiB each way
+	c := fastPathCleaner(t, base, offsetmap.LayoutBucket16, func(cfg *CleanerConfig) {
+		cfg.ParallelLookups = true
+		cfg.IOBufferBytes = 2 * bufBytes
+	})
+	walked := 0
+	c.aheadBeforeBatch = func(a *lookupAhead, pos int64) {
+		walked++
+		if n, ok := next[pos]; ok {
+			a.filterPos.Store(n) // the filter is at the next batch already
+		}
+	}
+	a, err := c.startLookupAhead(seg)
+	if err != nil || a == nil {
+		t.Fatalf("startLookupAhead: %v, %v", a, err)
+	}
+	<-a.done
+	a.close()
+	// At batch 0 the filter is at 1: the goroutine jumps there and walks
+	// it; then at 2 the filter is at 3, and so on: it stops before the
+	// even batches 0..398 and at the end of the file, 201 times.
+	if walked != len(batches)/2+1 {
+		t.Fatalf("the goroutine stopped before %d batches, want %d", walked, len(batches)/2+1)
+	}
+	// Each 8 KiB buffer read once, plus the batch cut by each buffer's
+	// end read again at the start of the next, less a batch jumped over
+	// where a buffer ends: more than half the segment, under size +
+	// size/8.
+	if got := c.ahead.readBytes; got < size/2 || got > size+size/8 {
+		t.Errorf("the goroutine read %d bytes of a %d-byte segment (%d batches, %d-byte buffers): want the segment about once",
+			got, size, len(batches), bufBytes)
+	}
+}
