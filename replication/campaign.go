@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/cleanerlab/cleanerlab/engine"
 )
 
 // CampaignConfig is a random campaign: Runs seeded schedules, each a
@@ -28,8 +30,17 @@ type CampaignConfig struct {
 	Events int
 	// Shrink the first diverging schedule to a minimal reproducer.
 	Shrink bool
+	// Cleaner, when its Threads is not 0, is every broker's cleaner config
+	// in each run's cluster and in the shrink's replays (as
+	// Runner.Cleaner). Default DefaultCleanerConfig(): Kafka's cleaner
+	// with the brokers' small buffers.
+	Cleaner engine.CleanerConfig
 	// Workers run schedules at once. Default runtime.GOMAXPROCS(0).
 	Workers int
+
+	// onCluster, when set (tests), is called with each run's cluster once
+	// its cluster line has run, on the run's worker goroutine.
+	onCluster func(*Cluster)
 }
 
 func (c *CampaignConfig) defaults() error {
@@ -131,7 +142,7 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 					return
 				}
 				seed := cfg.Seed + uint64(i)
-				outs[i], errs[i] = RandomRun(filepath.Join(cfg.Root, fmt.Sprintf("run-%d", i)), cfg.Mode, cfg.Replicas, cfg.Events, seed)
+				outs[i], errs[i] = cfg.randomRun(filepath.Join(cfg.Root, fmt.Sprintf("run-%d", i)), seed)
 				if errs[i] != nil {
 					next.Store(int64(cfg.Runs))
 				}
@@ -161,7 +172,7 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 			if res.FirstDiverged < 0 {
 				res.FirstDiverged = int64(seed)
 				if cfg.Shrink {
-					rep, err := Shrink(filepath.Join(cfg.Root, "shrink"), ClusterLine(cfg.Mode, cfg.Replicas), out.Schedule, out.Kinds[0])
+					rep, err := Shrink(filepath.Join(cfg.Root, "shrink"), ClusterLine(cfg.Mode, cfg.Replicas), cfg.Cleaner, out.Schedule, out.Kinds[0])
 					if err != nil {
 						return res, err
 					}
@@ -278,21 +289,32 @@ func (g *gen) next() string {
 }
 
 // RandomRun runs one seeded schedule of events on a fresh cluster in dir
-// (removed afterwards), then the check.
-func RandomRun(dir string, mode Mode, replicas, events int, seed uint64) (*RunOutcome, error) {
+// (removed afterwards), then the check. cleaner is every broker's cleaner
+// config (Runner.Cleaner: a zero config means DefaultCleanerConfig()).
+func RandomRun(dir string, mode Mode, replicas, events int, seed uint64, cleaner engine.CleanerConfig) (*RunOutcome, error) {
+	c := CampaignConfig{Mode: mode, Replicas: replicas, Events: events, Cleaner: cleaner}
+	return c.randomRun(dir, seed)
+}
+
+// randomRun is RandomRun of the campaign's mode, replicas, events and
+// cleaner.
+func (c *CampaignConfig) randomRun(dir string, seed uint64) (*RunOutcome, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	r := &Runner{Root: dir}
+	r := &Runner{Root: dir, Cleaner: c.Cleaner}
 	defer r.Close()
-	line := ClusterLine(mode, replicas)
+	line := ClusterLine(c.Mode, c.Replicas)
 	if _, err := r.Exec(line); err != nil {
 		return nil, err
 	}
+	if c.onCluster != nil {
+		c.onCluster(r.c)
+	}
 	g := &gen{rng: rand.New(rand.NewPCG(seed, 0x7265706c)), c: r.c, keys: []string{"K0", "K1", "K2", "K3", "K4", "K5", "K6", "K7"}}
-	out := &RunOutcome{Seed: seed, Events: events, clusterArg: line}
-	for i := 0; i < events; i++ {
+	out := &RunOutcome{Seed: seed, Events: c.Events, clusterArg: line}
+	for i := 0; i < c.Events; i++ {
 		ev := g.next()
 		if _, err := r.Exec(ev); err != nil {
 			var bi *BadInput
@@ -324,14 +346,14 @@ func (r *Runner) finish() (*Report, error) {
 }
 
 // replay runs cluster line + events (skipping events the shrunk schedule
-// made impossible to express) and the check; it returns the kinds found
-// and the events kept.
-func replay(dir, clusterLine string, events []string) ([]Kind, []string, error) {
+// made impossible to express) and the check, every broker with cleaner
+// config cleaner; it returns the kinds found and the events kept.
+func replay(dir, clusterLine string, cleaner engine.CleanerConfig, events []string) ([]Kind, []string, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, nil, err
 	}
 	defer os.RemoveAll(dir)
-	r := &Runner{Root: dir}
+	r := &Runner{Root: dir, Cleaner: cleaner}
 	defer r.Close()
 	if _, err := r.Exec(clusterLine); err != nil {
 		return nil, nil, err
@@ -357,10 +379,12 @@ func replay(dir, clusterLine string, events []string) ([]Kind, []string, error) 
 // Shrink reduces a schedule that shows kind to a minimal one (no single
 // event can be removed without losing kind; chunks are tried first, as
 // delta debugging), and returns it as a scenario file with the outputs of
-// running it as its expected blocks.
-func Shrink(dir, clusterLine string, events []string, kind Kind) (string, error) {
+// running it as its expected blocks. Every run has cleaner as every
+// broker's cleaner config (Runner.Cleaner: a zero config means
+// DefaultCleanerConfig()).
+func Shrink(dir, clusterLine string, cleaner engine.CleanerConfig, events []string, kind Kind) (string, error) {
 	has := func(evs []string) (bool, []string, error) {
-		kinds, kept, err := replay(dir, clusterLine, evs)
+		kinds, kept, err := replay(dir, clusterLine, cleaner, evs)
 		if err != nil {
 			return false, nil, err
 		}
@@ -400,17 +424,17 @@ func Shrink(dir, clusterLine string, events []string, kind Kind) (string, error)
 			break
 		}
 	}
-	return renderScenario(dir, append(append([]string{clusterLine}, cur...), "check"))
+	return renderScenario(dir, cleaner, append(append([]string{clusterLine}, cur...), "check"))
 }
 
-// renderScenario runs lines and writes them as a scenario file, each with
-// "----" and its output.
-func renderScenario(dir string, lines []string) (string, error) {
+// renderScenario runs lines, every broker with cleaner config cleaner, and
+// writes them as a scenario file, each with "----" and its output.
+func renderScenario(dir string, cleaner engine.CleanerConfig, lines []string) (string, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return "", err
 	}
 	defer os.RemoveAll(dir)
-	r := &Runner{Root: dir}
+	r := &Runner{Root: dir, Cleaner: cleaner}
 	defer r.Close()
 	var b strings.Builder
 	for _, ln := range lines {

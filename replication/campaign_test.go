@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cleanerlab/cleanerlab/engine"
 )
 
 var long = flag.Bool("long", false, "run the long campaign property: 2,000 coordinated schedules instead of 200")
@@ -103,7 +105,7 @@ func TestShrinkReproduces(t *testing.T) {
 	dir := campaignDir(t)
 	var out *RunOutcome
 	for seed := uint64(1); seed < 200 && out == nil; seed++ {
-		o, err := RandomRun(filepath.Join(dir, "r"), Independent, 3, 200, seed)
+		o, err := RandomRun(filepath.Join(dir, "r"), Independent, 3, 200, seed, engine.CleanerConfig{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +116,7 @@ func TestShrinkReproduces(t *testing.T) {
 	if out == nil {
 		t.Fatal("no seed below 200 shows resurrected-key")
 	}
-	rep, err := Shrink(filepath.Join(dir, "s"), ClusterLine(Independent, 3), out.Schedule, ResurrectedKey)
+	rep, err := Shrink(filepath.Join(dir, "s"), ClusterLine(Independent, 3), engine.CleanerConfig{}, out.Schedule, ResurrectedKey)
 	if err != nil {
 		t.Fatal(err)
 	}

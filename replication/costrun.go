@@ -3,6 +3,8 @@ package replication
 import (
 	"fmt"
 	"os"
+
+	"github.com/cleanerlab/cleanerlab/engine"
 )
 
 // CostConfig is the workload that measures the cost of coordination
@@ -23,6 +25,14 @@ type CostConfig struct {
 	TickMs int64
 	// Keys is the key space. Default 20.
 	Keys int
+	// Cleaner, when its Threads is not 0, is every broker's cleaner
+	// config (Config.Cleaner). Default DefaultCleanerConfig(): Kafka's
+	// cleaner with the brokers' small buffers.
+	Cleaner engine.CleanerConfig
+
+	// onCluster, when set (tests), is called with the run's cluster once
+	// it is created.
+	onCluster func(*Cluster)
 }
 
 // CostResult is what one cost run measured (Cluster.Cost, at the end).
@@ -71,11 +81,14 @@ func RunCost(cfg CostConfig) (*CostResult, error) {
 	log.SegmentBytes = 300
 	log.DeleteRetentionMs = cfg.DeleteRetentionMs
 	log.ProducerIDExpirationMs = 3600000
-	c, err := NewCluster(Config{Root: cfg.Root, Replicas: 3, Mode: cfg.Mode, Log: log})
+	c, err := NewCluster(Config{Root: cfg.Root, Replicas: 3, Mode: cfg.Mode, Log: log, Cleaner: cfg.Cleaner})
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
+	if cfg.onCluster != nil {
+		cfg.onCluster(c)
+	}
 	down, back := cfg.WarmupMs, cfg.WarmupMs+cfg.DowntimeMs
 	end := back + cfg.AfterMs
 	last := len(c.brokers)

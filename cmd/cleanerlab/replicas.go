@@ -30,17 +30,15 @@ func newReplicasRunCmd() *cobra.Command {
 		Short: "run scenario files; exit 1 where an output differs from the file's expected block",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			cleaner, err := profileCleaner(profile)
+			if err != nil {
+				return err
+			}
 			root, cleanup, err := replicas.WorkDir(dir)
 			if err != nil {
 				return err
 			}
 			defer cleanup()
-			var cleaner engine.CleanerConfig
-			if profile != "" {
-				if cleaner, err = replicas.ProfileCleaner(profile); err != nil {
-					return fmt.Errorf("--profile: %w", err)
-				}
-			}
 			n, err := replicas.RunFiles(cmd.OutOrStdout(), root, args, cleaner)
 			if err != nil {
 				return err
@@ -52,16 +50,34 @@ func newReplicasRunCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "directory for the brokers' log directories (default: a fresh temp dir, removed afterwards)")
-	cmd.Flags().StringVar(&profile, "profile", "", "every broker's cleaner with the speed settings of this profile: kafka or best (default: Kafka's cleaner; the brokers' small buffers are kept)")
+	cmd.Flags().StringVar(&profile, "profile", "", profileUsage)
 	return cmd
+}
+
+// profileUsage is the help of the replicas commands' --profile.
+const profileUsage = "every broker's cleaner with the speed settings of this profile: kafka or best (default: Kafka's cleaner; the brokers' small buffers are kept)"
+
+// profileCleaner is the cleaner config of a replicas command's --profile:
+// replicas.ProfileCleaner of the name, or the zero config (each broker's
+// default, Kafka's cleaner) when the flag is not given. The error names
+// the flag.
+func profileCleaner(profile string) (engine.CleanerConfig, error) {
+	if profile == "" {
+		return engine.CleanerConfig{}, nil
+	}
+	c, err := replicas.ProfileCleaner(profile)
+	if err != nil {
+		return engine.CleanerConfig{}, fmt.Errorf("--profile: %w", err)
+	}
+	return c, nil
 }
 
 func newReplicasCampaignCmd() *cobra.Command {
 	var (
-		mode, format, dir, out string
-		runs, n, events        int
-		seed                   uint64
-		shrink                 bool
+		mode, format, dir, out, profile string
+		runs, n, events                 int
+		seed                            uint64
+		shrink                          bool
 	)
 	cmd := &cobra.Command{
 		Use:   "campaign",
@@ -78,12 +94,16 @@ func newReplicasCampaignCmd() *cobra.Command {
 			if runs < 1 || n < 2 || n > 9 || events < 1 {
 				return fmt.Errorf("--runs %d, --replicas %d, --events %d: want runs >= 1, replicas 2..9, events >= 1", runs, n, events)
 			}
+			cleaner, err := profileCleaner(profile)
+			if err != nil {
+				return err
+			}
 			root, cleanup, err := replicas.WorkDir(dir)
 			if err != nil {
 				return err
 			}
 			defer cleanup()
-			rec, err := replicas.Campaign(replicas.CampaignOptions{CampaignConfig: replication.CampaignConfig{Root: root, Mode: m, Runs: runs, Seed: seed, Replicas: n, Events: events, Shrink: shrink}, Out: out}, nil)
+			rec, err := replicas.Campaign(replicas.CampaignOptions{CampaignConfig: replication.CampaignConfig{Root: root, Mode: m, Runs: runs, Seed: seed, Replicas: n, Events: events, Shrink: shrink, Cleaner: cleaner}, Out: out}, nil)
 			if err != nil {
 				return err
 			}
@@ -100,12 +120,13 @@ func newReplicasCampaignCmd() *cobra.Command {
 	f.BoolVar(&shrink, "shrink", false, "shrink the first diverging schedule and print it as a scenario file (also saved as reproducer.scenario in the record)")
 	f.StringVar(&dir, "dir", "", "directory for the brokers' log directories (default: a temp dir; a tmpfs such as /dev/shm is much faster)")
 	f.StringVar(&out, "out", "runs", "runs directory for the record")
+	f.StringVar(&profile, "profile", "", profileUsage)
 	return cmd
 }
 
 func newReplicasCostCmd() *cobra.Command {
 	var (
-		downtimes, retention, dir, out string
+		downtimes, retention, dir, out, profile string
 	)
 	cmd := &cobra.Command{
 		Use:   "cost",
@@ -120,12 +141,16 @@ func newReplicasCostCmd() *cobra.Command {
 			if err != nil || ret < 1 {
 				return fmt.Errorf("--delete-retention %q: want a duration > 0", retention)
 			}
+			cleaner, err := profileCleaner(profile)
+			if err != nil {
+				return err
+			}
 			root, cleanup, err := replicas.WorkDir(dir)
 			if err != nil {
 				return err
 			}
 			defer cleanup()
-			rec, err := replicas.Cost(replicas.CostOptions{Root: root, DowntimesMs: ds, DeleteRetentionMs: ret, Out: out})
+			rec, err := replicas.Cost(replicas.CostOptions{Root: root, DowntimesMs: ds, DeleteRetentionMs: ret, Cleaner: cleaner, Out: out})
 			if err != nil {
 				return err
 			}
@@ -139,5 +164,6 @@ func newReplicasCostCmd() *cobra.Command {
 	f.StringVar(&retention, "delete-retention", "10m", "delete.retention.ms of the topic")
 	f.StringVar(&dir, "dir", "", "directory for the brokers' log directories (default: a temp dir)")
 	f.StringVar(&out, "out", "runs", "runs directory for the record")
+	f.StringVar(&profile, "profile", "", profileUsage)
 	return cmd
 }

@@ -61,3 +61,50 @@ func TestReplicasCampaignJSON(t *testing.T) {
 		t.Fatalf("bad mode: %v", err)
 	}
 }
+
+// TestReplicasProfile: run, campaign and cost take --profile kafka|best;
+// an unknown profile is an error naming the flag, given before any
+// directory is made; campaign --profile best records the best profile's
+// cleaner (bucket16) in run.json's config.
+func TestReplicasProfile(t *testing.T) {
+	scenario := "../../replication/testdata/s4a_truncate_to_hw_loses_acked"
+	for _, args := range [][]string{
+		{"replicas", "run", scenario},
+		{"replicas", "campaign", "--runs", "1", "--events", "5", "--out", t.TempDir()},
+		{"replicas", "cost", "--downtime", "0", "--out", t.TempDir()},
+	} {
+		dir := filepath.Join(t.TempDir(), "work")
+		_, err := cli(t, append(args, "--dir", dir, "--profile", "nope")...)
+		if err == nil || !strings.HasPrefix(err.Error(), "--profile: ") || !strings.Contains(err.Error(), `"nope"`) {
+			t.Errorf("%s --profile nope: %v, want an error starting --profile: and naming \"nope\"", args[1], err)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%s --profile nope: --dir %s made (%v)", args[1], dir, err)
+		}
+	}
+	stdout, err := cli(t, "replicas", "campaign", "--profile", "best", "--runs", "1", "--events", "5", "--format", "json", "--dir", t.TempDir(), "--out", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Record string `json:"record"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("%v in %s", err, stdout)
+	}
+	data, err := os.ReadFile(filepath.Join(got.Record, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run struct {
+		Config struct {
+			Cleaner *struct{ OffsetMap, Hasher string } `json:"cleaner"`
+		} `json:"config"`
+	}
+	if err := json.Unmarshal(data, &run); err != nil {
+		t.Fatal(err)
+	}
+	if c := run.Config.Cleaner; c == nil || c.OffsetMap != "bucket16" || c.Hasher != "xxh3-128" {
+		t.Errorf("run.json config cleaner %+v, want bucket16 and xxh3-128", c)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/replication"
 	"github.com/cleanerlab/cleanerlab/results"
 )
@@ -25,8 +26,17 @@ type CostOptions struct {
 	DowntimesMs []int64
 	// DeleteRetentionMs of the topic (default 10 minutes).
 	DeleteRetentionMs int64
-	Out               string
-	NoRecord          bool
+	// Cleaner, when its Threads is not 0, is every broker's cleaner config
+	// in every run (replication.CostConfig.Cleaner; ProfileCleaner makes
+	// one from a profile's name). Default
+	// replication.DefaultCleanerConfig(): Kafka's cleaner.
+	Cleaner  engine.CleanerConfig
+	Out      string
+	NoRecord bool
+
+	// runCost, when set (tests), runs each point instead of
+	// replication.RunCost.
+	runCost func(replication.CostConfig) (*replication.CostResult, error)
 }
 
 // CostRecord is the sweep's results (independent and coordinated per
@@ -41,16 +51,20 @@ type CostRecord struct {
 func Cost(opts CostOptions) (*CostRecord, error) {
 	start := time.Now()
 	rec := &CostRecord{}
+	runCost := opts.runCost
+	if runCost == nil {
+		runCost = replication.RunCost
+	}
 	for _, d := range opts.DowntimesMs {
 		for _, m := range []replication.Mode{replication.Independent, replication.Coordinated} {
-			r, err := replication.RunCost(replication.CostConfig{Root: filepath.Join(opts.Root, "cost"), Mode: m, DowntimeMs: d, DeleteRetentionMs: opts.DeleteRetentionMs})
+			r, err := runCost(replication.CostConfig{Root: filepath.Join(opts.Root, "cost"), Mode: m, DowntimeMs: d, DeleteRetentionMs: opts.DeleteRetentionMs, Cleaner: opts.Cleaner})
 			if err != nil {
 				return nil, err
 			}
 			rec.Points = append(rec.Points, *r)
 		}
 	}
-	run := &results.Run{StartedAt: start, Config: map[string]any{"kind": "replicas-cost", "downtimes_ms": opts.DowntimesMs, "delete_retention_ms": opts.DeleteRetentionMs}, Stats: rec.Points}
+	run := &results.Run{StartedAt: start, Config: costConfigJSON(&opts), Stats: rec.Points}
 	run.Phases = map[string]time.Duration{"cost": time.Since(start)}
 	for _, p := range rec.Points {
 		run.Rows = append(run.Rows,
@@ -70,6 +84,18 @@ func Cost(opts CostOptions) (*CostRecord, error) {
 		return rec, err
 	}
 	return rec, costPlot(path, rec.Points)
+}
+
+// costConfigJSON is the sweep's config as recorded (Root, Out and NoRecord
+// are where, not what: left out). "cleaner" is there only when a cleaner
+// config was given, so that a record of Kafka's cleaner reads, and
+// hashes, as one written before the option existed.
+func costConfigJSON(o *CostOptions) map[string]any {
+	m := map[string]any{"kind": "replicas-cost", "downtimes_ms": o.DowntimesMs, "delete_retention_ms": o.DeleteRetentionMs}
+	if o.Cleaner.Threads != 0 {
+		m["cleaner"] = o.Cleaner
+	}
+	return m
 }
 
 // WriteCostTable prints the sweep as a table.

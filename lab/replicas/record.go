@@ -69,10 +69,16 @@ func Campaign(opts CampaignOptions, progress func(done int)) (*CampaignRecord, e
 
 // campaignConfigJSON is the campaign's config as recorded (Root, Workers
 // and the progress callback are where and how, not what: left out, so the
-// same seed gives the same config hash).
+// same seed gives the same config hash). "cleaner" is there only when a
+// cleaner config was given, so that a record of Kafka's cleaner reads,
+// and hashes, as one written before the option existed.
 func campaignConfigJSON(c *replication.CampaignConfig) map[string]any {
-	return map[string]any{"kind": "replicas-campaign", "mode": c.Mode.String(), "runs": c.Runs, "seed": c.Seed, "replicas": c.Replicas, "events": c.Events, "shrink": c.Shrink,
+	m := map[string]any{"kind": "replicas-campaign", "mode": c.Mode.String(), "runs": c.Runs, "seed": c.Seed, "replicas": c.Replicas, "events": c.Events, "shrink": c.Shrink,
 		"cluster": replication.ClusterLine(c.Mode, c.Replicas)}
+	if c.Cleaner.Threads != 0 {
+		m["cleaner"] = c.Cleaner
+	}
+	return m
 }
 
 func campaignRows(res *replication.CampaignResult, wall time.Duration) []results.Row {
