@@ -208,9 +208,10 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	    the copy loop's look-ahead (without-MB/s), and with it (with-MB/s,
 //	    speedup): whether CleanerConfig.LookAhead pays.
 //	row=skip-dirty-lookups/values=100/cache=warm,
-//	row=parallel-lookups/values=100/cache=warm and
+//	row=parallel-lookups/values=100/cache=warm,
 //	row=sync-behind/values=100/cache=warm,
-//	row=parallel-map-build/values=100/cache=warm: the best profile without that
+//	row=parallel-map-build/values=100/cache=warm and
+//	row=write-behind/values=100/cache=warm: the best profile without that
 //	    setting (without-MB/s) and with it (with-MB/s, speedup).
 //	row=parallel-recompress/codec=C/values=100/cache=warm: the best profile
 //	    without and with CleanerConfig.ParallelRecompress (without-MB/s,
@@ -308,6 +309,7 @@ func BenchmarkSpeed(b *testing.B) {
 		{"parallel-lookups", func(c *engine.CleanerConfig) { c.ParallelLookups = false }},
 		{"sync-behind", func(c *engine.CleanerConfig) { c.SyncBehind = false }},
 		{"parallel-map-build", func(c *engine.CleanerConfig) { c.ParallelMapBuild = false }},
+		{"write-behind", func(c *engine.CleanerConfig) { c.WriteBehind = false }},
 	} {
 		b.Run("row="+setting.name+"/values=100/cache=warm", func(b *testing.B) {
 			off := bestProfile()

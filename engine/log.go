@@ -533,7 +533,8 @@ func (l *Log) ReadBatches(from record.Offset, fn func(seg *Segment, pos FilePos,
 	l.mu.Lock()
 	segs := l.segmentsInRange(from, math.MaxInt64)
 	l.mu.Unlock()
-	rd := iosched.NewReader(256<<10, max(l.cfg.MaxMessageBytes, 256<<10))
+	rd := getScanReader(256<<10, max(l.cfg.MaxMessageBytes, 256<<10))
+	defer putScanReader(rd)
 	for _, s := range segs {
 		it := newBatchIter(rd, s.f, int64(s.ix.lookup(from)), s.size)
 		err := it.each(func(batch []byte, pos FilePos) error {

@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
-	"github.com/cleanerlab/cleanerlab/iosched"
 )
 
 // IsolationLevel says what a fetch may return, as Kafka's IsolationLevel.
@@ -119,7 +118,8 @@ func (l *Log) Fetch(from record.Offset, maxBytes int, iso IsolationLevel) (*Fetc
 	if maxBytes < 1 {
 		maxBytes = 1
 	}
-	rd := iosched.NewReader(min(max(maxBytes, 4<<10), 256<<10), max(l.cfg.MaxMessageBytes, 256<<10))
+	rd := getScanReader(min(max(maxBytes, 4<<10), 256<<10), max(l.cfg.MaxMessageBytes, 256<<10))
+	defer putScanReader(rd)
 	var last record.Offset = -1
 read:
 	for _, p := range parts {

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-
-	"github.com/cleanerlab/cleanerlab/iosched"
 )
 
 // ScanFile calls fn for every batch (or legacy message) of one .log file,
@@ -36,7 +34,8 @@ func ScanFile(fsys FS, path string, maxBatchBytes int, fn func(pos FilePos, batc
 	if st.IsDir() {
 		return fmt.Errorf("engine: %s is a directory, not a .log file", path)
 	}
-	rd := iosched.NewReader(256<<10, max(maxBatchBytes, 256<<10))
+	rd := getScanReader(256<<10, max(maxBatchBytes, 256<<10))
+	defer putScanReader(rd)
 	it := newBatchIter(rd, f, 0, st.Size())
 	return it.each(func(batch []byte, pos FilePos) error { return fn(pos, batch) })
 }
