@@ -3,6 +3,8 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"syscall"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/iosched"
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
+	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
 
@@ -150,6 +153,29 @@ func (f *cleanFixture) timedClean(b *testing.B, c *engine.Cleaner, i int, cache 
 	return d, st.BytesRead
 }
 
+// cleanPeakRSS is the test process's peak resident set, in bytes, over a
+// clean of a fresh copy of f by p's cleaner alone: the garbage of earlier
+// rows returned to the OS first, p's cleaner made (its map prefaulted as
+// p says), the peak reset (results.ResetPeakRSS), then the clean. It
+// covers the whole test process, as `cleanerlab run`'s "peak RSS" row
+// covers the cleanerlab process.
+func cleanPeakRSS(b *testing.B, f *cleanFixture, p speedProfile, i int) float64 {
+	b.Helper()
+	runtime.GC()
+	debug.FreeOSMemory()
+	c := p.cleaner(b)
+	if err := results.ResetPeakRSS(); err != nil {
+		b.Fatal(err)
+	}
+	f.timedClean(b, c, i, lab.CacheWarm, i == 0)
+	peak, err := results.PeakRSS()
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.KeepAlive(c)
+	return float64(peak)
+}
+
 // medianOf returns the median of v (the mean of the middle two for an even
 // count), 0 for none.
 func medianOf(v []float64) float64 {
@@ -233,6 +259,11 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	    is (with-MB/s, speedup), on a cold cache: whether it pays.
 //	row=read-ahead/values=100/cache=warm: the same on a warm cache, where
 //	    the helper only copies cached pages: what it costs there.
+//	row=rss/values=100/cache=warm: the test process's peak resident set
+//	    over a clean by each profile's cleaner alone (kafka-peak-RSS-MiB,
+//	    best-peak-RSS-MiB; cleanPeakRSS), the goal for the best profile
+//	    (lab.RSSGoal: dedupe buffer + I/O buffers + 64 MiB; best-goal-MiB)
+//	    and best-of-goal (its peak / the goal).
 //	row=scale/values=100/cache=warm: the best profile's ns per byte read
 //	    at the log size and at -bench.scale-ratio (8) times it, keys and
 //	    dedupe buffer scaled alike (scaledBest), and growth (large / small
@@ -386,6 +417,20 @@ func BenchmarkSpeed(b *testing.B) {
 			b.ReportMetric(medianOf(ratio), "speedup")
 		})
 	}
+	b.Run("row=rss/values=100/cache=warm", func(b *testing.B) {
+		f := fixture(b, logBytes, 100)
+		var peaks [2][]float64
+		profiles := [2]speedProfile{kafkaProfile(), bestProfile()}
+		for i := range b.N {
+			for j, p := range profiles {
+				peaks[j] = append(peaks[j], cleanPeakRSS(b, f, p, i)/(1<<20))
+			}
+		}
+		b.ReportMetric(medianOf(peaks[0]), "kafka-peak-RSS-MiB")
+		b.ReportMetric(medianOf(peaks[1]), "best-peak-RSS-MiB")
+		b.ReportMetric(float64(lab.RSSGoal(profiles[1].cfg))/(1<<20), "best-goal-MiB")
+		b.ReportMetric(medianOf(peaks[1])*(1<<20)/float64(lab.RSSGoal(profiles[1].cfg)), "best-of-goal")
+	})
 	b.Run("row=scale/values=100/cache=warm", func(b *testing.B) {
 		b.StopTimer()
 		ratio := int64(max(*benchScaleRatio, 2))

@@ -232,6 +232,7 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 		return nil, stopped(err)
 	}
 	before, berr := results.Snapshot(env.DataDir.Device)
+	endMemory := startMemory(e.Cleaner)
 	t0 = time.Now()
 	// The clean reads the dirty part twice (map and copy) and the rest once:
 	// the bar's total, an estimate from the workload's dirty ratio.
@@ -251,6 +252,7 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	stopProfile()
 	finishProgress(opt.Progress)
 	cleanWall := time.Since(t0)
+	memory := endMemory()
 	// The replaced segments' files are closed behind the clean (as Kafka's
 	// asynchronous delete): their page cache is freed then, so the
 	// counters below wait for it, outside the clean's time.
@@ -300,8 +302,12 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	tp := ThroughputOf(stats, cleanWall)
 	run.Rows = RunRows(stats, e.Cleaner, tp, run.Delta)
 	run.Rows = append(run.Rows, fault.rows()...)
+	run.Rows = append(run.Rows, memory.rows()...)
 	iorun.finish(run, stats, tp, e.Cache)
 	run.Benchmarks = RunBenchmarks(&e, stats, tp, run.Delta, opt.NameParts)
+	if m, ok := memory.metric(); ok {
+		run.Benchmarks[0].Metrics = append(run.Benchmarks[0].Metrics, m)
+	}
 	if opt.Keep != KeepNone {
 		run.DataDir = root
 	}

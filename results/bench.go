@@ -37,6 +37,9 @@ const (
 	// UnitStorageReadBPerOp is /proc/self/io read_bytes during the clean:
 	// what this process's page-cache misses fetched.
 	UnitStorageReadBPerOp = "storage-read-B/op"
+	// UnitPeakRSSB is the process's peak resident set during the clean
+	// (PeakRSS after ResetPeakRSS), in bytes.
+	UnitPeakRSSB = "peak-RSS-B"
 )
 
 // ToMiBps converts a UnitMBps value (10^6 B/s) to MiB/s (2^20 B/s), the
@@ -52,6 +55,7 @@ var unitBetter = []struct{ unit, better string }{
 	{UnitDiskReadBPerOp, "lower"},
 	{UnitDiskWriteBPerOp, "lower"},
 	{UnitStorageReadBPerOp, "lower"},
+	{UnitPeakRSSB, "lower"},
 }
 
 // KV is one key=value pair: of a benchmark name or a file-level

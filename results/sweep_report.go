@@ -33,6 +33,7 @@ var resultUnits = []struct{ Unit, Head string }{
 	{UnitNsPerKey, "ns/key"},
 	{UnitNsPerOp, "clean s"},
 	{UnitDiskReadBPerOp, "disk read MiB"},
+	{UnitPeakRSSB, "peak RSS MiB"},
 }
 
 // scaled converts a unit's value for the results table (seconds, MiB).
@@ -40,7 +41,7 @@ func scaled(unit string, v float64) float64 {
 	switch unit {
 	case UnitNsPerOp:
 		return v / 1e9
-	case UnitDiskReadBPerOp:
+	case UnitDiskReadBPerOp, UnitPeakRSSB:
 		return v / MiB
 	case UnitMBps:
 		return ToMiBps(v)
