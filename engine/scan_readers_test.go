@@ -14,7 +14,9 @@ import (
 // buffers instead of allocating one per call (the replication campaign's
 // allocations were 93% such buffers). With the GC off, 40 calls of each
 // on a small log allocate well under one buffer per call, and every call
-// still returns the log's batches.
+// still returns the log's batches. (Under -race, where sync.Pool drops a
+// quarter of what is put back, the bound is looser but still under half
+// a buffer per call.)
 func TestScanReadersReused(t *testing.T) {
 	const base = int64(1_700_000_000_000)
 	dir := filepath.Join(t.TempDir(), "scan-0")
@@ -50,8 +52,14 @@ func TestScanReadersReused(t *testing.T) {
 	}
 	runtime.ReadMemStats(&after)
 	perCall := (after.TotalAlloc - before.TotalAlloc) / (2 * calls)
-	if perCall > 32<<10 {
-		t.Errorf("%d bytes allocated per ReadBatches or Fetch call: the 256 KiB read buffer is not reused", perCall)
+	limit := uint64(32 << 10)
+	if raceEnabled {
+		// -race makes sync.Pool drop about one Put in four: a fresh 256
+		// KiB buffer every fourth call, 64 KiB a call on average.
+		limit = 128 << 10
+	}
+	if perCall > limit {
+		t.Errorf("%d bytes allocated per ReadBatches or Fetch call (at most %d wanted): the 256 KiB read buffer is not reused", perCall, limit)
 	}
 }
 
