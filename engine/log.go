@@ -529,10 +529,16 @@ func (l *Log) segmentsInRange(from, to record.Offset) []*Segment {
 // ReadBatches calls fn for every batch whose last offset is >= from, in
 // offset order, across segments. batch aliases a reused buffer and is valid
 // only during the call. It stops at the first error (fn's or a read's).
+// The segments it reads are held until it returns, as Fetch holds them,
+// so a clean or retention that replaces or deletes them meanwhile does not
+// close their files under it: it reads the log's segments as they were
+// when it began.
 func (l *Log) ReadBatches(from record.Offset, fn func(seg *Segment, pos FilePos, batch []byte) error) error {
 	l.mu.Lock()
 	segs := l.segmentsInRange(from, math.MaxInt64)
+	l.acquire(segs)
 	l.mu.Unlock()
+	defer l.release(segs)
 	rd := getScanReader(256<<10, max(l.cfg.MaxMessageBytes, 256<<10))
 	defer putScanReader(rd)
 	for _, s := range segs {

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
@@ -75,4 +76,54 @@ func batchCount(t *testing.T, b []byte) int {
 		b, n = b[size:], n+1
 	}
 	return n
+}
+
+// TestReadBatchesHoldsSegments: a clean that replaces the segments a
+// ReadBatches call is walking does not close their files under it: the
+// call holds the segments it reads, as Fetch does, and returns the
+// batches they held when it started. (It closed them: "file already
+// closed" at the next segment.)
+func TestReadBatchesHoldsSegments(t *testing.T) {
+	const base = int64(1_700_000_000_000)
+	dir := filepath.Join(t.TempDir(), "hold-0")
+	writeTestLog(t, dir, nil,
+		[][]byte{testBatch(t, 0, base, "A=1", "B=1")},
+		[][]byte{testBatch(t, 2, base, "A=2", "B=2")},
+		[][]byte{testBatch(t, 4, base, "A=3")},
+		[][]byte{testBatch(t, 5, base, "C=1")})
+	cfg := DefaultLogConfig()
+	l, err := Open(dir, Options{Config: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var firsts []record.Offset
+	cleaned := false
+	err = l.ReadBatches(0, func(_ *Segment, _ FilePos, batch []byte) error {
+		h, err := record.ParseHeader(batch)
+		if err != nil {
+			return err
+		}
+		firsts = append(firsts, h.BaseOffset)
+		if !cleaned {
+			cleaned = true
+			// The three inactive segments are cleaned into one and
+			// replaced, their files closed once no reader holds them.
+			st, err := testCleaner(t, base).Clean(l, CleanOptions{Force: true})
+			if err != nil {
+				return err
+			}
+			if st.SegmentsCleaned != 3 {
+				t.Fatalf("the clean replaced %d segments, want the 3 inactive ones", st.SegmentsCleaned)
+			}
+			l.WaitClosing()
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("ReadBatches across a clean: %v", err)
+	}
+	if want := []record.Offset{0, 2, 4, 5}; !slices.Equal(firsts, want) {
+		t.Errorf("batches at base offsets %v, want %v: the log as it was when the call began", firsts, want)
+	}
 }
