@@ -35,6 +35,11 @@ type CampaignConfig struct {
 	// Runner.Cleaner). Default DefaultCleanerConfig(): Kafka's cleaner
 	// with the brokers' small buffers.
 	Cleaner engine.CleanerConfig
+	// Profile is the name of the profile Cleaner was made from
+	// (engine.CleanerConfig.ApplyProfile), said in the result and in the
+	// reproducer's header, so that a replay uses the same cleaners; ""
+	// when none was named.
+	Profile string
 	// Workers run schedules at once. Default runtime.GOMAXPROCS(0).
 	Workers int
 
@@ -102,6 +107,8 @@ type CampaignResult struct {
 	Events   int          `json:"events_per_run"`
 	Diverged int          `json:"diverged"`
 	ByKind   map[Kind]int `json:"by_kind"`
+	// Profile is CampaignConfig.Profile: the brokers' cleaner profile.
+	Profile string `json:"cleaner_profile,omitempty"`
 	// FirstDiverged is the seed of the first diverging run, -1 if none.
 	FirstDiverged int64 `json:"first_diverged_seed"`
 	// Reproducer is the shrunk scenario file of the first divergence
@@ -123,7 +130,7 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	res := &CampaignResult{Mode: cfg.Mode.String(), Runs: cfg.Runs, Seed: cfg.Seed, Replicas: cfg.Replicas, Events: cfg.Events, ByKind: map[Kind]int{}, FirstDiverged: -1}
+	res := &CampaignResult{Mode: cfg.Mode.String(), Runs: cfg.Runs, Seed: cfg.Seed, Replicas: cfg.Replicas, Events: cfg.Events, ByKind: map[Kind]int{}, FirstDiverged: -1, Profile: cfg.Profile}
 	// Runs are independent: they go to Workers goroutines, and their
 	// outcomes are taken in run order, so the result is the same whatever
 	// the number of workers.
@@ -176,7 +183,7 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 					if err != nil {
 						return res, err
 					}
-					res.Reproducer = fmt.Sprintf("# Shrunk from the campaign run with seed %d (mode %s): the smallest\n# schedule found that still shows %s.\n", seed, cfg.Mode, out.Kinds[0]) + rep
+					res.Reproducer = reproducerHeader(seed, cfg.Mode, out.Kinds[0], cfg.Profile) + rep
 				}
 			}
 		}
@@ -445,4 +452,15 @@ func renderScenario(dir string, cleaner engine.CleanerConfig, lines []string) (s
 		fmt.Fprintf(&b, "%s\n----\n%s\n\n", ln, out)
 	}
 	return b.String(), nil
+}
+
+// reproducerHeader is the comment a shrunk reproducer starts with: where
+// it came from, what it shows, and, when the brokers' cleaners had a
+// profile, how to replay it with the same ones.
+func reproducerHeader(seed uint64, mode Mode, kind Kind, profile string) string {
+	h := fmt.Sprintf("# Shrunk from the campaign run with seed %d (mode %s): the smallest\n# schedule found that still shows %s.\n", seed, mode, kind)
+	if profile != "" {
+		h += fmt.Sprintf("# The brokers' cleaners had --profile %s: replay with\n# cleanerlab replicas run --profile %s FILE.\n", profile, profile)
+	}
+	return h
 }

@@ -103,7 +103,7 @@ func newReplicasCampaignCmd() *cobra.Command {
 				return err
 			}
 			defer cleanup()
-			rec, err := replicas.Campaign(replicas.CampaignOptions{CampaignConfig: replication.CampaignConfig{Root: root, Mode: m, Runs: runs, Seed: seed, Replicas: n, Events: events, Shrink: shrink, Cleaner: cleaner}, Out: out}, nil)
+			rec, err := replicas.Campaign(replicas.CampaignOptions{CampaignConfig: replication.CampaignConfig{Root: root, Mode: m, Runs: runs, Seed: seed, Replicas: n, Events: events, Shrink: shrink, Cleaner: cleaner, Profile: profile}, Out: out}, nil)
 			if err != nil {
 				return err
 			}
@@ -150,7 +150,7 @@ func newReplicasCostCmd() *cobra.Command {
 				return err
 			}
 			defer cleanup()
-			rec, err := replicas.Cost(replicas.CostOptions{Root: root, DowntimesMs: ds, DeleteRetentionMs: ret, Cleaner: cleaner, Out: out})
+			rec, err := replicas.Cost(replicas.CostOptions{Root: root, DowntimesMs: ds, DeleteRetentionMs: ret, Cleaner: cleaner, Profile: profile, Out: out})
 			if err != nil {
 				return err
 			}

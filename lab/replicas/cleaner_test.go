@@ -86,7 +86,7 @@ func TestRecordsNameTheCleaner(t *testing.T) {
 	}
 	// configCleaner reads run.json's config: whether it has "cleaner", and
 	// that config's offset map layout.
-	configCleaner := func(rec *results.Run) (bool, string) {
+	configCleaner := func(rec *results.Run, profile string) (bool, string) {
 		data, err := os.ReadFile(filepath.Join(rec.Path, results.RunJSONFile))
 		if err != nil {
 			t.Fatal(err)
@@ -96,6 +96,15 @@ func TestRecordsNameTheCleaner(t *testing.T) {
 		}
 		if err := json.Unmarshal(data, &got); err != nil {
 			t.Fatal(err)
+		}
+		var name string
+		if raw, ok := got.Config["profile"]; ok {
+			if err := json.Unmarshal(raw, &name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if name != profile {
+			t.Errorf("recorded profile %q, want %q", name, profile)
 		}
 		raw, ok := got.Config["cleaner"]
 		if !ok {
@@ -111,26 +120,30 @@ func TestRecordsNameTheCleaner(t *testing.T) {
 		return true, string(c.OffsetMap)
 	}
 	for _, c := range []struct {
-		name   string
-		set    engine.CleanerConfig
-		has    bool
-		layout string
+		name    string
+		set     engine.CleanerConfig
+		profile string
+		has     bool
+		layout  string
 	}{
-		{"best", best, true, "bucket16"},
-		{"default", engine.CleanerConfig{}, false, ""},
+		{"best", best, "best", true, "bucket16"},
+		{"default", engine.CleanerConfig{}, "", false, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			camp, err := Campaign(CampaignOptions{CampaignConfig: replication.CampaignConfig{Root: t.TempDir(), Runs: 1, Seed: 1, Events: 5, Cleaner: c.set}, Out: t.TempDir()}, nil)
+			camp, err := Campaign(CampaignOptions{CampaignConfig: replication.CampaignConfig{Root: t.TempDir(), Runs: 1, Seed: 1, Events: 5, Cleaner: c.set, Profile: c.profile}, Out: t.TempDir()}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if has, layout := configCleaner(camp.Run); has != c.has || layout != c.layout {
+			if camp.Result.Profile != c.profile {
+				t.Errorf("campaign result's profile %q, want %q", camp.Result.Profile, c.profile)
+			}
+			if has, layout := configCleaner(camp.Run, c.profile); has != c.has || layout != c.layout {
 				t.Errorf("campaign record: cleaner %v, layout %q; want %v, %q", has, layout, c.has, c.layout)
 			}
 			// The points are not run: each returns its mode and downtime,
 			// and its config is kept.
 			var configs []replication.CostConfig
-			cost, err := Cost(CostOptions{Root: t.TempDir(), DowntimesMs: []int64{0, 60000}, Cleaner: c.set, Out: t.TempDir(),
+			cost, err := Cost(CostOptions{Root: t.TempDir(), DowntimesMs: []int64{0, 60000}, Cleaner: c.set, Profile: c.profile, Out: t.TempDir(),
 				runCost: func(cc replication.CostConfig) (*replication.CostResult, error) {
 					configs = append(configs, cc)
 					return &replication.CostResult{Mode: cc.Mode.String(), DowntimeMs: cc.DowntimeMs}, nil
@@ -147,7 +160,7 @@ func TestRecordsNameTheCleaner(t *testing.T) {
 					t.Errorf("cost point %s downtime %d ms: cleaner %+v, want %+v", cc.Mode, cc.DowntimeMs, cc.Cleaner, c.set)
 				}
 			}
-			if has, layout := configCleaner(cost.Run); has != c.has || layout != c.layout {
+			if has, layout := configCleaner(cost.Run, c.profile); has != c.has || layout != c.layout {
 				t.Errorf("cost record: cleaner %v, layout %q; want %v, %q", has, layout, c.has, c.layout)
 			}
 		})

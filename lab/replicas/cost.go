@@ -30,7 +30,10 @@ type CostOptions struct {
 	// in every run (replication.CostConfig.Cleaner; ProfileCleaner makes
 	// one from a profile's name). Default
 	// replication.DefaultCleanerConfig(): Kafka's cleaner.
-	Cleaner  engine.CleanerConfig
+	Cleaner engine.CleanerConfig
+	// Profile is the name of the profile Cleaner was made from, recorded
+	// beside it; "" when none was named.
+	Profile  string
 	Out      string
 	NoRecord bool
 
@@ -88,12 +91,16 @@ func Cost(opts CostOptions) (*CostRecord, error) {
 
 // costConfigJSON is the sweep's config as recorded (Root, Out and NoRecord
 // are where, not what: left out). "cleaner" is there only when a cleaner
-// config was given, so that a record of Kafka's cleaner reads, and
-// hashes, as one written before the option existed.
+// config was given, and "profile" only when one named it, so that a
+// record of Kafka's cleaner reads, and hashes, as one written before the
+// options existed.
 func costConfigJSON(o *CostOptions) map[string]any {
 	m := map[string]any{"kind": "replicas-cost", "downtimes_ms": o.DowntimesMs, "delete_retention_ms": o.DeleteRetentionMs}
 	if o.Cleaner.Threads != 0 {
 		m["cleaner"] = o.Cleaner
+	}
+	if o.Profile != "" {
+		m["profile"] = o.Profile
 	}
 	return m
 }

@@ -70,13 +70,17 @@ func Campaign(opts CampaignOptions, progress func(done int)) (*CampaignRecord, e
 // campaignConfigJSON is the campaign's config as recorded (Root, Workers
 // and the progress callback are where and how, not what: left out, so the
 // same seed gives the same config hash). "cleaner" is there only when a
-// cleaner config was given, so that a record of Kafka's cleaner reads,
-// and hashes, as one written before the option existed.
+// cleaner config was given, and "profile" only when one named it, so
+// that a record of Kafka's cleaner reads, and hashes, as one written
+// before the options existed.
 func campaignConfigJSON(c *replication.CampaignConfig) map[string]any {
 	m := map[string]any{"kind": "replicas-campaign", "mode": c.Mode.String(), "runs": c.Runs, "seed": c.Seed, "replicas": c.Replicas, "events": c.Events, "shrink": c.Shrink,
 		"cluster": replication.ClusterLine(c.Mode, c.Replicas)}
 	if c.Cleaner.Threads != 0 {
 		m["cleaner"] = c.Cleaner
+	}
+	if c.Profile != "" {
+		m["profile"] = c.Profile
 	}
 	return m
 }

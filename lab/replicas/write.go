@@ -35,7 +35,11 @@ func WriteCampaign(w io.Writer, rec *CampaignRecord, format string, seed uint64,
 		}
 		fmt.Fprintln(w, string(b))
 	} else {
-		fmt.Fprintf(w, "mode %s: %d runs (%d events, %d brokers, seeds %d..%d): %d diverged\n", res.Mode, res.Runs, res.Events, res.Replicas, seed, seed+uint64(runs)-1, res.Diverged)
+		mode := res.Mode
+		if res.Profile != "" {
+			mode += ", cleaner profile " + res.Profile
+		}
+		fmt.Fprintf(w, "mode %s: %d runs (%d events, %d brokers, seeds %d..%d): %d diverged\n", mode, res.Runs, res.Events, res.Replicas, seed, seed+uint64(runs)-1, res.Diverged)
 		for _, k := range replication.Kinds {
 			if c := res.ByKind[k]; c > 0 {
 				fmt.Fprintf(w, "  %-18s %d runs\n", k, c)

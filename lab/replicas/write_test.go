@@ -57,6 +57,30 @@ func TestWriteCampaign(t *testing.T) {
 	if m["reproducer"] != "scenario\n" {
 		t.Errorf("json reproducer %q, want %q", m["reproducer"], "scenario\n")
 	}
+	if _, ok := m["cleaner_profile"]; ok {
+		t.Errorf("json names a cleaner profile none was given: %s", b.String())
+	}
+	// A campaign whose brokers had a cleaner profile says so, in the
+	// text's first line and in the JSON.
+	res.Profile = "best"
+	b.Reset()
+	if err := WriteCampaign(&b, rec, "text", 7, 4, false); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(b.String(), "\n"); first != "mode independent, cleaner profile best: 4 runs (50 events, 3 brokers, seeds 7..10): 1 diverged" {
+		t.Errorf("first line with a profile: %q", first)
+	}
+	b.Reset()
+	if err := WriteCampaign(&b, rec, "json", 7, 4, false); err != nil {
+		t.Fatal(err)
+	}
+	m = nil
+	if err := json.Unmarshal(b.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["cleaner_profile"] != "best" {
+		t.Errorf("json cleaner_profile %v, want best", m["cleaner_profile"])
+	}
 }
 
 func padRight(s string, n int) string { return s + strings.Repeat(" ", max(0, n-len(s))) }
