@@ -60,21 +60,21 @@ type OSFS struct{}
 var Default FS = OSFS{}
 
 func (OSFS) Create(path string) (File, error) {
-	return os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	return openFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 }
 
-func (OSFS) Open(path string) (File, error) { return os.Open(path) }
+func (OSFS) Open(path string) (File, error) { return openFile(path, os.O_RDONLY, 0) }
 
 func (OSFS) OpenAppend(path string) (File, error) {
-	return os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0o644)
+	return openFile(path, os.O_RDWR|os.O_APPEND, 0o644)
 }
 
 func (OSFS) OpenReadWrite(path string) (File, error) {
-	return os.OpenFile(path, os.O_RDWR, 0o644)
+	return openFile(path, os.O_RDWR, 0o644)
 }
 
-func (OSFS) Rename(oldpath, newpath string) error      { return os.Rename(oldpath, newpath) }
-func (OSFS) Remove(path string) error                  { return os.Remove(path) }
+func (OSFS) Rename(oldpath, newpath string) error      { return rename(oldpath, newpath) }
+func (OSFS) Remove(path string) error                  { return remove(path) }
 func (OSFS) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
 func (OSFS) Stat(path string) (fs.FileInfo, error)     { return os.Stat(path) }
 func (OSFS) MkdirAll(dir string) error                 { return os.MkdirAll(dir, 0o755) }
@@ -84,7 +84,7 @@ func (OSFS) Chtimes(path string, atime, mtime time.Time) error {
 }
 
 func (OSFS) SyncDir(dir string) error {
-	d, err := os.Open(dir)
+	d, err := openFile(dir, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
