@@ -123,13 +123,11 @@ func (a *lookupAhead) run(s *Segment, st *aheadState, g offsetmap.ConcurrentGett
 	var b *lookupBlock
 	send := func(last bool) bool {
 		b.last = last
-		select {
-		case a.results <- b:
-			b = nil
-			return true
-		case <-a.stop:
+		if !a.send(b) {
 			return false
 		}
+		b = nil
+		return true
 	}
 	for {
 		select {
@@ -138,12 +136,10 @@ func (a *lookupAhead) run(s *Segment, st *aheadState, g offsetmap.ConcurrentGett
 		default:
 		}
 		if b == nil {
-			select {
-			case b = <-a.free:
-				b.reset()
-			case <-a.stop:
+			if b = a.get(); b == nil {
 				return
 			}
+			b.reset()
 		}
 		if a.beforeBatch != nil {
 			a.beforeBatch(a, it.pos)

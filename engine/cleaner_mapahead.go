@@ -166,26 +166,21 @@ func (a *mapAhead) run(dirty []*Segment, from []int64, start int64, st *mapAhead
 	var b *mapBlock
 	// ensure gets a free block into b, unless it is stopped first.
 	ensure := func() bool {
-		if b != nil {
-			return true
-		}
-		select {
-		case b = <-a.free:
+		if b == nil {
+			if b = a.get(); b == nil {
+				return false
+			}
 			b.reset()
-			return true
-		case <-a.stop:
-			return false
 		}
+		return true
 	}
 	send := func(last bool) bool {
 		b.last = last
-		select {
-		case a.results <- b:
-			b = nil
-			return true
-		case <-a.stop:
+		if !a.send(b) {
 			return false
 		}
+		b = nil
+		return true
 	}
 	defer st.reader.Restore()
 	for i, s := range dirty {
@@ -335,6 +330,28 @@ func newBlockPipe[B any](blocks *[]*B, n int) blockPipe[B] {
 		p.free <- b
 	}
 	return p
+}
+
+// get takes an emptied block for the goroutine to fill, or nil once stop
+// is closed.
+func (p *blockPipe[B]) get() *B {
+	select {
+	case b := <-p.free:
+		return b
+	case <-p.stop:
+		return nil
+	}
+}
+
+// send hands the cleaner a filled block, and says false (the block not
+// sent) once stop is closed.
+func (p *blockPipe[B]) send(b *B) bool {
+	select {
+	case p.results <- b:
+		return true
+	case <-p.stop:
+		return false
+	}
 }
 
 // close stops the goroutine and waits for it.

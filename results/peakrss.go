@@ -32,8 +32,9 @@ func ResetPeakRSS() error {
 	return nil
 }
 
-// residentBytes is this process's resident set size now (VmRSS), bytes.
-func residentBytes() (int64, error) {
+// ResidentBytes is this process's resident set size now (VmRSS of
+// /proc/self/status), in bytes. Scope: this process. Errors: as PeakRSS.
+func ResidentBytes() (int64, error) {
 	st, err := selfStatus()
 	if err != nil {
 		return 0, err

@@ -17,7 +17,7 @@ func TestPeakRSS(t *testing.T) {
 	if err := ResetPeakRSS(); err != nil {
 		t.Fatalf("ResetPeakRSS: %v", err)
 	}
-	at, err := residentBytes()
+	at, err := ResidentBytes()
 	if err != nil {
 		t.Fatal(err)
 	}

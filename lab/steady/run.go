@@ -607,7 +607,7 @@ func (r *runner) sample(final bool) *Sample {
 		}
 		r.prevCounters, r.havePrev = c, true
 	}
-	s.RSSBytes = rssBytes()
+	s.RSSBytes, _ = results.ResidentBytes() // 0 when unreadable
 	if !final {
 		var ts unix.Timespec
 		if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) == nil {
@@ -651,22 +651,4 @@ func (r *runner) samplePartition(p *partition, ckpts map[engine.TopicPartition]r
 		ps.OldestDirtyAgeMs = max(nowMs-p.appended[0].ms, 0)
 	}
 	return ps
-}
-
-// rssBytes is the resident set size from /proc/self/statm (0 when
-// unreadable).
-func rssBytes() int64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0
-	}
-	pages, err := strconv.ParseInt(f[1], 10, 64)
-	if err != nil {
-		return 0
-	}
-	return pages * int64(os.Getpagesize())
 }

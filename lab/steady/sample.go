@@ -79,7 +79,7 @@ type Sample struct {
 	IntervalSeconds     float64 `json:"interval_s"`
 	DiskNote            string  `json:"disk_note,omitempty"`
 
-	// RSSBytes is the process's resident set (/proc/self/statm);
+	// RSSBytes is the process's resident set (VmRSS of /proc/self/status);
 	// SamplerCPUSeconds the CPU time the sampler's thread has used so far.
 	RSSBytes          int64   `json:"rss_bytes"`
 	SamplerCPUSeconds float64 `json:"sampler_cpu_s"`
