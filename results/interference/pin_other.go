@@ -1,0 +1,16 @@
+//go:build !linux
+
+package interference
+
+import (
+	"errors"
+	"runtime"
+)
+
+// Pin is supported on Linux only.
+func Pin(n int) ([]int, error) {
+	return nil, errors.New("interference: --cpus: pinning to CPUs needs Linux's sched_setaffinity")
+}
+
+// Allowed returns runtime.NumCPU().
+func Allowed() int { return runtime.NumCPU() }
