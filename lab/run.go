@@ -16,6 +16,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/results/interference"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
 
@@ -143,7 +144,8 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	}
 	defer cleanup()
 
-	run := &results.Run{SchemaVersion: SchemaVersion, StartedAt: time.Now().UTC(), Config: e, Phases: map[string]time.Duration{}}
+	run := &results.Run{SchemaVersion: SchemaVersion, StartedAt: time.Now().UTC(), Config: e, Phases: map[string]time.Duration{},
+		Interference: map[string]interference.Interval{}}
 	if opt.IDSuffix != "" {
 		id, err := results.NewID(run.StartedAt, e)
 		if err != nil {
@@ -160,6 +162,7 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	// 1. Generate.
 	fmt.Fprintf(logw, "generating ~%s in %d partition(s) under %s\n", results.FormatBytes(e.Workload.LogBytes), e.Workload.Partitions, root)
 	t0 := time.Now()
+	genWatch := WatchPhase(env.DataDir.Device)
 	startProgress(opt.Progress, "generate", e.Workload.LogBytes)
 	gen, err := workloads.Generate(root, e.Workload, e.Log, func(done, total int64) {
 		if opt.Progress != nil {
@@ -171,6 +174,7 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 		return nil, err
 	}
 	run.Phases["generate"] = time.Since(t0)
+	run.Interference["generate"] = genWatch.Stop()
 	if err := ctx.Err(); err != nil {
 		return nil, stopped(err)
 	}
@@ -233,6 +237,7 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	}
 	before, berr := results.Snapshot(env.DataDir.Device)
 	endMemory := startMemory(e.Cleaner)
+	cleanWatch := WatchPhase(env.DataDir.Device)
 	t0 = time.Now()
 	// The clean reads the dirty part twice (map and copy) and the rest once:
 	// the bar's total, an estimate from the workload's dirty ratio.
@@ -252,6 +257,7 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	stopProfile()
 	finishProgress(opt.Progress)
 	cleanWall := time.Since(t0)
+	cleanIv := cleanWatch.Stop()
 	memory := endMemory()
 	// The replaced segments' files are closed behind the clean (as Kafka's
 	// asynchronous delete): their page cache is freed then, so the
@@ -278,6 +284,8 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 		}
 	}
 	run.Phases["clean"] = cleanWall
+	run.Interference["clean"] = cleanIv
+	run.Verdict = cleanIv.Verdict
 	run.SetCounters(before, after)
 	run.Stats = stats
 
@@ -303,11 +311,13 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	run.Rows = RunRows(stats, e.Cleaner, tp, run.Delta)
 	run.Rows = append(run.Rows, fault.rows()...)
 	run.Rows = append(run.Rows, memory.rows()...)
+	run.Rows = append(run.Rows, InterferenceRows(cleanIv)...)
 	iorun.finish(run, stats, tp, e.Cache)
 	run.Benchmarks = RunBenchmarks(&e, stats, tp, run.Delta, opt.NameParts)
 	if m, ok := memory.metric(); ok {
 		run.Benchmarks[0].Metrics = append(run.Benchmarks[0].Metrics, m)
 	}
+	run.Benchmarks[0].Metrics = append(run.Benchmarks[0].Metrics, CPUMetrics(cleanIv)...)
 	if opt.Keep != KeepNone {
 		run.DataDir = root
 	}

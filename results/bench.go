@@ -40,6 +40,12 @@ const (
 	// UnitPeakRSSB is the process's peak resident set during the clean
 	// (PeakRSS after ResetPeakRSS), in bytes.
 	UnitPeakRSSB = "peak-RSS-B"
+	// UnitCPUNsPerOp is this process's CPU time (user + system, every
+	// thread, getrusage) during one clean of all partitions: beside ns/op,
+	// it compares profiles fairly whatever share of the machine each got.
+	UnitCPUNsPerOp = "cpu-ns/op"
+	// UnitCores is the cores the clean used: cpu-ns/op over ns/op.
+	UnitCores = "cores"
 )
 
 // ToMiBps converts a UnitMBps value (10^6 B/s) to MiB/s (2^20 B/s), the
@@ -56,6 +62,8 @@ var unitBetter = []struct{ unit, better string }{
 	{UnitDiskWriteBPerOp, "lower"},
 	{UnitStorageReadBPerOp, "lower"},
 	{UnitPeakRSSB, "lower"},
+	{UnitCPUNsPerOp, "lower"},
+	{UnitCores, "lower"},
 }
 
 // KV is one key=value pair: of a benchmark name or a file-level

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cleanerlab/cleanerlab/results/interference"
 )
 
 // Environment is what a run ran on. Fields that could not be read are left empty and
@@ -21,7 +23,7 @@ import (
 type Environment struct {
 	CPUModel      string `json:"cpu_model"`       // "model name" of the first processor in /proc/cpuinfo
 	LogicalCores  int    `json:"logical_cores"`   // processors listed in /proc/cpuinfo
-	UsableCores   int    `json:"usable_cores"`    // runtime.NumCPU: CPUs in this process's affinity mask
+	UsableCores   int    `json:"usable_cores"`    // CPUs in this process's affinity mask at capture (after --cpus)
 	GOMAXPROCS    int    `json:"gomaxprocs"`      // runtime.GOMAXPROCS(0) at capture
 	MemTotalBytes int64  `json:"mem_total_bytes"` // MemTotal of /proc/meminfo, in bytes
 	KernelRelease string `json:"kernel_release"`  // uname -r
@@ -56,7 +58,7 @@ func CaptureEnvironment(dataDir string) (Environment, error) {
 // stat'ed on the real file system whatever s is.
 func (s Source) CaptureEnvironment(dataDir string) (Environment, error) {
 	env := Environment{
-		UsableCores: runtime.NumCPU(),
+		UsableCores: interference.Allowed(),
 		GOMAXPROCS:  runtime.GOMAXPROCS(0),
 		GoVersion:   runtime.Version(),
 		GOOS:        runtime.GOOS,

@@ -57,6 +57,8 @@ func (r *Run) Report() (string, error) {
 		p("\n")
 	}
 
+	r.writeInterference(&b)
+
 	if len(r.Benchmarks) > 0 {
 		var bb strings.Builder
 		WriteBench(&bb, nil, r.Benchmarks)
@@ -230,4 +232,31 @@ func counterScope(source string) string {
 		return "process"
 	}
 	return "system"
+}
+
+// writeInterference writes each timed phase's CPU use and the machine's
+// interference over it, with the verdict and the thresholds it used.
+func (r *Run) writeInterference(b *strings.Builder) {
+	if len(r.Interference) == 0 {
+		return
+	}
+	names := make([]string, 0, len(r.Interference))
+	for n := range r.Interference {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(b, "## Interference\n\nThis process's CPU time and what else the machine did over each timed phase (/proc/stat, /proc/pressure, /proc/diskstats less this process, getrusage).\n\n")
+	fmt.Fprintf(b, "| phase | wall s | this process | the machine | verdict |\n|---|--:|---|---|---|\n")
+	var th string
+	for _, n := range names {
+		iv := r.Interference[n]
+		fmt.Fprintf(b, "| %s | %.3f | %s | %s | %s |\n", cell(n), iv.Wall().Seconds(), cell(iv.CPUText()), cell(iv.MachineText()), cell(iv.VerdictText()))
+		if iv.Thresholds != nil {
+			th = iv.Thresholds.String()
+		}
+	}
+	if th != "" {
+		fmt.Fprintf(b, "\nThresholds: `%s`.\n", th)
+	}
+	fmt.Fprintf(b, "\n")
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/results/interference"
 )
 
 // File names inside a run directory.
@@ -58,6 +59,15 @@ type Run struct {
 	// Phases maps a phase name ("generate", "cache", "clean", "verify") to its wall
 	// time; JSON holds nanoseconds.
 	Phases map[string]time.Duration `json:"phases_ns,omitempty"`
+	// Interference maps a timed phase ("generate", "clean") to this
+	// process's CPU time and the machine's interference over it, with its
+	// verdict (results/interference). Absent in records written before it
+	// existed.
+	Interference map[string]interference.Interval `json:"interference,omitempty"`
+	// Verdict is the clean phase's interference verdict (quiet, busy,
+	// unusable, unknown): whether the run's timings can be trusted. A busy
+	// verdict labels the figures; it never changes them.
+	Verdict interference.Verdict `json:"verdict,omitempty"`
 	// Stats is the cleaner's own stats struct, as the caller gives it. ReadRun gives
 	// it back as json.RawMessage.
 	Stats any `json:"stats,omitempty"`

@@ -116,6 +116,7 @@ workload's ground truth and reports throughput, page-cache and disk counters.`,
 		SilenceErrors: true,
 	}
 	root.SuggestionsMinimumDistance = 2
+	bindMachineFlags(root)
 	root.AddCommand(newRunCmd(), newCleanCmd(), newDumpCmd(), newVerifyCmd(), newRetentionCmd(), newHashersCmd(), newSweepCmd(), newReportCmd(), newBaselineCmd(), newPlanCmd(), newAdviseCmd(), newGenerateCmd(), newReplicasCmd(), newSteadyCmd())
 	suggestFlags(root)
 	return root

@@ -1,0 +1,72 @@
+package lab
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/results/interference"
+)
+
+// The process's interference thresholds: like GOMAXPROCS and the CPU
+// affinity (--cpus), a setting of the whole process, which cleanerlab's
+// --interference-thresholds sets once before any command runs.
+var (
+	thresholdsMu sync.Mutex
+	thresholds   = interference.DefaultThresholds()
+)
+
+// SetThresholds sets the thresholds every run, sweep point, calibration,
+// validation and steady run of this process judges its interference by.
+// It fails, changing nothing, when t is not valid.
+func SetThresholds(t interference.Thresholds) error {
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	thresholdsMu.Lock()
+	defer thresholdsMu.Unlock()
+	thresholds = t
+	return nil
+}
+
+// Thresholds returns the thresholds SetThresholds set (default:
+// interference.DefaultThresholds).
+func Thresholds() interference.Thresholds {
+	thresholdsMu.Lock()
+	defer thresholdsMu.Unlock()
+	return thresholds
+}
+
+// WatchPhase starts measuring a phase's CPU use and interference on the
+// block device named device ("" for none), judged by Thresholds.
+func WatchPhase(device string) *interference.Watch {
+	return interference.Sampler{Device: device}.Start(Thresholds())
+}
+
+// InterferenceRows are the run table's rows of a timed phase's CPU use and
+// interference: CPU time, cores used (of the CPUs), the machine, verdict.
+func InterferenceRows(iv interference.Interval) []results.Row {
+	rows := []results.Row{
+		{Name: "CPU time", Value: fmt.Sprintf("%.3f", iv.CPUSeconds), Unit: "s", Meaning: "this process's user+system time during the clean (every thread)"},
+		{Name: "cores used", Value: fmt.Sprintf("%.2f", iv.CoresUsed), Unit: fmt.Sprintf("of %d", iv.CPUs), Meaning: "CPU time / wall time of the clean"},
+	}
+	if iv.BusiestThreadCores >= 0 {
+		rows = append(rows, results.Row{Name: "busiest thread", Value: fmt.Sprintf("%.2f", iv.BusiestThreadCores), Unit: "cores", Meaning: "the busiest OS thread's CPU / wall: the serial path"})
+	}
+	rows = append(rows,
+		results.Row{Name: "machine", Value: iv.MachineText(), Meaning: "what else the machine did during the clean"},
+		results.Row{Name: "interference", Value: iv.VerdictText(), Meaning: "quiet, busy or unusable by the thresholds (--interference-thresholds); a busy verdict labels the figures, never changes them"})
+	return rows
+}
+
+// CPUMetrics are the benchmark metrics of a timed phase's CPU use:
+// cpu-ns/op and cores (unknown CPU time: none).
+func CPUMetrics(iv interference.Interval) []results.Metric {
+	if iv.WallNs <= 0 || iv.CPUSeconds <= 0 {
+		return nil
+	}
+	return []results.Metric{
+		{Value: iv.CPUSeconds * 1e9, Unit: results.UnitCPUNsPerOp},
+		{Value: iv.CoresUsed, Unit: results.UnitCores},
+	}
+}
