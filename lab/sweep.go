@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/results/interference"
 )
 
 // SweepPlan is a resolved sweep: the cross product of its axes over a base
@@ -169,6 +170,12 @@ type SweepOptions struct {
 	// ID, when set, maps the planned ID to the one the record takes (a
 	// shard's "-shard-i-of-N" name).
 	ID func(planned string) string
+	// RetryBusy is how many times a run whose clean was not quiet (busy or
+	// unusable by its interference verdict) is run again; the runs it
+	// replaces stay in the record, marked superseded (0 = none).
+	RetryBusy int
+	// run replaces Run (tests drive verdicts with it); nil: Run.
+	run func(context.Context, Experiment, Options) (*results.Run, error)
 	// OnStart, when set, is called once the sweep's directory exists and
 	// the environment is captured, before the first run (a shard writes
 	// its manifest); its error stops the sweep.
@@ -250,36 +257,25 @@ func Sweep(ctx context.Context, plan *SweepPlan, opt SweepOptions) (*results.Swe
 		if opt.OnRun != nil {
 			opt.OnRun(i+1, len(order), pp)
 		}
-		pr := results.PointRun{Rep: s.Rep, Order: i + 1}
-		var res *results.Run
-		err := pp.Err
-		if err == nil {
-			res, err = Run(ctx, pp.Experiment, Options{
-				Dir: opt.Dir, Out: filepath.Join(dir, results.SweepRunsDir), DropCaches: opt.DropCaches,
-				NameParts: pp.Extra, IDSuffix: fmt.Sprintf("-r%d", s.Rep),
-			})
-		}
-		if errors.Is(err, ErrStopped) {
-			return sw, dir, err
-		}
-		if res != nil {
-			pr.ID = res.ID
-			if res.Path != "" {
-				pr.Dir = filepath.ToSlash(filepath.Join(results.SweepRunsDir, filepath.Base(res.Path)))
+		for attempt := 0; ; attempt++ {
+			pr, res, err := sweepRun(ctx, pp, s, i, dir, opt)
+			if errors.Is(err, ErrStopped) {
+				return sw, dir, err
 			}
-			if v := res.Verification; v != nil {
-				passed := v.Passed
-				pr.Verified = &passed
+			if err != nil {
+				fmt.Fprintf(logw, "sweep: run %d (%s, rep %d): %v\n", i+1, PointLabel(pp.Params), s.Rep, err)
 			}
-			if len(res.Benchmarks) > 0 {
-				pr.Metrics = res.Benchmarks[0].Metrics
+			retry := err == nil && res != nil && (res.Verdict == interference.Busy || res.Verdict == interference.Unusable) && attempt < opt.RetryBusy
+			if retry {
+				pr.Superseded = true
+				fmt.Fprintf(logw, "sweep: run %d (%s, rep %d) was %s: running it again (%d of --retry-busy %d)\n",
+					i+1, PointLabel(pp.Params), s.Rep, res.Interference["clean"].VerdictText(), attempt+1, opt.RetryBusy)
+			}
+			sw.Points[s.Point].Runs = append(sw.Points[s.Point].Runs, pr)
+			if !retry {
+				break
 			}
 		}
-		if err != nil {
-			pr.Error = err.Error()
-			fmt.Fprintf(logw, "sweep: run %d (%s, rep %d): %v\n", i+1, PointLabel(pp.Params), s.Rep, err)
-		}
-		sw.Points[s.Point].Runs = append(sw.Points[s.Point].Runs, pr)
 		sw.Duration = time.Since(start)
 		// Keep sweep.json current, so that an interrupted sweep leaves its figures.
 		if err := sw.WriteJSON(dir); err != nil {
@@ -291,6 +287,42 @@ func Sweep(ctx context.Context, plan *SweepPlan, opt SweepOptions) (*results.Swe
 		return sw, dir, err
 	}
 	return sw, dir, nil
+}
+
+// sweepRun carries out one scheduled run of point pp (the i-th of the
+// order) and returns its entry in the sweep record with the run record.
+func sweepRun(ctx context.Context, pp *SweepPoint, s Scheduled, i int, dir string, opt SweepOptions) (results.PointRun, *results.Run, error) {
+	pr := results.PointRun{Rep: s.Rep, Order: i + 1}
+	var res *results.Run
+	err := pp.Err
+	run := opt.run
+	if run == nil {
+		run = Run
+	}
+	if err == nil {
+		res, err = run(ctx, pp.Experiment, Options{
+			Dir: opt.Dir, Out: filepath.Join(dir, results.SweepRunsDir), DropCaches: opt.DropCaches,
+			NameParts: pp.Extra, IDSuffix: fmt.Sprintf("-r%d", s.Rep),
+		})
+	}
+	if res != nil {
+		pr.ID = res.ID
+		if res.Path != "" {
+			pr.Dir = filepath.ToSlash(filepath.Join(results.SweepRunsDir, filepath.Base(res.Path)))
+		}
+		if v := res.Verification; v != nil {
+			passed := v.Passed
+			pr.Verified = &passed
+		}
+		if len(res.Benchmarks) > 0 {
+			pr.Metrics = res.Benchmarks[0].Metrics
+		}
+		pr.Verdict = res.Verdict
+	}
+	if err != nil {
+		pr.Error = err.Error()
+	}
+	return pr, res, err
 }
 
 // WriteSchedule prints the plan's runs in the order Sweep carries them out

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/cleanerlab/cleanerlab/results/interference"
 )
 
 // File names inside a sweep directory.
@@ -86,6 +88,13 @@ type PointRun struct {
 	// Error says why the run did not complete ("" when it did).
 	Error   string   `json:"error,omitempty"`
 	Metrics []Metric `json:"metrics,omitempty"`
+	// Verdict is the run's interference verdict over its clean (quiet,
+	// busy, unusable, unknown; "" in records written before it existed).
+	Verdict interference.Verdict `json:"verdict,omitempty"`
+	// Superseded marks a run that was not quiet and was run again
+	// (sweep --retry-busy): it stays in the record with its figures, but
+	// the point's summaries, benchmark lines and plots leave it out.
+	Superseded bool `json:"superseded,omitempty"`
 }
 
 // UnitSummary is the Summary of one unit's values.
@@ -121,7 +130,7 @@ func (s *Sweep) Summarize() {
 		var units []string
 		values := map[string][]float64{}
 		for _, r := range p.Runs {
-			if r.Error != "" {
+			if r.Error != "" || r.Superseded {
 				continue
 			}
 			for _, m := range r.Metrics {
@@ -146,7 +155,7 @@ func (s *Sweep) Benchmarks() []Benchmark {
 		runs := append([]PointRun(nil), p.Runs...)
 		sort.Slice(runs, func(a, b int) bool { return runs[a].Rep < runs[b].Rep })
 		for _, r := range runs {
-			if r.Error == "" && len(r.Metrics) > 0 {
+			if r.Error == "" && !r.Superseded && len(r.Metrics) > 0 {
 				out = append(out, Benchmark{Name: p.Benchmark, Iterations: 1, Metrics: r.Metrics})
 			}
 		}
@@ -168,6 +177,28 @@ func (s *Sweep) Failures() (errors, unverified int) {
 		}
 	}
 	return errors, unverified
+}
+
+// Verdicts counts the runs of the sweep by interference verdict, the
+// superseded ones (re-run by --retry-busy) apart.
+func (s *Sweep) Verdicts() (counted map[interference.Verdict]int, superseded int) {
+	counted = map[interference.Verdict]int{}
+	for _, p := range s.Points {
+		for _, r := range p.Runs {
+			switch {
+			case r.Error != "":
+			case r.Superseded:
+				superseded++
+			default:
+				v := r.Verdict
+				if v == "" {
+					v = interference.Unknown
+				}
+				counted[v]++
+			}
+		}
+	}
+	return counted, superseded
 }
 
 // units lists every unit of the sweep's summaries, in order of first
@@ -234,11 +265,12 @@ func (s *Sweep) WriteSummaryCSV(w io.Writer) error {
 
 // WriteRunsCSV writes one row per run and unit: the axis values, the
 // repetition, the execution order, the run ID, the verification, the
-// error, the unit and the value.
+// error, the unit, the value, the interference verdict and whether the run
+// was superseded by a re-run (--retry-busy).
 func (s *Sweep) WriteRunsCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := axisNames(s.Axes)
-	head = append(head, "rep", "order", "run", "verified", "error", "unit", "value")
+	head = append(head, "rep", "order", "run", "verified", "error", "unit", "value", "verdict", "superseded")
 	cw.Write(head)
 	for _, p := range s.Points {
 		for _, r := range p.Runs {
@@ -247,11 +279,12 @@ func (s *Sweep) WriteRunsCSV(w io.Writer) error {
 				verified = strconv.FormatBool(*r.Verified)
 			}
 			base := append(paramValues(p.Params), strconv.Itoa(r.Rep), strconv.Itoa(r.Order), r.ID, verified, r.Error)
+			tail := []string{string(r.Verdict), strconv.FormatBool(r.Superseded)}
 			if len(r.Metrics) == 0 {
-				cw.Write(append(base, "", ""))
+				cw.Write(append(append(base, "", ""), tail...))
 			}
 			for _, m := range r.Metrics {
-				cw.Write(append(append([]string(nil), base...), m.Unit, fnum(m.Value)))
+				cw.Write(append(append(append([]string(nil), base...), m.Unit, fnum(m.Value)), tail...))
 			}
 		}
 	}

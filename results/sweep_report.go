@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cleanerlab/cleanerlab/results/interference"
 )
 
 // Report is what `cleanerlab report` and a sweep render: sweeps with their
@@ -135,6 +137,9 @@ func (r *Report) sweepMarkdown(b *strings.Builder, s *Sweep) {
 	p("- started: %s, took %s\n", s.StartedAt.UTC().Format(time.RFC3339), s.Duration.Round(time.Second))
 	p("- %d points x %d repetitions = %d runs, in a shuffled order (seed %d); %d failed, %d failed verification\n",
 		len(s.Points), s.Count, runs, s.ShuffleSeed, errs, unverified)
+	if counted, superseded := s.Verdicts(); len(counted) > 0 || superseded > 0 {
+		p("- interference over each clean: %s\n", verdictCounts(counted, superseded))
+	}
 	if s.Experiment != "" {
 		p("- experiment file: %s\n", s.Experiment)
 	}
@@ -164,14 +169,14 @@ func (r *Report) sweepMarkdown(b *strings.Builder, s *Sweep) {
 	for _, u := range resultUnits {
 		p(" %s |", u.Head)
 	}
-	p(" MiB/s p95 | CV | n | verified |\n|")
+	p(" MiB/s p95 | CV | n | verified | interference |\n|")
 	for range s.Axes {
 		p("---|")
 	}
 	for range resultUnits {
 		p("--:|")
 	}
-	p("--:|--:|--:|---|\n")
+	p("--:|--:|--:|---|---|\n")
 	for _, pt := range s.Points {
 		p("|")
 		for _, kv := range pt.Params {
@@ -185,7 +190,7 @@ func (r *Report) sweepMarkdown(b *strings.Builder, s *Sweep) {
 			}
 		}
 		sum, _ := pt.Summary(UnitMBps)
-		p(" %.4g | %s | %d | %s |\n", ToMiBps(sum.P95), sum.CVText(), sum.N, pointVerified(&pt))
+		p(" %.4g | %s | %d | %s | %s |\n", ToMiBps(sum.P95), sum.CVText(), sum.N, pointVerified(&pt), pointVerdicts(&pt))
 	}
 	p("\n")
 	for _, n := range s.Notes {
@@ -194,6 +199,44 @@ func (r *Report) sweepMarkdown(b *strings.Builder, s *Sweep) {
 	if len(s.Notes) > 0 {
 		p("\n")
 	}
+}
+
+// pointVerdicts summarises the interference verdicts of a point's runs:
+// "3 quiet, 1 busy (1 superseded)".
+func pointVerdicts(p *Point) string {
+	counted := map[interference.Verdict]int{}
+	superseded := 0
+	for _, r := range p.Runs {
+		switch {
+		case r.Error != "":
+		case r.Superseded:
+			superseded++
+		case r.Verdict == "":
+			counted[interference.Unknown]++
+		default:
+			counted[r.Verdict]++
+		}
+	}
+	return verdictCounts(counted, superseded)
+}
+
+// verdictCounts writes counts by verdict, quiet first, busy and unusable
+// in bold, and the superseded runs.
+func verdictCounts(counted map[interference.Verdict]int, superseded int) string {
+	var parts []string
+	for _, v := range []interference.Verdict{interference.Quiet, interference.Busy, interference.Unusable, interference.Unknown} {
+		if n := counted[v]; n > 0 {
+			if v == interference.Busy || v == interference.Unusable {
+				parts = append(parts, fmt.Sprintf("**%d %s**", n, v))
+			} else {
+				parts = append(parts, fmt.Sprintf("%d %s", n, v))
+			}
+		}
+	}
+	if superseded > 0 {
+		parts = append(parts, fmt.Sprintf("%d superseded (not quiet, run again by --retry-busy)", superseded))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // pointVerified summarises the verification of a point's runs.

@@ -26,6 +26,7 @@ type sweepFlags struct {
 	dropCaches  bool
 	dryRun      bool
 	shard       string
+	retryBusy   int
 	params      map[string]*string
 }
 
@@ -79,6 +80,7 @@ command then exits 1 (failed runs) or 2 (failed verification).`,
 	f.StringVar(&sf.progress, "progress", "auto", "progress bar: auto (when stderr is a terminal), always, never")
 	f.BoolVar(&sf.dropCaches, "drop-caches", false, "with --cache cold, also write 3 to /proc/sys/vm/drop_caches (root only)")
 	f.BoolVar(&sf.dryRun, "dry-run", false, "print the points and the run order, run nothing")
+	f.IntVar(&sf.retryBusy, "retry-busy", 0, "run a point's repetition again, up to N times, when its clean was not quiet (interference verdict busy or unusable; thresholds: --interference-thresholds); the replaced runs stay in the record, marked superseded")
 	f.StringVar(&sf.shard, "shard", "", "run only shard i/N of the runs (i from 0, as JOB_COMPLETION_INDEX), and write shard.json for report --merge")
 	probe := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	e := lab.DefaultExperiment()
@@ -176,7 +178,10 @@ func sweepMain(cmd *cobra.Command, sf *sweepFlags) error {
 	}
 	bar := lab.NewRunBar(showProgress, len(order))
 	fmt.Fprintf(out, "sweep: %d points x %d repetitions = %d runs\n", len(plan.Points), plan.Count, total)
-	opt := lab.SweepOptions{Out: sf.out, Dir: sf.dir, DropCaches: sf.dropCaches, Log: cmd.ErrOrStderr(), OnRun: bar.OnRun}
+	if sf.retryBusy < 0 {
+		return fmt.Errorf("--retry-busy %d: want 0 or more", sf.retryBusy)
+	}
+	opt := lab.SweepOptions{Out: sf.out, Dir: sf.dir, DropCaches: sf.dropCaches, Log: cmd.ErrOrStderr(), OnRun: bar.OnRun, RetryBusy: sf.retryBusy}
 	if sh != nil {
 		fmt.Fprintf(out, "shard %s: %d of the %d runs\n", spec, len(order), total)
 		opt = sh.Options(opt)
