@@ -3,6 +3,7 @@ package interference
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -147,4 +148,20 @@ func TestTakeLive(t *testing.T) {
 		t.Errorf("interval %+v", iv)
 	}
 	_ = x
+}
+
+// TestMeasureCommand runs a child that burns CPU for a fixed amount of
+// work: its CPU time is counted as the command's, not as others'.
+func TestMeasureCommand(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done")
+	iv, err := MeasureCommand(cmd, "", DefaultThresholds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iv.CPUSeconds <= 0 || iv.BusiestThreadCores != -1 || iv.OtherDiskReadBytes != -1 {
+		t.Errorf("interval %+v: want the child's CPU time, no thread or disk figures", iv)
+	}
+	if _, err := MeasureCommand(exec.Command("false"), "", DefaultThresholds()); err == nil {
+		t.Error("a failing command: no error")
+	}
 }

@@ -34,6 +34,9 @@ type Interval struct {
 	// busy time (user, nice, system, irq, softirq; guest time is inside
 	// user) less this process's CPU time, over the wall time.
 	OtherCores float64 `json:"other_cores"`
+	// OtherCoresError bounds OtherCores' error from /proc/stat's 10 ms
+	// ticks: one tick per CPU at each end, over the wall time, in cores.
+	OtherCoresError float64 `json:"other_cores_error"`
 	// StealShare and IOWaitShare are steal and iowait over all CPUs' time.
 	StealShare  float64 `json:"steal_share"`
 	IOWaitShare float64 `json:"iowait_share"`
@@ -119,7 +122,8 @@ func Between(a, b Sample, t Thresholds) Interval {
 			return busy(c) + c.CPU.Idle + c.CPU.Iowait + c.CPU.Steal
 		}
 		if ok(SourceRusage) {
-			iv.OtherCores = max(0, (busy(b)-busy(a)-iv.CPUSeconds)/wall)
+			iv.OtherCores = min(float64(max(iv.CPUs, 1)), max(0, (busy(b)-busy(a)-iv.CPUSeconds)/wall))
+			iv.OtherCoresError = 2 * float64(max(iv.CPUs, 1)) / userHZ / wall
 		}
 		if all := total(b) - total(a); all > 0 {
 			iv.StealShare = (b.CPU.Steal - a.CPU.Steal) / all
@@ -146,10 +150,8 @@ func Between(a, b Sample, t Thresholds) Interval {
 		iv.OtherDiskReadBytes = max(0, b.DiskReadBytes-a.DiskReadBytes-(b.ReadBytes-a.ReadBytes))
 		iv.OtherDiskWrittenBytes = max(0, b.DiskWrittenBytes-a.DiskWrittenBytes-(b.WriteBytes-a.WriteBytes))
 	}
-	if wall < 1 && wall > 0 && iv.CPUs > 0 {
-		// One tick of 10 ms on each CPU at each end.
-		iv.Note = fmt.Sprintf("interval of %.3f s: others' CPU and steal are within about ±%.2f cores (/proc/stat counts 10 ms ticks)",
-			wall, 2*0.01*float64(iv.CPUs)/wall)
+	if wall < 1 && iv.OtherCoresError > 0 {
+		iv.Note = fmt.Sprintf("interval of %.3f s: others' CPU within ±%.2f cores (/proc/stat counts 10 ms ticks)", wall, iv.OtherCoresError)
 	}
 	tt := t
 	iv.Thresholds = &tt

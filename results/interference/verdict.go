@@ -171,7 +171,10 @@ func (t Thresholds) String() string {
 
 // Judge gives iv its verdict by t, with one reason per limit reached. A
 // figure that is unknown (-1) is skipped; when others' CPU and steal are
-// both unknown the verdict is Unknown unless another figure reached a limit.
+// both unknown, or the interval is too short to judge them (one clock
+// tick per CPU reaches the busy limit of others' CPU), the verdict is
+// Unknown unless another figure reached a limit. Measure such phases
+// over a longer window (all repetitions together).
 func (t Thresholds) Judge(iv Interval) (Verdict, []string) {
 	v := Quiet
 	var reasons []string
@@ -191,8 +194,15 @@ func (t Thresholds) Judge(iv Interval) (Verdict, []string) {
 	cores := func(x float64) string { return fmt.Sprintf("%.2f cores", x) }
 	pct := func(x float64) string { return fmt.Sprintf("%.1f%%", x*100) }
 	rate := func(x float64) string { return fmt.Sprintf("%.1f MiB/s", x/(1<<20)) }
-	check("other processes' CPU", iv.OtherCores, t.BusyOtherCores, t.UnusableOtherCores, cores)
-	check("steal", iv.StealShare, t.BusySteal, t.UnusableSteal, pct)
+	// Over an interval so short that one 10 ms tick per CPU moves others'
+	// CPU past the busy limit, neither it nor steal can be judged.
+	tooShort := iv.OtherCores >= 0 && iv.OtherCoresError >= t.BusyOtherCores && t.BusyOtherCores > 0
+	if tooShort {
+		reasons = append(reasons, fmt.Sprintf("others' CPU and steal not judged: %.3f s is too short for /proc/stat's 10 ms ticks (±%.2f cores)", float64(iv.WallNs)/1e9, iv.OtherCoresError))
+	} else {
+		check("other processes' CPU", iv.OtherCores, t.BusyOtherCores, t.UnusableOtherCores, cores)
+		check("steal", iv.StealShare, t.BusySteal, t.UnusableSteal, pct)
+	}
 	check("memory pressure (PSI full)", iv.MemoryFullShare, t.BusyMemoryFull, t.UnusableMemoryFull, pct)
 	if iv.OtherDiskReadBytes >= 0 && iv.WallNs > 0 {
 		r := float64(iv.OtherDiskReadBytes+iv.OtherDiskWrittenBytes) / (float64(iv.WallNs) / 1e9)
@@ -200,6 +210,9 @@ func (t Thresholds) Judge(iv Interval) (Verdict, []string) {
 	}
 	if v == Quiet && iv.OtherCores < 0 && iv.StealShare < 0 {
 		return Unknown, []string{"others' CPU and steal unknown (/proc/stat or getrusage unreadable)"}
+	}
+	if v == Quiet && tooShort {
+		return Unknown, reasons
 	}
 	return v, reasons
 }
