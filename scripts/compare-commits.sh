@@ -6,6 +6,7 @@ usage() {
 	cat <<'USAGE'
 Usage: scripts/compare-commits.sh [--bench REGEX] [--pkg PKGS] [--count N]
                                   [--benchtime T] [--seed S] [--out DIR]
+                                  [--retry-busy N] [--thresholds T]
                                   A B [-- ARGS...]
 
 Checks out commits A and B (anything git rev-parse takes: a hash, a branch,
@@ -27,7 +28,19 @@ afterwards.
   --benchtime T   go test -benchtime (default: go test's 1s)
   --out DIR       keep the raw results there as <A>.txt and <B>.txt
                   (default: a temp dir, printed)
+  --retry-busy N  run a commit's round again, up to N times, when it was
+                  not quiet (default 0); the replaced round's results are
+                  kept apart in <A>.busy.txt / <B>.busy.txt
+  --thresholds T  the quiet|busy|unusable limits, as cleanerlab's
+                  --interference-thresholds (default: its defaults)
   -- ARGS...      passed to the benchmarks after -args
+
+Each commit's round runs under `cleanerlab interference` (built from this
+script's checkout, or $CLEANERLAB), which measures the round's CPU time
+and what else the machine did meanwhile (other processes' CPU, steal,
+memory pressure) and gives it a verdict. When any round that is kept was
+busy or unusable, the script prints benchstat's table but refuses to call
+a difference: it says which rounds and why, and exits 3.
                   (e.g. -- -bench.dir /mnt/disk -bench.scale 4)
 
 benchstat is $BENCHSTAT if set, else benchstat on PATH, else
@@ -37,7 +50,7 @@ Both commits' benchmarks must build; the script stops at the first failure.
 USAGE
 }
 
-bench=. pkg=./bench/ count=10 benchtime="" out="" seed=1
+bench=. pkg=./bench/ count=10 benchtime="" out="" seed=1 retry=0 thresholds=""
 args=() pos=()
 while (($#)); do
 	case "$1" in
@@ -48,6 +61,8 @@ while (($#)); do
 	--benchtime) benchtime=${2:?--benchtime needs a value}; shift 2 ;;
 	--seed) seed=${2:?--seed needs a value}; shift 2 ;;
 	--out) out=${2:?--out needs a value}; shift 2 ;;
+	--retry-busy) retry=${2:?--retry-busy needs a value}; shift 2 ;;
+	--thresholds) thresholds=${2:?--thresholds needs a value}; shift 2 ;;
 	--) shift; args=("$@"); break ;;
 	-*) echo "compare-commits.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
 	*) pos+=("$1"); shift ;;
@@ -60,6 +75,10 @@ fi
 a=${pos[0]} b=${pos[1]}
 if ! [[ $count =~ ^[1-9][0-9]*$ ]]; then
 	echo "compare-commits.sh: --count $count: want a whole number of rounds, at least 1" >&2
+	exit 2
+fi
+if ! [[ $retry =~ ^[0-9]+$ ]]; then
+	echo "compare-commits.sh: --retry-busy $retry: want a whole number, 0 or more" >&2
 	exit 2
 fi
 if ! [[ $seed =~ ^[0-9]+$ ]]; then
@@ -107,6 +126,19 @@ done
 : >"$fa"
 : >"$fb"
 
+if [[ -n ${CLEANERLAB:-} ]]; then
+	cleanerlab=$CLEANERLAB
+else
+	go build -C "$here" -o "$work/cleanerlab" ./cmd/cleanerlab
+	cleanerlab="$work/cleanerlab"
+fi
+watch=("$cleanerlab")
+[[ -n $thresholds ]] && watch+=(--interference-thresholds "$thresholds")
+# Check the thresholds before the first round.
+"${watch[@]}" interference -- true 2>/dev/null ||
+	{ echo "compare-commits.sh: --thresholds $thresholds: $("${watch[@]}" interference -- true 2>&1 | tail -1)" >&2; exit 2; }
+notquiet=()
+
 # The rounds' order: a 31-bit LCG seeded with --seed (the same seed, the
 # same order).
 state=$(( (seed * 1103515245 + 12345) % 2147483648 ))
@@ -121,8 +153,25 @@ for ((round = 1; round <= count; round++)); do
 	fi
 	echo "compare-commits.sh: round $round/$count (seed $seed): ${order[*]}, go test $pkg ${testflags[*]}" >&2
 	for side in "${order[@]}"; do
-		if [[ $side == a ]]; then f=$fa; else f=$fb; fi
-		(cd "$work/$side" && go test $pkg "${testflags[@]}") >>"$f"
+		if [[ $side == a ]]; then f=$fa; name=$a; else f=$fb; name=$b; fi
+		for ((try = 0; ; try++)); do
+			(cd "$work/$side" && "${watch[@]}" interference --json-out "$work/verdict.json" -- go test $pkg "${testflags[@]}") >"$work/round.txt" 2>"$work/round.err" ||
+				{ cat "$work/round.err" >&2; cat "$work/round.txt"; exit 1; }
+			verdict=$(sed -n 's/^interference: \([a-z]*\).*/\1/p' "$work/round.err" | tail -1)
+			line=$(grep '^interference: ' "$work/round.err" | tail -1)
+			grep -v '^interference: ' "$work/round.err" >&2 || true
+			echo "compare-commits.sh: round $round $side ($name): $line" >&2
+			if [[ $verdict == busy || $verdict == unusable ]] && ((try < retry)); then
+				cat "$work/round.txt" >>"${f%.txt}.busy.txt"
+				echo "compare-commits.sh: round $round $side was $verdict: running it again ($((try + 1)) of --retry-busy $retry)" >&2
+				continue
+			fi
+			cat "$work/round.txt" >>"$f"
+			if [[ $verdict == busy || $verdict == unusable ]]; then
+				notquiet+=("round $round $side ($name): ${line#interference: }")
+			fi
+			break
+		done
 	done
 done
 
@@ -139,3 +188,12 @@ fi
 echo "compare-commits.sh: results in $out" >&2
 cd "$out"
 "${benchstat[@]}" "$(basename "$fa")" "$(basename "$fb")"
+if ((${#notquiet[@]})); then
+	{
+		echo
+		echo "compare-commits.sh: NOT calling a difference: ${#notquiet[@]} round(s) ran on a busy machine, so the table above measures the other load as much as the commits:"
+		printf '  %s\n' "${notquiet[@]}"
+		echo "Run again on a quiet machine, or with --retry-busy N."
+	} >&2
+	exit 3
+fi

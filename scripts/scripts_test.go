@@ -143,7 +143,7 @@ func TestCompareCommitsScript(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
-	_, benchstat := binaries(t)
+	cleanerlab, benchstat := binaries(t)
 	repo := t.TempDir()
 	git := func(args ...string) {
 		t.Helper()
@@ -185,10 +185,16 @@ func BenchmarkWork(b *testing.B) {
 
 	script, _ := filepath.Abs("compare-commits.sh")
 	results := t.TempDir()
-	out, code := run(t, repo, []string{"BENCHSTAT=" + benchstat}, script,
-		"--pkg", ".", "--bench", "Work", "--count", "3", "--benchtime", "100x", "--out", results, "HEAD~1", "HEAD")
+	env := []string{"BENCHSTAT=" + benchstat, "CLEANERLAB=" + cleanerlab}
+	// Limits no machine reaches: every round is quiet, whatever the load.
+	never := "busy-other-cores=1000,unusable-other-cores=1000,busy-steal=100,unusable-steal=100,busy-memory-full=100,unusable-memory-full=100,busy-other-disk-mibps=1e9,unusable-other-disk-mibps=1e9"
+	out, code := run(t, repo, env, script,
+		"--pkg", ".", "--bench", "Work", "--count", "3", "--benchtime", "100x", "--out", results, "--thresholds", never, "HEAD~1", "HEAD")
 	if code != 0 {
 		t.Fatalf("compare-commits.sh: status %d\n%s", code, out)
+	}
+	if strings.Count(out, "compare-commits.sh: round ") < 6 || !strings.Contains(out, "(HEAD~1): interference: ") || strings.Contains(out, "NOT calling") {
+		t.Errorf("want an interference line per round and side, and a difference called:\n%s", out)
 	}
 	for _, want := range []string{"HEAD_1.txt", "HEAD.txt", "sec/op", "Work", "things/op", "round 1/3 (seed 1)", "round 3/3 (seed 1)"} {
 		if !strings.Contains(out, want) {
@@ -206,6 +212,40 @@ func BenchmarkWork(b *testing.B) {
 		if err != nil || strings.Count(string(b), "BenchmarkWork") != 3 {
 			t.Errorf("%s: %v\n%s", f, err, b)
 		}
+	}
+	// A cleanerlab whose interference verdict is always busy (it runs the
+	// command as the real one does): the table is printed, the difference
+	// is not called, exit 3; with --retry-busy 1 each round is run twice
+	// and the first kept apart.
+	fake := filepath.Join(t.TempDir(), "cleanerlab")
+	if err := os.WriteFile(fake, []byte(`#!/usr/bin/env bash
+while [[ $1 != -- ]]; do shift; done
+shift
+"$@"; rc=$?
+echo "interference: busy (other processes' CPU 0.90 cores >= 0.25 cores (busy)); test" >&2
+exit $rc
+`), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	busyOut := t.TempDir()
+	busy, code := run(t, repo, []string{"BENCHSTAT=" + benchstat, "CLEANERLAB=" + fake}, script,
+		"--pkg", ".", "--bench", "Work", "--count", "2", "--benchtime", "10x", "--out", busyOut, "--retry-busy", "1", "HEAD~1", "HEAD")
+	if code != 3 || !strings.Contains(busy, "NOT calling a difference: 4 round(s)") || !strings.Contains(busy, "sec/op") ||
+		strings.Count(busy, "running it again (1 of --retry-busy 1)") != 4 {
+		t.Errorf("busy rounds: status %d\n%s", code, busy)
+	}
+	for _, f := range []string{"HEAD_1", "HEAD"} {
+		kept, err1 := os.ReadFile(filepath.Join(busyOut, f+".txt"))
+		apart, err2 := os.ReadFile(filepath.Join(busyOut, f+".busy.txt"))
+		if err1 != nil || err2 != nil || strings.Count(string(kept), "BenchmarkWork") != 2 || strings.Count(string(apart), "BenchmarkWork") != 2 {
+			t.Errorf("%s: kept %v %q, apart %v %q", f, err1, kept, err2, apart)
+		}
+	}
+	if _, code := run(t, repo, env, script, "--thresholds", "busy-x=1", "HEAD~1", "HEAD"); code != 2 {
+		t.Errorf("bad --thresholds: status %d, want 2", code)
+	}
+	if _, code := run(t, repo, env, script, "--retry-busy", "-1", "HEAD~1", "HEAD"); code != 2 {
+		t.Errorf("bad --retry-busy: status %d, want 2", code)
 	}
 	list, _ := run(t, repo, nil, "git", "worktree", "list")
 	if n := strings.Count(strings.TrimSpace(list), "\n") + 1; n != 1 {

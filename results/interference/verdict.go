@@ -179,7 +179,7 @@ func (t Thresholds) Judge(iv Interval) (Verdict, []string) {
 	v := Quiet
 	var reasons []string
 	check := func(name string, val, busy, unusable float64, format func(float64) string) {
-		if val < 0 {
+		if val <= 0 { // unknown (-1), or nothing measured: never interference
 			return
 		}
 		switch {
