@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -32,8 +33,35 @@ type CalibrateOptions struct {
 	KeyBytes, ValueBytes, RecordsPerBatch int
 	// LogBytes of each measured run. Default 64 MiB.
 	LogBytes int64
-	// Runs is the number of measured runs (medians). Default 3.
+	// Runs is the least number of measured runs; the fastest Runs usable
+	// runs must agree within SpreadBound. Default 3.
 	Runs int
+	// SpreadBound is the largest spread allowed among the fastest Runs
+	// usable runs, (fastest - slowest) / fastest of each rate. Default 0.10.
+	SpreadBound float64
+	// MaxRuns: runs are repeated until the spread is within SpreadBound or
+	// MaxRuns runs were made (then the calibration says it could not).
+	// Default 3 x Runs.
+	MaxRuns int
+	// Threads, when > 1, also measures the contention curve: 1..Threads
+	// cleaner threads at once on Dir, one partition each, with warm and
+	// cold page caches (Calibration.ThreadCurves). 0 or 1: no curve.
+	Threads int
+	// ThreadLogBytes is each thread's partition in the curve's runs.
+	// Default LogBytes / 2.
+	ThreadLogBytes int64
+	// DropCaches writes 3 to /proc/sys/vm/drop_caches before a cold run
+	// (root only; else, and always after it, posix_fadvise DONTNEED per
+	// file, lab.SetCache).
+	DropCaches bool
+	// Busy, when set, is called as each measured run starts; the func it
+	// returns is called when the run ends and gives the machine's
+	// interference over the run: a verdict ("quiet", "busy" or "unusable";
+	// "" when unknown) and the record to keep with the run (JSON; nil for
+	// none). A run judged busy or unusable is recorded and never used for
+	// the kept figures unless every run was, which the calibration then says
+	// (Calibration.Verdict, Notes). nil: no verdict.
+	Busy func() (end func() (verdict string, record json.RawMessage))
 	// MaxAge: an older cache is measured again. Default DefaultCalibrationMaxAge.
 	MaxAge time.Duration
 	// Force measures even when the cache is fresh.
@@ -62,8 +90,17 @@ func (o *CalibrateOptions) defaults() {
 	if o.LogBytes == 0 {
 		o.LogBytes = 64 << 20
 	}
-	if o.Runs == 0 {
+	if o.Runs <= 0 {
 		o.Runs = 3
+	}
+	if o.SpreadBound <= 0 {
+		o.SpreadBound = DefaultSpreadBound
+	}
+	if o.MaxRuns < o.Runs {
+		o.MaxRuns = 3 * o.Runs
+	}
+	if o.ThreadLogBytes <= 0 {
+		o.ThreadLogBytes = o.LogBytes / 2
 	}
 	if o.MaxAge == 0 {
 		o.MaxAge = DefaultCalibrationMaxAge
@@ -137,6 +174,7 @@ func measureOverhead(ctx context.Context, e lab.Experiment, o CalibrateOptions, 
 	}
 	h := headOfWorkload(w)
 	vo := ValidateOptions{Dir: o.Dir, Cleaner: o.Cleaner}
+	vo.Cleaner.MaxIOBytesPerSecond = 0 // the model applies the throttle itself
 	best := math.Inf(1)
 	for i := 0; i < 5; i++ {
 		_, secs, err := measureCleans(ctx, w, h, calibrationMapBytes, vo)
@@ -182,100 +220,200 @@ func measureClear(cc engine.CleanerConfig) (float64, error) {
 	return median(samples), nil
 }
 
-// Calibrate measures the map-build and copy throughputs (those of the
-// fastest of o.Runs runs) with o.Runs short
-// runs of lab.Run (warm page cache, one thread, verification off): each
-// generates a log of o.LogBytes (half dirty, keys in one pass) and cleans
-// it once. The run records go to a temporary directory, removed after.
+// DefaultSpreadBound is the calibration's default spread bound: 10%.
+const DefaultSpreadBound = 0.10
+
+// Calibrate measures the map-build and copy throughputs with short runs of
+// lab.Run (warm page cache, one thread, no throttle, verification off; the
+// dedupe buffer allocated and touched before the clock starts, as a broker
+// holds it): each generates a log of o.LogBytes (half dirty, keys in one
+// pass) and cleans it once. Runs repeat, at least o.Runs and at most
+// o.MaxRuns, until the fastest o.Runs usable runs (not judged busy by
+// o.Busy) agree within o.SpreadBound; the fastest usable run's rates are
+// kept. With o.Threads > 1 it then measures the contention curve
+// (measureThreadCurve). The run records go to a temporary directory,
+// removed after. Errors: a run that fails or measures no time.
 func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	o.defaults()
-	e := lab.DefaultExperiment()
-	e.Workload.KeyBytes, e.Workload.ValueBytes, e.Workload.RecordsPerBatch = o.KeyBytes, o.ValueBytes, o.RecordsPerBatch
-	e.Workload.LogBytes = o.LogBytes
-	r := RecordBytes(o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, false)
-	// The base holds (almost) every key once and the head writes over all of
-	// them: the steady state the advisor's model assumes.
-	e.Workload.Keys = max(int64(math.Ceil((1-e.Workload.DirtyRatio)*float64(o.LogBytes)/r*1.002)), 1000)
-	if need := int64(len(workloads.KeyPrefix) + len(fmt.Sprint(e.Workload.Keys-1))); int64(o.KeyBytes) < need {
-		return nil, fmt.Errorf("sizing: calibration: %d-byte keys cannot hold %d key ids (need %d bytes)", o.KeyBytes, e.Workload.Keys, need)
+	e, err := calibrationExperiment(o, o.LogBytes, 1)
+	if err != nil {
+		return nil, err
 	}
-	e.Cleaner = o.Cleaner
-	e.Cleaner.Threads = 1
-	// A small map, so that its zero-fill per clean (measured apart, below)
-	// stays out of the map-build rate.
-	e.Cleaner.DedupeBufferBytes = calibrationMapBytes
 	e.Cache = lab.CacheWarm
-	e.Verify = false
 	out, err := os.MkdirTemp("", "cleanerlab-calibration-runs-")
 	if err != nil {
 		return nil, fmt.Errorf("sizing: calibration: %w", err)
 	}
 	defer os.RemoveAll(out)
 	c := &Calibration{OffsetMap: layoutName(o.Cleaner.OffsetMap), Hasher: string(o.Cleaner.Hasher), IOPath: ioName(o.Cleaner.IOPath), Cache: string(lab.CacheWarm),
-		Workload: fmt.Sprintf("%d keys, %d-byte keys, %d-byte values, %d records per batch, %s log, dirty ratio %.2f, one thread, %s map",
-			e.Workload.Keys, o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, results.FormatBytes(o.LogBytes), e.Workload.DirtyRatio, results.FormatBytes(e.Cleaner.DedupeBufferBytes))}
+		Workload: fmt.Sprintf("%d keys, %d-byte keys, %d-byte values, %d records per batch, %s log, dirty ratio %.2f, one thread, %s map, no throttle",
+			e.Workload.Keys, o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, results.FormatBytes(o.LogBytes), e.Workload.DirtyRatio, results.FormatBytes(e.Cleaner.DedupeBufferBytes)),
+		SpreadBound: o.SpreadBound}
 	type rawRun struct {
 		mapBytes, copyBytes int64
 		mapTime, copyTime   time.Duration
 		cleans              int
+		verdict             string
 	}
 	var raw []rawRun
-	for i := 0; i < o.Runs; i++ {
+	over, clear := 0.0, 0.0
+	for i := 0; i < o.MaxRuns; i++ {
 		e.Workload.Seed = uint64(i + 1)
-		o.Log("calibration run %d/%d: %s\n", i+1, o.Runs, c.Workload)
+		o.Log("calibration run %d (at least %d, at most %d): %s\n", i+1, o.Runs, o.MaxRuns, c.Workload)
+		var end func() (string, json.RawMessage)
+		if o.Busy != nil {
+			end = o.Busy()
+		}
 		run, err := lab.Run(ctx, e, lab.Options{Dir: o.Dir, Out: out, IDSuffix: fmt.Sprintf("-cal%d", i)})
 		if err != nil {
 			return nil, fmt.Errorf("sizing: calibration run: %w", err)
 		}
-		var mapBytes, copyBytes int64
-		var mapTime, copyTime time.Duration
-		cleans := 0
+		verdict := ""
+		if end != nil {
+			var rec json.RawMessage
+			verdict, rec = end()
+			c.Interference = append(c.Interference, rec)
+		}
+		c.RunVerdicts = append(c.RunVerdicts, verdict)
+		var rr rawRun
 		for _, st := range lab.Stats(run) {
-			mapBytes += st.MapBytesRead
-			copyBytes += st.BytesRead
-			mapTime += st.MapTime()
-			copyTime += st.CopyTime()
-			cleans++
+			rr.mapBytes += st.MapBytesRead
+			rr.copyBytes += st.BytesRead
+			rr.mapTime += st.MapTime()
+			rr.copyTime += st.CopyTime()
+			rr.cleans++
 		}
-		if mapTime <= 0 || copyTime <= 0 {
-			return nil, fmt.Errorf("sizing: calibration run %d: no measurable time (map %v, copy %v)", i+1, mapTime, copyTime)
+		if rr.mapTime <= 0 || rr.copyTime <= 0 {
+			return nil, fmt.Errorf("sizing: calibration run %d: no measurable time (map %v, copy %v)", i+1, rr.mapTime, rr.copyTime)
 		}
-		raw = append(raw, rawRun{mapBytes, copyBytes, mapTime, copyTime, cleans})
+		rr.verdict = verdict
+		raw = append(raw, rr)
 		c.Environment = run.Environment
-	}
-	over, err := measureOverhead(ctx, e, o, out)
-	if err != nil {
-		return nil, err
+		if i == 0 {
+			// Measured once, after the first run (fixed costs, checked by
+			// their own fastest-of-5 and median-of-5).
+			if over, err = measureOverhead(ctx, e, o, out); err != nil {
+				return nil, err
+			}
+			if clear, err = measureClear(o.Cleaner); err != nil {
+				return nil, fmt.Errorf("sizing: calibration: map clear: %w", err)
+			}
+		}
+		// Samples so far, and the spread of the fastest usable ones.
+		c.MapBuildSamples, c.CopySamples = nil, nil
+		var mapOK, copyOK []float64
+		for _, r := range raw {
+			// The map phase began with a Clear of the 16 MiB map: not map building.
+			t := r.mapTime.Seconds()
+			if clear > 0 {
+				t -= float64(r.cleans) * calibrationMapBytes / clear
+			}
+			if t <= 0 {
+				t = r.mapTime.Seconds()
+			}
+			// The fixed cost of each clean is counted apart (CleanOverheadSeconds).
+			ct := r.copyTime.Seconds() - float64(r.cleans)*over
+			if ct <= 0 {
+				ct = r.copyTime.Seconds()
+			}
+			m, cp := float64(r.mapBytes)/t, float64(r.copyBytes)/ct
+			c.MapBuildSamples = append(c.MapBuildSamples, m)
+			c.CopySamples = append(c.CopySamples, cp)
+			if usableVerdict(r.verdict) {
+				mapOK, copyOK = append(mapOK, m), append(copyOK, cp)
+			}
+		}
+		c.UsableRuns = len(mapOK)
+		c.Spread = math.Max(Spread(mapOK, o.Runs), Spread(copyOK, o.Runs))
+		if len(mapOK) >= o.Runs && c.Spread <= o.SpreadBound {
+			c.SpreadWithinBound = true
+			break
+		}
 	}
 	c.CleanOverheadSeconds = over
-	clear, err := measureClear(o.Cleaner)
-	if err != nil {
-		return nil, fmt.Errorf("sizing: calibration: map clear: %w", err)
-	}
 	c.MapClearBytesPerSecond = clear
-	for _, r := range raw {
-		// The map phase began with a Clear of the 16 MiB map: not map building.
-		t := r.mapTime.Seconds()
-		if clear > 0 {
-			t -= float64(r.cleans) * calibrationMapBytes / clear
-		}
-		if t <= 0 {
-			t = r.mapTime.Seconds()
-		}
-		c.MapBuildSamples = append(c.MapBuildSamples, float64(r.mapBytes)/t)
-		// The fixed cost of each clean is counted apart (CleanOverheadSeconds).
-		ct := r.copyTime.Seconds() - float64(r.cleans)*over
-		if ct <= 0 {
-			ct = r.copyTime.Seconds()
-		}
-		c.CopySamples = append(c.CopySamples, float64(r.copyBytes)/ct)
+	c.Runs = len(raw)
+	c.Verdict = "quiet"
+	if o.Busy == nil {
+		c.Verdict = ""
 	}
-	// The fastest run: the one least disturbed by other load on the machine
-	// (validation compares with its fastest run too).
-	c.MapBuildBytesPerSecond = maxOf(c.MapBuildSamples)
-	c.CopyBytesPerSecond = maxOf(c.CopySamples)
+	mapUse, copyUse := c.MapBuildSamples, c.CopySamples
+	if c.UsableRuns == 0 && o.Busy != nil {
+		c.Verdict = "busy"
+		c.Notes = append(c.Notes, fmt.Sprintf("every one of %d runs was judged busy or unusable: the rates below come from busy runs", len(raw)))
+	} else if o.Busy != nil {
+		mapUse, copyUse = nil, nil
+		for i, r := range raw {
+			if usableVerdict(r.verdict) {
+				mapUse, copyUse = append(mapUse, c.MapBuildSamples[i]), append(copyUse, c.CopySamples[i])
+			}
+		}
+		if n := len(raw) - c.UsableRuns; n > 0 {
+			c.Notes = append(c.Notes, fmt.Sprintf("%d of %d runs judged busy or unusable: left out of the kept rates", n, len(raw)))
+		}
+	}
+	if !c.SpreadWithinBound {
+		c.Notes = append(c.Notes, fmt.Sprintf("could not calibrate within the spread bound: the fastest %d usable runs of %d spread %.1f%% (bound %.1f%%)",
+			min(o.Runs, max(c.UsableRuns, 1)), len(raw), 100*c.Spread, 100*o.SpreadBound))
+	}
+	// The fastest usable run: the one least disturbed by other load on the
+	// machine (validation compares with its fastest run too).
+	c.MapBuildBytesPerSecond = maxOf(mapUse)
+	c.CopyBytesPerSecond = maxOf(copyUse)
+	if o.Threads > 1 {
+		for _, cache := range []lab.CacheState{lab.CacheWarm, lab.CacheCold} {
+			curve, err := measureThreadCurve(ctx, o, cache, out)
+			if err != nil {
+				return nil, err
+			}
+			c.ThreadCurves = append(c.ThreadCurves, *curve)
+		}
+	}
 	c.MeasuredAt = time.Now().UTC()
 	return c, nil
+}
+
+// usableVerdict: a run judged neither busy nor unusable ("" and "quiet").
+func usableVerdict(v string) bool { return v == "" || v == "quiet" }
+
+// Spread is (fastest - slowest) / fastest of the fastest n samples
+// (all of them when fewer); 0 for none.
+func Spread(samples []float64, n int) float64 {
+	s := append([]float64(nil), samples...)
+	sort.Sort(sort.Reverse(sort.Float64Slice(s)))
+	if n > 0 && len(s) > n {
+		s = s[:n]
+	}
+	if len(s) == 0 || s[0] <= 0 {
+		return 0
+	}
+	return (s[0] - s[len(s)-1]) / s[0]
+}
+
+// calibrationExperiment is the lab.Run experiment of a calibration run of
+// threads threads, one partition each of logBytes: o's record shape, the
+// base holding (almost) every key once and the head writing over all of
+// them (the steady state the advisor's model assumes), a 16 MiB map per
+// thread, no throttle (the model applies log.cleaner.io.max.bytes.per.second
+// itself), verification off.
+func calibrationExperiment(o CalibrateOptions, logBytes int64, threads int) (lab.Experiment, error) {
+	e := lab.DefaultExperiment()
+	e.Workload.KeyBytes, e.Workload.ValueBytes, e.Workload.RecordsPerBatch = o.KeyBytes, o.ValueBytes, o.RecordsPerBatch
+	e.Workload.LogBytes = logBytes * int64(threads)
+	e.Workload.Partitions = threads
+	r := RecordBytes(o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, false)
+	e.Workload.Keys = max(int64(math.Ceil((1-e.Workload.DirtyRatio)*float64(logBytes)/r*1.002)), 1000) * int64(threads)
+	if need := int64(len(workloads.KeyPrefix) + len(fmt.Sprint(e.Workload.Keys-1))); int64(o.KeyBytes) < need {
+		return e, fmt.Errorf("sizing: calibration: %d-byte keys cannot hold %d key ids (need %d bytes)", o.KeyBytes, e.Workload.Keys, need)
+	}
+	e.Cleaner = o.Cleaner
+	e.Cleaner.Threads = threads
+	e.Cleaner.MaxIOBytesPerSecond = 0
+	// A small map, so that its zero-fill per clean (measured apart) stays
+	// out of the map-build rate.
+	e.Cleaner.DedupeBufferBytes = calibrationMapBytes * int64(threads)
+	e.Verify = false
+	return e, nil
 }
 
 func maxOf(v []float64) float64 {
