@@ -144,6 +144,9 @@ func LoadOrCalibrate(ctx context.Context, o CalibrateOptions) (*Calibration, str
 			return nil, "", err
 		}
 		why := c.Stale(time.Now(), o.MaxAge, env, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath))
+		if why == "" && o.Threads > 1 && (c.Curve("warm").MaxThreads() < o.Threads || c.Curve("cold").MaxThreads() < o.Threads) {
+			why = fmt.Sprintf("no contention curve of 1..%d threads (warm and cold) cached", o.Threads)
+		}
 		if why == "" {
 			return c, "cached " + path + " (measured " + c.MeasuredAt.Format(time.RFC3339) + ")", nil
 		}
@@ -465,6 +468,11 @@ type ValidateOptions struct {
 	// repetition (interleaved, so both see the same machine load) and the
 	// predictions use the fastest of them instead of Calibration.
 	Recalibrate *CalibrateOptions
+	// Busy is the interference hook of CalibrateOptions.Busy, called around
+	// each measured configuration's run; a repetition judged busy or
+	// unusable is recorded (ValidationRun.Verdicts) and not compared unless
+	// every repetition was. nil: no verdict.
+	Busy func() (end func() (verdict string, record json.RawMessage))
 	// Log receives progress lines; nil: none.
 	Log func(format string, args ...any)
 }
@@ -524,11 +532,12 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 	belowEntries := int64(math.Ceil(0.6 * scaled.keys / lf))
 	v := &Validation{Scale: s}
 	type config struct {
-		name    string
-		buf     int64
-		maxKeys int
-		times   []float64
-		passes  int
+		name     string
+		buf      int64
+		maxKeys  int
+		times    []float64
+		verdicts []string
+		passes   int
 	}
 	var cfgs []*config
 	for _, c := range []struct {
@@ -544,7 +553,7 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 	for rep := 0; rep < o.Repetitions; rep++ {
 		if o.Recalibrate != nil {
 			co := *o.Recalibrate
-			co.Runs = 1
+			co.Runs, co.MaxRuns, co.Threads = 1, 1, 0
 			c, err := Calibrate(ctx, co)
 			if err != nil {
 				return nil, err
@@ -557,19 +566,75 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 		}
 		for _, c := range cfgs {
 			o.Log("validate %d/%d %s: %d keys, %d partitions, dedupe buffer %d bytes (%d keys per pass)\n", rep+1, o.Repetitions, c.name, sw.Keys, w.Partitions, c.buf, c.maxKeys)
+			var end func() (string, json.RawMessage)
+			if o.Busy != nil {
+				end = o.Busy()
+			}
 			passes, secs, err := measureCleans(ctx, sw, scaled, c.buf, o)
 			if err != nil {
 				return nil, err
 			}
+			verdict := ""
+			if end != nil {
+				verdict, _ = end()
+			}
 			c.passes = max(c.passes, passes)
 			c.times = append(c.times, secs)
+			c.verdicts = append(c.verdicts, verdict)
 		}
 	}
 	v.Calibration = cal
 	for _, c := range cfgs {
+		var usable []float64
+		for i, t := range c.times {
+			if usableVerdict(c.verdicts[i]) {
+				usable = append(usable, t)
+			}
+		}
 		run := ValidationRun{Name: c.name, DedupeBufferBytes: c.buf, Keys: sw.Keys, PassesMeasured: c.passes, CleanSecondsMeasured: minOf(c.times), CleanSecondsSamples: c.times}
+		if o.Busy != nil {
+			run.Verdicts = c.verdicts
+			if len(usable) > 0 {
+				run.CleanSecondsMeasured = minOf(usable)
+			} else {
+				run.AllBusy = true
+			}
+		}
 		run.PassesPredicted = scaled.passesFor(c.maxKeys)
-		run.CleanSecondsPredicted = cal.CleanSeconds(int64(scaled.cleanBytes), scaled.chunksFor(c.maxKeys), scaled.segBytes, clearBytes(info, c.buf))
+		// The cleans run as measureCleans runs them: one thread, partition
+		// after partition, pass after pass, back to back through the one
+		// throttle of the manager; the mean over partitions.
+		chunks := scaled.chunksFor(c.maxKeys)
+		var seq [][]Phase
+		var rem int64
+		for _, ch := range chunks {
+			rem += ch.Bytes
+		}
+		for _, ch := range chunks {
+			rem -= ch.Bytes
+			ph := cal.passPhases(scaled.cleanBytes, float64(ch.Bytes), float64(rem), scaled.segBytes, clearBytes(info, c.buf))
+			for p := 0; p < w.Partitions; p++ {
+				seq = append(seq, ph)
+			}
+		}
+		unthrottled := 0.0
+		for _, ph := range seq {
+			t, _ := phaseSums(ph)
+			unthrottled += t
+		}
+		run.CleanSecondsUnthrottled = unthrottled / float64(w.Partitions)
+		run.CleanSecondsPredicted = run.CleanSecondsUnthrottled
+		if r := o.Cleaner.MaxIOBytesPerSecond; r > 0 {
+			th := newThrottleSim(r)
+			total := 0.0
+			for _, ph := range seq {
+				for _, p := range ph {
+					total += th.run(p)
+				}
+			}
+			run.CleanSecondsPredicted = total / float64(w.Partitions)
+			run.ThrottleBytesPerSecond = r
+		}
 		if m := run.CleanSecondsMeasured; m > 0 {
 			run.CleanSecondsError = (run.CleanSecondsPredicted - m) / m
 		}
@@ -581,13 +646,36 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 	return v, nil
 }
 
-// mergeFastest keeps the fastest rates of two calibrations (and both's samples).
+// mergeFastest keeps the fastest rates of two calibrations (and both's
+// samples and verdicts); runs judged busy are left out unless all were.
 func mergeFastest(a, b *Calibration) *Calibration {
 	m := *b
 	m.MapBuildSamples = append(append([]float64(nil), a.MapBuildSamples...), b.MapBuildSamples...)
 	m.CopySamples = append(append([]float64(nil), a.CopySamples...), b.CopySamples...)
-	m.MapBuildBytesPerSecond = maxOf(m.MapBuildSamples)
-	m.CopyBytesPerSecond = maxOf(m.CopySamples)
+	if len(a.RunVerdicts) == len(a.MapBuildSamples) && len(b.RunVerdicts) == len(b.MapBuildSamples) {
+		m.RunVerdicts = append(append([]string(nil), a.RunVerdicts...), b.RunVerdicts...)
+		m.Interference = append(append([]json.RawMessage(nil), a.Interference...), b.Interference...)
+	} else {
+		m.RunVerdicts, m.Interference = nil, nil
+	}
+	var mapOK, copyOK []float64
+	for i := range m.MapBuildSamples {
+		if i >= len(m.RunVerdicts) || usableVerdict(m.RunVerdicts[i]) {
+			mapOK, copyOK = append(mapOK, m.MapBuildSamples[i]), append(copyOK, m.CopySamples[i])
+		}
+	}
+	m.UsableRuns, m.Runs = len(mapOK), len(m.MapBuildSamples)
+	m.Verdict = b.Verdict
+	if len(mapOK) == 0 {
+		mapOK, copyOK = m.MapBuildSamples, m.CopySamples
+		if len(m.RunVerdicts) > 0 {
+			m.Verdict = "busy"
+		}
+	} else if len(m.RunVerdicts) > 0 {
+		m.Verdict = "quiet"
+	}
+	m.MapBuildBytesPerSecond = maxOf(mapOK)
+	m.CopyBytesPerSecond = maxOf(copyOK)
 	m.MapClearBytesPerSecond = max(a.MapClearBytesPerSecond, b.MapClearBytesPerSecond)
 	m.CleanOverheadSeconds = min(a.CleanOverheadSeconds, b.CleanOverheadSeconds)
 	return &m

@@ -47,6 +47,9 @@ type QueueInput struct {
 	// HorizonSeconds is the simulated time; 0: 40 cycles of the slowest
 	// partition's fill time plus backoff and one round of cleans.
 	HorizonSeconds float64
+
+	// onClean, when set (tests), sees every clean as it ends.
+	onClean func(part int, start, end, dirtyAtStart, covered float64)
 }
 
 // QueueResult is what the queue model predicts. Steady figures are taken
@@ -139,6 +142,7 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 	dirty := make([]float64, len(ps))
 	busy := make([]bool, len(ps))
 	eligibleSince := make([]float64, len(ps))
+	lastDone := make([]float64, len(ps))
 	for i, p := range ps {
 		dirty[i] = p.InitialDirtyBytes
 		eligibleSince[i] = math.NaN()
@@ -160,9 +164,14 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 	}
 	t := 0.0
 	for steps := 0; t < horizon && steps < 5_000_000; steps++ {
-		for i := range ps {
+		for i, p := range ps {
 			if math.IsNaN(eligibleSince[i]) && eligible(i) {
+				// When the dirty bytes, growing linearly, reached the
+				// trigger (not before the partition's last clean ended).
 				eligibleSince[i] = t
+				if p.WriteBytesPerSecond > 0 {
+					eligibleSince[i] = math.Max(lastDone[i], t-(dirty[i]-p.TriggerDirtyBytes)/p.WriteBytesPerSecond)
+				}
 			}
 		}
 		// Free, awake threads take the filthiest eligible partitions.
@@ -299,7 +308,11 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 			i := j.part
 			dirty[i] = math.Max(0, dirty[i]-j.covered)
 			busy[i] = false
-			if t >= warm {
+			lastDone[i] = t
+			if in.onClean != nil {
+				in.onClean(i, j.start, t, j.startAge*ps[i].WriteBytesPerSecond, j.covered)
+			}
+			if t >= warm && t < horizon {
 				res.Cleans++
 				res.MaxCompactionDelaySeconds = math.Max(res.MaxCompactionDelaySeconds, j.startAge+t-j.start)
 			}
