@@ -36,6 +36,10 @@ type Calibration struct {
 	// (files created, fsynced and swapped, the checkpoint written): the
 	// fastest clean of a 64 KiB log by the engine's cleaner manager. 0: not measured.
 	CleanOverheadSeconds float64 `json:"clean_overhead_seconds"`
+	// CleanGapSeconds is the time between one thread's cleans that is no
+	// clean's (the manager's grab, checkpoint and hand-over), the least of
+	// the same five runs; Kafka's throttle counts it as elapsed time.
+	CleanGapSeconds float64 `json:"clean_gap_seconds,omitempty"`
 	// MapBuildSamples and CopySamples are the per-run values.
 	MapBuildSamples []float64 `json:"map_build_samples"`
 	CopySamples     []float64 `json:"copy_samples"`

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/iosched"
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
 	"github.com/cleanerlab/cleanerlab/results"
@@ -167,7 +168,7 @@ func LoadOrCalibrate(ctx context.Context, o CalibrateOptions) (*Calibration, str
 // fastest of 5 cleans of a 64 KiB log by the engine's cleaner manager (the
 // path of a broker's cleaner thread, and of Validate; lab.Run's per-clean
 // counters are not part of it).
-func measureOverhead(ctx context.Context, e lab.Experiment, o CalibrateOptions, out string) (float64, error) {
+func measureOverhead(ctx context.Context, e lab.Experiment, o CalibrateOptions, out string) (float64, float64, error) {
 	w := DefaultWorkload()
 	w.KeyBytes, w.ValueBytes, w.RecordsPerBatch = o.KeyBytes, o.ValueBytes, o.RecordsPerBatch
 	r := RecordBytes(o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, false)
@@ -175,21 +176,22 @@ func measureOverhead(ctx context.Context, e lab.Experiment, o CalibrateOptions, 
 	if need := len(workloads.KeyPrefix) + len(fmt.Sprint(w.Keys-1)); o.KeyBytes < need {
 		w.Keys = 9 // a key of at least 2 bytes holds one digit
 	}
+	_ = e
 	h := headOfWorkload(w)
 	vo := ValidateOptions{Dir: o.Dir, Cleaner: o.Cleaner}
 	vo.Cleaner.MaxIOBytesPerSecond = 0 // the model applies the throttle itself
-	best := math.Inf(1)
+	best, gap := math.Inf(1), math.Inf(1)
 	for i := 0; i < 5; i++ {
-		_, secs, err := measureCleans(ctx, w, h, calibrationMapBytes, vo)
+		_, secs, g, err := measureCleansGap(ctx, w, h, calibrationMapBytes, vo)
 		if err != nil {
-			return 0, fmt.Errorf("sizing: calibration (per-clean overhead): %w", err)
+			return 0, 0, fmt.Errorf("sizing: calibration (per-clean overhead): %w", err)
 		}
-		best = min(best, secs)
+		best, gap = min(best, secs), min(gap, g)
 	}
 	if math.IsInf(best, 1) {
-		return 0, nil
+		return 0, 0, nil
 	}
-	return best, nil
+	return best, gap, nil
 }
 
 // calibrationMapBytes is the dedupe buffer of the calibration runs: 16 MiB.
@@ -259,7 +261,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 		verdict             string
 	}
 	var raw []rawRun
-	over, clear := 0.0, 0.0
+	over, gap, clear := 0.0, 0.0, 0.0
 	for i := 0; i < o.MaxRuns; i++ {
 		e.Workload.Seed = uint64(i + 1)
 		o.Log("calibration run %d (at least %d, at most %d): %s\n", i+1, o.Runs, o.MaxRuns, c.Workload)
@@ -295,7 +297,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 		if i == 0 {
 			// Measured once, after the first run (fixed costs, checked by
 			// their own fastest-of-5 and median-of-5).
-			if over, err = measureOverhead(ctx, e, o, out); err != nil {
+			if over, gap, err = measureOverhead(ctx, e, o, out); err != nil {
 				return nil, err
 			}
 			if clear, err = measureClear(o.Cleaner); err != nil {
@@ -334,6 +336,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 		}
 	}
 	c.CleanOverheadSeconds = over
+	c.CleanGapSeconds = gap
 	c.MapClearBytesPerSecond = clear
 	c.Runs = len(raw)
 	c.Verdict = "quiet"
@@ -627,11 +630,25 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 		if r := o.Cleaner.MaxIOBytesPerSecond; r > 0 {
 			th := newThrottleSim(r)
 			total := 0.0
-			for _, ph := range seq {
+			for i, ph := range seq {
+				if i > 0 {
+					th.idle(cal.CleanGapSeconds) // between cleans: the throttle's clock runs
+				}
 				for _, p := range ph {
 					total += th.run(p)
 				}
 			}
+			// The last period (< 300 ms of work) is never slept for: where
+			// the checks fall moves up to this much, per partition.
+			fast := 0.0
+			for _, ph := range seq {
+				for _, p := range ph {
+					if p.Seconds > 0 {
+						fast = math.Max(fast, p.Bytes/p.Seconds)
+					}
+				}
+			}
+			run.ThrottleTailSeconds = math.Max(0, float64(iosched.KafkaCheckIntervalMs)/1000*(fast/r-1)) / float64(w.Partitions)
 			run.CleanSecondsPredicted = total / float64(w.Partitions)
 			run.ThrottleBytesPerSecond = r
 		}
@@ -678,6 +695,7 @@ func mergeFastest(a, b *Calibration) *Calibration {
 	m.CopyBytesPerSecond = maxOf(copyOK)
 	m.MapClearBytesPerSecond = max(a.MapClearBytesPerSecond, b.MapClearBytesPerSecond)
 	m.CleanOverheadSeconds = min(a.CleanOverheadSeconds, b.CleanOverheadSeconds)
+	m.CleanGapSeconds = min(a.CleanGapSeconds, b.CleanGapSeconds)
 	return &m
 }
 
@@ -685,9 +703,17 @@ func mergeFastest(a, b *Calibration) *Calibration {
 // it returns the largest pass count of a partition and the mean over
 // partitions of the summed clean wall times.
 func measureCleans(ctx context.Context, w Workload, h head, bufferBytes int64, o ValidateOptions) (int, float64, error) {
+	p, s, _, err := measureCleansGap(ctx, w, h, bufferBytes, o)
+	return p, s, err
+}
+
+// measureCleansGap is measureCleans, with the mean time between the cleans
+// of a round that is no clean's (CleanEach's grab, checkpoint and hand-over:
+// time Kafka's throttle counts as elapsed).
+func measureCleansGap(ctx context.Context, w Workload, h head, bufferBytes int64, o ValidateOptions) (int, float64, float64, error) {
 	root, err := os.MkdirTemp(o.Dir, "cleanerlab-validate-")
 	if err != nil {
-		return 0, 0, fmt.Errorf("sizing: validate: %w", err)
+		return 0, 0, 0, fmt.Errorf("sizing: validate: %w", err)
 	}
 	defer os.RemoveAll(root)
 	spec := workloads.DefaultSpec()
@@ -704,7 +730,7 @@ func measureCleans(ctx context.Context, w Workload, h head, bufferBytes int64, o
 	cfg.FileDeleteDelayMs = 0
 	gen, err := workloads.Generate(filepath.Join(root, "data"), spec, cfg, nil)
 	if err != nil {
-		return 0, 0, fmt.Errorf("sizing: validate: %w", err)
+		return 0, 0, 0, fmt.Errorf("sizing: validate: %w", err)
 	}
 	var logs []*engine.Log
 	defer func() {
@@ -715,33 +741,48 @@ func measureCleans(ctx context.Context, w Workload, h head, bufferBytes int64, o
 	for _, d := range gen.Dirs {
 		l, err := engine.Open(d, engine.Options{Config: &gen.LogConfig})
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		logs = append(logs, l)
 		if err := l.LoadProducerState(); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 	}
 	if _, err := lab.SetCache(logs, lab.CacheWarm, false); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	cc := o.Cleaner
 	cc.Threads = 1
 	cc.DedupeBufferBytes = bufferBytes
 	m, err := lab.NewCleanManager(logs, cc, engine.CleanerOptions{})
 	if err != nil {
-		return 0, 0, fmt.Errorf("sizing: validate: %w", err)
+		return 0, 0, 0, fmt.Errorf("sizing: validate: %w", err)
 	}
 	lab.PrefaultMaps(m, cc)
 	passes := make([]int, len(logs))
 	secs := make([]float64, len(logs))
 	done := make([]bool, len(logs))
+	var gapSum float64
+	var gapN int
 	for round := 0; round < 1000; round++ {
+		t0 := time.Now()
 		stats, err := lab.CleanEach(ctx, m)
+		wall := time.Since(t0).Seconds()
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		all := true
+		inRound, n := 0.0, 0
+		for _, st := range stats {
+			if st.Cleaned() {
+				inRound += st.ElapsedTime().Seconds()
+				n++
+			}
+		}
+		if n > 0 && wall > inRound {
+			gapSum += (wall - inRound) / float64(n)
+			gapN++
+		}
 		for i, st := range stats {
 			if done[i] {
 				continue
@@ -766,7 +807,11 @@ func measureCleans(ctx context.Context, w Workload, h head, bufferBytes int64, o
 		maxPasses = max(maxPasses, passes[i])
 		sum += secs[i]
 	}
-	return maxPasses, sum / float64(len(logs)), nil
+	gap := 0.0
+	if gapN > 0 {
+		gap = gapSum / float64(gapN)
+	}
+	return maxPasses, sum / float64(len(logs)), gap, nil
 }
 
 // clearBytes is what one pass's Clear zero-fills: the per-thread map for

@@ -206,6 +206,12 @@ func WriteAdviceTable(w io.Writer, a *Advice, cc engine.CleanerConfig, calNote s
 				r.CleanSecondsPredicted, r.CleanSecondsUnthrottled, r.CleanSecondsMeasured, 100*r.CleanSecondsError, verdicts)
 		}
 		tw.Flush()
+		for _, r := range v.Runs {
+			if r.ThrottleBytesPerSecond > 0 {
+				fmt.Fprintf(w, "  %s: throttled at %s/s back to back; the throttle's last, unchecked period moves the figure by up to %.3f s per partition\n",
+					r.Name, results.FormatBytes(int64(r.ThrottleBytesPerSecond)), r.ThrottleTailSeconds)
+			}
+		}
 	}
 }
 
