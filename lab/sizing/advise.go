@@ -253,11 +253,12 @@ type Advice struct {
 	// Alone are the closed-form figures of one partition that never waits
 	// for another (the formulas printed).
 	Alone *AloneFigures `json:"alone,omitempty"`
-	// MaxCompactionDelayBoundSeconds is the queue's worst case: D / w +
-	// backoff + ceil(partitions / threads) x clean time (a record made dirty
-	// just after a thread went to sleep, every partition of its thread
-	// ahead of it).
-	MaxCompactionDelayBoundSeconds float64 `json:"max_compaction_delay_bound_seconds,omitempty"`
+	// MaxCompactionDelayClosedFormSeconds is the queue's closed form: D /
+	// w + backoff + ceil(partitions / threads) x clean time (a record made
+	// dirty just after its thread went to sleep, every partition of the
+	// thread ahead of it). Not a bound: the clean time is the one at the
+	// trigger, and a longer wait makes longer cleans.
+	MaxCompactionDelayClosedFormSeconds float64 `json:"max_compaction_delay_closed_form_seconds,omitempty"`
 	// FallsBehindReason says what bounds the cleaner when FallsBehind
 	// (threads, throttle or the queue model); FallsBehindAboveWriteBytesPerSecond
 	// is the write rate over all partitions above which it falls behind
@@ -557,7 +558,7 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 		"throttle utilization = write rate x throttled bytes per clean / (D x rate), summed; >= 1: falls behind whatever the threads",
 		"queue: threads take the filthiest eligible partition (largest dirty / (C + dirty)), sleep log.cleaner.backoff.ms when none; simulated (SimulateQueue) for peak and mean dirty ratio, max compaction delay = max over cleans of (dirty at start / w + clean time)",
 		"alone (never waiting for another partition): peak dirty ratio = (D + w x clean time) / (C + D + w x clean time); mean = 1 - (C / Dp) ln(1 + Dp / C); max compaction delay = D / w + log.cleaner.backoff.ms + clean time",
-		"worst-case delay bound = D / w + log.cleaner.backoff.ms + ceil(partitions / threads) x clean time",
+		"closed-form queue delay = D / w + log.cleaner.backoff.ms + ceil(partitions / threads) x clean time (the clean time at the trigger)",
 		"io buffer = threads x 2 x max(256 KiB, largest batch rounded up to a power of 2)",
 		"Kafka's rule of thumb: buffer = dirty records x 24 bytes (every record a distinct key, no load factor)")
 
@@ -762,7 +763,7 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 	if writeRate > 0 {
 		al.MaxCompactionDelaySeconds = h.dirtyBytes/writeRate + backoff + a.CleanSeconds
 		m := math.Ceil(a.PartitionsPerThread)
-		a.MaxCompactionDelayBoundSeconds = h.dirtyBytes/writeRate + backoff + m*a.CleanSeconds
+		a.MaxCompactionDelayClosedFormSeconds = h.dirtyBytes/writeRate + backoff + m*a.CleanSeconds
 	}
 	a.Alone = al
 	a.PeakDirtyRatio, a.MeanDirtyRatio, a.MaxCompactionDelaySeconds = al.PeakDirtyRatio, al.MeanDirtyRatio, al.MaxCompactionDelaySeconds

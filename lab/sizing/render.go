@@ -153,7 +153,7 @@ func WriteAdviceTable(w io.Writer, a *Advice, cc engine.CleanerConfig, calNote s
 	}
 	fmt.Fprintf(w, "  dirty ratio                     peak %.3f, mean %.3f\n", a.PeakDirtyRatio, a.MeanDirtyRatio)
 	if a.MaxCompactionDelaySeconds > 0 {
-		fmt.Fprintf(w, "  max compaction delay            %.1f s (worst-case bound %.1f s)\n", a.MaxCompactionDelaySeconds, a.MaxCompactionDelayBoundSeconds)
+		fmt.Fprintf(w, "  max compaction delay            %.1f s (closed form %.1f s)\n", a.MaxCompactionDelaySeconds, a.MaxCompactionDelayClosedFormSeconds)
 	}
 	if q := a.Queue; q != nil {
 		fmt.Fprintf(w, "  queue                           %.2f partitions per thread, filthiest first, backoff %g s: max wait %.1f s, threads busy %.0f%%, %d cleans simulated over %.0f s",
