@@ -156,7 +156,7 @@ func WriteAdviceTable(w io.Writer, a *Advice, cc engine.CleanerConfig, calNote s
 		fmt.Fprintf(w, "  max compaction delay            %.1f s (closed form %.1f s)\n", a.MaxCompactionDelaySeconds, a.MaxCompactionDelayClosedFormSeconds)
 	}
 	if q := a.Queue; q != nil {
-		fmt.Fprintf(w, "  queue                           %.2f partitions per thread, filthiest first, backoff %g s: max wait %.1f s, threads busy %.0f%%, %d cleans simulated over %.0f s",
+		fmt.Fprintf(w, "  queue                           %.2f partitions per thread, filthiest first, backoff %g s: max wait %.1f s, threads busy %.0f%%, %d cleans in the simulated steady %.0f s",
 			a.PartitionsPerThread, a.Inputs["log_cleaner_backoff_ms"]/1000, q.MaxQueueWaitSeconds, 100*q.ThreadBusy, q.Cleans, q.SimulatedSeconds/2)
 		if a.Alone != nil {
 			fmt.Fprintf(w, " (alone: peak %.3f, mean %.3f, delay %.1f s)", a.Alone.PeakDirtyRatio, a.Alone.MeanDirtyRatio, a.Alone.MaxCompactionDelaySeconds)
