@@ -656,13 +656,17 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 		n, ok := threadChoice(load, bound, speedup)
 		threads = n
 		reason = fmt.Sprintf("%.2f thread-seconds of cleaning per second of writes, speedup(%d) = %.2f; %s", load, n, speedup(n), reason)
+		best := 0.0 // the most the threads give, up to the bound
+		for i := 1; i <= bound; i++ {
+			best = math.Max(best, speedup(i))
+		}
 		limit := 0.0 // the write rate at which the binding load reaches 1
 		if load > 0 {
-			limit = speedup(bound) / load
+			limit = best / load
 		}
 		if !ok {
 			a.FallsBehind = true
-			a.FallsBehindReason = fmt.Sprintf("cleaning needs %.2f threads' worth but %d thread(s) give at most %.2f", load, bound, speedup(bound))
+			a.FallsBehindReason = fmt.Sprintf("cleaning needs %.2f threads' worth but up to %d thread(s) give at most %.2f", load, bound, best)
 		}
 		if rate > 0 {
 			if util > 0 {

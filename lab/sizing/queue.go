@@ -139,50 +139,70 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 	if horizon <= 0 {
 		horizon = 40 * math.Max(cycle, 1e-3)
 	}
-	dirty := make([]float64, len(ps))
+	// Each partition's dirty bytes are linear in time between its cleans'
+	// ends: x0[i] at t0[i], growing at its write rate. Its integrals (the
+	// ratio's, the quarters' sums) and its peak are taken per piece, when
+	// the piece ends (a clean's end, or the horizon).
+	x0 := make([]float64, len(ps))
+	t0 := make([]float64, len(ps))
 	busy := make([]bool, len(ps))
-	eligibleSince := make([]float64, len(ps))
 	lastDone := make([]float64, len(ps))
 	for i, p := range ps {
-		dirty[i] = p.InitialDirtyBytes
-		eligibleSince[i] = math.NaN()
+		x0[i] = p.InitialDirtyBytes
 	}
+	dirtyAt := func(i int, t float64) float64 { return x0[i] + ps[i].WriteBytesPerSecond*(t-t0[i]) }
 	running := make([]*queueJob, threads)
 	wake := make([]float64, threads) // a free thread's next look, seconds
 	res := &QueueResult{}
 	warm := horizon / 2
 	q3, q4 := horizon/2, horizon*3/4
 	var ratioInt, sumQ3, sumQ4, busyInt float64
-	ratio := func(i int) float64 {
-		if c := ps[i].CleanBytes + dirty[i]; c > 0 {
-			return dirty[i] / c
+	ratioOf := func(i int, x float64) float64 {
+		if c := ps[i].CleanBytes + x; c > 0 {
+			return x / c
 		}
 		return 0
 	}
-	eligible := func(i int) bool {
-		return !busy[i] && dirty[i] > 0 && dirty[i] >= ps[i].TriggerDirtyBytes*(1-1e-12)
+	eligibleAt := func(i int, t float64) bool {
+		x := dirtyAt(i, t)
+		return !busy[i] && x > 0 && x >= ps[i].TriggerDirtyBytes*(1-1e-12)
+	}
+	// closePiece accounts partition i's piece [t0[i], t) and starts a new
+	// one at t holding x.
+	closePiece := func(i int, t, x float64) {
+		p := ps[i]
+		w := p.WriteBytesPerSecond
+		if span := overlap(t0[i], t, warm, horizon); span > 0 {
+			// Time average of x / (C + x) with x linear in time.
+			c := p.CleanBytes
+			a0 := dirtyAt(i, math.Max(t0[i], warm))
+			a1 := a0 + w*span
+			switch {
+			case c+a0 <= 0:
+			case w > 0 && a1 > a0:
+				ratioInt += span - c/w*math.Log((c+a1)/(c+a0))
+			default:
+				ratioInt += span * a0 / (c + a0)
+			}
+			res.PeakDirtyRatio = math.Max(res.PeakDirtyRatio, a1/math.Max(c+a1, 1e-300))
+		}
+		sumQ3 += overlapSum(t0[i], t-t0[i], x0[i], w, q3, q4)
+		sumQ4 += overlapSum(t0[i], t-t0[i], x0[i], w, q4, horizon)
+		x0[i], t0[i] = x, t
 	}
 	t := 0.0
-	for steps := 0; t < horizon && steps < 5_000_000; steps++ {
-		for i, p := range ps {
-			if math.IsNaN(eligibleSince[i]) && eligible(i) {
-				// When the dirty bytes, growing linearly, reached the
-				// trigger (not before the partition's last clean ended).
-				eligibleSince[i] = t
-				if p.WriteBytesPerSecond > 0 {
-					eligibleSince[i] = math.Max(lastDone[i], t-(dirty[i]-p.TriggerDirtyBytes)/p.WriteBytesPerSecond)
-				}
-			}
-		}
+	for steps := 0; t < horizon && steps < 20_000_000; steps++ {
 		// Free, awake threads take the filthiest eligible partitions.
 		for k := range running {
 			if running[k] != nil || wake[k] > t {
 				continue
 			}
-			best := -1
+			best, bestRatio := -1, 0.0
 			for i := range ps {
-				if eligible(i) && (best < 0 || ratio(i) > ratio(best)) {
-					best = i
+				if eligibleAt(i, t) {
+					if r := ratioOf(i, dirtyAt(i, t)); best < 0 || r > bestRatio {
+						best, bestRatio = i, r
+					}
 				}
 			}
 			if best < 0 {
@@ -193,18 +213,21 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 				continue
 			}
 			p := ps[best]
-			cov := dirty[best]
+			x := dirtyAt(best, t)
+			cov := x
 			if p.PassBytes > 0 && !math.IsInf(p.PassBytes, 1) {
 				cov = math.Min(cov, p.PassBytes)
 			}
-			j := &queueJob{part: best, phases: p.Phases(cov, dirty[best]-cov), left: 1, covered: cov, start: t}
+			j := &queueJob{part: best, phases: p.Phases(cov, x-cov), left: 1, covered: cov, start: t}
 			if p.WriteBytesPerSecond > 0 {
-				j.startAge = dirty[best] / p.WriteBytesPerSecond
+				j.startAge = x / p.WriteBytesPerSecond
+				// When the dirty bytes, growing linearly, reached the trigger
+				// (not before the partition's last clean ended).
+				since := math.Max(lastDone[best], t-(x-p.TriggerDirtyBytes)/p.WriteBytesPerSecond)
+				if t >= warm {
+					res.MaxQueueWaitSeconds = math.Max(res.MaxQueueWaitSeconds, t-since)
+				}
 			}
-			if t >= warm && !math.IsNaN(eligibleSince[best]) {
-				res.MaxQueueWaitSeconds = math.Max(res.MaxQueueWaitSeconds, t-eligibleSince[best])
-			}
-			eligibleSince[best] = math.NaN()
 			busy[best] = true
 			running[k] = j
 		}
@@ -228,7 +251,7 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 			s *= r / demand
 		}
 		// The next event: a phase's end, a thread's wake-up, a partition
-		// reaching its trigger while a thread sleeps forever (backoff 0),
+		// reaching its trigger while the threads sleep forever (backoff 0),
 		// or the horizon.
 		dt := horizon - t
 		for k, j := range running {
@@ -248,35 +271,12 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 		}
 		if in.BackoffSeconds <= 0 {
 			for i, p := range ps {
-				if !busy[i] && !eligible(i) && p.WriteBytesPerSecond > 0 {
-					dt = math.Min(dt, (p.TriggerDirtyBytes-dirty[i])/p.WriteBytesPerSecond)
+				if !busy[i] && !eligibleAt(i, t) && p.WriteBytesPerSecond > 0 {
+					dt = math.Min(dt, (p.TriggerDirtyBytes-dirtyAt(i, t))/p.WriteBytesPerSecond)
 				}
 			}
 		}
 		dt = math.Max(dt, 0)
-		// Advance: dirty bytes, the ratio's integral, the quarters' sums.
-		for i, p := range ps {
-			x0 := dirty[i]
-			x1 := x0 + p.WriteBytesPerSecond*dt
-			span := overlap(t, t+dt, warm, horizon)
-			if span > 0 {
-				// Time average of x / (C + x) with x linear in time.
-				c := p.CleanBytes
-				a0 := x0 + p.WriteBytesPerSecond*(math.Max(t, warm)-t)
-				a1 := a0 + p.WriteBytesPerSecond*span
-				switch {
-				case c+a0 <= 0:
-				case p.WriteBytesPerSecond > 0 && a1 > a0:
-					ratioInt += span - c/p.WriteBytesPerSecond*math.Log((c+a1)/(c+a0))
-				default:
-					ratioInt += span * a0 / (c + a0)
-				}
-				res.PeakDirtyRatio = math.Max(res.PeakDirtyRatio, a1/math.Max(c+a1, 1e-300))
-			}
-			sumQ3 += overlapSum(t, dt, x0, p.WriteBytesPerSecond, q3, q4)
-			sumQ4 += overlapSum(t, dt, x0, p.WriteBytesPerSecond, q4, horizon)
-			dirty[i] = x1
-		}
 		for _, j := range running {
 			if j != nil {
 				busyInt += overlap(t, t+dt, warm, horizon)
@@ -306,7 +306,7 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 				continue
 			}
 			i := j.part
-			dirty[i] = math.Max(0, dirty[i]-j.covered)
+			closePiece(i, t, math.Max(0, dirtyAt(i, t)-j.covered))
 			busy[i] = false
 			lastDone[i] = t
 			if in.onClean != nil {
@@ -323,13 +323,16 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 			for k := range running {
 				if running[k] == nil && math.IsInf(wake[k], 1) {
 					for i := range ps {
-						if eligible(i) {
+						if eligibleAt(i, t) {
 							wake[k] = t
 						}
 					}
 				}
 			}
 		}
+	}
+	for i := range ps {
+		closePiece(i, math.Min(t, horizon), dirtyAt(i, math.Min(t, horizon)))
 	}
 	res.SimulatedSeconds = t
 	if span := horizon - warm; span > 0 {
