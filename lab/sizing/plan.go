@@ -89,6 +89,9 @@ type CleanerPlan struct {
 	// MaxKeysPerPass = int(dedupe buffer / threads / entry bytes x load
 	// factor), Kafka's maxDesiredMapSize of one thread's map.
 	MaxKeysPerPass int `json:"max_keys_per_pass"`
+	// MaxIOBytesPerSecond is log.cleaner.io.max.bytes.per.second, shared by
+	// the threads (0: none); the predicted clean times go through it.
+	MaxIOBytesPerSecond float64 `json:"max_io_bytes_per_second,omitempty"`
 }
 
 // Partition is the plan of one partition.
@@ -287,7 +290,8 @@ func CleanerPlanOf(c engine.CleanerConfig) (CleanerPlan, error) {
 	}
 	per := c.DedupeBufferBytes / int64(c.Threads)
 	return CleanerPlan{Threads: c.Threads, DedupeBufferBytes: c.DedupeBufferBytes, IOBufferBytes: c.IOBufferBytes, LoadFactor: c.LoadFactor,
-		OffsetMap: info.Layout, Hasher: info.Hasher, EntryBytes: info.EntryBytes, MaxKeysPerPass: info.MaxKeys(int(per), c.LoadFactor)}, nil
+		OffsetMap: info.Layout, Hasher: info.Hasher, EntryBytes: info.EntryBytes, MaxKeysPerPass: info.MaxKeys(int(per), c.LoadFactor),
+		MaxIOBytesPerSecond: c.MaxIOBytesPerSecond}, nil
 }
 
 func layoutInfo[L, H ~string](layoutName L, hasherName H) (offsetmap.LayoutInfo, error) {

@@ -67,7 +67,11 @@ func WritePlanTable(w io.Writer, p *Plan, calNote string) {
 		fmt.Fprintf(w, "order Kafka's manager would clean them in (filthiest first): %s\n", strings.Join(p.Order, ", "))
 	}
 	if t.PredictedCleanSeconds != nil {
-		fmt.Fprintf(w, "predicted clean time of the eligible partitions with %d thread(s): %.3f s (a model prediction from the calibration)\n", c.Threads, *t.PredictedCleanSeconds)
+		thr := ""
+		if c.MaxIOBytesPerSecond > 0 {
+			thr = fmt.Sprintf(" through log.cleaner.io.max.bytes.per.second %s/s (each partition's clean isolated; all of them at least their read + written bytes / the rate)", results.FormatBytes(int64(c.MaxIOBytesPerSecond)))
+		}
+		fmt.Fprintf(w, "predicted clean time of the eligible partitions with %d thread(s)%s: %.3f s (a model prediction from the calibration)\n", c.Threads, thr, *t.PredictedCleanSeconds)
 	}
 	for _, wn := range p.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wn)
