@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/results"
@@ -19,7 +20,8 @@ type ThreadCurve struct {
 	Cache string `json:"cache"`
 	// Points are 1..N threads, in order.
 	Points []ThreadPoint `json:"points"`
-	// Note says how the cold cache was made, or what went wrong.
+	// Note says how the cold cache was made when drop_caches was asked for
+	// ("" when by posix_fadvise DONTNEED per file alone).
 	Note string `json:"note,omitempty"`
 }
 
@@ -107,7 +109,8 @@ func measureThreadCurve(ctx context.Context, o CalibrateOptions, cache lab.Cache
 			}
 			pt.Verdicts = append(pt.Verdicts, verdict)
 			for _, note := range run.Notes {
-				if cache == lab.CacheCold && curve.Note == "" {
+				// lab.SetCache's note on how the cold cache was made.
+				if cache == lab.CacheCold && curve.Note == "" && (strings.HasPrefix(note, "cache:") || strings.HasPrefix(note, "drop_caches")) {
 					curve.Note = note
 				}
 			}
