@@ -22,6 +22,7 @@ func newAdviseCmd() *cobra.Command {
 	var backoffMs int64 = engine.DefaultBackoffMs
 	var validateBytes int64 = 48 << 20
 	validateRuns := 3
+	curveCache := "warm"
 	var tc topicConfigFlags
 	var cal calibrationFlags
 	cmd := &cobra.Command{
@@ -73,10 +74,13 @@ reports predicted vs measured passes and clean time with the error.`,
 			if err != nil {
 				return err
 			}
+			if curveCache != "warm" && curveCache != "cold" {
+				return fmt.Errorf("advise: --thread-curve-cache %q: want warm or cold", curveCache)
+			}
 			if backoffMs < 1 {
 				return fmt.Errorf("advise: --log.cleaner.backoff.ms %d: want at least 1 ms", backoffMs)
 			}
-			o := sizing.AdviseOptions{Cleaner: resolved, Cores: cores, Calibration: calib, BackoffMs: backoffMs}
+			o := sizing.AdviseOptions{Cleaner: resolved, Cores: cores, Calibration: calib, BackoffMs: backoffMs, CurveCache: curveCache}
 			var a *sizing.Advice
 			if dir != "" {
 				p, err := sizing.MakePlan(dir, sizing.Options{Configs: set, Cleaner: resolved, Calibration: calib})
@@ -136,6 +140,7 @@ reports predicted vs measured passes and clean time with the error.`,
 	f.IntVar(&w.Disks, "disks", 0, "disks the partitions are spread over (bounds the threads; 0: no bound)")
 	f.IntVar(&cores, "cores", cores, "cores the cleaner may use (bounds the threads)")
 	f.Int64Var(&backoffMs, "log.cleaner.backoff.ms", backoffMs, "log.cleaner.backoff.ms: how long an idle cleaner thread sleeps (ms), part of the predicted max compaction delay (as steady's flag)")
+	f.StringVar(&curveCache, "thread-curve-cache", curveCache, "which measured contention curve sizes the threads: warm or cold (page cache of the segments cleaned)")
 	f.BoolVar(&validate, "validate", false, "run the recommendation and one step below at a scaled-down size and report predicted vs measured passes and clean time")
 	f.IntVar(&validateRuns, "validate-runs", validateRuns, "repetitions of each validated configuration, each after one calibration run (the fastest is compared)")
 	f.Var((*byteSize)(&validateBytes), "validate-log-bytes", "size of the scaled-down log of --validate, all partitions (bytes)")

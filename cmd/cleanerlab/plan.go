@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,6 +70,10 @@ type calibrationFlags struct {
 	dataDir   string
 	logBytes  int64
 	runs      int
+	maxRuns   int
+	spread    float64
+	threads   int
+	drop      bool
 }
 
 func (c *calibrationFlags) bind(f *pflag.FlagSet) {
@@ -79,7 +84,12 @@ func (c *calibrationFlags) bind(f *pflag.FlagSet) {
 	f.StringVar(&c.dataDir, "calibration-dir", "", "parent of the calibration runs' data (default the OS temp dir): put it on the disk to size")
 	c.logBytes = 64 << 20
 	f.Var((*byteSize)(&c.logBytes), "calibration-log-bytes", "log size of each calibration run (bytes)")
-	f.IntVar(&c.runs, "calibration-runs", 3, "calibration runs (the fastest is kept)")
+	f.IntVar(&c.runs, "calibration-runs", 3, "least calibration runs: the fastest this many must agree within --calibration-spread (the fastest is kept)")
+	f.IntVar(&c.maxRuns, "calibration-max-runs", 0, "most calibration runs (per thread count of the curve) before it says it could not meet --calibration-spread (0: 3 x --calibration-runs)")
+	f.Float64Var(&c.spread, "calibration-spread", sizing.DefaultSpreadBound, "bound on the spread (fastest - slowest) / fastest of the fastest --calibration-runs runs")
+	c.threads = min(runtime.NumCPU(), 4)
+	f.IntVar(&c.threads, "calibrate-threads", c.threads, "with a calibration measured now, also measure the contention curve of 1..N cleaner threads on --calibration-dir, warm and cold cache (0 or 1: none)")
+	f.BoolVar(&c.drop, "calibration-drop-caches", false, "cold runs of the curve also write 3 to /proc/sys/vm/drop_caches (root only; falls back to fadvise DONTNEED, always done)")
 }
 
 // get returns the calibration: none with --no-calibration; measured with
@@ -91,7 +101,14 @@ func (c *calibrationFlags) get(cmd *cobra.Command, cc engine.CleanerConfig, keyB
 	}
 	w := cmd.ErrOrStderr()
 	o := sizing.CalibrateOptions{Out: c.out, Dir: c.dataDir, Cleaner: cc, KeyBytes: keyBytes, ValueBytes: valueBytes, RecordsPerBatch: perBatch,
-		MaxAge: c.maxAge, Force: c.calibrate, LogBytes: c.logBytes, Runs: c.runs, Log: func(format string, args ...any) { fmt.Fprintf(w, format, args...) }}
+		MaxAge: c.maxAge, Force: c.calibrate, LogBytes: c.logBytes, Runs: c.runs, MaxRuns: c.maxRuns, SpreadBound: c.spread, Threads: c.threads, DropCaches: c.drop,
+		Log: func(format string, args ...any) { fmt.Fprintf(w, format, args...) }}
+	if c.spread <= 0 || c.spread >= 1 {
+		return nil, "", fmt.Errorf("--calibration-spread %v: want a share in (0, 1)", c.spread)
+	}
+	if c.threads < 0 || c.runs < 1 || c.maxRuns < 0 {
+		return nil, "", fmt.Errorf("--calibrate-threads %d, --calibration-runs %d, --calibration-max-runs %d: want >= 0, >= 1, >= 0", c.threads, c.runs, c.maxRuns)
+	}
 	if !measure && !c.calibrate {
 		cal, status, err := sizing.ReadFreshCalibration(o)
 		if err != nil {

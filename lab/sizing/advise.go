@@ -10,6 +10,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
+	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
 
@@ -217,6 +218,53 @@ type Advice struct {
 	MaxCompactionDelaySeconds float64 `json:"max_compaction_delay_seconds"`
 	// MemoryBytes = dedupe buffer + I/O buffers.
 	MemoryBytes int64 `json:"memory_bytes"`
+	// ThrottleBytesPerSecond is log.cleaner.io.max.bytes.per.second (0:
+	// none). CleanSecondsUnthrottled is CleanSeconds without it;
+	// CleanSeconds is an isolated clean through Kafka's Throttler
+	// (KafkaThrottledSeconds) and CleanSecondsBackToBack the same clean
+	// when the throttle is never idle (SteadyThrottledSeconds).
+	// ThrottledBytesPerClean are the bytes it passes to the throttle (read
+	// and written); CleanPhases its phases.
+	ThrottleBytesPerSecond  float64 `json:"throttle_bytes_per_second,omitempty"`
+	CleanSecondsUnthrottled float64 `json:"clean_seconds_unthrottled"`
+	CleanSecondsBackToBack  float64 `json:"clean_seconds_back_to_back"`
+	ThrottledBytesPerClean  float64 `json:"throttled_bytes_per_clean"`
+	CleanPhases             []Phase `json:"clean_phases,omitempty"`
+	// ThrottleUtilization is the share of the throttle's rate cleaning
+	// needs: sum over partitions of write rate x throttled bytes per clean
+	// / (dirty bytes per clean x rate); at 1 or more the cleaner falls
+	// behind whatever the threads.
+	ThrottleUtilization float64 `json:"throttle_utilization,omitempty"`
+	// ThreadsCurve says where the threads' speeds came from: "measured
+	// (...)" from the calibration's contention curve, or "no curve:
+	// assumed ..."; ThreadSpeedups[i] the aggregate speed of i+1 threads
+	// (one thread = 1) the advice used, up to ThreadsBound.
+	ThreadsCurve         string    `json:"threads_curve"`
+	ThreadsCurveMeasured bool      `json:"threads_curve_measured"`
+	ThreadSpeedups       []float64 `json:"thread_speedups,omitempty"`
+	// PartitionsPerThread = partitions / threads.
+	PartitionsPerThread float64 `json:"partitions_per_thread"`
+	// Queue is the queue model's run (SimulateQueue) with the recommended
+	// threads: every partition, the filthiest first, the backoff and the
+	// shared throttle; PeakDirtyRatio, MeanDirtyRatio and
+	// MaxCompactionDelaySeconds come from it when it ran. nil without a
+	// calibration or a write rate.
+	Queue *QueueResult `json:"queue,omitempty"`
+	// Alone are the closed-form figures of one partition that never waits
+	// for another (the formulas printed).
+	Alone *AloneFigures `json:"alone,omitempty"`
+	// MaxCompactionDelayClosedFormSeconds is the queue's closed form: D /
+	// w + backoff + ceil(partitions / threads) x clean time (a record made
+	// dirty just after its thread went to sleep, every partition of the
+	// thread ahead of it). Not a bound: the clean time is the one at the
+	// trigger, and a longer wait makes longer cleans.
+	MaxCompactionDelayClosedFormSeconds float64 `json:"max_compaction_delay_closed_form_seconds,omitempty"`
+	// FallsBehindReason says what bounds the cleaner when FallsBehind
+	// (threads, throttle or the queue model); FallsBehindAboveWriteBytesPerSecond
+	// is the write rate over all partitions above which it falls behind
+	// (the loads scaled linearly); 0 when unknown.
+	FallsBehindReason                   string  `json:"falls_behind_reason,omitempty"`
+	FallsBehindAboveWriteBytesPerSecond float64 `json:"falls_behind_above_write_bytes_per_second,omitempty"`
 	// RuleOfThumbBufferBytes is what Kafka's 24-bytes-per-entry rule asks
 	// for the same dirty head (every dirty record a distinct key, per thread, no load factor).
 	RuleOfThumbBufferBytes int64 `json:"rule_of_thumb_buffer_bytes"`
@@ -227,6 +275,15 @@ type Advice struct {
 	// Notes say what the model assumed.
 	Notes      []string    `json:"notes,omitempty"`
 	Validation *Validation `json:"validation,omitempty"`
+}
+
+// AloneFigures are the closed-form steady figures of one partition that
+// never waits for another: peak dirty ratio (D + w T) / (C + D + w T), mean
+// 1 - (C / Dp) ln(1 + Dp / C), max compaction delay D / w + backoff + T.
+type AloneFigures struct {
+	PeakDirtyRatio            float64 `json:"peak_dirty_ratio"`
+	MeanDirtyRatio            float64 `json:"mean_dirty_ratio"`
+	MaxCompactionDelaySeconds float64 `json:"max_compaction_delay_seconds"`
 }
 
 // AdviseOptions configure the advisor.
@@ -242,6 +299,13 @@ type AdviseOptions struct {
 	// BackoffMs is log.cleaner.backoff.ms, part of the compaction delay.
 	// Default 15000.
 	BackoffMs int64
+	// CurveCache picks the calibration's contention curve that sizes the
+	// threads: "warm" (default) or "cold". Without that curve the threads
+	// are assumed to scale linearly up to the disks (and say so).
+	CurveCache string
+	// QueueHorizonSeconds is the queue model's simulated time; 0:
+	// SimulateQueue's default.
+	QueueHorizonSeconds float64
 }
 
 func (o *AdviseOptions) defaults() error {
@@ -253,6 +317,12 @@ func (o *AdviseOptions) defaults() error {
 	}
 	if o.BackoffMs <= 0 {
 		o.BackoffMs = engine.DefaultBackoffMs
+	}
+	if o.CurveCache == "" {
+		o.CurveCache = "warm"
+	}
+	if o.CurveCache != "warm" && o.CurveCache != "cold" {
+		return fmt.Errorf("sizing: thread curve cache %q: want warm or cold", o.CurveCache)
 	}
 	return o.Cleaner.Validate()
 }
@@ -268,7 +338,8 @@ type head struct {
 	uniform     bool    // RecordsPerPass's exact case
 	exactKeys   bool    // keys counted (a plan) rather than modelled
 	maxBatch    int64
-	segBytes    int64 // segment.bytes
+	segBytes    int64   // segment.bytes
+	trigger     float64 // dirty bytes at which the partition is eligible
 }
 
 // passesFor is the passes one clean of h takes with maxKeys per pass.
@@ -332,7 +403,7 @@ func headOfWorkload(w Workload) head {
 	}
 	n := d / r
 	h := head{cleanBytes: c, dirtyBytes: d, records: n, partKeys: k, recordBytes: r, uniform: w.Distribution == workloads.DistributionUniform,
-		maxBatch: int64(math.Ceil(r * float64(w.RecordsPerBatch))), segBytes: w.SegmentBytes}
+		maxBatch: int64(math.Ceil(r * float64(w.RecordsPerBatch))), segBytes: w.SegmentBytes, trigger: d}
 	if h.uniform {
 		h.keys = ExpectedDistinct(k, n)
 	} else {
@@ -404,8 +475,17 @@ func AdviseFromPlan(p *Plan, writeBytesPerSecond float64, disks int, o AdviseOpt
 			continue
 		}
 		r := avgKeyedRecordBytes(&pt)
+		ratio := pt.MinCleanableRatio
+		if !(ratio > 0 && ratio < 1) {
+			ratio = 0.5
+		}
+		trig := float64(pt.CleanBytes) * ratio / (1 - ratio)
+		if trig <= 0 {
+			trig = float64(pt.DirtyBytes)
+		}
 		heads = append(heads, head{cleanBytes: float64(pt.CleanBytes), dirtyBytes: float64(pt.DirtyBytes), records: float64(pt.DirtyRecords),
-			keys: float64(pt.DirtyKeys), partKeys: float64(pt.DirtyKeys), recordBytes: r, exactKeys: true, maxBatch: pt.MaxBatchBytes, segBytes: pt.SegmentBytes})
+			keys: float64(pt.DirtyKeys), partKeys: float64(pt.DirtyKeys), recordBytes: r, exactKeys: true, maxBatch: pt.MaxBatchBytes, segBytes: pt.SegmentBytes,
+			trigger: trig})
 	}
 	if len(heads) == 0 {
 		return nil, errors.New("sizing: the plan has no compacted partition with dirty bytes to size the cleaner for")
@@ -445,51 +525,51 @@ func AdviseFromPlan(p *Plan, writeBytesPerSecond float64, disks int, o AdviseOpt
 	return a, nil
 }
 
+// passBytes is the most dirty bytes of h one pass covers with maxKeys.
+func (h head) passBytes(maxKeys int) float64 {
+	switch {
+	case maxKeys <= 0:
+		return math.Inf(1)
+	case h.exactKeys:
+		if h.keys <= float64(maxKeys) {
+			return math.Inf(1)
+		}
+		return h.dirtyBytes * float64(maxKeys) / h.keys
+	}
+	return RecordsPerPass(h.partKeys, maxKeys, h.uniform) * h.recordBytes
+}
+
 // advise fills the recommendation for heads (the first has the most
 // keys), writeRate being bytes per second per partition.
 func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o AdviseOptions) {
 	c := o.Cleaner
 	lf := c.LoadFactor
 	h := heads[0]
+	cal := o.Calibration
+	rate := c.MaxIOBytesPerSecond
+	backoff := float64(o.BackoffMs) / 1000
+	a.ThrottleBytesPerSecond = rate
+	a.Inputs["log_cleaner_io_max_bytes_per_second"] = rate
 	a.Formulas = append(a.Formulas,
-		"clean time = sum over passes of fixed per-clean overhead + [map bytes per thread / clear rate (skimpy's zero-fill)] + d_i / map-build rate + (C + d_i + e_i) / copy rate; e_i = the dirty rest R_i if R_i <= segment.bytes, else segment.bytes / 2 (the segment holding the pass's end is copied whole); measured rates",
-		"threads needed = write rate x clean time / D per partition, summed; bounded by cores, partitions and disks",
-		"peak dirty ratio = (D + w x clean time) / (C + D + w x clean time); mean = 1 - (C / Dp) ln(1 + Dp / C)",
-		"max compaction delay = D / w + log.cleaner.backoff.ms + clean time",
+		"clean time (unthrottled) = sum over passes of fixed per-clean overhead + [map bytes per thread / clear rate (skimpy's zero-fill)] + d_i / map-build rate + (C + d_i + e_i) / copy rate; e_i = the dirty rest R_i if R_i <= segment.bytes, else segment.bytes / 2 (the segment holding the pass's end is copied whole); measured rates",
+		"throttled bytes per pass = d_i read (map) + (C + d_i + e_i) read + (C + e_i) written (copy) (Kafka's Cleaner calls Throttler.maybeThrottle with each chunk read and written)",
+		"throttled clean time, pass by pass, phase by phase: every 300 ms of work (Kafka's checkIntervalMs) is stretched to max(its time, its bytes / log.cleaner.io.max.bytes.per.second); an isolated clean's last < 300 ms is not slept for; back to back: sum of max(phase time, phase bytes / rate)",
+		"load = write rate x one-pass clean time (unthrottled) / D per partition, summed (in threads); threads = the fewest n with speedup(n) > load, n <= min(cores, partitions, curve or disks)",
+		"throttle utilization = write rate x throttled bytes per clean / (D x rate), summed; >= 1: falls behind whatever the threads",
+		"queue: threads take the filthiest eligible partition (largest dirty / (C + dirty)), sleep log.cleaner.backoff.ms when none; simulated (SimulateQueue) for peak and mean dirty ratio, max compaction delay = max over cleans of (dirty at start / w + clean time)",
+		"alone (never waiting for another partition): peak dirty ratio = (D + w x clean time) / (C + D + w x clean time); mean = 1 - (C / Dp) ln(1 + Dp / C); max compaction delay = D / w + log.cleaner.backoff.ms + clean time",
+		"closed-form queue delay = D / w + log.cleaner.backoff.ms + ceil(partitions / threads) x clean time (the clean time at the trigger)",
 		"io buffer = threads x 2 x max(256 KiB, largest batch rounded up to a power of 2)",
 		"Kafka's rule of thumb: buffer = dirty records x 24 bytes (every record a distinct key, no load factor)")
 
-	// Threads first (they divide the buffer), from the one-pass clean time.
-	bound := max(1, min(o.Cores, partitions))
-	reason := fmt.Sprintf("bounded by min(cores %d, partitions %d)", o.Cores, partitions)
-	if disks > 0 && disks < bound {
-		bound = disks
-		reason = fmt.Sprintf("bounded by disks %d (a second thread on one disk shares its bandwidth), cores %d, partitions %d", disks, o.Cores, partitions)
-	}
-	threads := c.Threads
-	if o.Calibration != nil && writeRate > 0 {
-		load := 0.0
-		for _, hh := range heads {
-			t := o.Calibration.CleanSeconds(int64(hh.cleanBytes), []chunk{{Bytes: int64(hh.dirtyBytes), Keys: int64(hh.keys)}}, hh.segBytes, 0)
-			load += writeRate * t / hh.dirtyBytes
-		}
-		if len(heads) == 1 && partitions > 1 {
-			load *= float64(partitions) // a workload: every partition alike
-		}
-		a.ThreadsNeeded = load
-		threads = max(1, int(math.Ceil(load)))
-		if threads > bound {
-			a.FallsBehind = true
-			threads = bound
-		}
-		reason = fmt.Sprintf("%.2f thread-seconds of cleaning per second of writes; %s", load, reason)
-	} else {
-		reason = fmt.Sprintf("kept at %d: sizing threads needs --write-rate and a calibration", c.Threads)
-		threads = min(max(threads, 1), max(bound, c.Threads))
-	}
-	a.Threads, a.ThreadsBound, a.ThreadsReason = threads, bound, reason
-
+	// The per-thread map: it holds one partition's dirty keys in one pass,
+	// whatever the thread count (the total is per thread x threads).
 	needKeys := int64(math.Ceil(h.keys / lf))
+	type perLayout struct {
+		la  LayoutAdvice
+		per int64
+	}
+	var layouts []perLayout
 	for _, name := range offsetmap.LayoutNames() {
 		hasher := c.Hasher
 		if name == offsetmap.LayoutSkimpy && !strings.EqualFold(string(c.OffsetMap), offsetmap.LayoutSkimpy) && c.OffsetMap != "" {
@@ -501,29 +581,166 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 		}
 		per := roundUpMiB(needKeys * int64(info.EntryBytes))
 		per = min(per, MaxPerThreadBuffer)
-		la := LayoutAdvice{Layout: info.Layout, Hasher: info.Hasher, EntryBytes: info.EntryBytes, DedupeBufferBytes: per * int64(threads),
-			MaxKeysPerPass: info.MaxKeys(int(per), lf)}
+		la := LayoutAdvice{Layout: info.Layout, Hasher: info.Hasher, EntryBytes: info.EntryBytes, MaxKeysPerPass: info.MaxKeys(int(per), lf)}
 		la.Passes = h.passesFor(la.MaxKeysPerPass)
 		la.CollisionProbability = info.CollisionProbability(int64(math.Min(h.keys, float64(la.MaxKeysPerPass))))
-		a.Layouts = append(a.Layouts, la)
+		layouts = append(layouts, perLayout{la, per})
 	}
 	layout := strings.ToLower(string(c.OffsetMap))
 	if layout == "" {
 		layout = offsetmap.LayoutSkimpy
 	}
 	a.Layout = layout
-	var chosen LayoutAdvice
-	for _, la := range a.Layouts {
-		if la.Layout == layout {
-			chosen = la
+	var chosen perLayout
+	for _, pl := range layouts {
+		if pl.la.Layout == layout {
+			chosen = pl
 		}
 	}
-	a.DedupeBufferBytes, a.Passes = chosen.DedupeBufferBytes, chosen.Passes
+	clear := int64(0)
+	if info, err := layoutInfo(chosen.la.Layout, chosen.la.Hasher); err == nil {
+		clear = clearBytes(info, chosen.per)
+	}
+
+	// The clean time: phases, unthrottled and throttled.
+	if cal != nil {
+		a.CleanPhases = cal.CleanPhases(int64(h.cleanBytes), h.chunksFor(chosen.la.MaxKeysPerPass), h.segBytes, clear)
+		a.CleanSecondsUnthrottled, a.ThrottledBytesPerClean = phaseSums(a.CleanPhases)
+		a.CleanSeconds = KafkaThrottledSeconds(a.CleanPhases, rate)
+		a.CleanSecondsBackToBack = SteadyThrottledSeconds(a.CleanPhases, rate)
+	}
+
+	// Threads: the load against the contention curve (measured, or
+	// assumed linear up to the disks), and the shared throttle.
+	bound := max(1, min(o.Cores, partitions))
+	reason := fmt.Sprintf("bounded by min(cores %d, partitions %d)", o.Cores, partitions)
+	speedup := linearSpeedup
+	if curve := cal.Curve(o.CurveCache); curve != nil && curve.Speedup(1) > 0 {
+		speedup = curve.Speedup
+		bound = max(1, min(bound, curve.MaxThreads()))
+		a.ThreadsCurveMeasured = true
+		a.ThreadsCurve = fmt.Sprintf("measured (%s cache, 1..%d threads on the calibration's directory)", curve.Cache, curve.MaxThreads())
+		reason += fmt.Sprintf(" and the %d threads measured", curve.MaxThreads())
+	} else {
+		a.ThreadsCurve = "no curve: assumed linear (n threads n times as fast)"
+		if disks > 0 && disks < bound {
+			bound = disks
+			reason = fmt.Sprintf("bounded by disks %d (no curve: a second thread on one disk assumed to add nothing), cores %d, partitions %d", disks, o.Cores, partitions)
+			a.ThreadsCurve += fmt.Sprintf(" up to --disks %d, nothing past it", disks)
+		}
+		if cal != nil {
+			a.ThreadsCurve += " (`advise --calibrate --calibrate-threads N` measures one)"
+		}
+	}
+	for n := 1; n <= bound; n++ {
+		a.ThreadSpeedups = append(a.ThreadSpeedups, speedup(n))
+	}
+	threads := c.Threads
+	mult := 1.0
+	if len(heads) == 1 && partitions > 1 {
+		mult = float64(partitions) // a workload: every partition alike
+	}
+	load, util := 0.0, 0.0
+	if cal != nil && writeRate > 0 {
+		for _, hh := range heads {
+			ph := cal.CleanPhases(int64(hh.cleanBytes), []chunk{{Bytes: int64(hh.dirtyBytes), Keys: int64(hh.keys)}}, hh.segBytes, 0)
+			t, b := phaseSums(ph)
+			load += writeRate * t / hh.dirtyBytes
+			if rate > 0 {
+				util += writeRate * b / (hh.dirtyBytes * rate)
+			}
+		}
+		load *= mult
+		util *= mult
+		a.ThreadsNeeded, a.ThrottleUtilization = load, util
+		n, ok := threadChoice(load, bound, speedup)
+		threads = n
+		reason = fmt.Sprintf("%.2f thread-seconds of cleaning per second of writes, speedup(%d) = %.2f; %s", load, n, speedup(n), reason)
+		best := 0.0 // the most the threads give, up to the bound
+		for i := 1; i <= bound; i++ {
+			best = math.Max(best, speedup(i))
+		}
+		limit := 0.0 // the write rate at which the binding load reaches 1
+		if load > 0 {
+			limit = best / load
+		}
+		if !ok {
+			a.FallsBehind = true
+			a.FallsBehindReason = fmt.Sprintf("cleaning needs %.2f threads' worth but up to %d thread(s) give at most %.2f", load, bound, best)
+		}
+		if rate > 0 {
+			if util > 0 {
+				limit = math.Min(limit, 1/util)
+			}
+			if util >= 1 {
+				a.FallsBehind = true
+				a.FallsBehindReason = fmt.Sprintf("the throttle: cleaning needs %.0f B/s of read+written I/O, log.cleaner.io.max.bytes.per.second is %.0f", util*rate, rate)
+			}
+		}
+		if limit > 0 {
+			a.FallsBehindAboveWriteBytesPerSecond = writeRate * float64(partitions) * limit
+			if len(heads) > 1 {
+				a.FallsBehindAboveWriteBytesPerSecond = writeRate * float64(len(heads)) * limit
+			}
+		}
+	} else {
+		reason = fmt.Sprintf("kept at %d: sizing threads needs --write-rate and a calibration", c.Threads)
+		threads = min(max(threads, 1), max(bound, c.Threads))
+	}
+
+	// The queue: every partition, the recommended threads; one more thread
+	// (up to the bound) while the model says they fall behind.
+	var queueParts []QueuePartition
+	if cal != nil && writeRate > 0 && !a.FallsBehind {
+		n := len(heads)
+		if len(heads) == 1 {
+			n = partitions
+		}
+		for i := 0; i < n; i++ {
+			hh := heads[min(i, len(heads)-1)]
+			hc := hh
+			queueParts = append(queueParts, QueuePartition{Name: fmt.Sprint(i), CleanBytes: hh.cleanBytes, TriggerDirtyBytes: hh.trigger, WriteBytesPerSecond: writeRate,
+				PassBytes: hh.passBytes(chosen.la.MaxKeysPerPass),
+				Phases: func(covered, rest float64) []Phase {
+					return cal.passPhases(hc.cleanBytes, covered, rest, hc.segBytes, clear)
+				}})
+		}
+		for {
+			q, err := SimulateQueue(QueueInput{Threads: threads, BackoffSeconds: backoff, ThrottleBytesPerSecond: rate, Speedup: speedup, Partitions: queueParts,
+				HorizonSeconds: o.QueueHorizonSeconds})
+			if err != nil {
+				a.Notes = append(a.Notes, "queue model: "+err.Error())
+				break
+			}
+			a.Queue = q
+			if !q.FallsBehind || threads >= bound {
+				break
+			}
+			threads++
+			reason += fmt.Sprintf("; the queue model falls behind with %d, so %d", threads-1, threads)
+		}
+		if a.Queue != nil && a.Queue.FallsBehind {
+			a.FallsBehind = true
+			a.FallsBehindReason = fmt.Sprintf("the queue model's dirty bytes keep growing with %d thread(s) (the bound)", threads)
+		}
+	}
+	a.Threads, a.ThreadsBound, a.ThreadsReason = threads, bound, reason
+	a.PartitionsPerThread = float64(partitions) / float64(threads)
+	if len(heads) > 1 {
+		a.PartitionsPerThread = float64(len(heads)) / float64(threads)
+	}
+
+	for _, pl := range layouts {
+		pl.la.DedupeBufferBytes = pl.per * int64(threads)
+		a.Layouts = append(a.Layouts, pl.la)
+	}
+	chosen.la.DedupeBufferBytes = chosen.per * int64(threads)
+	a.DedupeBufferBytes, a.Passes = chosen.la.DedupeBufferBytes, chosen.la.Passes
 	if info, err := layoutInfo(layout, c.Hasher); err == nil {
 		a.CurrentPasses = h.passesFor(info.MaxKeys(int(c.DedupeBufferBytes/int64(c.Threads)), lf))
 	}
-	if chosen.Passes > 1 {
-		a.Notes = append(a.Notes, fmt.Sprintf("one pass needs more than Kafka's 2 GiB per-thread map: %d passes per clean", chosen.Passes))
+	if chosen.la.Passes > 1 {
+		a.Notes = append(a.Notes, fmt.Sprintf("one pass needs more than Kafka's 2 GiB per-thread map: %d passes per clean", chosen.la.Passes))
 	}
 
 	maxBatch := int64(0)
@@ -535,33 +752,43 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 	a.MemoryBytes = a.DedupeBufferBytes + a.IOBufferBytes
 	a.RuleOfThumbBufferBytes = int64(math.Ceil(h.records)) * 24 * int64(threads)
 
-	if o.Calibration != nil {
-		per := chosen.DedupeBufferBytes / int64(threads)
-		if info, err := layoutInfo(chosen.Layout, chosen.Hasher); err == nil {
-			a.CleanSeconds = o.Calibration.CleanSeconds(int64(h.cleanBytes), h.chunksFor(chosen.MaxKeysPerPass), h.segBytes, clearBytes(info, per))
-		}
-	}
-	// Steady state of the largest partition.
+	// Steady state of the largest partition, alone.
+	al := &AloneFigures{}
 	dp := h.dirtyBytes
 	if writeRate > 0 {
 		dp += writeRate * a.CleanSeconds
 	}
 	if h.cleanBytes+dp > 0 {
-		a.PeakDirtyRatio = dp / (h.cleanBytes + dp)
+		al.PeakDirtyRatio = dp / (h.cleanBytes + dp)
 	}
 	if h.cleanBytes > 0 && dp > 0 {
-		a.MeanDirtyRatio = 1 - h.cleanBytes/dp*math.Log1p(dp/h.cleanBytes)
+		al.MeanDirtyRatio = 1 - h.cleanBytes/dp*math.Log1p(dp/h.cleanBytes)
 	}
 	if writeRate > 0 {
-		a.MaxCompactionDelaySeconds = h.dirtyBytes/writeRate + float64(o.BackoffMs)/1000 + a.CleanSeconds
+		al.MaxCompactionDelaySeconds = h.dirtyBytes/writeRate + backoff + a.CleanSeconds
+		m := math.Ceil(a.PartitionsPerThread)
+		a.MaxCompactionDelayClosedFormSeconds = h.dirtyBytes/writeRate + backoff + m*a.CleanSeconds
+	}
+	a.Alone = al
+	a.PeakDirtyRatio, a.MeanDirtyRatio, a.MaxCompactionDelaySeconds = al.PeakDirtyRatio, al.MeanDirtyRatio, al.MaxCompactionDelaySeconds
+	if q := a.Queue; q != nil && !q.FallsBehind {
+		a.PeakDirtyRatio, a.MeanDirtyRatio, a.MaxCompactionDelaySeconds = q.PeakDirtyRatio, q.MeanDirtyRatio, q.MaxCompactionDelaySeconds
 	}
 	if a.FallsBehind {
-		a.Notes = append(a.Notes, fmt.Sprintf("cleaning needs %.2f threads but at most %d help: the dirty ratio and the compaction delay grow without bound", a.ThreadsNeeded, bound))
+		a.Notes = append(a.Notes, fmt.Sprintf("falls behind: %s; the dirty ratio and the compaction delay grow without bound", a.FallsBehindReason))
 		// No steady state: the figures of a cleaner that keeps up do not apply.
 		a.PeakDirtyRatio, a.MeanDirtyRatio, a.MaxCompactionDelaySeconds = 1, 1, 0
 	}
-	if o.Calibration == nil {
+	if rate > 0 && cal != nil && a.CleanSeconds > a.CleanSecondsUnthrottled*1.001 {
+		a.Notes = append(a.Notes, fmt.Sprintf("log.cleaner.io.max.bytes.per.second %s/s stretches a clean from %.3f s to %.3f s (%.3f s back to back)",
+			results.FormatBytes(int64(rate)), a.CleanSecondsUnthrottled, a.CleanSeconds, a.CleanSecondsBackToBack))
+	}
+	if cal == nil {
 		a.Notes = append(a.Notes, "no calibration: clean time, threads from the write rate, dirty-ratio growth during a clean and compaction delay need one (`cleanerlab advise --calibrate`)")
+	} else {
+		for _, n := range cal.Notes {
+			a.Notes = append(a.Notes, "calibration: "+n)
+		}
 	}
 }
 

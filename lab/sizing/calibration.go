@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,6 +36,10 @@ type Calibration struct {
 	// (files created, fsynced and swapped, the checkpoint written): the
 	// fastest clean of a 64 KiB log by the engine's cleaner manager. 0: not measured.
 	CleanOverheadSeconds float64 `json:"clean_overhead_seconds"`
+	// CleanGapSeconds is the time between one thread's cleans that is no
+	// clean's (the manager's grab, checkpoint and hand-over), the least of
+	// the same five runs; Kafka's throttle counts it as elapsed time.
+	CleanGapSeconds float64 `json:"clean_gap_seconds,omitempty"`
 	// MapBuildSamples and CopySamples are the per-run values.
 	MapBuildSamples []float64 `json:"map_build_samples"`
 	CopySamples     []float64 `json:"copy_samples"`
@@ -44,6 +49,32 @@ type Calibration struct {
 	IOPath    string `json:"io_path"`
 	// Cache is the page-cache state of the measured runs ("warm" or "cold").
 	Cache string `json:"cache"`
+	// Runs is how many runs were made; UsableRuns how many were not judged
+	// busy or unusable (all when there was no verdict).
+	Runs       int `json:"runs,omitempty"`
+	UsableRuns int `json:"usable_runs,omitempty"`
+	// Spread is (fastest - slowest) / fastest among the fastest usable
+	// runs (CalibrateOptions.Runs of them), the larger of the map-build and
+	// copy rates'; SpreadBound the bound it was held to; SpreadWithinBound
+	// whether it was met before CalibrateOptions.MaxRuns runs (when not,
+	// Notes says so and the rates are the fastest anyway).
+	Spread            float64 `json:"spread"`
+	SpreadBound       float64 `json:"spread_bound,omitempty"`
+	SpreadWithinBound bool    `json:"spread_within_bound"`
+	// RunVerdicts are each run's interference verdict from
+	// CalibrateOptions.Busy ("" when none was given), in run order;
+	// Interference the records it returned. Verdict sums them up: "quiet"
+	// when the kept rates come from runs not judged busy, "busy" when every
+	// run was judged busy or unusable (and the rates come from them), ""
+	// without a verdict hook.
+	RunVerdicts  []string          `json:"run_verdicts,omitempty"`
+	Interference []json.RawMessage `json:"interference,omitempty"`
+	Verdict      string            `json:"verdict,omitempty"`
+	// Notes say what the calibration could not do (spread, busy runs).
+	Notes []string `json:"notes,omitempty"`
+	// ThreadCurves are the contention curves measured (warm, then cold);
+	// none when not asked (CalibrateOptions.Threads).
+	ThreadCurves []ThreadCurve `json:"thread_curves,omitempty"`
 	// Workload says what was cleaned (keys, record sizes, bytes).
 	Workload    string              `json:"workload"`
 	MeasuredAt  time.Time           `json:"measured_at"`
@@ -69,28 +100,53 @@ type Calibration struct {
 // record in the clean section (the steady state, where the clean section
 // holds every live key). segmentBytes <= 0 means one segment holds the rest.
 func (c *Calibration) CleanSeconds(cleanBytes int64, chunks []chunk, segmentBytes, clearBytes int64) float64 {
+	secs, _ := phaseSums(c.CleanPhases(cleanBytes, chunks, segmentBytes, clearBytes))
+	return secs
+}
+
+// CleanPhases are CleanSeconds' terms as phases, pass by pass: "clear"
+// (clear_i, no bytes), "map" (build_i; d_i bytes read), "copy" (copy_i;
+// read C + d_i + e_i plus written C + e_i bytes: every live key's record
+// once, the steady state where the clean section holds every key, and the
+// rest past the pass's end copied as it is) and "overhead" (fixed, no
+// bytes). The bytes are those Kafka's cleaner passes to its Throttler:
+// Cleaner.buildOffsetMapForSegment calls maybeThrottle with each chunk
+// read, Cleaner.cleanInto with each chunk read and each chunk's retained
+// bytes written. nil for a nil or unusable calibration.
+func (c *Calibration) CleanPhases(cleanBytes int64, chunks []chunk, segmentBytes, clearBytes int64) []Phase {
 	if c == nil || c.MapBuildBytesPerSecond <= 0 || c.CopyBytesPerSecond <= 0 {
-		return 0
+		return nil
 	}
 	var rem int64
 	for _, ch := range chunks {
 		rem += ch.Bytes
 	}
-	total := 0.0
+	var out []Phase
 	for _, ch := range chunks {
 		rem -= ch.Bytes
-		extra := rem
-		if segmentBytes > 0 && rem > segmentBytes {
-			extra = segmentBytes / 2
-		}
-		if clearBytes > 0 && c.MapClearBytesPerSecond > 0 {
-			total += float64(clearBytes) / c.MapClearBytesPerSecond
-		}
-		total += c.CleanOverheadSeconds
-		total += float64(ch.Bytes) / c.MapBuildBytesPerSecond
-		total += float64(cleanBytes+ch.Bytes+max(extra, 0)) / c.CopyBytesPerSecond
+		out = append(out, c.passPhases(float64(cleanBytes), float64(ch.Bytes), float64(rem), segmentBytes, clearBytes)...)
 	}
-	return total
+	return out
+}
+
+// passPhases are the phases of one pass over d dirty bytes of a log with
+// clean bytes C and rest dirty bytes after the pass (CleanPhases).
+func (c *Calibration) passPhases(cleanBytes, d, rest float64, segmentBytes, clearBytes int64) []Phase {
+	extra := math.Max(rest, 0)
+	if segmentBytes > 0 && rest > float64(segmentBytes) {
+		extra = float64(segmentBytes / 2)
+	}
+	var out []Phase
+	if clearBytes > 0 && c.MapClearBytesPerSecond > 0 {
+		out = append(out, Phase{Name: "clear", Seconds: float64(clearBytes) / c.MapClearBytesPerSecond})
+	}
+	out = append(out, Phase{Name: "map", Seconds: d / c.MapBuildBytesPerSecond, Bytes: d})
+	read := cleanBytes + d + extra
+	out = append(out, Phase{Name: "copy", Seconds: read / c.CopyBytesPerSecond, Bytes: read + cleanBytes + extra})
+	if c.CleanOverheadSeconds > 0 {
+		out = append(out, Phase{Name: "overhead", Seconds: c.CleanOverheadSeconds})
+	}
+	return out
 }
 
 // Stale says why a cached calibration must be measured again, or "" when it

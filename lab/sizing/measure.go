@@ -2,6 +2,7 @@ package sizing
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/iosched"
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
 	"github.com/cleanerlab/cleanerlab/results"
@@ -32,8 +34,35 @@ type CalibrateOptions struct {
 	KeyBytes, ValueBytes, RecordsPerBatch int
 	// LogBytes of each measured run. Default 64 MiB.
 	LogBytes int64
-	// Runs is the number of measured runs (medians). Default 3.
+	// Runs is the least number of measured runs; the fastest Runs usable
+	// runs must agree within SpreadBound. Default 3.
 	Runs int
+	// SpreadBound is the largest spread allowed among the fastest Runs
+	// usable runs, (fastest - slowest) / fastest of each rate. Default 0.10.
+	SpreadBound float64
+	// MaxRuns: runs are repeated until the spread is within SpreadBound or
+	// MaxRuns runs were made (then the calibration says it could not).
+	// Default 3 x Runs.
+	MaxRuns int
+	// Threads, when > 1, also measures the contention curve: 1..Threads
+	// cleaner threads at once on Dir, one partition each, with warm and
+	// cold page caches (Calibration.ThreadCurves). 0 or 1: no curve.
+	Threads int
+	// ThreadLogBytes is each thread's partition in the curve's runs.
+	// Default LogBytes / 2.
+	ThreadLogBytes int64
+	// DropCaches writes 3 to /proc/sys/vm/drop_caches before a cold run
+	// (root only; else, and always after it, posix_fadvise DONTNEED per
+	// file, lab.SetCache).
+	DropCaches bool
+	// Busy, when set, is called as each measured run starts; the func it
+	// returns is called when the run ends and gives the machine's
+	// interference over the run: a verdict ("quiet", "busy" or "unusable";
+	// "" when unknown) and the record to keep with the run (JSON; nil for
+	// none). A run judged busy or unusable is recorded and never used for
+	// the kept figures unless every run was, which the calibration then says
+	// (Calibration.Verdict, Notes). nil: no verdict.
+	Busy func() (end func() (verdict string, record json.RawMessage))
 	// MaxAge: an older cache is measured again. Default DefaultCalibrationMaxAge.
 	MaxAge time.Duration
 	// Force measures even when the cache is fresh.
@@ -62,8 +91,17 @@ func (o *CalibrateOptions) defaults() {
 	if o.LogBytes == 0 {
 		o.LogBytes = 64 << 20
 	}
-	if o.Runs == 0 {
+	if o.Runs <= 0 {
 		o.Runs = 3
+	}
+	if o.SpreadBound <= 0 {
+		o.SpreadBound = DefaultSpreadBound
+	}
+	if o.MaxRuns < o.Runs {
+		o.MaxRuns = 3 * o.Runs
+	}
+	if o.ThreadLogBytes <= 0 {
+		o.ThreadLogBytes = o.LogBytes / 2
 	}
 	if o.MaxAge == 0 {
 		o.MaxAge = DefaultCalibrationMaxAge
@@ -107,6 +145,9 @@ func LoadOrCalibrate(ctx context.Context, o CalibrateOptions) (*Calibration, str
 			return nil, "", err
 		}
 		why := c.Stale(time.Now(), o.MaxAge, env, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath))
+		if why == "" && o.Threads > 1 && (c.Curve("warm").MaxThreads() < o.Threads || c.Curve("cold").MaxThreads() < o.Threads) {
+			why = fmt.Sprintf("no contention curve of 1..%d threads (warm and cold) cached", o.Threads)
+		}
 		if why == "" {
 			return c, "cached " + path + " (measured " + c.MeasuredAt.Format(time.RFC3339) + ")", nil
 		}
@@ -127,7 +168,7 @@ func LoadOrCalibrate(ctx context.Context, o CalibrateOptions) (*Calibration, str
 // fastest of 5 cleans of a 64 KiB log by the engine's cleaner manager (the
 // path of a broker's cleaner thread, and of Validate; lab.Run's per-clean
 // counters are not part of it).
-func measureOverhead(ctx context.Context, e lab.Experiment, o CalibrateOptions, out string) (float64, error) {
+func measureOverhead(ctx context.Context, e lab.Experiment, o CalibrateOptions, out string) (float64, float64, error) {
 	w := DefaultWorkload()
 	w.KeyBytes, w.ValueBytes, w.RecordsPerBatch = o.KeyBytes, o.ValueBytes, o.RecordsPerBatch
 	r := RecordBytes(o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, false)
@@ -135,20 +176,22 @@ func measureOverhead(ctx context.Context, e lab.Experiment, o CalibrateOptions, 
 	if need := len(workloads.KeyPrefix) + len(fmt.Sprint(w.Keys-1)); o.KeyBytes < need {
 		w.Keys = 9 // a key of at least 2 bytes holds one digit
 	}
+	_ = e
 	h := headOfWorkload(w)
 	vo := ValidateOptions{Dir: o.Dir, Cleaner: o.Cleaner}
-	best := math.Inf(1)
+	vo.Cleaner.MaxIOBytesPerSecond = 0 // the model applies the throttle itself
+	best, gap := math.Inf(1), math.Inf(1)
 	for i := 0; i < 5; i++ {
-		_, secs, err := measureCleans(ctx, w, h, calibrationMapBytes, vo)
+		_, secs, g, err := measureCleansGap(ctx, w, h, calibrationMapBytes, vo)
 		if err != nil {
-			return 0, fmt.Errorf("sizing: calibration (per-clean overhead): %w", err)
+			return 0, 0, fmt.Errorf("sizing: calibration (per-clean overhead): %w", err)
 		}
-		best = min(best, secs)
+		best, gap = min(best, secs), min(gap, g)
 	}
 	if math.IsInf(best, 1) {
-		return 0, nil
+		return 0, 0, nil
 	}
-	return best, nil
+	return best, gap, nil
 }
 
 // calibrationMapBytes is the dedupe buffer of the calibration runs: 16 MiB.
@@ -182,100 +225,201 @@ func measureClear(cc engine.CleanerConfig) (float64, error) {
 	return median(samples), nil
 }
 
-// Calibrate measures the map-build and copy throughputs (those of the
-// fastest of o.Runs runs) with o.Runs short
-// runs of lab.Run (warm page cache, one thread, verification off): each
-// generates a log of o.LogBytes (half dirty, keys in one pass) and cleans
-// it once. The run records go to a temporary directory, removed after.
+// DefaultSpreadBound is the calibration's default spread bound: 10%.
+const DefaultSpreadBound = 0.10
+
+// Calibrate measures the map-build and copy throughputs with short runs of
+// lab.Run (warm page cache, one thread, no throttle, verification off; the
+// dedupe buffer allocated and touched before the clock starts, as a broker
+// holds it): each generates a log of o.LogBytes (half dirty, keys in one
+// pass) and cleans it once. Runs repeat, at least o.Runs and at most
+// o.MaxRuns, until the fastest o.Runs usable runs (not judged busy by
+// o.Busy) agree within o.SpreadBound; the fastest usable run's rates are
+// kept. With o.Threads > 1 it then measures the contention curve
+// (measureThreadCurve). The run records go to a temporary directory,
+// removed after. Errors: a run that fails or measures no time.
 func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	o.defaults()
-	e := lab.DefaultExperiment()
-	e.Workload.KeyBytes, e.Workload.ValueBytes, e.Workload.RecordsPerBatch = o.KeyBytes, o.ValueBytes, o.RecordsPerBatch
-	e.Workload.LogBytes = o.LogBytes
-	r := RecordBytes(o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, false)
-	// The base holds (almost) every key once and the head writes over all of
-	// them: the steady state the advisor's model assumes.
-	e.Workload.Keys = max(int64(math.Ceil((1-e.Workload.DirtyRatio)*float64(o.LogBytes)/r*1.002)), 1000)
-	if need := int64(len(workloads.KeyPrefix) + len(fmt.Sprint(e.Workload.Keys-1))); int64(o.KeyBytes) < need {
-		return nil, fmt.Errorf("sizing: calibration: %d-byte keys cannot hold %d key ids (need %d bytes)", o.KeyBytes, e.Workload.Keys, need)
+	e, err := calibrationExperiment(o, o.LogBytes, 1)
+	if err != nil {
+		return nil, err
 	}
-	e.Cleaner = o.Cleaner
-	e.Cleaner.Threads = 1
-	// A small map, so that its zero-fill per clean (measured apart, below)
-	// stays out of the map-build rate.
-	e.Cleaner.DedupeBufferBytes = calibrationMapBytes
 	e.Cache = lab.CacheWarm
-	e.Verify = false
 	out, err := os.MkdirTemp("", "cleanerlab-calibration-runs-")
 	if err != nil {
 		return nil, fmt.Errorf("sizing: calibration: %w", err)
 	}
 	defer os.RemoveAll(out)
 	c := &Calibration{OffsetMap: layoutName(o.Cleaner.OffsetMap), Hasher: string(o.Cleaner.Hasher), IOPath: ioName(o.Cleaner.IOPath), Cache: string(lab.CacheWarm),
-		Workload: fmt.Sprintf("%d keys, %d-byte keys, %d-byte values, %d records per batch, %s log, dirty ratio %.2f, one thread, %s map",
-			e.Workload.Keys, o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, results.FormatBytes(o.LogBytes), e.Workload.DirtyRatio, results.FormatBytes(e.Cleaner.DedupeBufferBytes))}
+		Workload: fmt.Sprintf("%d keys, %d-byte keys, %d-byte values, %d records per batch, %s log, dirty ratio %.2f, one thread, %s map, no throttle",
+			e.Workload.Keys, o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, results.FormatBytes(o.LogBytes), e.Workload.DirtyRatio, results.FormatBytes(e.Cleaner.DedupeBufferBytes)),
+		SpreadBound: o.SpreadBound}
 	type rawRun struct {
 		mapBytes, copyBytes int64
 		mapTime, copyTime   time.Duration
 		cleans              int
+		verdict             string
 	}
 	var raw []rawRun
-	for i := 0; i < o.Runs; i++ {
+	over, gap, clear := 0.0, 0.0, 0.0
+	for i := 0; i < o.MaxRuns; i++ {
 		e.Workload.Seed = uint64(i + 1)
-		o.Log("calibration run %d/%d: %s\n", i+1, o.Runs, c.Workload)
+		o.Log("calibration run %d (at least %d, at most %d): %s\n", i+1, o.Runs, o.MaxRuns, c.Workload)
+		var end func() (string, json.RawMessage)
+		if o.Busy != nil {
+			end = o.Busy()
+		}
 		run, err := lab.Run(ctx, e, lab.Options{Dir: o.Dir, Out: out, IDSuffix: fmt.Sprintf("-cal%d", i)})
 		if err != nil {
 			return nil, fmt.Errorf("sizing: calibration run: %w", err)
 		}
-		var mapBytes, copyBytes int64
-		var mapTime, copyTime time.Duration
-		cleans := 0
+		verdict := ""
+		if end != nil {
+			var rec json.RawMessage
+			verdict, rec = end()
+			c.Interference = append(c.Interference, rec)
+		}
+		c.RunVerdicts = append(c.RunVerdicts, verdict)
+		var rr rawRun
 		for _, st := range lab.Stats(run) {
-			mapBytes += st.MapBytesRead
-			copyBytes += st.BytesRead
-			mapTime += st.MapTime()
-			copyTime += st.CopyTime()
-			cleans++
+			rr.mapBytes += st.MapBytesRead
+			rr.copyBytes += st.BytesRead
+			rr.mapTime += st.MapTime()
+			rr.copyTime += st.CopyTime()
+			rr.cleans++
 		}
-		if mapTime <= 0 || copyTime <= 0 {
-			return nil, fmt.Errorf("sizing: calibration run %d: no measurable time (map %v, copy %v)", i+1, mapTime, copyTime)
+		if rr.mapTime <= 0 || rr.copyTime <= 0 {
+			return nil, fmt.Errorf("sizing: calibration run %d: no measurable time (map %v, copy %v)", i+1, rr.mapTime, rr.copyTime)
 		}
-		raw = append(raw, rawRun{mapBytes, copyBytes, mapTime, copyTime, cleans})
+		rr.verdict = verdict
+		raw = append(raw, rr)
 		c.Environment = run.Environment
-	}
-	over, err := measureOverhead(ctx, e, o, out)
-	if err != nil {
-		return nil, err
+		if i == 0 {
+			// Measured once, after the first run (fixed costs, checked by
+			// their own fastest-of-5 and median-of-5).
+			if over, gap, err = measureOverhead(ctx, e, o, out); err != nil {
+				return nil, err
+			}
+			if clear, err = measureClear(o.Cleaner); err != nil {
+				return nil, fmt.Errorf("sizing: calibration: map clear: %w", err)
+			}
+		}
+		// Samples so far, and the spread of the fastest usable ones.
+		c.MapBuildSamples, c.CopySamples = nil, nil
+		var mapOK, copyOK []float64
+		for _, r := range raw {
+			// The map phase began with a Clear of the 16 MiB map: not map building.
+			t := r.mapTime.Seconds()
+			if clear > 0 {
+				t -= float64(r.cleans) * calibrationMapBytes / clear
+			}
+			if t <= 0 {
+				t = r.mapTime.Seconds()
+			}
+			// The fixed cost of each clean is counted apart (CleanOverheadSeconds).
+			ct := r.copyTime.Seconds() - float64(r.cleans)*over
+			if ct <= 0 {
+				ct = r.copyTime.Seconds()
+			}
+			m, cp := float64(r.mapBytes)/t, float64(r.copyBytes)/ct
+			c.MapBuildSamples = append(c.MapBuildSamples, m)
+			c.CopySamples = append(c.CopySamples, cp)
+			if usableVerdict(r.verdict) {
+				mapOK, copyOK = append(mapOK, m), append(copyOK, cp)
+			}
+		}
+		c.UsableRuns = len(mapOK)
+		c.Spread = math.Max(Spread(mapOK, o.Runs), Spread(copyOK, o.Runs))
+		if len(mapOK) >= o.Runs && c.Spread <= o.SpreadBound {
+			c.SpreadWithinBound = true
+			break
+		}
 	}
 	c.CleanOverheadSeconds = over
-	clear, err := measureClear(o.Cleaner)
-	if err != nil {
-		return nil, fmt.Errorf("sizing: calibration: map clear: %w", err)
-	}
+	c.CleanGapSeconds = gap
 	c.MapClearBytesPerSecond = clear
-	for _, r := range raw {
-		// The map phase began with a Clear of the 16 MiB map: not map building.
-		t := r.mapTime.Seconds()
-		if clear > 0 {
-			t -= float64(r.cleans) * calibrationMapBytes / clear
-		}
-		if t <= 0 {
-			t = r.mapTime.Seconds()
-		}
-		c.MapBuildSamples = append(c.MapBuildSamples, float64(r.mapBytes)/t)
-		// The fixed cost of each clean is counted apart (CleanOverheadSeconds).
-		ct := r.copyTime.Seconds() - float64(r.cleans)*over
-		if ct <= 0 {
-			ct = r.copyTime.Seconds()
-		}
-		c.CopySamples = append(c.CopySamples, float64(r.copyBytes)/ct)
+	c.Runs = len(raw)
+	c.Verdict = "quiet"
+	if o.Busy == nil {
+		c.Verdict = ""
 	}
-	// The fastest run: the one least disturbed by other load on the machine
-	// (validation compares with its fastest run too).
-	c.MapBuildBytesPerSecond = maxOf(c.MapBuildSamples)
-	c.CopyBytesPerSecond = maxOf(c.CopySamples)
+	mapUse, copyUse := c.MapBuildSamples, c.CopySamples
+	if c.UsableRuns == 0 && o.Busy != nil {
+		c.Verdict = "busy"
+		c.Notes = append(c.Notes, fmt.Sprintf("every one of %d runs was judged busy or unusable: the rates below come from busy runs", len(raw)))
+	} else if o.Busy != nil {
+		mapUse, copyUse = nil, nil
+		for i, r := range raw {
+			if usableVerdict(r.verdict) {
+				mapUse, copyUse = append(mapUse, c.MapBuildSamples[i]), append(copyUse, c.CopySamples[i])
+			}
+		}
+		if n := len(raw) - c.UsableRuns; n > 0 {
+			c.Notes = append(c.Notes, fmt.Sprintf("%d of %d runs judged busy or unusable: left out of the kept rates", n, len(raw)))
+		}
+	}
+	if !c.SpreadWithinBound {
+		c.Notes = append(c.Notes, fmt.Sprintf("could not calibrate within the spread bound: the fastest %d usable runs of %d spread %.1f%% (bound %.1f%%)",
+			min(o.Runs, max(c.UsableRuns, 1)), len(raw), 100*c.Spread, 100*o.SpreadBound))
+	}
+	// The fastest usable run: the one least disturbed by other load on the
+	// machine (validation compares with its fastest run too).
+	c.MapBuildBytesPerSecond = maxOf(mapUse)
+	c.CopyBytesPerSecond = maxOf(copyUse)
+	if o.Threads > 1 {
+		for _, cache := range []lab.CacheState{lab.CacheWarm, lab.CacheCold} {
+			curve, err := measureThreadCurve(ctx, o, cache, out)
+			if err != nil {
+				return nil, err
+			}
+			c.ThreadCurves = append(c.ThreadCurves, *curve)
+		}
+	}
 	c.MeasuredAt = time.Now().UTC()
 	return c, nil
+}
+
+// usableVerdict: a run judged neither busy nor unusable ("" and "quiet").
+func usableVerdict(v string) bool { return v == "" || v == "quiet" }
+
+// Spread is (fastest - slowest) / fastest of the fastest n samples
+// (all of them when fewer); 0 for none.
+func Spread(samples []float64, n int) float64 {
+	s := append([]float64(nil), samples...)
+	sort.Sort(sort.Reverse(sort.Float64Slice(s)))
+	if n > 0 && len(s) > n {
+		s = s[:n]
+	}
+	if len(s) == 0 || s[0] <= 0 {
+		return 0
+	}
+	return (s[0] - s[len(s)-1]) / s[0]
+}
+
+// calibrationExperiment is the lab.Run experiment of a calibration run of
+// threads threads, one partition each of logBytes: o's record shape, the
+// base holding (almost) every key once and the head writing over all of
+// them (the steady state the advisor's model assumes), a 16 MiB map per
+// thread, no throttle (the model applies log.cleaner.io.max.bytes.per.second
+// itself), verification off.
+func calibrationExperiment(o CalibrateOptions, logBytes int64, threads int) (lab.Experiment, error) {
+	e := lab.DefaultExperiment()
+	e.Workload.KeyBytes, e.Workload.ValueBytes, e.Workload.RecordsPerBatch = o.KeyBytes, o.ValueBytes, o.RecordsPerBatch
+	e.Workload.LogBytes = logBytes * int64(threads)
+	e.Workload.Partitions = threads
+	r := RecordBytes(o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, false)
+	e.Workload.Keys = max(int64(math.Ceil((1-e.Workload.DirtyRatio)*float64(logBytes)/r*1.002)), 1000) * int64(threads)
+	if need := int64(len(workloads.KeyPrefix) + len(fmt.Sprint(e.Workload.Keys-1))); int64(o.KeyBytes) < need {
+		return e, fmt.Errorf("sizing: calibration: %d-byte keys cannot hold %d key ids (need %d bytes)", o.KeyBytes, e.Workload.Keys, need)
+	}
+	e.Cleaner = o.Cleaner
+	e.Cleaner.Threads = threads
+	e.Cleaner.MaxIOBytesPerSecond = 0
+	// A small map, so that its zero-fill per clean (measured apart) stays
+	// out of the map-build rate.
+	e.Cleaner.DedupeBufferBytes = calibrationMapBytes * int64(threads)
+	e.Verify = false
+	return e, nil
 }
 
 func maxOf(v []float64) float64 {
@@ -327,6 +471,11 @@ type ValidateOptions struct {
 	// repetition (interleaved, so both see the same machine load) and the
 	// predictions use the fastest of them instead of Calibration.
 	Recalibrate *CalibrateOptions
+	// Busy is the interference hook of CalibrateOptions.Busy, called around
+	// each measured configuration's run; a repetition judged busy or
+	// unusable is recorded (ValidationRun.Verdicts) and not compared unless
+	// every repetition was. nil: no verdict.
+	Busy func() (end func() (verdict string, record json.RawMessage))
 	// Log receives progress lines; nil: none.
 	Log func(format string, args ...any)
 }
@@ -386,11 +535,12 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 	belowEntries := int64(math.Ceil(0.6 * scaled.keys / lf))
 	v := &Validation{Scale: s}
 	type config struct {
-		name    string
-		buf     int64
-		maxKeys int
-		times   []float64
-		passes  int
+		name     string
+		buf      int64
+		maxKeys  int
+		times    []float64
+		verdicts []string
+		passes   int
 	}
 	var cfgs []*config
 	for _, c := range []struct {
@@ -406,7 +556,7 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 	for rep := 0; rep < o.Repetitions; rep++ {
 		if o.Recalibrate != nil {
 			co := *o.Recalibrate
-			co.Runs = 1
+			co.Runs, co.MaxRuns, co.Threads = 1, 1, 0
 			c, err := Calibrate(ctx, co)
 			if err != nil {
 				return nil, err
@@ -419,19 +569,89 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 		}
 		for _, c := range cfgs {
 			o.Log("validate %d/%d %s: %d keys, %d partitions, dedupe buffer %d bytes (%d keys per pass)\n", rep+1, o.Repetitions, c.name, sw.Keys, w.Partitions, c.buf, c.maxKeys)
+			var end func() (string, json.RawMessage)
+			if o.Busy != nil {
+				end = o.Busy()
+			}
 			passes, secs, err := measureCleans(ctx, sw, scaled, c.buf, o)
 			if err != nil {
 				return nil, err
 			}
+			verdict := ""
+			if end != nil {
+				verdict, _ = end()
+			}
 			c.passes = max(c.passes, passes)
 			c.times = append(c.times, secs)
+			c.verdicts = append(c.verdicts, verdict)
 		}
 	}
 	v.Calibration = cal
 	for _, c := range cfgs {
+		var usable []float64
+		for i, t := range c.times {
+			if usableVerdict(c.verdicts[i]) {
+				usable = append(usable, t)
+			}
+		}
 		run := ValidationRun{Name: c.name, DedupeBufferBytes: c.buf, Keys: sw.Keys, PassesMeasured: c.passes, CleanSecondsMeasured: minOf(c.times), CleanSecondsSamples: c.times}
+		if o.Busy != nil {
+			run.Verdicts = c.verdicts
+			if len(usable) > 0 {
+				run.CleanSecondsMeasured = minOf(usable)
+			} else {
+				run.AllBusy = true
+			}
+		}
 		run.PassesPredicted = scaled.passesFor(c.maxKeys)
-		run.CleanSecondsPredicted = cal.CleanSeconds(int64(scaled.cleanBytes), scaled.chunksFor(c.maxKeys), scaled.segBytes, clearBytes(info, c.buf))
+		// The cleans run as measureCleans runs them: one thread, partition
+		// after partition, pass after pass, back to back through the one
+		// throttle of the manager; the mean over partitions.
+		chunks := scaled.chunksFor(c.maxKeys)
+		var seq [][]Phase
+		var rem int64
+		for _, ch := range chunks {
+			rem += ch.Bytes
+		}
+		for _, ch := range chunks {
+			rem -= ch.Bytes
+			ph := cal.passPhases(scaled.cleanBytes, float64(ch.Bytes), float64(rem), scaled.segBytes, clearBytes(info, c.buf))
+			for p := 0; p < w.Partitions; p++ {
+				seq = append(seq, ph)
+			}
+		}
+		unthrottled := 0.0
+		for _, ph := range seq {
+			t, _ := phaseSums(ph)
+			unthrottled += t
+		}
+		run.CleanSecondsUnthrottled = unthrottled / float64(w.Partitions)
+		run.CleanSecondsPredicted = run.CleanSecondsUnthrottled
+		if r := o.Cleaner.MaxIOBytesPerSecond; r > 0 {
+			th := newThrottleSim(r)
+			total := 0.0
+			for i, ph := range seq {
+				if i > 0 {
+					th.idle(cal.CleanGapSeconds) // between cleans: the throttle's clock runs
+				}
+				for _, p := range ph {
+					total += th.run(p)
+				}
+			}
+			// The last period (< 300 ms of work) is never slept for: where
+			// the checks fall moves up to this much, per partition.
+			fast := 0.0
+			for _, ph := range seq {
+				for _, p := range ph {
+					if p.Seconds > 0 {
+						fast = math.Max(fast, p.Bytes/p.Seconds)
+					}
+				}
+			}
+			run.ThrottleTailSeconds = math.Max(0, float64(iosched.KafkaCheckIntervalMs)/1000*(fast/r-1)) / float64(w.Partitions)
+			run.CleanSecondsPredicted = total / float64(w.Partitions)
+			run.ThrottleBytesPerSecond = r
+		}
 		if m := run.CleanSecondsMeasured; m > 0 {
 			run.CleanSecondsError = (run.CleanSecondsPredicted - m) / m
 		}
@@ -443,15 +663,39 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 	return v, nil
 }
 
-// mergeFastest keeps the fastest rates of two calibrations (and both's samples).
+// mergeFastest keeps the fastest rates of two calibrations (and both's
+// samples and verdicts); runs judged busy are left out unless all were.
 func mergeFastest(a, b *Calibration) *Calibration {
 	m := *b
 	m.MapBuildSamples = append(append([]float64(nil), a.MapBuildSamples...), b.MapBuildSamples...)
 	m.CopySamples = append(append([]float64(nil), a.CopySamples...), b.CopySamples...)
-	m.MapBuildBytesPerSecond = maxOf(m.MapBuildSamples)
-	m.CopyBytesPerSecond = maxOf(m.CopySamples)
+	if len(a.RunVerdicts) == len(a.MapBuildSamples) && len(b.RunVerdicts) == len(b.MapBuildSamples) {
+		m.RunVerdicts = append(append([]string(nil), a.RunVerdicts...), b.RunVerdicts...)
+		m.Interference = append(append([]json.RawMessage(nil), a.Interference...), b.Interference...)
+	} else {
+		m.RunVerdicts, m.Interference = nil, nil
+	}
+	var mapOK, copyOK []float64
+	for i := range m.MapBuildSamples {
+		if i >= len(m.RunVerdicts) || usableVerdict(m.RunVerdicts[i]) {
+			mapOK, copyOK = append(mapOK, m.MapBuildSamples[i]), append(copyOK, m.CopySamples[i])
+		}
+	}
+	m.UsableRuns, m.Runs = len(mapOK), len(m.MapBuildSamples)
+	m.Verdict = b.Verdict
+	if len(mapOK) == 0 {
+		mapOK, copyOK = m.MapBuildSamples, m.CopySamples
+		if len(m.RunVerdicts) > 0 {
+			m.Verdict = "busy"
+		}
+	} else if len(m.RunVerdicts) > 0 {
+		m.Verdict = "quiet"
+	}
+	m.MapBuildBytesPerSecond = maxOf(mapOK)
+	m.CopyBytesPerSecond = maxOf(copyOK)
 	m.MapClearBytesPerSecond = max(a.MapClearBytesPerSecond, b.MapClearBytesPerSecond)
 	m.CleanOverheadSeconds = min(a.CleanOverheadSeconds, b.CleanOverheadSeconds)
+	m.CleanGapSeconds = min(a.CleanGapSeconds, b.CleanGapSeconds)
 	return &m
 }
 
@@ -459,9 +703,17 @@ func mergeFastest(a, b *Calibration) *Calibration {
 // it returns the largest pass count of a partition and the mean over
 // partitions of the summed clean wall times.
 func measureCleans(ctx context.Context, w Workload, h head, bufferBytes int64, o ValidateOptions) (int, float64, error) {
+	p, s, _, err := measureCleansGap(ctx, w, h, bufferBytes, o)
+	return p, s, err
+}
+
+// measureCleansGap is measureCleans, with the mean time between the cleans
+// of a round that is no clean's (CleanEach's grab, checkpoint and hand-over:
+// time Kafka's throttle counts as elapsed).
+func measureCleansGap(ctx context.Context, w Workload, h head, bufferBytes int64, o ValidateOptions) (int, float64, float64, error) {
 	root, err := os.MkdirTemp(o.Dir, "cleanerlab-validate-")
 	if err != nil {
-		return 0, 0, fmt.Errorf("sizing: validate: %w", err)
+		return 0, 0, 0, fmt.Errorf("sizing: validate: %w", err)
 	}
 	defer os.RemoveAll(root)
 	spec := workloads.DefaultSpec()
@@ -478,7 +730,7 @@ func measureCleans(ctx context.Context, w Workload, h head, bufferBytes int64, o
 	cfg.FileDeleteDelayMs = 0
 	gen, err := workloads.Generate(filepath.Join(root, "data"), spec, cfg, nil)
 	if err != nil {
-		return 0, 0, fmt.Errorf("sizing: validate: %w", err)
+		return 0, 0, 0, fmt.Errorf("sizing: validate: %w", err)
 	}
 	var logs []*engine.Log
 	defer func() {
@@ -489,33 +741,48 @@ func measureCleans(ctx context.Context, w Workload, h head, bufferBytes int64, o
 	for _, d := range gen.Dirs {
 		l, err := engine.Open(d, engine.Options{Config: &gen.LogConfig})
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		logs = append(logs, l)
 		if err := l.LoadProducerState(); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 	}
 	if _, err := lab.SetCache(logs, lab.CacheWarm, false); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	cc := o.Cleaner
 	cc.Threads = 1
 	cc.DedupeBufferBytes = bufferBytes
 	m, err := lab.NewCleanManager(logs, cc, engine.CleanerOptions{})
 	if err != nil {
-		return 0, 0, fmt.Errorf("sizing: validate: %w", err)
+		return 0, 0, 0, fmt.Errorf("sizing: validate: %w", err)
 	}
 	lab.PrefaultMaps(m, cc)
 	passes := make([]int, len(logs))
 	secs := make([]float64, len(logs))
 	done := make([]bool, len(logs))
+	var gapSum float64
+	var gapN int
 	for round := 0; round < 1000; round++ {
+		t0 := time.Now()
 		stats, err := lab.CleanEach(ctx, m)
+		wall := time.Since(t0).Seconds()
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		all := true
+		inRound, n := 0.0, 0
+		for _, st := range stats {
+			if st.Cleaned() {
+				inRound += st.ElapsedTime().Seconds()
+				n++
+			}
+		}
+		if n > 0 && wall > inRound {
+			gapSum += (wall - inRound) / float64(n)
+			gapN++
+		}
 		for i, st := range stats {
 			if done[i] {
 				continue
@@ -540,7 +807,11 @@ func measureCleans(ctx context.Context, w Workload, h head, bufferBytes int64, o
 		maxPasses = max(maxPasses, passes[i])
 		sum += secs[i]
 	}
-	return maxPasses, sum / float64(len(logs)), nil
+	gap := 0.0
+	if gapN > 0 {
+		gap = gapSum / float64(gapN)
+	}
+	return maxPasses, sum / float64(len(logs)), gap, nil
 }
 
 // clearBytes is what one pass's Clear zero-fills: the per-thread map for

@@ -70,6 +70,9 @@ type Plan struct {
 	Order    []string `json:"order"`
 	Totals   Totals   `json:"totals"`
 	Warnings []string `json:"warnings,omitempty"`
+
+	throttleRate   float64 // log.cleaner.io.max.bytes.per.second, 0: none
+	throttledBytes float64 // bytes the predicted cleans pass to the throttle
 }
 
 // CleanerPlan is the cleaner config the plan assumed and what it gives each
@@ -86,6 +89,9 @@ type CleanerPlan struct {
 	// MaxKeysPerPass = int(dedupe buffer / threads / entry bytes x load
 	// factor), Kafka's maxDesiredMapSize of one thread's map.
 	MaxKeysPerPass int `json:"max_keys_per_pass"`
+	// MaxIOBytesPerSecond is log.cleaner.io.max.bytes.per.second, shared by
+	// the threads (0: none); the predicted clean times go through it.
+	MaxIOBytesPerSecond float64 `json:"max_io_bytes_per_second,omitempty"`
 }
 
 // Partition is the plan of one partition.
@@ -162,7 +168,9 @@ type Partition struct {
 	// Order is the position in Plan.Order (1-based); 0 when not eligible.
 	Order int `json:"order"`
 	// PredictedCleanSeconds is the model's prediction of cleaning the
-	// dirty section (all passes) from the calibration; absent without one.
+	// dirty section (all passes) from the calibration, through Kafka's
+	// throttle when log.cleaner.io.max.bytes.per.second is set
+	// (KafkaThrottledSeconds); absent without one.
 	PredictedCleanSeconds *float64 `json:"predicted_clean_seconds,omitempty"`
 
 	chunks []chunk
@@ -183,7 +191,10 @@ type Totals struct {
 	Passes            int   `json:"passes"`
 	// PredictedCleanSeconds is the predicted wall time of cleaning every
 	// eligible partition once through with the configured threads (each
-	// partition on the first free thread, in Order); absent without a calibration.
+	// partition on the first free thread, in Order), and with
+	// log.cleaner.io.max.bytes.per.second at least all their throttled bytes
+	// / the rate (one Throttler shared by the threads); absent without a
+	// calibration.
 	PredictedCleanSeconds *float64 `json:"predicted_clean_seconds,omitempty"`
 }
 
@@ -256,7 +267,7 @@ func MakePlan(dir string, o Options) (*Plan, error) {
 		p.Partitions = append(p.Partitions, planPartition(d, o, cp, ckpts, hws, p.NowMs))
 	}
 	p.order()
-	p.predict(o.Calibration)
+	p.predict(o.Calibration, o.Cleaner.MaxIOBytesPerSecond)
 	p.total()
 	return p, nil
 }
@@ -279,7 +290,8 @@ func CleanerPlanOf(c engine.CleanerConfig) (CleanerPlan, error) {
 	}
 	per := c.DedupeBufferBytes / int64(c.Threads)
 	return CleanerPlan{Threads: c.Threads, DedupeBufferBytes: c.DedupeBufferBytes, IOBufferBytes: c.IOBufferBytes, LoadFactor: c.LoadFactor,
-		OffsetMap: info.Layout, Hasher: info.Hasher, EntryBytes: info.EntryBytes, MaxKeysPerPass: info.MaxKeys(int(per), c.LoadFactor)}, nil
+		OffsetMap: info.Layout, Hasher: info.Hasher, EntryBytes: info.EntryBytes, MaxKeysPerPass: info.MaxKeys(int(per), c.LoadFactor),
+		MaxIOBytesPerSecond: c.MaxIOBytesPerSecond}, nil
 }
 
 func layoutInfo[L, H ~string](layoutName L, hasherName H) (offsetmap.LayoutInfo, error) {
@@ -534,8 +546,11 @@ func (p *Plan) order() {
 	}
 }
 
-// predict fills the clean-time predictions from a calibration.
-func (p *Plan) predict(c *Calibration) {
+// predict fills the clean-time predictions from a calibration, each
+// partition's clean an isolated one through Kafka's throttle at rate
+// (log.cleaner.io.max.bytes.per.second; 0: none).
+func (p *Plan) predict(c *Calibration, rate float64) {
+	p.throttleRate = rate
 	if c == nil {
 		return
 	}
@@ -548,8 +563,11 @@ func (p *Plan) predict(c *Calibration) {
 		if chunks == nil { // estimate: equal chunks
 			chunks = equalChunks(pt.DirtyBytes, pt.DirtyKeys, pt.Passes)
 		}
-		s := c.CleanSeconds(pt.CleanBytes, chunks, pt.SegmentBytes, p.clearBytes())
+		ph := c.CleanPhases(pt.CleanBytes, chunks, pt.SegmentBytes, p.clearBytes())
+		s := KafkaThrottledSeconds(ph, rate)
 		pt.PredictedCleanSeconds = &s
+		_, b := phaseSums(ph)
+		p.throttledBytes += b
 	}
 }
 
@@ -612,6 +630,10 @@ func (p *Plan) total() {
 			}
 		}
 		m := Makespan(times, p.Cleaner.Threads)
+		if p.throttleRate > 0 {
+			// One throttle for all threads: never faster than its rate.
+			m = math.Max(m, p.throttledBytes/p.throttleRate)
+		}
 		t.PredictedCleanSeconds = &m
 	}
 	p.Totals = t

@@ -67,7 +67,11 @@ func WritePlanTable(w io.Writer, p *Plan, calNote string) {
 		fmt.Fprintf(w, "order Kafka's manager would clean them in (filthiest first): %s\n", strings.Join(p.Order, ", "))
 	}
 	if t.PredictedCleanSeconds != nil {
-		fmt.Fprintf(w, "predicted clean time of the eligible partitions with %d thread(s): %.3f s (a model prediction from the calibration)\n", c.Threads, *t.PredictedCleanSeconds)
+		thr := ""
+		if c.MaxIOBytesPerSecond > 0 {
+			thr = fmt.Sprintf(" through log.cleaner.io.max.bytes.per.second %s/s (each partition's clean isolated; all of them at least their read + written bytes / the rate)", results.FormatBytes(int64(c.MaxIOBytesPerSecond)))
+		}
+		fmt.Fprintf(w, "predicted clean time of the eligible partitions with %d thread(s)%s: %.3f s (a model prediction from the calibration)\n", c.Threads, thr, *t.PredictedCleanSeconds)
 	}
 	for _, wn := range p.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wn)
@@ -118,15 +122,55 @@ func WriteAdviceTable(w io.Writer, a *Advice, cc engine.CleanerConfig, calNote s
 	fmt.Fprintf(w, "  log.cleaner.threads             %d  (%s)\n", a.Threads, a.ThreadsReason)
 	fmt.Fprintf(w, "  log.cleaner.io.buffer.size      %s  (%s read + %s write buffer per thread)\n", results.FormatBytes(a.IOBufferBytes),
 		results.FormatBytes(a.IOBufferBytes/int64(2*a.Threads)), results.FormatBytes(a.IOBufferBytes/int64(2*a.Threads)))
+	fmt.Fprintf(w, "  thread speeds                   %s", a.ThreadsCurve)
+	if len(a.ThreadSpeedups) > 0 {
+		var sp []string
+		for i, v := range a.ThreadSpeedups {
+			sp = append(sp, fmt.Sprintf("%d: %.2f", i+1, v))
+		}
+		fmt.Fprintf(w, "; aggregate speed of n threads / one: %s", strings.Join(sp, ", "))
+	}
+	fmt.Fprintln(w)
 	if cal != nil {
 		fmt.Fprintf(w, "  clean time per partition        %.3f s  (calibration: map build %s/s, copy %s/s; %s)\n", a.CleanSeconds,
 			results.FormatBytes(int64(cal.MapBuildBytesPerSecond)), results.FormatBytes(int64(cal.CopyBytesPerSecond)), calNote)
+		if cal.Runs > 0 {
+			within := "within"
+			if !cal.SpreadWithinBound {
+				within = "NOT within"
+			}
+			verdict := ""
+			if cal.Verdict != "" {
+				verdict = ", interference verdict " + cal.Verdict
+			}
+			fmt.Fprintf(w, "    calibration: %d run(s), %d usable, spread %.1f%% %s the %.1f%% bound%s\n", cal.Runs, cal.UsableRuns, 100*cal.Spread, within, 100*cal.SpreadBound, verdict)
+		}
+		if a.ThrottleBytesPerSecond > 0 {
+			fmt.Fprintf(w, "    log.cleaner.io.max.bytes.per.second %s/s: %.3f s unthrottled; isolated %.3f s, back to back %.3f s; %s read + written per clean\n",
+				results.FormatBytes(int64(a.ThrottleBytesPerSecond)), a.CleanSecondsUnthrottled, a.CleanSeconds, a.CleanSecondsBackToBack, results.FormatBytes(int64(a.ThrottledBytesPerClean)))
+		}
 	} else {
 		fmt.Fprintf(w, "  clean time per partition        - (%s)\n", calNote)
 	}
+	if a.ThrottleUtilization > 0 {
+		fmt.Fprintf(w, "  throttle utilization            %.3f (read + written bytes needed / log.cleaner.io.max.bytes.per.second)\n", a.ThrottleUtilization)
+	}
 	fmt.Fprintf(w, "  dirty ratio                     peak %.3f, mean %.3f\n", a.PeakDirtyRatio, a.MeanDirtyRatio)
 	if a.MaxCompactionDelaySeconds > 0 {
-		fmt.Fprintf(w, "  max compaction delay            %.1f s\n", a.MaxCompactionDelaySeconds)
+		fmt.Fprintf(w, "  max compaction delay            %.1f s (closed form %.1f s)\n", a.MaxCompactionDelaySeconds, a.MaxCompactionDelayClosedFormSeconds)
+	}
+	if q := a.Queue; q != nil {
+		fmt.Fprintf(w, "  queue                           %.2f partitions per thread, filthiest first, backoff %g s: max wait %.1f s, threads busy %.0f%%, %d cleans in the simulated steady %.0f s",
+			a.PartitionsPerThread, a.Inputs["log_cleaner_backoff_ms"]/1000, q.MaxQueueWaitSeconds, 100*q.ThreadBusy, q.Cleans, q.SimulatedSeconds/2)
+		if a.Alone != nil {
+			fmt.Fprintf(w, " (alone: peak %.3f, mean %.3f, delay %.1f s)", a.Alone.PeakDirtyRatio, a.Alone.MeanDirtyRatio, a.Alone.MaxCompactionDelaySeconds)
+		}
+		fmt.Fprintln(w)
+	}
+	if a.FallsBehind {
+		fmt.Fprintf(w, "  FALLS BEHIND                    %s\n", a.FallsBehindReason)
+	} else if a.FallsBehindAboveWriteBytesPerSecond > 0 {
+		fmt.Fprintf(w, "  keeps up below                  %s/s of writes (all partitions)\n", results.FormatBytes(int64(a.FallsBehindAboveWriteBytesPerSecond)))
 	}
 	fmt.Fprintf(w, "  memory                          %s (dedupe buffer + I/O buffers)\n", results.FormatBytes(a.MemoryBytes))
 	fmt.Fprintf(w, "Kafka's rule of thumb (24 bytes per entry, every dirty record a distinct key, no load factor; 8 GB cleans ~366 GB of head at 1 KiB messages): %s\n",
@@ -153,12 +197,25 @@ func WriteAdviceTable(w io.Writer, a *Advice, cc engine.CleanerConfig, calNote s
 			fmt.Fprintf(w, "  predicted with the calibration measured between the runs: map build %s/s, copy %s/s\n", results.FormatBytes(int64(c.MapBuildBytesPerSecond)), results.FormatBytes(int64(c.CopyBytesPerSecond)))
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  run\tbuffer\tkeys\tpasses predicted\tmeasured\tclean s predicted\tmeasured\terror")
+		fmt.Fprintln(tw, "  run\tbuffer\tkeys\tpasses predicted\tmeasured\tclean s predicted\t(unthrottled)\tmeasured\terror\tverdicts")
 		for _, r := range v.Runs {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%.4f\t%.4f\t%+.1f%%\n", r.Name, results.FormatBytes(r.DedupeBufferBytes), r.Keys, r.PassesPredicted, r.PassesMeasured,
-				r.CleanSecondsPredicted, r.CleanSecondsMeasured, 100*r.CleanSecondsError)
+			verdicts := "-"
+			if len(r.Verdicts) > 0 {
+				verdicts = strings.Join(r.Verdicts, ",")
+				if r.AllBusy {
+					verdicts += " (all busy: compared anyway)"
+				}
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%.4f\t%.4f\t%.4f\t%+.1f%%\t%s\n", r.Name, results.FormatBytes(r.DedupeBufferBytes), r.Keys, r.PassesPredicted, r.PassesMeasured,
+				r.CleanSecondsPredicted, r.CleanSecondsUnthrottled, r.CleanSecondsMeasured, 100*r.CleanSecondsError, verdicts)
 		}
 		tw.Flush()
+		for _, r := range v.Runs {
+			if r.ThrottleBytesPerSecond > 0 {
+				fmt.Fprintf(w, "  %s: throttled at %s/s back to back; the throttle's last, unchecked period moves the figure by up to %.3f s per partition\n",
+					r.Name, results.FormatBytes(int64(r.ThrottleBytesPerSecond)), r.ThrottleTailSeconds)
+			}
+		}
 	}
 }
 

@@ -32,4 +32,19 @@ type ValidationRun struct {
 	CleanSecondsError     float64 `json:"clean_seconds_error"`
 	// CleanSecondsSamples are every repetition's time; the fastest is compared.
 	CleanSecondsSamples []float64 `json:"clean_seconds_samples"`
+	// CleanSecondsUnthrottled is the prediction without
+	// log.cleaner.io.max.bytes.per.second (ThrottleBytesPerSecond, 0: none);
+	// with it, CleanSecondsPredicted is the cleans through Kafka's
+	// Throttler back to back (the throttle's last period not slept for).
+	CleanSecondsUnthrottled float64 `json:"clean_seconds_unthrottled"`
+	ThrottleBytesPerSecond  float64 `json:"throttle_bytes_per_second,omitempty"`
+	// ThrottleTailSeconds bounds how much the throttle's last period, never
+	// slept for, may move the throttled prediction per partition: 300 ms x
+	// (the fastest phase's bytes per second / the rate - 1) / partitions.
+	ThrottleTailSeconds float64 `json:"throttle_tail_seconds,omitempty"`
+	// Verdicts are each repetition's interference verdict
+	// (ValidateOptions.Busy); busy and unusable ones are not compared, unless
+	// all were (AllBusy: then the fastest busy one is, and it says so).
+	Verdicts []string `json:"verdicts,omitempty"`
+	AllBusy  bool     `json:"all_busy,omitempty"`
 }
