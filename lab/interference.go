@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -68,5 +69,25 @@ func CPUMetrics(iv interference.Interval) []results.Metric {
 	return []results.Metric{
 		{Value: iv.CPUSeconds * 1e9, Unit: results.UnitCPUNsPerOp},
 		{Value: iv.CoresUsed, Unit: results.UnitCores},
+	}
+}
+
+// InterferenceHook returns a hook of the shape lab/sizing's
+// CalibrateOptions.Busy and ValidateOptions.Busy take: called as a
+// measured run starts, the func it returns ends the watch and gives the
+// verdict ("quiet", "busy", "unusable"; "" when unknown, as for an
+// interval too short to judge) and the interval as JSON. device is the
+// block device to read other processes' disk I/O on ("" for none).
+func InterferenceHook(device string) func() func() (string, json.RawMessage) {
+	return func() func() (string, json.RawMessage) {
+		w := WatchPhase(device)
+		return func() (string, json.RawMessage) {
+			iv := w.Stop()
+			js, _ := json.Marshal(iv) // an Interval always marshals
+			if iv.Verdict == interference.Unknown {
+				return "", js
+			}
+			return string(iv.Verdict), js
+		}
 	}
 }

@@ -61,8 +61,12 @@ type CalibrateOptions struct {
 	// "" when unknown) and the record to keep with the run (JSON; nil for
 	// none). A run judged busy or unusable is recorded and never used for
 	// the kept figures unless every run was, which the calibration then says
-	// (Calibration.Verdict, Notes). nil: no verdict.
+	// (Calibration.Verdict, Notes). nil: lab.InterferenceHook, unless
+	// NoVerdict.
 	Busy func() (end func() (verdict string, record json.RawMessage))
+	// NoVerdict leaves Busy nil (no interference verdict); otherwise a nil
+	// Busy becomes lab.InterferenceHook: every calibration judges its runs.
+	NoVerdict bool
 	// MaxAge: an older cache is measured again. Default DefaultCalibrationMaxAge.
 	MaxAge time.Duration
 	// Force measures even when the cache is fresh.
@@ -74,6 +78,9 @@ type CalibrateOptions struct {
 func (o *CalibrateOptions) defaults() {
 	if o.Out == "" {
 		o.Out = "runs"
+	}
+	if o.Busy == nil && !o.NoVerdict {
+		o.Busy = lab.InterferenceHook("")
 	}
 	if o.Cleaner.Threads == 0 {
 		o.Cleaner = engine.DefaultCleanerConfig()
@@ -474,8 +481,10 @@ type ValidateOptions struct {
 	// Busy is the interference hook of CalibrateOptions.Busy, called around
 	// each measured configuration's run; a repetition judged busy or
 	// unusable is recorded (ValidationRun.Verdicts) and not compared unless
-	// every repetition was. nil: no verdict.
+	// every repetition was. nil: lab.InterferenceHook, unless NoVerdict.
 	Busy func() (end func() (verdict string, record json.RawMessage))
+	// NoVerdict leaves Busy nil: no interference verdict.
+	NoVerdict bool
 	// Log receives progress lines; nil: none.
 	Log func(format string, args ...any)
 }
@@ -497,6 +506,9 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 	}
 	if o.Calibration == nil && o.Recalibrate == nil {
 		return nil, fmt.Errorf("sizing: validate needs a calibration")
+	}
+	if o.Busy == nil && !o.NoVerdict {
+		o.Busy = lab.InterferenceHook("")
 	}
 	if o.Cleaner.Threads == 0 {
 		o.Cleaner = engine.DefaultCleanerConfig()
