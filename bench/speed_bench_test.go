@@ -133,12 +133,21 @@ func (f *cleanFixture) freshIn(b testing.TB, i int, cache lab.CacheState) *engin
 // and bytes read; the first clean of each cleaner is verified against the
 // ground truth (outside the time).
 func (f *cleanFixture) timedClean(b *testing.B, c *engine.Cleaner, i int, cache lab.CacheState, verify bool) (time.Duration, int64) {
+	d, read, _ := f.timedCleanCPU(b, c, i, cache, verify)
+	return d, read
+}
+
+// timedCleanCPU is timedClean that also returns the process's CPU time
+// during the clean (every thread: the cleaner's helper goroutines too).
+func (f *cleanFixture) timedCleanCPU(b *testing.B, c *engine.Cleaner, i int, cache lab.CacheState, verify bool) (time.Duration, int64, time.Duration) {
 	b.Helper()
 	l := f.freshIn(b, i, cache)
 	defer f.release(l)
+	cpu0 := processCPU(b)
 	start := time.Now()
 	st, err := c.Clean(l, engine.CleanOptions{Force: true})
 	d := time.Since(start)
+	cpu := processCPU(b) - cpu0
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -150,7 +159,7 @@ func (f *cleanFixture) timedClean(b *testing.B, c *engine.Cleaner, i int, cache 
 			b.Fatal(err)
 		}
 	}
-	return d, st.BytesRead
+	return d, st.BytesRead, cpu
 }
 
 // cleanPeakRSS is the test process's peak resident set, in bytes, over a
@@ -193,22 +202,39 @@ func medianOf(v []float64) float64 {
 // pairs times the two profiles' cleans of fresh copies in turn, A B B A
 // A B ... (the order flips each iteration so neither always runs second),
 // b.N pairs, and returns each one's MB/s (bytes read by the clean over its
-// wall time, 10^6 bytes) and each pair's ratio B/A of throughputs.
+// wall time, 10^6 bytes) and each pair's ratio B/A of throughputs. It also
+// reports, as medians over the pairs, what makes the ratio CPU-fair:
+// cpu-speedup (the ratio B/A of bytes read per CPU-second, the process's
+// user + system time during each clean) and each side's cores
+// (<profile>-cores: CPU time / wall time). On a shared machine a profile
+// with more runnable threads gets a larger share of the CPU, so speedup
+// grows with the machine's load while cpu-speedup does not; -bench.cpus N
+// gives both sides the same N cores.
 func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheState) (mbA, mbB, ratio []float64) {
 	b.StopTimer()
 	ca, cb := pa.cleaner(b), pb.cleaner(b)
+	var cpuRatio, coresA, coresB []float64
 	for i := range b.N {
-		var da, db time.Duration
+		var da, db, ua, ub time.Duration
 		var bytesA, bytesB int64
 		if i%2 == 0 {
-			da, bytesA = f.timedClean(b, ca, 2*i, cache, i == 0)
-			db, bytesB = f.timedClean(b, cb, 2*i+1, cache, i == 0)
+			da, bytesA, ua = f.timedCleanCPU(b, ca, 2*i, cache, i == 0)
+			db, bytesB, ub = f.timedCleanCPU(b, cb, 2*i+1, cache, i == 0)
 		} else {
-			db, bytesB = f.timedClean(b, cb, 2*i, cache, false)
-			da, bytesA = f.timedClean(b, ca, 2*i+1, cache, false)
+			db, bytesB, ub = f.timedCleanCPU(b, cb, 2*i, cache, false)
+			da, bytesA, ua = f.timedCleanCPU(b, ca, 2*i+1, cache, false)
 		}
 		a, bb := float64(bytesA)/da.Seconds()/1e6, float64(bytesB)/db.Seconds()/1e6
 		mbA, mbB, ratio = append(mbA, a), append(mbB, bb), append(ratio, bb/a)
+		if ua > 0 && ub > 0 {
+			cpuRatio = append(cpuRatio, (float64(bytesB)/ub.Seconds())/(float64(bytesA)/ua.Seconds()))
+			coresA, coresB = append(coresA, ua.Seconds()/da.Seconds()), append(coresB, ub.Seconds()/db.Seconds())
+		}
+	}
+	if len(cpuRatio) > 0 {
+		b.ReportMetric(medianOf(cpuRatio), "cpu-speedup")
+		b.ReportMetric(medianOf(coresA), pa.name+"-cores")
+		b.ReportMetric(medianOf(coresB), pb.name+"-cores")
 	}
 	return mbA, mbB, ratio
 }

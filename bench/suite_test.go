@@ -26,6 +26,8 @@ var (
 		"multiplies the benchmarks' log sizes and key counts; 1 is laptop-sized (8 MiB logs, 100,000 keys)")
 	benchScaleRatio = flag.Int("bench.scale-ratio", 8,
 		"BenchmarkSpeed/row=scale: the large log is this many times the small one (8: 256 MiB -> 2 GiB at -bench.scale 8; 32 at -bench.scale 4: 128 MiB -> 4 GiB)")
+	benchCPUs = flag.Int("bench.cpus", 0,
+		"pin the test process to this many CPUs before any benchmark (sched_setaffinity on every thread, and GOMAXPROCS), so that profiles compare on the same cores; 0: no pinning")
 	benchCache = flag.String("bench.cache", "warm",
 		"page cache before each timed clean or read: warm (read once) or cold (fdatasync and fadvise DONTNEED each segment); lab.SetCache sets it, as for cleanerlab run")
 )

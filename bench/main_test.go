@@ -1,0 +1,37 @@
+package bench
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cleanerlab/cleanerlab/results/interference"
+)
+
+// TestMain pins the process to -bench.cpus CPUs, when given, before any
+// benchmark runs.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if *benchCPUs != 0 {
+		cpus, err := interference.Pin(*benchCPUs)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(2)
+		}
+		fmt.Fprintf(os.Stderr, "bench: pinned to CPUs %v (GOMAXPROCS %d)\n", cpus, len(cpus))
+	}
+	os.Exit(m.Run())
+}
+
+// processCPU is the test process's user + system CPU time so far, every
+// thread (getrusage RUSAGE_SELF).
+func processCPU(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
