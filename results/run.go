@@ -55,7 +55,7 @@ type Run struct {
 	Before      Counters     `json:"counters_before"`
 	After       Counters     `json:"counters_after"`
 	Delta       CounterDelta `json:"counters_delta"`
-	// Phases maps a phase name ("generate", "cache", "clean", "verify") to its wall
+	// Phases maps a phase name ("generate", "open", "cache", "clean", "verify") to its wall
 	// time; JSON holds nanoseconds.
 	Phases map[string]time.Duration `json:"phases_ns,omitempty"`
 	// Stats is the cleaner's own stats struct, as the caller gives it. ReadRun gives
