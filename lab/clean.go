@@ -13,6 +13,8 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
+	"github.com/cleanerlab/cleanerlab/results"
 )
 
 // CleanOptions are the settings of CleanPartition and CleanLogDir, as
@@ -45,6 +47,10 @@ type CleanOptions struct {
 	// lab/topicconfig) in place of Log; a delete-only topic is then opened
 	// but never compacted.
 	LogFor func(engine.TopicPartition) (engine.LogConfig, error)
+	// Map, when set, is the cleaner's offset map in place of one made from
+	// Cleaner (engine.CleanerOptions.Map; a log directory needs
+	// Cleaner.Threads 1): tests hand in a map that records its calls.
+	Map offsetmap.Map
 	// PolicySource, when set, says where a partition's cleanup.policy came
 	// from (a lab/topicconfig Source such as "cluster-metadata"); CleanLogDir
 	// names it beside a partition it does not compact.
@@ -57,15 +63,31 @@ type CleanOptions struct {
 // pass to w. Cancelling ctx aborts the clean in progress at its next read
 // (the group being cleaned left as it was, groups already swapped in
 // complete) and returns an error wrapping ErrStopped.
+//
+// The clean is timed as a broker runs one: the log is opened (recovery)
+// and its producer state loaded, and the cleaner made with its offset map
+// allocated and pre-faulted (NewPrefaultedCleaner), before it starts, each
+// printed on its own row ahead of the clean's ("before the clean"), so
+// that the clean's rows and Kafka's log line (its elapsed time and MB/sec,
+// over CleanStats.StartTime to EndTime as Kafka's CleanerStats) cover the
+// clean alone.
 func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions) error {
 	if _, err := engine.ReadCheckpoint(nil, engine.CheckpointPath(dir)); err != nil {
 		return err
 	}
+	t0 := time.Now()
 	l, err := engine.Open(dir, engine.Options{Config: &o.Log, KafkaRecoveryTruncation: o.KafkaRecovery})
 	if err != nil {
 		return err
 	}
 	defer l.Close()
+	open := OpenReport{Logs: 1}
+	// A broker holds the producer state in memory; a log whose state cannot
+	// be loaded fails in the clean as before (nothing changed yet).
+	if l.LoadProducerState() != nil {
+		open.ProducerStateFailed++
+	}
+	open.Time = time.Since(t0)
 	if o.Recovery != nil {
 		o.Recovery(w, l.Recovery())
 	}
@@ -77,10 +99,12 @@ func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions
 	if o.HighWatermark != nil {
 		l.SetHighWatermark(*o.HighWatermark)
 	}
-	c, err := engine.NewCleaner(o.Cleaner, engine.CleanerOptions{Now: o.Now})
+	c, fault, err := NewPrefaultedCleaner(o.Cleaner, engine.CleanerOptions{Now: o.Now, Map: o.Map})
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(w, "%s: before the clean (not in its time):\n", l.TopicPartition())
+	WriteRows(w, append(open.Rows(), fault.rows()...))
 	first := o.FirstDirty
 	for p := 0; p < max(1, o.Passes); p++ {
 		opts := engine.CleanOptions{Force: o.Force, CheckDone: ctx.Err}
@@ -141,6 +165,33 @@ func openLogDirPerTopic(dir string, o CleanOptions, now func() time.Time) ([]*en
 	return logs, failed, nil
 }
 
+// OpenReport times the opening of the logs a clean works on, which a
+// broker does once at start-up (LogManager.loadLogs: recovery, then the
+// producer state held in memory), never inside a clean.
+type OpenReport struct {
+	// Logs is the number of logs opened; Time the wall time of opening them
+	// (engine.Open's recovery: segment files and indexes checked, an
+	// unclean shutdown's tail recovered) and loading their producer state
+	// (engine.Log.LoadProducerState: every batch header read).
+	Logs int
+	Time time.Duration
+	// ProducerStateFailed counts the logs whose producer state could not be
+	// loaded: their clean loads it (and fails on it) inside its own time.
+	ProducerStateFailed int
+}
+
+// Rows is the "log open" row (seconds), none when no log was opened.
+func (r OpenReport) Rows() []results.Row {
+	if r.Logs == 0 {
+		return nil
+	}
+	meaning := fmt.Sprintf("opening %d log(s) (recovery) and loading their producer state, before the timed clean (not in its time), as a broker has its logs open", r.Logs)
+	if r.ProducerStateFailed > 0 {
+		meaning += fmt.Sprintf("; the producer state of %d could not be loaded: their cleans load it, inside their time", r.ProducerStateFailed)
+	}
+	return []results.Row{{Name: "log open", Value: fmt.Sprintf("%.3f", r.Time.Seconds()), Unit: "s", Meaning: meaning}}
+}
+
 // WriteCleanTable prints the figures of one clean (CleanRows).
 func WriteCleanTable(w io.Writer, st *engine.CleanStats) {
 	fmt.Fprintf(w, "%s: cleaned [%d, %d), checkpoint %d\n", st.TopicPartition, st.LogToClean.FirstDirtyOffset, st.EndOffset, st.CheckpointOffset)
@@ -163,10 +214,14 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 	if _, err := engine.ReadCheckpoint(nil, filepath.Join(dir, engine.CleanerCheckpointFile)); err != nil {
 		return err
 	}
+	if o.Map != nil && cleanerCfg.Threads != 1 {
+		return fmt.Errorf("lab: clean: CleanOptions.Map serves one cleaner thread, not %d", cleanerCfg.Threads)
+	}
 	now := o.Now
 	var logs []*engine.Log
 	var failed map[string]error
 	var err error
+	t0 := time.Now()
 	if o.LogFor == nil {
 		logs, failed, err = engine.OpenLogDir(dir, engine.Options{Config: &logCfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery})
 	} else {
@@ -175,6 +230,15 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 	if err != nil {
 		return err
 	}
+	// A broker holds every log's producer state in memory; a log whose state
+	// cannot be loaded is marked uncleanable by its clean, as before.
+	open := OpenReport{Logs: len(logs)}
+	for _, l := range logs {
+		if l.LoadProducerState() != nil {
+			open.ProducerStateFailed++
+		}
+	}
+	open.Time = time.Since(t0)
 	closeAll := func() error {
 		var errs []error
 		for _, l := range logs {
@@ -213,10 +277,12 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 	}
 	var mu sync.Mutex // one event printed at a time
 	cleaned := map[engine.TopicPartition]bool{}
+	t0 = time.Now()
 	m, err := engine.NewCleanerManager(engine.CleanerManagerOptions{
-		Cleaner: cleanerCfg,
-		Now:     now,
-		Force:   o.Force,
+		Cleaner:        cleanerCfg,
+		CleanerOptions: engine.CleanerOptions{Map: o.Map},
+		Now:            now,
+		Force:          o.Force,
 		OnEvent: func(ev engine.CleanerEvent) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -229,6 +295,11 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 	if err != nil {
 		return err
 	}
+	allocTime := time.Since(t0)
+	// The threads' dedupe buffers are faulted in before the first clean, as
+	// a broker's are from start-up.
+	fault := PrefaultMaps(m, cleanerCfg)
+	fault.AllocTime, fault.AllocMeasured = allocTime, true
 	for _, l := range logs {
 		if err := m.AddLog(l); err != nil {
 			return err
@@ -242,6 +313,8 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 		defer done()
 	}
 	fmt.Fprintf(out, "log directory %s: %d partitions, %d cleaner threads\n", dir, len(logs), cleanerCfg.Threads)
+	fmt.Fprintln(out, "before the cleans (not in their times):")
+	WriteRows(out, append(open.Rows(), fault.rows()...))
 	stop := AfterCancel(ctx, m.Shutdown)
 	err = m.RunUntilIdle()
 	stop()

@@ -83,6 +83,34 @@ func TestPrefaultMaps(t *testing.T) {
 	}
 }
 
+// TestNewPrefaultedCleaner: the cleaner's map is pre-faulted once when it
+// is made, and the report has the allocation row before the pre-fault row.
+func TestNewPrefaultedCleaner(t *testing.T) {
+	cfg := engine.DefaultCleanerConfig()
+	cfg.DedupeBufferBytes = 1 << 20
+	m, err := offsetmap.New("skimpy", 1<<20, mustHasher(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf := &prefaulting{Map: m}
+	c, r, err := NewPrefaultedCleaner(cfg, engine.CleanerOptions{Map: pf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, row := range r.rows() {
+		names = append(names, row.Name)
+	}
+	if c.OffsetMap() != pf || pf.calls != 1 || !r.AllocMeasured || r.Maps != 1 || r.Prefaulted != 1 || r.MapBytes != 1<<20 ||
+		strings.Join(names, ",") != "map allocate,map pre-fault" {
+		t.Errorf("%d Prefault calls, report %+v, rows %v", pf.calls, r, names)
+	}
+	cfg.DedupeBufferBytes = 1
+	if _, _, err := NewPrefaultedCleaner(cfg, engine.CleanerOptions{}); err == nil {
+		t.Error("a 1-byte dedupe buffer: no error")
+	}
+}
+
 func mustHasher(t *testing.T) offsetmap.Hasher {
 	h, err := offsetmap.NewHasher("md5")
 	if err != nil {

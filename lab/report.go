@@ -12,7 +12,7 @@ import (
 // rows, the verification and the notes.
 func WriteRunTable(w io.Writer, run *results.Run) {
 	fmt.Fprintln(w)
-	for _, k := range []string{"generate", "cache", "clean", "verify"} {
+	for _, k := range []string{"generate", "open", "cache", "clean", "verify"} {
 		if d, ok := run.Phases[k]; ok {
 			fmt.Fprintf(w, "phase %-10s %8.3f s\n", k, d.Seconds())
 		}

@@ -193,6 +193,9 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 			l.Close()
 		}
 	}()
+	// 2. Open, outside the clean's time, as a broker opens its logs at
+	// start-up (phase "open": recovery and the producer state).
+	t0 = time.Now()
 	for _, d := range gen.Dirs {
 		l, err := engine.Open(d, engine.Options{Config: &e.Log})
 		if err != nil {
@@ -206,8 +209,9 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 		}
 		logs = append(logs, l)
 	}
+	run.Phases["open"] = time.Since(t0)
 
-	// 2. Page cache.
+	// 3. Page cache.
 	t0 = time.Now()
 	cacheNote, err := SetCache(logs, e.Cache, opt.DropCaches)
 	if err != nil {
@@ -223,15 +227,18 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	}
 	defer iorun.close()
 
-	// 3. Clean, between two counter snapshots. The cleaner threads (their
+	// 4. Clean, between two counter snapshots. The cleaner threads (their
 	// offset maps, pre-faulted, and buffers) are made first, outside the
 	// timed phase, as a broker makes them at startup.
 	var progress atomic.Int64
+	t0 = time.Now()
 	manager, err := NewCleanManager(logs, e.Cleaner, iorun.cleanerOptions(engine.CleanerOptions{Progress: &progress, FsyncPolicy: e.Fsync}))
 	if err != nil {
 		return nil, err
 	}
+	allocTime := time.Since(t0)
 	fault := PrefaultMaps(manager, e.Cleaner)
+	fault.AllocTime, fault.AllocMeasured = allocTime, true
 	if err := ctx.Err(); err != nil {
 		return nil, stopped(err)
 	}
@@ -289,7 +296,7 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	run.SetCounters(before, after)
 	run.Stats = stats
 
-	// 4. Verify against the ground truth.
+	// 5. Verify against the ground truth.
 	if e.Verify {
 		t0 = time.Now()
 		v := &results.Verification{Passed: true}

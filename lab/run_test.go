@@ -59,6 +59,26 @@ func TestRunThroughputDefinition(t *testing.T) {
 	}
 }
 
+// TestRunTimesOpenAndMapApart: Run opens the logs in a phase of its own
+// and makes and pre-faults the cleaner's map before the clean phase, each
+// with its row, as a broker has them before it cleans.
+func TestRunTimesOpenAndMapApart(t *testing.T) {
+	run, err := Run(context.Background(), smallExperiment(), Options{Out: t.TempDir(), Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := run.Phases["open"]; !ok {
+		t.Errorf("no open phase: %v", run.Phases)
+	}
+	rows := map[string]bool{}
+	for _, r := range run.Rows {
+		rows[r.Name] = true
+	}
+	if !rows["map allocate"] || !rows["map pre-fault"] || rows["map fault time"] {
+		t.Errorf("rows %v: want map allocate and map pre-fault, no map fault time", rows)
+	}
+}
+
 // TestRunStoppedBeforeItStarts: a cancelled context stops Run with
 // ErrStopped, no record and no data.
 func TestRunStoppedBeforeItStarts(t *testing.T) {

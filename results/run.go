@@ -56,7 +56,7 @@ type Run struct {
 	Before      Counters     `json:"counters_before"`
 	After       Counters     `json:"counters_after"`
 	Delta       CounterDelta `json:"counters_delta"`
-	// Phases maps a phase name ("generate", "cache", "clean", "verify") to its wall
+	// Phases maps a phase name ("generate", "open", "cache", "clean", "verify") to its wall
 	// time; JSON holds nanoseconds.
 	Phases map[string]time.Duration `json:"phases_ns,omitempty"`
 	// Interference maps a timed phase ("generate", "clean") to this

@@ -39,6 +39,12 @@ log whose cleanable ratio is not above min.cleanable.dirty.ratio is left alone
 unless --force. Corrupt input stops the clean with an error naming the file
 and byte position; the log is left as it was.
 
+The clean is timed as a broker runs one: the log is opened (recovery, the
+producer state loaded) and the cleaner's dedupe buffer allocated and
+pre-faulted first, each on its own row (log open, map allocate, map
+pre-fault), outside the clean's time, so that Kafka's log line (seconds,
+MB/sec) covers the clean alone, as a broker would log it.
+
 Given a log directory root (a directory holding topic-N partition
 directories), clean works as a broker's cleaner threads do: the manager
 opens every partition, then --log.cleaner.threads (--threads) threads each

@@ -19,6 +19,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
 	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
@@ -204,6 +205,16 @@ func Run(ctx context.Context, cfg Config, eventLog io.Writer) (*Result, error) {
 		return nil, fmt.Errorf("steady: %w", err)
 	}
 	r.mgr = mgr
+	// A broker's cleaner threads hold their dedupe buffers from start-up:
+	// fault them in now, so that no clean's time includes it.
+	for _, om := range mgr.OffsetMaps() {
+		if p, ok := om.(offsetmap.Prefaulter); ok {
+			if err := p.Prefault(); err != nil {
+				r.closeLogs()
+				return nil, fmt.Errorf("steady: %w", err)
+			}
+		}
+	}
 	for _, p := range r.parts {
 		if err := mgr.AddLog(p.log); err != nil {
 			r.closeLogs()
