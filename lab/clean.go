@@ -111,7 +111,9 @@ func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions
 		if first != nil {
 			opts.FirstDirtyOffset, opts.OverrideFirstDirty = *first, true
 		}
+		watch := WatchPhase("")
 		st, err := c.Clean(l, opts)
+		iv := watch.Stop()
 		if cerr := ctx.Err(); cerr != nil {
 			return fmt.Errorf("%w (%w): %s left as it was or cleaned up to the last group swapped in", ErrStopped, cerr, l.Dir())
 		}
@@ -128,6 +130,7 @@ func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions
 		}
 		WriteCleanTable(w, st)
 		fmt.Fprint(w, KafkaLine(st))
+		WriteInterferenceLine(w, iv)
 		first = nil // later passes continue from the checkpoint
 		if !st.MapFull {
 			break
@@ -316,7 +319,9 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 	fmt.Fprintln(out, "before the cleans (not in their times):")
 	WriteRows(out, append(open.Rows(), fault.rows()...))
 	stop := AfterCancel(ctx, m.Shutdown)
+	watch := WatchPhase("")
 	err = m.RunUntilIdle()
+	iv := watch.Stop()
 	stop()
 	if cerr := ctx.Err(); cerr != nil {
 		return fmt.Errorf("%w (%w): the cleans in progress were aborted, their logs left as they were", ErrStopped, cerr)
@@ -333,6 +338,8 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 		fmt.Fprintln(out, "no log needed cleaning: no cleanable ratio above min.cleanable.dirty.ratio nor past max.compaction.lag.ms (--force cleans every log with cleanable bytes, --roll makes the active segments cleanable)")
 	}
 	WriteCleanerMetrics(out, m)
+	fmt.Fprint(out, "the cleans, all threads: ")
+	WriteInterferenceLine(out, iv)
 	for root, tps := range m.Uncleanable() {
 		for tp, cause := range tps {
 			problems = append(problems, fmt.Sprintf("%s/%s: uncleanable: %v", root, tp, cause))

@@ -3,6 +3,7 @@ package lab
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/cleanerlab/cleanerlab/results"
@@ -90,4 +91,11 @@ func InterferenceHook(device string) func() func() (string, json.RawMessage) {
 			return string(iv.Verdict), js
 		}
 	}
+}
+
+// WriteInterferenceLine prints a timed phase's CPU use and interference in
+// one line: "interference: quiet; 0.812 s CPU (0.98 cores of 2; busiest
+// thread 0.97); others 0.02 cores, ...".
+func WriteInterferenceLine(w io.Writer, iv interference.Interval) {
+	fmt.Fprintf(w, "interference: %s; %s; %s\n", iv.VerdictText(), iv.CPUText(), iv.MachineText())
 }
