@@ -138,13 +138,17 @@ func BenchmarkClean(b *testing.B) {
 						b.Fatal(err)
 					}
 					var read, records, diskRead, diskWritten int64
+					var cpu time.Duration
 					diskOK := true
+					watch := lab.WatchPhase("")
 					for i := range b.N {
 						l := fx.fresh(b, i)
 						r0, w0, ok0 := fx.disk.read()
+						u0 := processCPU(b)
 						b.StartTimer()
 						st, err := c.Clean(l, engine.CleanOptions{Force: true})
 						b.StopTimer()
+						cpu += processCPU(b) - u0
 						r1, w1, ok1 := fx.disk.read()
 						if err != nil {
 							b.Fatal(err)
@@ -169,6 +173,11 @@ func BenchmarkClean(b *testing.B) {
 						b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(records), "ns/key")
 					}
 					b.ReportMetric(float64(info.EntryBytes), "B/key")
+					b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+					if el := b.Elapsed(); el > 0 {
+						b.ReportMetric(cpu.Seconds()/el.Seconds(), "cores")
+					}
+					reportInterference(b, watch.Stop())
 					b.ReportMetric(float64((fx.opened-opened0).Microseconds())/1e3/float64(b.N), "open-ms/op")
 					b.ReportMetric(float64(fault.AllocTime.Microseconds())/1e3, "map-alloc-ms")
 					b.ReportMetric(float64(fault.PrefaultTime.Microseconds())/1e3, "map-prefault-ms")

@@ -35,3 +35,13 @@ func processCPU(tb testing.TB) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// reportInterference reports what else the machine did over a row: the
+// other processes' CPU (other-cores; omitted when unknown) and, in the
+// benchmark's log, the verdict with its reasons.
+func reportInterference(b *testing.B, iv interference.Interval) {
+	if iv.OtherCores >= 0 {
+		b.ReportMetric(iv.OtherCores, "other-cores")
+	}
+	b.Logf("interference over the row: %s; %s", iv.VerdictText(), iv.MachineText())
+}

@@ -214,6 +214,8 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 	b.StopTimer()
 	ca, cb := pa.cleaner(b), pb.cleaner(b)
 	var cpuRatio, coresA, coresB []float64
+	watch := lab.WatchPhase("")
+	defer func() { reportInterference(b, watch.Stop()) }()
 	for i := range b.N {
 		var da, db, ua, ub time.Duration
 		var bytesA, bytesB int64
