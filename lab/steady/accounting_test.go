@@ -2,6 +2,8 @@ package steady
 
 import (
 	"context"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -184,4 +186,57 @@ func TestAbortAfterSwap(t *testing.T) {
 		}
 		checkAccounting(t, res.Samples)
 	})
+}
+
+// TestRetentionAccounting runs retention by size (retention.bytes 16 KiB
+// of 8 KiB segments): by the broker's retention task for a delete-only
+// topic, by the cleaner threads after each clean for compact,delete. The
+// bytes retention removed are the sizes of the segments the event log
+// says were deleted, and the accounting holds at every sample.
+func TestRetentionAccounting(t *testing.T) {
+	for _, compact := range []bool{false, true} {
+		name := "delete"
+		if compact {
+			name = "compact,delete"
+		}
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				cfg := tinyConfig(t)
+				cfg.Log.Compact, cfg.Log.Delete = compact, true
+				cfg.Log.RetentionBytes = 16 << 10
+				cfg.RetentionCheckIntervalMs = 100
+				var mu sync.Mutex
+				var logged int64
+				size := regexp.MustCompile(`LogSegment\(baseOffset=\d+, size=(\d+),`)
+				cfg.OnEvent = func(line string) {
+					if !strings.Contains(line, "Deleting segments:") {
+						return
+					}
+					for _, m := range size.FindAllStringSubmatch(line, -1) {
+						n, err := strconv.ParseInt(m[1], 10, 64)
+						if err != nil {
+							t.Error(err)
+						}
+						mu.Lock()
+						logged += n
+						mu.Unlock()
+					}
+				}
+				res, err := Run(context.Background(), cfg, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fin := res.Final()
+				mu.Lock()
+				defer mu.Unlock()
+				if fin.RetentionRemovedBytes <= 0 || fin.RetentionRemovedBytes != logged {
+					t.Errorf("retention removed %d bytes; the event log's deleted segments hold %d", fin.RetentionRemovedBytes, logged)
+				}
+				if compact != (fin.CleanRemovedBytes > 0) {
+					t.Errorf("compact %v: the cleans removed %d bytes", compact, fin.CleanRemovedBytes)
+				}
+				checkAccounting(t, res.Samples)
+			})
+		})
+	}
 }
