@@ -26,7 +26,9 @@ import (
 // and these counts with no rename in between (removalCount.snapshot) sees
 // either both sides of a swap or neither; and a clean aborted after it
 // swapped some of its groups in (at the run's stop, in a long clean) has
-// no stats, but what those groups removed is counted all the same.
+// no stats, but what those groups removed is counted all the same. A
+// swap that fails half-way on an I/O error (the engine then takes the
+// log's root offline) is not counted.
 type removalFS struct {
 	engine.FS
 	mu   sync.Mutex
