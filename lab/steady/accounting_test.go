@@ -240,3 +240,52 @@ func TestRetentionAccounting(t *testing.T) {
 		})
 	}
 }
+
+// TestReaderBelowLogStart moves a reader's log start offset past it
+// between the reader's look at the log start and its fetch, as retention
+// may at any time: the reader must start again at the log start offset,
+// as Kafka's consumer does on OffsetOutOfRange with
+// auto.offset.reset=earliest, not fail the run (it failed
+// TestRetentionAccounting on a loaded machine, once in ten runs).
+func TestReaderBelowLogStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := tinyConfig(t)
+		cfg.Workload.Partitions = 1
+		cfg.Readers = 1
+		var mu sync.Mutex
+		var moved int64 = -1 // the reader's position when the log start passed it
+		cfg.beforePoll = func(l *engine.Log, position int64) {
+			mu.Lock()
+			defer mu.Unlock()
+			if moved >= 0 || position >= int64(l.LogEndOffset()) || l.LogEndOffset() < 100 {
+				return
+			}
+			if _, err := l.DeleteRecords(l.LogEndOffset()); err != nil {
+				t.Error(err)
+				return
+			}
+			moved = position
+		}
+		var after int64 = -1 // ReaderRecords at the first sample after the move
+		cfg.OnSample = func(s *Sample) {
+			mu.Lock()
+			if moved >= 0 && after < 0 {
+				after = s.ReaderRecords
+			}
+			mu.Unlock()
+		}
+		res, err := Run(context.Background(), cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if moved < 0 {
+			t.Fatal("the log start offset was never moved past the reader")
+		}
+		if fin := res.Final(); after < 0 || fin.ReaderRecords <= after {
+			t.Errorf("the reader had read %d records at the first sample after the log start moved past it, %d in all: want it reading on", after, fin.ReaderRecords)
+		}
+		checkAccounting(t, res.Samples)
+	})
+}

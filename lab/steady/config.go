@@ -104,6 +104,9 @@ type Config struct {
 	// run counts it, on the cleaner thread (tests: it may hold the thread
 	// there, between a clean's last swap and its stats being counted).
 	beforeCleanerEvent func(engine.CleanerEvent)
+	// beforePoll, when set, is called by each reader before each fetch,
+	// with its log and position (tests: to move the log start past it).
+	beforePoll func(l *engine.Log, position int64)
 	// onManager, when set, is given the run's cleaner manager before its
 	// threads start (tests: to abort a clean).
 	onManager func(*engine.CleanerManager)

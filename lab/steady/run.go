@@ -413,7 +413,10 @@ func (r *runner) endTxns(p *partition, buf []byte) error {
 }
 
 // consume tails p's log with a read_committed consumer until stop, timing
-// each fetch that returned data.
+// each fetch that returned data. A fetch below the log start offset
+// (retention or a log start raise moved it past the consumer: Kafka's
+// OffsetOutOfRange) starts the consumer again at the log start offset, as
+// auto.offset.reset=earliest does.
 func (r *runner) consume(p *partition, stop <-chan struct{}) error {
 	c := p.log.NewConsumer(-1, engine.ReadCommitted, 1<<20)
 	idle := time.Duration(r.cfg.ReaderPollMs) * time.Millisecond
@@ -423,10 +426,8 @@ func (r *runner) consume(p *partition, stop <-chan struct{}) error {
 			return nil
 		default:
 		}
-		if lso := p.log.LogStartOffset(); c.Position() < lso {
-			// Retention moved the log start past the consumer (Kafka's
-			// OffsetOutOfRange with auto.offset.reset=earliest).
-			c = p.log.NewConsumer(lso, engine.ReadCommitted, 1<<20)
+		if r.cfg.beforePoll != nil {
+			r.cfg.beforePoll(p.log, int64(c.Position()))
 		}
 		var n int64
 		t0 := time.Now()
@@ -435,6 +436,12 @@ func (r *runner) consume(p *partition, stop <-chan struct{}) error {
 		if err != nil {
 			if errors.Is(err, engine.ErrClosed) {
 				return nil
+			}
+			// The log start offset is read after the failed fetch: a
+			// position below it is what the fetch refused.
+			if lso := p.log.LogStartOffset(); errors.Is(err, engine.ErrOffsetOutOfRange) && c.Position() < lso {
+				c = p.log.NewConsumer(lso, engine.ReadCommitted, 1<<20)
+				continue
 			}
 			return fmt.Errorf("steady: reader of %s: %w", p.log.TopicPartition(), err)
 		}
