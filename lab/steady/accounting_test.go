@@ -181,8 +181,8 @@ func TestAbortAfterSwap(t *testing.T) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if abortedEvents != 1 || cleansAfter == 0 {
-			t.Fatalf("%d aborted cleans, %d cleans after: want 1 abort, and cleans after it", abortedEvents, cleansAfter)
+		if abortedEvents == 0 || cleansAfter == 0 {
+			t.Fatalf("%d aborted cleans, %d cleans after the first: want the abort, and cleans after it", abortedEvents, cleansAfter)
 		}
 		checkAccounting(t, res.Samples)
 	})
