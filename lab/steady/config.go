@@ -94,9 +94,22 @@ type Config struct {
 	OnEvent func(line string)
 	// Exporter, when set, is updated with every sample.
 	Exporter *Exporter
+	// FS is the file system the partitions' logs are reached through
+	// (engine.Options.FS). Default engine.DefaultFS.
+	FS engine.FS
 	// onCleanerEvent, when set, sees every cleaner event after the run
 	// has counted it (tests).
 	onCleanerEvent func(engine.CleanerEvent)
+	// beforeCleanerEvent, when set, sees every cleaner event before the
+	// run counts it, on the cleaner thread (tests: it may hold the thread
+	// there, between a clean's last swap and its stats being counted).
+	beforeCleanerEvent func(engine.CleanerEvent)
+	// beforePoll, when set, is called by each reader before each fetch,
+	// with its log and position (tests: to move the log start past it).
+	beforePoll func(l *engine.Log, position int64)
+	// onManager, when set, is given the run's cleaner manager before its
+	// threads start (tests: to abort a clean).
+	onManager func(*engine.CleanerManager)
 	// Now is the clock of the logs, the cleaner and the samples. Default
 	// time.Now. Timestamps of the producers' records are Now in ms.
 	Now func() time.Time
@@ -118,6 +131,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.FS == nil {
+		c.FS = engine.DefaultFS
 	}
 	if c.Cleaner.Threads == 0 {
 		c.Cleaner = engine.DefaultCleanerConfig()

@@ -35,6 +35,12 @@ type RecordInfo struct {
 	EventLogPath string
 	// Advice is the --from-advice check (nil without one).
 	Advice *AdviceCheck
+	// Interference is the machine's interference over the run, as the
+	// caller measured it around Run (the results/interference verdict):
+	// run.json's stats hold it as "interference" (nil: not measured, no
+	// field). When it is a fmt.Stringer its line is also a note of the run
+	// (report.md) and the last line of summary.md.
+	Interference any
 }
 
 // recordStats is run.json's "stats" of a steady run.
@@ -46,6 +52,8 @@ type recordStats struct {
 	Dirs    []string      `json:"dirs"`
 	Events  int           `json:"events"`
 	Cleans  []CleanRecord `json:"cleans"`
+	// Interference is RecordInfo.Interference.
+	Interference any `json:"interference,omitempty"`
 }
 
 // WriteRecord writes the run's record under out: out/<run id>/ with
@@ -55,13 +63,19 @@ type recordStats struct {
 // record's directory.
 func WriteRecord(out string, res *Result, info RecordInfo) (string, error) {
 	run := &results.Run{StartedAt: res.StartedAt, Config: info.Config, Environment: info.Environment,
-		Stats: recordStats{Summary: res.Summary, Verdict: res.Verdict, Advice: info.Advice, Stopped: res.Stopped, Dirs: res.Dirs, Events: res.Events, Cleans: res.Cleans}}
+		Stats: recordStats{Summary: res.Summary, Verdict: res.Verdict, Advice: info.Advice, Stopped: res.Stopped, Dirs: res.Dirs, Events: res.Events, Cleans: res.Cleans,
+			Interference: info.Interference}}
 	run.SetCounters(res.CountersBefore, res.CountersAfter)
 	for _, r := range res.Summary.Rows {
 		run.Rows = append(run.Rows, results.Row{Name: r.Name + " median", Value: strconv.FormatFloat(r.Median, 'g', 6, 64), Unit: r.Unit, Meaning: "median after the warm-up"})
 		run.Rows = append(run.Rows, results.Row{Name: r.Name + " max", Value: strconv.FormatFloat(r.Max, 'g', 6, 64), Unit: r.Unit, Meaning: "maximum after the warm-up"})
 	}
 	run.Notes = append(run.Notes, "verdict: "+res.Verdict.Line)
+	interference := ""
+	if st, ok := info.Interference.(fmt.Stringer); ok {
+		interference = "interference: " + st.String()
+		run.Notes = append(run.Notes, interference)
+	}
 	id, err := results.NewID(run.StartedAt, run.Config)
 	if err != nil {
 		return "", err
@@ -103,7 +117,11 @@ func WriteRecord(out string, res *Result, info RecordInfo) (string, error) {
 		return dir, err
 	}
 	if err := write(SummaryMDFile, func(w io.Writer) error {
-		_, err := io.WriteString(w, FormatSummary(res, info.Advice))
+		summary := FormatSummary(res, info.Advice)
+		if interference != "" {
+			summary += "\n" + interference + "\n"
+		}
+		_, err := io.WriteString(w, summary)
 		return err
 	}); err != nil {
 		return dir, err

@@ -78,6 +78,8 @@ type partition struct {
 	n      int
 	log    *engine.Log
 	stream *workloads.Stream
+	// removed counts the bytes swaps and retention took out of the log.
+	removed *removalCount
 
 	// mu is held around each Append and the counters it moves, so that a
 	// sample sees the log and its producer's counters at one instant.
@@ -98,6 +100,7 @@ type appendTime struct {
 // runner is one steady-state run in progress.
 type runner struct {
 	cfg   Config
+	fs    *removalFS // the logs' FS
 	mgr   *engine.CleanerManager
 	parts []*partition
 	start time.Time
@@ -105,18 +108,16 @@ type runner struct {
 	appendLat latencies
 	fetchLat  latencies
 
-	mu           sync.Mutex // guards the cleaner totals and the event log
-	cleans       int64
-	read         int64
-	mapRead      int64
-	written      int64
-	cleanRemoved int64
-	retRemoved   int64
-	busy         time.Duration
-	events       int
-	cleanList    []CleanRecord
-	eventLog     io.Writer
-	firstErr     error
+	mu        sync.Mutex // guards the cleaner totals and the event log
+	cleans    int64
+	read      int64
+	mapRead   int64
+	written   int64
+	busy      time.Duration
+	events    int
+	cleanList []CleanRecord
+	eventLog  io.Writer
+	firstErr  error
 
 	readerRecords int64 // atomic by readerMu
 	readerMu      sync.Mutex
@@ -147,7 +148,7 @@ func Run(ctx context.Context, cfg Config, eventLog io.Writer) (*Result, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("steady: create %s: %w", cfg.Dir, err)
 	}
-	r := &runner{cfg: cfg, eventLog: eventLog}
+	r := &runner{cfg: cfg, fs: newRemovalFS(cfg.FS), eventLog: eventLog}
 	var dirs []string
 	for p := range spec.Partitions {
 		dir := filepath.Join(cfg.Dir, fmt.Sprintf("%s-%d", spec.Topic, p))
@@ -158,7 +159,7 @@ func Run(ctx context.Context, cfg Config, eventLog io.Writer) (*Result, error) {
 	}
 	logCfg := cfg.Log
 	for p, dir := range dirs {
-		l, err := engine.Open(dir, engine.Options{Config: &logCfg, Create: true, Now: cfg.Now})
+		l, err := engine.Open(dir, engine.Options{Config: &logCfg, Create: true, Now: cfg.Now, FS: r.fs})
 		if err != nil {
 			r.closeLogs()
 			return nil, fmt.Errorf("steady: %w", err)
@@ -175,7 +176,7 @@ func Run(ctx context.Context, cfg Config, eventLog io.Writer) (*Result, error) {
 			return nil, fmt.Errorf("steady: a batch of %d records takes up to %d bytes, more than max.message.bytes %d or segment.bytes %d: lower --records-per-batch or the record size",
 				spec.RecordsPerBatch, mb, logCfg.MaxMessageBytes, logCfg.SegmentBytes)
 		}
-		r.parts = append(r.parts, &partition{n: p, log: l, stream: st})
+		r.parts = append(r.parts, &partition{n: p, log: l, stream: st, removed: r.fs.count(l.Dir())})
 	}
 	// The throttle, one for all threads as Kafka's, sleeps as Kafka's does
 	// but wakes when the run stops, so that a clean in a long throttle
@@ -214,6 +215,9 @@ func Run(ctx context.Context, cfg Config, eventLog io.Writer) (*Result, error) {
 				return nil, fmt.Errorf("steady: %w", err)
 			}
 		}
+	}
+	if cfg.onManager != nil {
+		cfg.onManager(mgr)
 	}
 	for _, p := range r.parts {
 		if err := mgr.AddLog(p.log); err != nil {
@@ -420,7 +424,10 @@ func (r *runner) endTxns(p *partition, buf []byte) error {
 }
 
 // consume tails p's log with a read_committed consumer until stop, timing
-// each fetch that returned data.
+// each fetch that returned data. A fetch below the log start offset
+// (retention or a log start raise moved it past the consumer: Kafka's
+// OffsetOutOfRange) starts the consumer again at the log start offset, as
+// auto.offset.reset=earliest does.
 func (r *runner) consume(p *partition, stop <-chan struct{}) error {
 	c := p.log.NewConsumer(-1, engine.ReadCommitted, 1<<20)
 	idle := time.Duration(r.cfg.ReaderPollMs) * time.Millisecond
@@ -430,10 +437,8 @@ func (r *runner) consume(p *partition, stop <-chan struct{}) error {
 			return nil
 		default:
 		}
-		if lso := p.log.LogStartOffset(); c.Position() < lso {
-			// Retention moved the log start past the consumer (Kafka's
-			// OffsetOutOfRange with auto.offset.reset=earliest).
-			c = p.log.NewConsumer(lso, engine.ReadCommitted, 1<<20)
+		if r.cfg.beforePoll != nil {
+			r.cfg.beforePoll(p.log, int64(c.Position()))
 		}
 		var n int64
 		t0 := time.Now()
@@ -442,6 +447,12 @@ func (r *runner) consume(p *partition, stop <-chan struct{}) error {
 		if err != nil {
 			if errors.Is(err, engine.ErrClosed) {
 				return nil
+			}
+			// The log start offset is read after the failed fetch: a
+			// position below it is what the fetch refused.
+			if lso := p.log.LogStartOffset(); errors.Is(err, engine.ErrOffsetOutOfRange) && c.Position() < lso {
+				c = p.log.NewConsumer(lso, engine.ReadCommitted, 1<<20)
+				continue
 			}
 			return fmt.Errorf("steady: reader of %s: %w", p.log.TopicPartition(), err)
 		}
@@ -490,6 +501,9 @@ func (r *runner) retentionTask(stop <-chan struct{}) {
 // onCleanerEvent is the manager's OnEvent: it adds a clean's or a
 // retention's bytes to the totals and writes the event log.
 func (r *runner) onCleanerEvent(ev engine.CleanerEvent) {
+	if r.cfg.beforeCleanerEvent != nil {
+		r.cfg.beforeCleanerEvent(ev)
+	}
 	if r.cfg.onCleanerEvent != nil {
 		defer r.cfg.onCleanerEvent(ev)
 	}
@@ -504,7 +518,6 @@ func (r *runner) onCleanerEvent(ev engine.CleanerEvent) {
 		r.read += st.BytesRead
 		r.mapRead += st.MapBytesRead
 		r.written += st.BytesWritten
-		r.cleanRemoved += st.BytesRead - st.BytesWritten
 		r.busy += st.ElapsedTime()
 		r.mu.Unlock()
 		msg := strings.TrimRight(st.KafkaMessage(ev.Thread), "\n")
@@ -522,21 +535,15 @@ func (r *runner) onCleanerEvent(ev engine.CleanerEvent) {
 	}
 }
 
-// retention adds a retention's deleted bytes to the totals and logs each
-// deleted segment.
+// retention logs each segment a retention deleted.
 func (r *runner) retention(tp engine.TopicPartition, who string, res *engine.RetentionResult) {
 	if res == nil || len(res.Deleted) == 0 {
 		return
 	}
-	var n int64
 	var b strings.Builder
 	for _, d := range res.Deleted {
-		n += d.SizeBytes
 		fmt.Fprintf(&b, " LogSegment(baseOffset=%d, size=%d, largestTime=%d) (%s);", d.BaseOffset, d.SizeBytes, d.MaxTimestamp, d.Reason)
 	}
-	r.mu.Lock()
-	r.retRemoved += n
-	r.mu.Unlock()
 	r.logEvent(fmt.Sprintf("INFO [UnifiedLog partition=%s, dir=%s] [%s] Deleting segments:%s log start offset %d (kafka.log.UnifiedLog)",
 		tp, r.cfg.Dir, who, strings.TrimSuffix(b.String(), ";"), res.LogStartOffset))
 }
@@ -582,7 +589,7 @@ func (r *runner) sample(final bool) *Sample {
 
 	ckpts := r.mgr.AllCleanerCheckpoints()
 	for _, p := range r.parts {
-		ps := r.samplePartition(p, ckpts, nowMs)
+		ps, cleaned, retained := r.samplePartition(p, ckpts, nowMs)
 		s.Partitions = append(s.Partitions, ps)
 		s.LogBytes += ps.SizeBytes
 		s.DirtyBytes += ps.DirtyBytes
@@ -591,6 +598,8 @@ func (r *runner) sample(final bool) *Sample {
 		s.MaxCompactionDelayMs = max(s.MaxCompactionDelayMs, ps.CompactionDelayMs)
 		s.OldestDirtyAgeMs = max(s.OldestDirtyAgeMs, ps.OldestDirtyAgeMs)
 		s.ProducerBytes += ps.ProducerBytes
+		s.CleanRemovedBytes += cleaned
+		s.RetentionRemovedBytes += retained
 		p.mu.Lock()
 		s.ProducerRecords += p.records
 		s.ProducerAppends += p.appends
@@ -604,7 +613,7 @@ func (r *runner) sample(final bool) *Sample {
 
 	r.mu.Lock()
 	s.Cleans, s.CleanerBytesRead, s.CleanerMapBytesRead, s.CleanerBytesWritten = r.cleans, r.read, r.mapRead, r.written
-	s.CleanRemovedBytes, s.RetentionRemovedBytes, s.CleanerBusySeconds = r.cleanRemoved, r.retRemoved, r.busy.Seconds()
+	s.CleanerBusySeconds = r.busy.Seconds()
 	r.mu.Unlock()
 
 	if c, err := results.Snapshot(r.cfg.DiskDevice); err == nil {
@@ -628,9 +637,11 @@ func (r *runner) sample(final bool) *Sample {
 	return s
 }
 
-// samplePartition reads one partition's state, with its producer held
-// between appends.
-func (r *runner) samplePartition(p *partition, ckpts map[engine.TopicPartition]record.Offset, nowMs int64) PartitionSample {
+// samplePartition reads one partition's state at one instant: its
+// producer held between appends, and no swap or retention deletion between
+// the reads of the log and of the bytes those removed (cleaned and
+// retained, returned beside the sample).
+func (r *runner) samplePartition(p *partition, ckpts map[engine.TopicPartition]record.Offset, nowMs int64) (ps PartitionSample, cleaned, retained int64) {
 	ckpt := engine.NoCheckpoint
 	if off, ok := ckpts[p.log.TopicPartition()]; ok {
 		ckpt = off
@@ -638,20 +649,22 @@ func (r *runner) samplePartition(p *partition, ckpts map[engine.TopicPartition]r
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l := p.log
-	lt := engine.CleanableOffsets(l, ckpt, nowMs)
-	ps := PartitionSample{
-		Partition:         p.n,
-		SizeBytes:         l.SizeBytes(),
-		Segments:          len(l.Segments()),
-		LogStartOffset:    int64(l.LogStartOffset()),
-		LogEndOffset:      int64(l.LogEndOffset()),
-		FirstDirtyOffset:  int64(lt.FirstDirtyOffset),
-		CleanableBytes:    lt.CleanableBytes,
-		CleanableRatio:    lt.CleanableRatio,
-		CompactionDelayMs: lt.MaxCompactionDelayMs,
-		ProducerBytes:     p.bytes,
-	}
-	ps.DirtyBytes = ps.SizeBytes - lt.CleanBytes
+	cleaned, retained = p.removed.snapshot(func() {
+		lt := engine.CleanableOffsets(l, ckpt, nowMs)
+		ps = PartitionSample{
+			Partition:         p.n,
+			SizeBytes:         l.SizeBytes(),
+			Segments:          len(l.Segments()),
+			LogStartOffset:    int64(l.LogStartOffset()),
+			LogEndOffset:      int64(l.LogEndOffset()),
+			FirstDirtyOffset:  int64(lt.FirstDirtyOffset),
+			CleanableBytes:    lt.CleanableBytes,
+			CleanableRatio:    lt.CleanableRatio,
+			CompactionDelayMs: lt.MaxCompactionDelayMs,
+			ProducerBytes:     p.bytes,
+		}
+		ps.DirtyBytes = ps.SizeBytes - lt.CleanBytes
+	})
 	// Drop the batches wholly below the first dirty offset: cleaned.
 	i := 0
 	for i < len(p.appended) && p.appended[i].next <= ps.FirstDirtyOffset {
@@ -661,5 +674,5 @@ func (r *runner) samplePartition(p *partition, ckpts map[engine.TopicPartition]r
 	if len(p.appended) > 0 {
 		ps.OldestDirtyAgeMs = max(nowMs-p.appended[0].ms, 0)
 	}
-	return ps
+	return ps, cleaned, retained
 }

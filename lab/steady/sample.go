@@ -54,9 +54,14 @@ type Sample struct {
 	FetchLatency  Latency `json:"fetch_latency"`
 
 	// Cleaner (cumulative, over finished cleans): bytes read while copying
-	// and building the map, bytes written to cleaned segments, what the
-	// cleans removed from the logs (read - written) and what retention
-	// removed (deleted segments' .log bytes).
+	// and building the map, bytes written to cleaned segments. Removed
+	// (cumulative, counted at the swap or deletion itself, at the same
+	// instant as LogBytes): what the cleans' swaps took out of the logs
+	// (replaced segments' .log bytes less the cleaned segment's: a finished
+	// clean's read - written, plus the groups a clean aborted afterwards had
+	// swapped in) and what retention removed (deleted segments' .log
+	// bytes). ProducerBytes = LogBytes + CleanRemovedBytes +
+	// RetentionRemovedBytes at every sample.
 	Cleans                int64 `json:"cleans"`
 	CleanerBytesRead      int64 `json:"cleaner_bytes_read"`
 	CleanerMapBytesRead   int64 `json:"cleaner_map_bytes_read"`
