@@ -77,11 +77,19 @@ type steadyScale struct {
 	row      Row
 }
 
+// minSteadyPartitionBytes is the least steady log per partition (clean
+// part plus dirty section at the trigger): 1 MiB, so that a clean's fixed
+// costs (files created, fsynced, swapped) do not outweigh its bytes far
+// more than at the row's size.
+const minSteadyPartitionBytes = 1 << 20
+
 // planSteady scales row r's workload for a run of seconds, keeping its
-// thread load: each partition's keys by s = SteadyLogBytes / the
-// workload's log (at least 64 keys), segment.bytes by the same s (between
-// 64 KiB, or two batches, and a quarter of the dirty section, so that
-// cleans come); the write rate w_s = L x D_s / t_s, L the full workload's
+// thread load: each partition's keys by s = SteadyLogBytes (at least
+// minSteadyPartitionBytes per partition) / the workload's log (at least 64
+// keys); segment.bytes kept, but at most a quarter of the scaled dirty
+// section (so that cleans come, the active segment being uncleanable) and
+// at least 64 KiB or two batches (scaling it down with the log would
+// multiply the segment groups per byte, and their fsyncs); the write rate w_s = L x D_s / t_s, L the full workload's
 // threads needed, D_s and t_s the scaled dirty section and predicted clean
 // time (so the scaled load is L), raised when a cleaning cycle D_s / w_s
 // would be longer than a third of the run; the time configs
@@ -97,15 +105,14 @@ func planSteady(r Row, full *sizing.Advice, ao sizing.AdviseOptions, o Options) 
 	c, k := full.Inputs["clean_bytes_per_partition"], full.Inputs["keys_per_partition"]
 	p := float64(w.Partitions)
 	dRatio := c * w.MinCleanableDirtyRatio / (1 - w.MinCleanableDirtyRatio)
-	s := math.Min(1, float64(o.SteadyLogBytes)/((c+dRatio)*p))
+	s := math.Min(1, float64(max(o.SteadyLogBytes, int64(w.Partitions)*minSteadyPartitionBytes))/((c+dRatio)*p))
 	ks := int64(math.Max(64, math.Round(k*s)))
 	s = float64(ks) / k
 	sw := w
 	sw.Keys = ks * int64(w.Partitions)
 	sw.WriteBytesPerSecond, sw.MaxCompactionLagMs = 0, math.MaxInt64
 	maxBatch := int64(math.Ceil(sizing.RecordBytes(w.KeyBytes, w.ValueBytes, w.RecordsPerBatch, false) * float64(w.RecordsPerBatch)))
-	seg := int64(math.Round(float64(w.SegmentBytes) * s))
-	seg = min(seg, int64(dRatio*s/4))
+	seg := min(w.SegmentBytes, int64(dRatio*s/4))
 	seg = max(seg, 64<<10, 2*maxBatch)
 	sw.SegmentBytes = seg
 	a0, err := sizing.AdviseWorkload(sw, ao)
