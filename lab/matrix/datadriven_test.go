@@ -42,9 +42,9 @@ func TestParse(t *testing.T) {
 			if w.MaxCompactionLagMs < math.MaxInt64 {
 				lag = strconv.FormatInt(w.MaxCompactionLagMs, 10)
 			}
-			fmt.Fprintf(&b, "%d %s line=%d keys=%d key-bytes=%d value-bytes=%d rpb=%d dist=%s tomb=%g partitions=%d seg=%d ratio=%g lag=%s rate=%g disks=%d cores=%d backoff=%d throttle=%g codec=%s txn=%g/%g measure=%s\n",
+			fmt.Fprintf(&b, "%d %s line=%d keys=%d key-bytes=%d value-bytes=%d rpb=%d dist=%s tomb=%g partitions=%d seg=%d ratio=%g lag=%s rate=%g disks=%d cores=%d backoff=%d throttle=%g codec=%s txn=%g/%g measure=%s vlb=%d\n",
 				i+1, r.Name, r.Line, w.Keys, w.KeyBytes, w.ValueBytes, w.RecordsPerBatch, w.Distribution, w.TombstoneRatio, w.Partitions, w.SegmentBytes,
-				w.MinCleanableDirtyRatio, lag, w.WriteBytesPerSecond, w.Disks, r.Cores, r.BackoffMs, r.MaxIOBytesPerSecond, r.Codec, r.TxnRatio, r.TxnAbortRatio, r.Measure)
+				w.MinCleanableDirtyRatio, lag, w.WriteBytesPerSecond, w.Disks, r.Cores, r.BackoffMs, r.MaxIOBytesPerSecond, r.Codec, r.TxnRatio, r.TxnAbortRatio, r.Measure, r.ValidateLogBytes)
 			if why := r.NotModelled(); why != "" {
 				fmt.Fprintf(&b, "  not modelled: %s\n", why)
 			}

@@ -89,6 +89,10 @@ type Row struct {
 	TxnAbortRatio float64 `json:"txn_abort_ratio,omitempty"`
 	// Measure is MeasureRecommended (default) or MeasureBelow.
 	Measure string `json:"measure"`
+	// ValidateLogBytes, when > 0, is this row's scaled-down log instead
+	// of Options.ValidateLogBytes (a throttled row needs cleans longer
+	// than Kafka's 300 ms throttle check interval).
+	ValidateLogBytes int64 `json:"validate_log_bytes,omitempty"`
 }
 
 // Matrix is a loaded matrix file.
@@ -204,6 +208,11 @@ var fields = map[string]field{
 	},
 	"txn-ratio":       floatField(func(r *Row) *float64 { return &r.TxnRatio }),
 	"txn-abort-ratio": floatField(func(r *Row) *float64 { return &r.TxnAbortRatio }),
+	"validate-log-bytes": func(r *Row, v string) error {
+		n, err := lab.ParseBytes(v)
+		r.ValidateLogBytes = n
+		return err
+	},
 	"measure": func(r *Row, v string) error {
 		if v != MeasureRecommended && v != MeasureBelow {
 			return fmt.Errorf("%q: want %s or %s", v, MeasureRecommended, MeasureBelow)

@@ -18,7 +18,7 @@ import (
 // (compressed batches, transactions, a non-uniform distribution) the way
 // sizing.Validate measures the others, so its figures sit in the same
 // columns: each partition's keys scaled by s = ValidateLogBytes / the
-// workload's log (at least 64 keys), the advised per-thread buffer by the
+// workload's log (the row's own ValidateLogBytes when set; at least 64 keys), the advised per-thread buffer by the
 // same s (or 60% of the scaled dirty keys for MeasureBelow); the log
 // generated with the row's codec and transactions (base holding every key
 // once, head at the trigger ratio), the page cache warmed, every partition
@@ -36,7 +36,7 @@ func measureScaled(ctx context.Context, r Row, a *sizing.Advice, o Options) (pas
 		ratio = eff
 	}
 	fullLog := (c + d) * float64(w.Partitions)
-	s := math.Min(1, float64(o.ValidateLogBytes)/fullLog)
+	s := math.Min(1, float64(o.validateBytes(r))/fullLog)
 	ks := int64(math.Max(64, math.Round(k*s)))
 	s = float64(ks) / k
 	var entry int

@@ -244,6 +244,14 @@ func (o *Options) calibrateOptions(r Row) sizing.CalibrateOptions {
 	return co
 }
 
+// validateBytes is row r's scaled-down log.
+func (o *Options) validateBytes(r Row) int64 {
+	if r.ValidateLogBytes > 0 {
+		return r.ValidateLogBytes
+	}
+	return o.ValidateLogBytes
+}
+
 // adviseOptions are advise's options for row r.
 func (o *Options) adviseOptions(r Row, c *sizing.Calibration) sizing.AdviseOptions {
 	cc := o.Cleaner
@@ -306,7 +314,7 @@ func (rr *RowResult) measureClean(ctx context.Context, o Options, ao sizing.Advi
 	if eff := lagRatio(rr.Advice); eff > 0 && eff < w.MinCleanableDirtyRatio {
 		w.MinCleanableDirtyRatio = eff
 	}
-	vo := sizing.ValidateOptions{Dir: o.Dir, LogBytes: o.ValidateLogBytes, Cleaner: ao.Cleaner, Calibration: c, Repetitions: o.ValidateRuns, Log: o.Log}
+	vo := sizing.ValidateOptions{Dir: o.Dir, LogBytes: o.validateBytes(r), Cleaner: ao.Cleaner, Calibration: c, Repetitions: o.ValidateRuns, Log: o.Log}
 	if o.Recalibrate {
 		co := o.calibrateOptions(r)
 		vo.Recalibrate = &co

@@ -20,9 +20,10 @@ const (
 	// RoleOneFewer runs one thread fewer, where the model says that does
 	// not keep up.
 	RoleOneFewer = "one fewer"
-	// RoleBeyondBound runs the threads the load needs where advise bounded
-	// them below it (cores, partitions, disks) and predicts falling behind.
-	RoleBeyondBound = "beyond the bound"
+	// RoleOneMore runs one thread more where advise bounded the threads
+	// below the load (cores, partitions, disks) and predicts falling
+	// behind: whether the bound holds (e.g. a second thread on one disk).
+	RoleOneMore = "one more"
 )
 
 // SteadyRun is one short steady-state run of a row's scaled workload.
@@ -159,7 +160,7 @@ func planSteady(r Row, full *sizing.Advice, ao sizing.AdviseOptions, o Options) 
 
 // runSteady plans the row's steady workload and runs it with the advised
 // threads, then with one fewer where the model says that does not keep up,
-// or with the threads the load needs where advise bounded them below it.
+// or with one more where advise bounded them below the load.
 func (rr *RowResult) runSteady(ctx context.Context, o Options, ao sizing.AdviseOptions) error {
 	sc, err := planSteady(rr.Row, rr.Advice, ao, o)
 	if err != nil {
@@ -172,10 +173,8 @@ func (rr *RowResult) runSteady(ctx context.Context, o Options, ao sizing.AdviseO
 	if t > 1 && a.ThreadsNeeded > float64(t-1) {
 		runs = append(runs, SteadyRun{Role: RoleOneFewer, Threads: t - 1})
 	}
-	if a.FallsBehind {
-		if need := min(sc.w.Partitions, int(math.Ceil(a.ThreadsNeeded))); need > t {
-			runs = append(runs, SteadyRun{Role: RoleBeyondBound, Threads: need})
-		}
+	if a.FallsBehind && t < sc.w.Partitions {
+		runs = append(runs, SteadyRun{Role: RoleOneMore, Threads: t + 1})
 	}
 	for _, run := range runs {
 		run.ThreadsNeeded = a.ThreadsNeeded
