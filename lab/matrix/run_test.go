@@ -17,7 +17,7 @@ import (
 // the record, never a timing: the measured passes equal the predicted ones
 // (one pass with the recommended buffer: the map holds every dirty key,
 // whatever the machine's speed); the lz4 row has a measurement and no
-// prediction; every row has an advised steady run with a verdict line; the
+// prediction (in its steady run too); every row has an advised steady run with a verdict line; the
 // interference hook wraps each row once and its verdict is kept.
 func TestRunTiny(t *testing.T) {
 	m, err := Parse("tiny.yaml", []byte(`rows:
@@ -82,6 +82,9 @@ func TestRunTiny(t *testing.T) {
 	}
 	if !strings.Contains(lz4.NotModelled, "codec lz4") || lz4.PassesPredicted != nil || lz4.CleanSecondsPredicted != nil || lz4.CleanSecondsError != nil {
 		t.Errorf("lz4: not modelled %q, predicted %v/%v: want not modelled, no prediction", lz4.NotModelled, lz4.PassesPredicted, lz4.CleanSecondsPredicted)
+	}
+	if s := lz4.Steady[0]; s.DirtyRatioPredicted != nil || s.CompactionDelayPredicted != nil {
+		t.Errorf("lz4: steady predictions for a row the model does not cover: %+v", s)
 	}
 	if s := res.Summary; s.Rows != 2 || s.Modelled != 1 || s.NotModelled != 1 || s.PassesExact != 1 || s.Interference["quiet"] != 2 {
 		t.Errorf("summary %+v: want 2 rows, 1 modelled with exact passes, 1 not modelled, 2 quiet", s)

@@ -52,8 +52,9 @@ type SteadyRun struct {
 	Verdict string `json:"verdict"`
 	// Dirty ratio (time-average cleanable ratio) and compaction delay (the
 	// window's largest oldest-dirty age, seconds): predicted for the
-	// advised run only (nil for the others: the model has no steady state
-	// for a cleaner that falls behind), measured for every run; errors =
+	// advised run of a modelled row only (nil for the others: the model has
+	// no steady state for a cleaner that falls behind, nor a clean time for
+	// a row it does not cover), measured for every run; errors =
 	// (measured - predicted) / predicted (steady's sign).
 	DirtyRatioPredicted      *float64 `json:"dirty_ratio_predicted,omitempty"`
 	DirtyRatioMeasured       float64  `json:"dirty_ratio_measured"`
@@ -238,7 +239,9 @@ func runSteadySpec(ctx context.Context, run *SteadyRun, spec workloads.Spec, lc 
 	run.Decided, run.KeepsUp, run.Verdict = res.Verdict.Decided, res.Verdict.KeepsUp, res.Verdict.Line
 	a := sc.advice
 	adv := &steady.Advice{DedupeBufferBytes: cc.DedupeBufferBytes, Threads: cc.Threads, IOBufferBytes: cc.IOBufferBytes}
-	if run.Role == RoleAdvised && !a.FallsBehind {
+	// A row the model does not cover gets no steady prediction either:
+	// its clean time and record bytes are not the model's.
+	if run.Role == RoleAdvised && !a.FallsBehind && sc.row.NotModelled() == "" {
 		mean, peak, delay := a.MeanDirtyRatio, a.PeakDirtyRatio, a.MaxCompactionDelaySeconds
 		adv.SteadyDirtyRatio, adv.PeakDirtyRatio, adv.CompactionDelaySeconds = &mean, &peak, &delay
 		run.DirtyRatioPredicted, run.CompactionDelayPredicted = &mean, &delay
