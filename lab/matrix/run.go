@@ -2,9 +2,7 @@ package matrix
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine"
@@ -352,8 +350,3 @@ func lagRatio(a *sizing.Advice) float64 {
 	}
 	return d / (c + d)
 }
-
-// errNoSteady marks a row without a steady run.
-var errNoSteady = errors.New("matrix: no steady run")
-
-func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
