@@ -22,7 +22,8 @@ const (
 	RoleOneFewer = "one fewer"
 	// RoleOneMore runs one thread more where advise bounded the threads
 	// below the load (cores, partitions, disks) and predicts falling
-	// behind: whether the bound holds (e.g. a second thread on one disk).
+	// behind, or where the advised count did not keep up: whether the bound
+	// holds (e.g. a second thread on one disk), and what count does.
 	RoleOneMore = "one more"
 )
 
@@ -160,8 +161,10 @@ func planSteady(r Row, full *sizing.Advice, ao sizing.AdviseOptions, o Options) 
 }
 
 // runSteady plans the row's steady workload and runs it with the advised
-// threads, then with one fewer where the model says that does not keep up,
-// or with one more where advise bounded them below the load.
+// threads; then with one fewer where the model says that does not keep
+// up, and with one more where advise bounded the threads below the load
+// or the advised count did not keep up (measured), so the table shows the
+// count that does.
 func (rr *RowResult) runSteady(ctx context.Context, o Options, ao sizing.AdviseOptions) error {
 	sc, err := planSteady(rr.Row, rr.Advice, ao, o)
 	if err != nil {
@@ -170,25 +173,33 @@ func (rr *RowResult) runSteady(ctx context.Context, o Options, ao sizing.AdviseO
 	rr.SteadyNote = sc.note
 	a := sc.advice
 	t := a.Threads
-	runs := []SteadyRun{{Role: RoleAdvised, Threads: t, PredictedKeepsUp: !a.FallsBehind}}
-	if t > 1 && a.ThreadsNeeded > float64(t-1) {
-		runs = append(runs, SteadyRun{Role: RoleOneFewer, Threads: t - 1})
-	}
-	if a.FallsBehind && t < sc.w.Partitions {
-		runs = append(runs, SteadyRun{Role: RoleOneMore, Threads: t + 1})
-	}
-	for _, run := range runs {
-		run.ThreadsNeeded = a.ThreadsNeeded
-		if run.Role != RoleAdvised {
-			run.PredictedKeepsUp = false
-		}
-		if err := runSteadyOne(ctx, &run, sc, o); err != nil {
+	run := func(role string, threads int, predicted bool) (SteadyRun, error) {
+		r := SteadyRun{Role: role, Threads: threads, ThreadsNeeded: a.ThreadsNeeded, PredictedKeepsUp: predicted}
+		if err := runSteadyOne(ctx, &r, sc, o); err != nil {
 			if ctx.Err() != nil {
-				return err
+				return r, err
 			}
-			run.Error = err.Error()
+			r.Error = err.Error()
 		}
-		rr.Steady = append(rr.Steady, run)
+		rr.Steady = append(rr.Steady, r)
+		return r, nil
+	}
+	adv, err := run(RoleAdvised, t, !a.FallsBehind)
+	if err != nil {
+		return err
+	}
+	if t > 1 && a.ThreadsNeeded > float64(t-1) {
+		if _, err := run(RoleOneFewer, t-1, false); err != nil {
+			return err
+		}
+	}
+	if t < sc.w.Partitions && (a.FallsBehind || (adv.Decided && !adv.KeepsUp)) {
+		// The model's answer for t+1 threads: the load fits them and the
+		// bound (cores, partitions, disks) lets them help.
+		pred := a.ThreadsNeeded <= float64(t+1) && t+1 <= a.ThreadsBound
+		if _, err := run(RoleOneMore, t+1, pred); err != nil {
+			return err
+		}
 	}
 	return nil
 }
