@@ -25,6 +25,7 @@ func newAdviseCmd() *cobra.Command {
 	curveCache := "warm"
 	var tc topicConfigFlags
 	var cal calibrationFlags
+	var mf matrixFlags
 	cmd := &cobra.Command{
 		Use:   "advise [--dir LOGDIR | --keys N --key-bytes N --value-bytes N ...]",
 		Short: "Recommend log.cleaner.dedupe.buffer.size, log.cleaner.threads and log.cleaner.io.buffer.size; predict passes, clean time, dirty ratio and delay",
@@ -45,7 +46,10 @@ come from a calibration: a few short runs on this machine, cached under
 
 --validate runs the recommendation and one step below it on a scaled-down
 log (--validate-log-bytes) that keeps the keys-per-buffer ratio, and
-reports predicted vs measured passes and clean time with the error.`,
+reports predicted vs measured passes and clean time with the error.
+--validate --matrix default|FILE does so for every row of a matrix of
+workloads, with a short steady run per row (dirty ratio, compaction delay,
+whether the advised threads keep up): an error table, a summary and a plot.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if format != "table" && format != "json" {
@@ -68,6 +72,9 @@ reports predicted vs measured passes and clean time with the error.`,
 			set, resolved, err := tc.load(cmd, dir, cc)
 			if err != nil {
 				return err
+			}
+			if mf.spec != "" {
+				return mf.run(cmd, dir, validate, format, resolved, cores, &cal, validateBytes, validateRuns)
 			}
 			kb, vb, rpb := w.KeyBytes, w.ValueBytes, w.RecordsPerBatch
 			calib, calNote, err := cal.get(cmd, resolved, kb, vb, rpb, true)
@@ -146,6 +153,7 @@ reports predicted vs measured passes and clean time with the error.`,
 	f.Var((*byteSize)(&validateBytes), "validate-log-bytes", "size of the scaled-down log of --validate, all partitions (bytes)")
 	tc.bind(f)
 	cal.bind(f)
+	mf.bind(f)
 	cleanerConfigFlags(f, &cc)
 	return cmd
 }

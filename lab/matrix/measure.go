@@ -1,0 +1,169 @@
+package matrix
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/lab/sizing"
+	"github.com/cleanerlab/cleanerlab/workloads"
+)
+
+// measureScaled measures the clean of a row the model does not cover
+// (compressed batches, transactions, a non-uniform distribution) the way
+// sizing.Validate measures the others, so its figures sit in the same
+// columns: each partition's keys scaled by s = ValidateLogBytes / the
+// workload's log (the row's own ValidateLogBytes when set; at least 64 keys), the advised per-thread buffer by the
+// same s (or 60% of the scaled dirty keys for MeasureBelow); the log
+// generated with the row's codec and transactions (base holding every key
+// once, head at the trigger ratio), the page cache warmed, every partition
+// cleaned by one thread until a clean ends without a full map. It returns
+// the largest pass count of a partition, the mean over partitions of the
+// summed clean wall times (the fastest of ValidateRuns), s and the buffer.
+func measureScaled(ctx context.Context, r Row, a *sizing.Advice, o Options) (passes int, secs, scale float64, buf int64, err error) {
+	w := r.Workload
+	c, d, k, rb := a.Inputs["clean_bytes_per_partition"], a.Inputs["dirty_bytes_at_trigger"], a.Inputs["keys_per_partition"], a.Inputs["record_bytes"]
+	if c <= 0 || d <= 0 || k <= 0 || rb <= 0 {
+		return 0, 0, 0, 0, fmt.Errorf("matrix: row %s: advice without the head's inputs", r.Name)
+	}
+	ratio := w.MinCleanableDirtyRatio
+	if eff := lagRatio(a); eff > 0 {
+		ratio = eff
+	}
+	fullLog := (c + d) * float64(w.Partitions)
+	s := math.Min(1, float64(o.validateBytes(r))/fullLog)
+	ks := int64(math.Max(64, math.Round(k*s)))
+	s = float64(ks) / k
+	var entry int
+	for _, la := range a.Layouts {
+		if la.Layout == a.Layout {
+			entry = la.EntryBytes
+		}
+	}
+	if entry == 0 || a.Threads < 1 {
+		return 0, 0, 0, 0, fmt.Errorf("matrix: row %s: advice without its layout %q", r.Name, a.Layout)
+	}
+	lf := o.Cleaner.LoadFactor
+	if r.Measure == MeasureBelow {
+		cs := float64(ks) * rb
+		ds := cs * ratio / (1 - ratio)
+		keys := sizing.ExpectedDistinct(float64(ks), ds/rb)
+		buf = int64(math.Ceil(0.6*keys/lf)) * int64(entry)
+	} else {
+		per := float64(a.DedupeBufferBytes/int64(a.Threads)) / float64(entry)
+		buf = int64(math.Ceil(per*s)) * int64(entry)
+	}
+	spec := workloads.DefaultSpec()
+	spec.Keys, spec.KeyBytes, spec.ValueBytes, spec.RecordsPerBatch = ks*int64(w.Partitions), w.KeyBytes, w.ValueBytes, w.RecordsPerBatch
+	spec.Partitions, spec.Distribution, spec.TombstoneRatio = w.Partitions, w.Distribution, w.TombstoneRatio
+	spec.Codec = r.Codec
+	spec.Txn.Ratio, spec.Txn.AbortRatio = r.TxnRatio, r.TxnAbortRatio
+	spec.DirtyRatio = ratio
+	spec.SegmentBytes = w.SegmentBytes
+	logBytes := float64(ks) * rb / (1 - ratio) * float64(w.Partitions) * 0.999
+	cc := o.Cleaner
+	cc.Threads, cc.DedupeBufferBytes, cc.MaxIOBytesPerSecond = 1, buf, r.MaxIOBytesPerSecond
+	best := math.Inf(1)
+	for rep := 0; rep < o.ValidateRuns; rep++ {
+		o.Log("measure %d/%d %s (not modelled): %d keys, %d partitions, dedupe buffer %d bytes\n", rep+1, o.ValidateRuns, r.Name, spec.Keys, w.Partitions, buf)
+		var p int
+		var t float64
+		// A compressed base holds fewer bytes per key than the model's
+		// record: shrink the log until the keys fill its base.
+		for try := 0; ; try++ {
+			spec.LogBytes = int64(logBytes)
+			p, t, err = cleanToEnd(ctx, spec, cc, o.Dir)
+			if err == nil || try == 4 || !strings.Contains(err.Error(), "unreachable") {
+				break
+			}
+			logBytes *= 0.85
+		}
+		if err != nil {
+			return 0, 0, 0, 0, fmt.Errorf("matrix: row %s: %w", r.Name, err)
+		}
+		passes = max(passes, p)
+		best = math.Min(best, t)
+	}
+	return passes, best, s, buf, nil
+}
+
+// cleanToEnd generates spec under a fresh directory in parent, warms the
+// page cache and cleans every partition with cc, again and again, until a
+// clean ends without a full map; it returns the largest pass count of a
+// partition and the mean over partitions of the summed clean wall times.
+func cleanToEnd(ctx context.Context, spec workloads.Spec, cc engine.CleanerConfig, parent string) (int, float64, error) {
+	root, err := os.MkdirTemp(parent, "cleanerlab-matrix-")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer os.RemoveAll(root)
+	cfg := engine.DefaultLogConfig()
+	cfg.FileDeleteDelayMs = 0
+	gen, err := workloads.Generate(filepath.Join(root, "data"), spec, cfg, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	var logs []*engine.Log
+	defer func() {
+		for _, l := range logs {
+			l.Close()
+		}
+	}()
+	for _, d := range gen.Dirs {
+		l, err := engine.Open(d, engine.Options{Config: &gen.LogConfig})
+		if err != nil {
+			return 0, 0, err
+		}
+		logs = append(logs, l)
+		if err := l.LoadProducerState(); err != nil {
+			return 0, 0, err
+		}
+	}
+	if _, err := lab.SetCache(logs, lab.CacheWarm, false); err != nil {
+		return 0, 0, err
+	}
+	m, err := lab.NewCleanManager(logs, cc, engine.CleanerOptions{})
+	if err != nil {
+		return 0, 0, err
+	}
+	lab.PrefaultMaps(m, cc)
+	passes := make([]int, len(logs))
+	secs := make([]float64, len(logs))
+	done := make([]bool, len(logs))
+	for round := 0; round < 1000; round++ {
+		stats, err := lab.CleanEach(ctx, m)
+		if err != nil {
+			return 0, 0, err
+		}
+		all := true
+		for i, st := range stats {
+			if i >= len(done) || done[i] {
+				continue
+			}
+			if !st.Cleaned() {
+				done[i] = true
+				continue
+			}
+			passes[i]++
+			secs[i] += st.ElapsedTime().Seconds()
+			if !st.MapFull {
+				done[i] = true
+			}
+			all = all && done[i]
+		}
+		if all {
+			break
+		}
+	}
+	maxPasses, sum := 0, 0.0
+	for i := range logs {
+		maxPasses = max(maxPasses, passes[i])
+		sum += secs[i]
+	}
+	return maxPasses, sum / float64(len(logs)), nil
+}
