@@ -15,6 +15,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/steady"
 	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/workloads"
@@ -220,7 +221,9 @@ func steadyMain(cmd *cobra.Command, sf *steadyFlags) error {
 
 	fmt.Fprintf(errOut, "steady: %d partition(s) under %s, %s/s %s, %v warm-up + %v\n", cfg.Workload.Partitions, root,
 		results.FormatBytes(int64(cfg.WriteRateBytes)), map[bool]string{true: "per partition", false: "in all"}[cfg.PerPartitionRate], cfg.Warmup, cfg.Duration)
+	watch := lab.WatchPhase(cfg.DiskDevice)
 	res, runErr := steady.Run(ctx, cfg, evf)
+	iv := watch.Stop()
 	evf.Close()
 	if res == nil {
 		return runErr
@@ -234,7 +237,8 @@ func steadyMain(cmd *cobra.Command, sf *steadyFlags) error {
 		RetentionCheckIntervalMs: cfg.RetentionCheckIntervalMs, WriteRateBytes: cfg.WriteRateBytes, PerPartitionRate: cfg.PerPartitionRate,
 		WarmupNs: cfg.Warmup, DurationNs: cfg.Duration, SampleIntervalNs: cfg.SampleInterval, Readers: cfg.Readers, FromAdvice: advice}
 	fmt.Fprint(out, steady.FormatSummary(res, check))
-	path, werr := steady.WriteRecord(sf.out, res, steady.RecordInfo{Config: rec, Environment: env, EventLogPath: evPath, Advice: check})
+	lab.WriteInterferenceLine(out, iv)
+	path, werr := steady.WriteRecord(sf.out, res, steady.RecordInfo{Config: rec, Environment: env, EventLogPath: evPath, Advice: check, Interference: iv})
 	if werr == nil {
 		fmt.Fprintf(out, "record: %s (event log %s)\n", path, filepath.Join(path, steady.EventLogFile))
 	}

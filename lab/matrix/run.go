@@ -3,9 +3,11 @@ package matrix
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
 )
 
@@ -51,8 +53,8 @@ type Options struct {
 	Only []string
 	// Interference, when set, wraps each row's measurements (validation
 	// and steady runs) and returns the machine's interference verdict over
-	// them (quiet, busy or unusable: results/interference); nil: every
-	// row's Interference is "n/a".
+	// them (quiet, busy or unusable: results/interference); nil:
+	// MeasureInterference.
 	Interference func(run func() error) (verdict string, err error)
 	// Log receives progress lines; nil: none.
 	Log func(format string, args ...any)
@@ -61,6 +63,9 @@ type Options struct {
 }
 
 func (o *Options) defaults() {
+	if o.Interference == nil {
+		o.Interference = MeasureInterference
+	}
 	if o.Cleaner.Threads == 0 {
 		o.Cleaner = engine.DefaultCleanerConfig()
 	}
@@ -292,6 +297,21 @@ func runRow(ctx context.Context, r Row, o Options, cals map[[3]int]calib) RowRes
 		rr.Error = err.Error()
 	}
 	return rr
+}
+
+// MeasureInterference runs run between two samples of the machine
+// (lab.WatchPhase: this process's CPU, others' CPU, steal, memory
+// pressure) and returns the verdict by lab.Thresholds, with its reasons:
+// "busy (other processes' CPU 0.61 cores >= 0.25 cores (busy))".
+func MeasureInterference(run func() error) (string, error) {
+	w := lab.WatchPhase("")
+	err := run()
+	iv := w.Stop()
+	v := string(iv.Verdict)
+	if len(iv.Reasons) > 0 {
+		v += " (" + strings.Join(iv.Reasons, "; ") + ")"
+	}
+	return v, err
 }
 
 // measureClean fills the scaled-down clean's figures: sizing.Validate for

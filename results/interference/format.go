@@ -68,3 +68,9 @@ func (iv Interval) VerdictText() string {
 	}
 	return s
 }
+
+// String is the interval in one line: verdict with reasons, this process's
+// CPU use, then the machine's.
+func (iv Interval) String() string {
+	return iv.VerdictText() + "; " + iv.CPUText() + "; " + iv.MachineText()
+}

@@ -2,6 +2,7 @@ package interference
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -34,8 +35,8 @@ type Interval struct {
 	// busy time (user, nice, system, irq, softirq; guest time is inside
 	// user) less this process's CPU time, over the wall time.
 	OtherCores float64 `json:"other_cores"`
-	// OtherCoresError bounds OtherCores' error from /proc/stat's 10 ms
-	// ticks: one tick per CPU at each end, over the wall time, in cores.
+	// OtherCoresError is OtherCores' error from /proc/stat's 10 ms ticks,
+	// in cores: three standard deviations of the rounding (tickError).
 	OtherCoresError float64 `json:"other_cores_error"`
 	// StealShare and IOWaitShare are steal and iowait over all CPUs' time.
 	StealShare  float64 `json:"steal_share"`
@@ -67,6 +68,17 @@ type Interval struct {
 	Note string `json:"note,omitempty"`
 	// Missing is the union of both samples' Missing.
 	Missing []string `json:"missing,omitempty"`
+}
+
+// tickError is the error, in CPU-seconds, of a difference of two
+// /proc/stat busy times over cpus CPUs: each CPU's counter is truncated to
+// a 10 ms tick at each end, an error uniform over one tick (standard
+// deviation 1/sqrt(12) tick); 2 x cpus independent truncations give a
+// standard deviation of sqrt(2 cpus / 12) ticks, and three of those,
+// sqrt(1.5 cpus) ticks, is the bound used. (The worst case, 2 x cpus
+// ticks, would leave nothing short of seconds to judge on a 16-CPU machine.)
+func tickError(cpus int) float64 {
+	return math.Sqrt(1.5*float64(cpus)) / userHZ
 }
 
 // Wall is WallNs as a time.Duration.
@@ -123,7 +135,7 @@ func Between(a, b Sample, t Thresholds) Interval {
 		}
 		if ok(SourceRusage) {
 			iv.OtherCores = min(float64(max(iv.CPUs, 1)), max(0, (busy(b)-busy(a)-iv.CPUSeconds)/wall))
-			iv.OtherCoresError = 2 * float64(max(iv.CPUs, 1)) / userHZ / wall
+			iv.OtherCoresError = tickError(max(iv.CPUs, 1)) / wall
 		}
 		if all := total(b) - total(a); all > 0 {
 			iv.StealShare = (b.CPU.Steal - a.CPU.Steal) / all
