@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/cleanerlab/cleanerlab/results"
@@ -50,7 +51,7 @@ func WatchPhase(device string) *interference.Watch {
 func InterferenceRows(iv interference.Interval) []results.Row {
 	rows := []results.Row{
 		{Name: "CPU time", Value: fmt.Sprintf("%.3f", iv.CPUSeconds), Unit: "s", Meaning: "this process's user+system time during the clean (every thread)"},
-		{Name: "cores used", Value: fmt.Sprintf("%.2f", iv.CoresUsed), Unit: fmt.Sprintf("of %d", iv.CPUs), Meaning: "CPU time / wall time of the clean"},
+		{Name: "cores used", Value: fmt.Sprintf("%.2f", iv.CoresUsed), Unit: coresOf(iv), Meaning: "CPU time / wall time of the clean"},
 	}
 	if iv.BusiestThreadCores >= 0 {
 		rows = append(rows, results.Row{Name: "busiest thread", Value: fmt.Sprintf("%.2f", iv.BusiestThreadCores), Unit: "cores", Meaning: "the busiest OS thread's CPU / wall: the serial path"})
@@ -98,4 +99,22 @@ func InterferenceHook(device string) func() func() (string, json.RawMessage) {
 // thread 0.97); others 0.02 cores, ...".
 func WriteInterferenceLine(w io.Writer, iv interference.Interval) {
 	fmt.Fprintf(w, "interference: %s; %s; %s\n", iv.VerdictText(), iv.CPUText(), iv.MachineText())
+}
+
+// coresOf is the unit of the cores-used row: "of 2", or "of 1 usable"
+// when the process may use fewer CPUs than are online (--cpus).
+func coresOf(iv interference.Interval) string {
+	if iv.AllowedCPUs > 0 && iv.AllowedCPUs < iv.CPUs {
+		return fmt.Sprintf("of %d usable", iv.AllowedCPUs)
+	}
+	return fmt.Sprintf("of %d", iv.CPUs)
+}
+
+// WriteVerdictNote prints, when a run's clean was not quiet, a closing
+// line that says so, so that a reader who skims the table sees it.
+func WriteVerdictNote(w io.Writer, iv interference.Interval) {
+	if iv.Verdict == interference.Busy || iv.Verdict == interference.Unusable {
+		fmt.Fprintf(w, "WARNING: the clean ran on a %s machine (%s): its figures measure the other load too; run it again on a quiet machine (sweep --retry-busy N does)\n",
+			iv.Verdict, strings.Join(iv.Reasons, "; "))
+	}
 }

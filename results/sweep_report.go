@@ -348,3 +348,14 @@ figure { margin: 1em 0; }
 {{end}}{{end}}
 </body></html>
 `))
+
+// VerdictLine is the sweep's runs counted by interference verdict, in plain
+// text: "3 quiet, 1 busy, 1 superseded (not quiet, run again by
+// --retry-busy)"; "" when no run has a verdict.
+func (s *Sweep) VerdictLine() string {
+	counted, superseded := s.Verdicts()
+	if len(counted) == 0 && superseded == 0 {
+		return ""
+	}
+	return strings.ReplaceAll(verdictCounts(counted, superseded), "**", "")
+}

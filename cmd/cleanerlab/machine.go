@@ -23,12 +23,15 @@ func bindMachineFlags(root *cobra.Command) {
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		t, err := interference.ParseThresholds(th)
 		if err != nil {
-			return fmt.Errorf("--interference-thresholds: %w", err)
+			return err
 		}
 		if err := lab.SetThresholds(t); err != nil {
-			return fmt.Errorf("--interference-thresholds: %w", err)
+			return err
 		}
-		if cmd.Flags().Changed("cpus") {
+		if cpus < 0 {
+			return fmt.Errorf("--cpus %d: want 0 (no pinning) or 1..%d", cpus, interference.Allowed())
+		}
+		if cpus > 0 {
 			if _, err := interference.Pin(cpus); err != nil {
 				return err
 			}

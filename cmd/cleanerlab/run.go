@@ -172,6 +172,7 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 		return err
 	}
 	lab.WriteRunPaths(out, run)
+	lab.WriteVerdictNote(out, run.Interference["clean"])
 	if v := run.Verification; v != nil && !v.Passed {
 		return exitError{code: 2, err: fmt.Errorf("verification failed:\n%s", v.Detail)}
 	}

@@ -198,6 +198,9 @@ func sweepMain(cmd *cobra.Command, sf *sweepFlags) error {
 		return err
 	}
 	lab.WriteSweepTable(out, sw)
+	if v := sw.VerdictLine(); v != "" {
+		fmt.Fprintf(out, "interference over the cleans: %s\n", v)
+	}
 	fmt.Fprintf(out, "sweep record: %s (report.md, report.html, bench.txt, summary.csv, plots/)\n", dir)
 	errs, unverified := sw.Failures()
 	switch {

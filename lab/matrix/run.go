@@ -188,7 +188,11 @@ func Run(ctx context.Context, m *Matrix, o Options) (*Result, error) {
 				}
 			}
 			if !found {
-				return nil, fmt.Errorf("matrix: %s has no row %q", m.Path, name)
+				var names []string
+				for _, r := range m.Rows {
+					names = append(names, r.Name)
+				}
+				return nil, fmt.Errorf("matrix: %s has no row %q (rows: %s)", m.Path, name, strings.Join(names, ", "))
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package matrix
 import (
 	"math"
 	"sort"
+	"strings"
 )
 
 // Summary sums up a matrix's errors. Errors are relative: clean time's
@@ -50,7 +51,9 @@ func Summarize(rows []RowResult) Summary {
 	s := Summary{Rows: len(rows), Interference: map[string]int{}}
 	var clean, ratio, delay []float64
 	for _, r := range rows {
-		s.Interference[r.Interference]++
+		// Counted by the verdict alone, without its reasons.
+		v, _, _ := strings.Cut(r.Interference, " ")
+		s.Interference[v]++
 		switch {
 		case r.Error != "":
 			s.Failed++

@@ -182,6 +182,11 @@ type LayoutAdvice struct {
 // Advice is what the advisor recommends and predicts. Every figure is a
 // model prediction from Inputs (and the calibration's measured throughputs).
 type Advice struct {
+	// CalibrationVerdict is the interference verdict of the calibration
+	// the time figures rest on ("quiet"; "busy" when every run was busy; ""
+	// with no calibration or no verdict), and CalibrationNotes its notes.
+	CalibrationVerdict string   `json:"calibration_verdict,omitempty"`
+	CalibrationNotes   []string `json:"calibration_notes,omitempty"`
 	// Source is "workload" or "plan".
 	Source string `json:"source"`
 	// DedupeBufferBytes, Threads and IOBufferBytes are the recommended
@@ -546,6 +551,9 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 	lf := c.LoadFactor
 	h := heads[0]
 	cal := o.Calibration
+	if cal != nil {
+		a.CalibrationVerdict, a.CalibrationNotes = cal.Verdict, cal.Notes
+	}
 	rate := c.MaxIOBytesPerSecond
 	backoff := float64(o.BackoffMs) / 1000
 	a.ThrottleBytesPerSecond = rate

@@ -353,7 +353,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	mapUse, copyUse := c.MapBuildSamples, c.CopySamples
 	if c.UsableRuns == 0 && o.Busy != nil {
 		c.Verdict = "busy"
-		c.Notes = append(c.Notes, fmt.Sprintf("every one of %d runs was judged busy or unusable: the rates below come from busy runs", len(raw)))
+		c.Notes = append(c.Notes, fmt.Sprintf("every one of %d runs was judged busy or unusable: the calibration's rates come from busy runs; measure again on a quieter machine (--calibrate)", len(raw)))
 	} else if o.Busy != nil {
 		mapUse, copyUse = nil, nil
 		for i, r := range raw {
@@ -365,9 +365,14 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 			c.Notes = append(c.Notes, fmt.Sprintf("%d of %d runs judged busy or unusable: left out of the kept rates", n, len(raw)))
 		}
 	}
-	if !c.SpreadWithinBound {
+	switch {
+	case c.SpreadWithinBound:
+	case c.UsableRuns < o.Runs:
+		c.Notes = append(c.Notes, fmt.Sprintf("could not calibrate within the spread bound: %d usable (not busy) run(s) of %d, %d needed to judge the spread",
+			c.UsableRuns, len(raw), o.Runs))
+	default:
 		c.Notes = append(c.Notes, fmt.Sprintf("could not calibrate within the spread bound: the fastest %d usable runs of %d spread %.1f%% (bound %.1f%%)",
-			min(o.Runs, max(c.UsableRuns, 1)), len(raw), 100*c.Spread, 100*o.SpreadBound))
+			o.Runs, len(raw), 100*c.Spread, 100*o.SpreadBound))
 	}
 	// The fastest usable run: the one least disturbed by other load on the
 	// machine (validation compares with its fastest run too).

@@ -143,7 +143,14 @@ func WriteAdviceTable(w io.Writer, a *Advice, cc engine.CleanerConfig, calNote s
 			if cal.Verdict != "" {
 				verdict = ", interference verdict " + cal.Verdict
 			}
-			fmt.Fprintf(w, "    calibration: %d run(s), %d usable, spread %.1f%% %s the %.1f%% bound%s\n", cal.Runs, cal.UsableRuns, 100*cal.Spread, within, 100*cal.SpreadBound, verdict)
+			spread := fmt.Sprintf("spread %.1f%% %s the %.1f%% bound", 100*cal.Spread, within, 100*cal.SpreadBound)
+			if !cal.SpreadWithinBound && cal.UsableRuns < 2 {
+				spread = fmt.Sprintf("spread not judged (too few usable runs for the %.1f%% bound)", 100*cal.SpreadBound)
+			}
+			fmt.Fprintf(w, "    calibration: %d run(s), %d usable, %s%s\n", cal.Runs, cal.UsableRuns, spread, verdict)
+			if cal.Verdict == "busy" {
+				fmt.Fprintf(w, "    WARNING: every calibration run was busy: the clean times below rest on rates bent by other load; measure again on a quieter machine (--calibrate)\n")
+			}
 		}
 		if a.ThrottleBytesPerSecond > 0 {
 			fmt.Fprintf(w, "    log.cleaner.io.max.bytes.per.second %s/s: %.3f s unthrottled; isolated %.3f s, back to back %.3f s; %s read + written per clean\n",

@@ -12,7 +12,10 @@ func (iv Interval) CPUText() string {
 		return "CPU time unknown"
 	}
 	s := fmt.Sprintf("%.3f s CPU (%.2f cores", iv.CPUSeconds, iv.CoresUsed)
-	if iv.CPUs > 0 {
+	switch {
+	case iv.AllowedCPUs > 0 && iv.CPUs > 0 && iv.AllowedCPUs < iv.CPUs:
+		s += fmt.Sprintf(" of %d usable, %d online", iv.AllowedCPUs, iv.CPUs)
+	case iv.CPUs > 0:
 		s += fmt.Sprintf(" of %d", iv.CPUs)
 	}
 	if iv.BusiestThreadCores >= 0 {

@@ -27,6 +27,8 @@ func TestDatadriven(t *testing.T) {
 			case "proc":
 				var name, device string
 				var at, user, sys float64
+				allowed := 2
+				d.MaybeScanArgs(t, "allowed", &allowed)
 				d.ScanArgs(t, "name", &name)
 				d.MaybeScanArgs(t, "at", &at)
 				d.MaybeScanArgs(t, "user", &user)
@@ -40,7 +42,8 @@ func TestDatadriven(t *testing.T) {
 					SelfCPU: func() (time.Duration, time.Duration, error) {
 						return time.Duration(user * 1e9), time.Duration(sys * 1e9), nil
 					},
-					Now: func() time.Time { return base.Add(time.Duration(at * 1e9)) },
+					Now:     func() time.Time { return base.Add(time.Duration(at * 1e9)) },
+					Allowed: func() int { return allowed },
 				}
 				smp := s.Take()
 				samples[name] = smp

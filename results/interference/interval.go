@@ -28,8 +28,10 @@ type Interval struct {
 	// BusiestThreadCores is the CPU of this process's busiest thread over
 	// the interval, in cores (at most 1): the serial path's share.
 	BusiestThreadCores float64 `json:"busiest_thread_cores"`
-	// CPUs is the machine's online CPUs.
-	CPUs int `json:"cpus"`
+	// CPUs is the machine's online CPUs; AllowedCPUs those this process
+	// may run on (fewer under --cpus).
+	CPUs        int `json:"cpus"`
+	AllowedCPUs int `json:"allowed_cpus"`
 
 	// OtherCores is the CPU other processes used, in cores: the machine's
 	// busy time (user, nice, system, irq, softirq; guest time is inside
@@ -96,7 +98,7 @@ func has(missing []string, src string) bool {
 
 // Between returns the interval from a to b (b taken later), judged by t.
 func Between(a, b Sample, t Thresholds) Interval {
-	iv := Interval{WallNs: b.At.Sub(a.At).Nanoseconds(), CPUs: b.CPUs, Device: b.Device}
+	iv := Interval{WallNs: b.At.Sub(a.At).Nanoseconds(), CPUs: b.CPUs, AllowedCPUs: b.AllowedCPUs, Device: b.Device}
 	seen := map[string]bool{}
 	for _, m := range append(append([]string{}, a.Missing...), b.Missing...) {
 		if !seen[m] {

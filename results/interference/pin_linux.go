@@ -23,10 +23,10 @@ import (
 func Pin(n int) ([]int, error) {
 	var cur unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &cur); err != nil {
-		return nil, fmt.Errorf("interference: --cpus %d: sched_getaffinity: %w", n, err)
+		return nil, fmt.Errorf("--cpus %d: sched_getaffinity: %w", n, err)
 	}
 	if n < 1 || n > cur.Count() {
-		return nil, fmt.Errorf("interference: --cpus %d: want 1..%d (the CPUs this process may use)", n, cur.Count())
+		return nil, fmt.Errorf("--cpus %d: want 0 (no pinning) or 1..%d (the CPUs this process may use)", n, cur.Count())
 	}
 	var set unix.CPUSet
 	var cpus []int
@@ -37,7 +37,7 @@ func Pin(n int) ([]int, error) {
 		}
 	}
 	if err := setAll(&set); err != nil {
-		return nil, fmt.Errorf("interference: --cpus %d: %w", n, err)
+		return nil, fmt.Errorf("--cpus %d: %w", n, err)
 	}
 	runtime.GOMAXPROCS(n)
 	return cpus, nil

@@ -46,6 +46,9 @@ type Sample struct {
 	CPU procfs.CPUStat `json:"cpu"`
 	// CPUs is the number of per-CPU lines of /proc/stat (online CPUs).
 	CPUs int `json:"cpus"`
+	// AllowedCPUs is the CPUs this process may run on (its affinity mask:
+	// fewer than CPUs under --cpus or a cgroup's cpuset).
+	AllowedCPUs int `json:"allowed_cpus"`
 	// ProcsRunning is /proc/stat's procs_running: runnable tasks now,
 	// this process's included.
 	ProcsRunning int64 `json:"procs_running"`
@@ -93,6 +96,8 @@ type Sampler struct {
 	SelfCPU func() (user, system time.Duration, err error)
 	// Now, when set, replaces time.Now (tests drive it).
 	Now func() time.Time
+	// Allowed, when set, replaces Allowed (tests drive it).
+	Allowed func() int
 }
 
 func (s Sampler) proc() string {
@@ -119,7 +124,11 @@ func (s Sampler) Take() Sample {
 	if s.Now != nil {
 		now = s.Now
 	}
-	smp := Sample{At: now(), Device: s.Device}
+	allowed := Allowed
+	if s.Allowed != nil {
+		allowed = s.Allowed
+	}
+	smp := Sample{At: now(), Device: s.Device, AllowedCPUs: allowed()}
 	missing := func(src string, err error) { smp.Missing = append(smp.Missing, src+": "+err.Error()) }
 
 	self := s.SelfCPU

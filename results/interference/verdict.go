@@ -122,16 +122,16 @@ func ParseThresholds(s string) (Thresholds, error) {
 	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
-			return t, fmt.Errorf("interference: thresholds: %q is not key=value (keys: %s)", kv, strings.Join(ThresholdKeys(), ", "))
+			return t, fmt.Errorf("--interference-thresholds: %q is not key=value (keys: %s)", kv, strings.Join(ThresholdKeys(), ", "))
 		}
 		k = strings.TrimSpace(k)
 		def, ok := thresholdKeys[k]
 		if !ok {
-			return t, fmt.Errorf("interference: thresholds: unknown key %q (keys: %s)", k, strings.Join(ThresholdKeys(), ", "))
+			return t, fmt.Errorf("--interference-thresholds: unknown key %q (keys: %s)", k, strings.Join(ThresholdKeys(), ", "))
 		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil || f < 0 || f != f {
-			return t, fmt.Errorf("interference: thresholds: %s=%q: want a number >= 0", k, v)
+			return t, fmt.Errorf("--interference-thresholds: %s=%q: want a number >= 0", k, v)
 		}
 		*def.field(&t) = f * def.scale
 	}
@@ -152,10 +152,10 @@ func (t Thresholds) Validate() error {
 	}
 	for _, p := range pairs {
 		if p.busy < 0 || p.unusable < 0 {
-			return fmt.Errorf("interference: thresholds: %s limits must be >= 0", p.name)
+			return fmt.Errorf("--interference-thresholds: %s limits must be >= 0", p.name)
 		}
 		if p.busy > p.unusable {
-			return fmt.Errorf("interference: thresholds: busy-%s %g is above unusable-%s %g", p.name, p.busy, p.name, p.unusable)
+			return fmt.Errorf("--interference-thresholds: busy-%s %g is above unusable-%s %g", p.name, p.busy, p.name, p.unusable)
 		}
 	}
 	return nil
