@@ -132,38 +132,16 @@ func cleanToEnd(ctx context.Context, spec workloads.Spec, cc engine.CleanerConfi
 		return 0, 0, err
 	}
 	lab.PrefaultMaps(m, cc)
-	passes := make([]int, len(logs))
-	secs := make([]float64, len(logs))
-	done := make([]bool, len(logs))
+	tally := sizing.NewPassTally(len(logs))
 	for round := 0; round < 1000; round++ {
 		stats, err := lab.CleanEach(ctx, m)
 		if err != nil {
 			return 0, 0, err
 		}
-		all := true
-		for i, st := range stats {
-			if i >= len(done) || done[i] {
-				continue
-			}
-			if !st.Cleaned() {
-				done[i] = true
-				continue
-			}
-			passes[i]++
-			secs[i] += st.ElapsedTime().Seconds()
-			if !st.MapFull {
-				done[i] = true
-			}
-			all = all && done[i]
-		}
-		if all {
+		if tally.Add(stats) {
 			break
 		}
 	}
-	maxPasses, sum := 0, 0.0
-	for i := range logs {
-		maxPasses = max(maxPasses, passes[i])
-		sum += secs[i]
-	}
-	return maxPasses, sum / float64(len(logs)), nil
+	maxPasses, meanSecs := tally.Result()
+	return maxPasses, meanSecs, nil
 }

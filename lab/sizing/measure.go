@@ -776,9 +776,7 @@ func measureCleansGap(ctx context.Context, w Workload, h head, bufferBytes int64
 		return 0, 0, 0, fmt.Errorf("sizing: validate: %w", err)
 	}
 	lab.PrefaultMaps(m, cc)
-	passes := make([]int, len(logs))
-	secs := make([]float64, len(logs))
-	done := make([]bool, len(logs))
+	tally := NewPassTally(len(logs))
 	var gapSum float64
 	var gapN int
 	for round := 0; round < 1000; round++ {
@@ -788,7 +786,6 @@ func measureCleansGap(ctx context.Context, w Workload, h head, bufferBytes int64
 		if err != nil {
 			return 0, 0, 0, err
 		}
-		all := true
 		inRound, n := 0.0, 0
 		for _, st := range stats {
 			if st.Cleaned() {
@@ -800,35 +797,69 @@ func measureCleansGap(ctx context.Context, w Workload, h head, bufferBytes int64
 			gapSum += (wall - inRound) / float64(n)
 			gapN++
 		}
-		for i, st := range stats {
-			if done[i] {
-				continue
-			}
-			if !st.Cleaned() {
-				done[i] = true
-				continue
-			}
-			passes[i]++
-			secs[i] += st.ElapsedTime().Seconds()
-			if !st.MapFull {
-				done[i] = true
-			}
-			all = all && done[i]
-		}
-		if all {
+		if tally.Add(stats) {
 			break
 		}
 	}
-	maxPasses, sum := 0, 0.0
-	for i := range logs {
-		maxPasses = max(maxPasses, passes[i])
-		sum += secs[i]
-	}
+	maxPasses, meanSecs := tally.Result()
 	gap := 0.0
 	if gapN > 0 {
 		gap = gapSum / float64(gapN)
 	}
-	return maxPasses, sum / float64(len(logs)), gap, nil
+	return maxPasses, meanSecs, gap, nil
+}
+
+// PassTally counts the passes and clean seconds of cleans of several logs
+// repeated round after round until each log's clean ends without a full
+// offset map (or cleans nothing): the passes a dirty section takes.
+type PassTally struct {
+	passes []int
+	secs   []float64
+	done   []bool
+}
+
+// NewPassTally tallies n logs.
+func NewPassTally(n int) *PassTally {
+	return &PassTally{passes: make([]int, n), secs: make([]float64, n), done: make([]bool, n)}
+}
+
+// Add takes one round's stats, one per log in order (extra ones are
+// ignored), and reports whether every log is done.
+func (t *PassTally) Add(stats []*engine.CleanStats) bool {
+	for i, st := range stats {
+		if i >= len(t.done) || t.done[i] {
+			continue
+		}
+		if !st.Cleaned() {
+			t.done[i] = true
+			continue
+		}
+		t.passes[i]++
+		t.secs[i] += st.ElapsedTime().Seconds()
+		if !st.MapFull {
+			t.done[i] = true
+		}
+	}
+	for _, d := range t.done {
+		if !d {
+			return false
+		}
+	}
+	return true
+}
+
+// Result returns the most passes any log took and the mean over the logs
+// of their summed clean seconds.
+func (t *PassTally) Result() (maxPasses int, meanSeconds float64) {
+	sum := 0.0
+	for i := range t.passes {
+		maxPasses = max(maxPasses, t.passes[i])
+		sum += t.secs[i]
+	}
+	if len(t.passes) == 0 {
+		return 0, 0
+	}
+	return maxPasses, sum / float64(len(t.passes))
 }
 
 // clearBytes is what one pass's Clear zero-fills: the per-thread map for
