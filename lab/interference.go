@@ -114,7 +114,7 @@ func coresOf(iv interference.Interval) string {
 // line that says so, so that a reader who skims the table sees it.
 func WriteVerdictNote(w io.Writer, iv interference.Interval) {
 	if iv.Verdict == interference.Busy || iv.Verdict == interference.Unusable {
-		fmt.Fprintf(w, "WARNING: the clean ran on a %s machine (%s): its figures measure the other load too; run it again on a quiet machine (sweep --retry-busy N does)\n",
+		fmt.Fprintf(w, "WARNING: the clean's interference verdict is %s (%s): its figures measure the other load too; run it again on a quiet machine (sweep --retry-busy N does)\n",
 			iv.Verdict, strings.Join(iv.Reasons, "; "))
 	}
 }

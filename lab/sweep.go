@@ -260,6 +260,12 @@ func Sweep(ctx context.Context, plan *SweepPlan, opt SweepOptions) (*results.Swe
 		for attempt := 0; ; attempt++ {
 			pr, res, err := sweepRun(ctx, pp, s, i, dir, opt)
 			if errors.Is(err, ErrStopped) {
+				// The runs done so far, superseded ones included, stay in
+				// sweep.json; the stopped run left no record.
+				sw.Duration = time.Since(start)
+				if werr := sw.WriteJSON(dir); werr != nil {
+					return sw, dir, errors.Join(err, werr)
+				}
 				return sw, dir, err
 			}
 			if err != nil {

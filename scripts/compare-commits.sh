@@ -34,6 +34,7 @@ afterwards.
   --thresholds T  the quiet|busy|unusable limits, as cleanerlab's
                   --interference-thresholds (default: its defaults)
   -- ARGS...      passed to the benchmarks after -args
+                  (e.g. -- -bench.dir /mnt/disk -bench.scale 4)
 
 Each commit's round runs under `cleanerlab interference` (built from this
 script's checkout, or $CLEANERLAB), which measures the round's CPU time
@@ -41,7 +42,6 @@ and what else the machine did meanwhile (other processes' CPU, steal,
 memory pressure) and gives it a verdict. When any round that is kept was
 busy or unusable, the script prints benchstat's table but refuses to call
 a difference: it says which rounds and why, and exits 3.
-                  (e.g. -- -bench.dir /mnt/disk -bench.scale 4)
 
 benchstat is $BENCHSTAT if set, else benchstat on PATH, else
 `go tool benchstat` of this script's checkout (pinned in go.mod), else
@@ -127,7 +127,12 @@ done
 : >"$fb"
 
 if [[ -n ${CLEANERLAB:-} ]]; then
-	cleanerlab=$CLEANERLAB
+	# Absolute: the rounds run inside the worktrees.
+	cleanerlab=$(cd "$(dirname "$CLEANERLAB")" 2>/dev/null && pwd)/$(basename "$CLEANERLAB")
+	if ! [[ -x $cleanerlab ]]; then
+		echo "compare-commits.sh: CLEANERLAB=$CLEANERLAB: not an executable file" >&2
+		exit 2
+	fi
 else
 	go build -C "$here" -o "$work/cleanerlab" ./cmd/cleanerlab
 	cleanerlab="$work/cleanerlab"

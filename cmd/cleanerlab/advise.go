@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -112,7 +111,7 @@ whether the advised threads keep up): an error table, a summary and a plot.`,
 					// The validation's predictions use calibration runs
 					// interleaved with its own, so both see the same load.
 					re := sizing.CalibrateOptions{Out: cal.out, Dir: cal.dataDir, Cleaner: resolved, KeyBytes: kb, ValueBytes: vb, RecordsPerBatch: rpb, LogBytes: cal.logBytes, Log: logf}
-					v, err := sizing.Validate(context.Background(), w, sizing.ValidateOptions{Dir: cal.dataDir, LogBytes: validateBytes, Cleaner: resolved, Calibration: calib,
+					v, err := sizing.Validate(cmd.Context(), w, sizing.ValidateOptions{Dir: cal.dataDir, LogBytes: validateBytes, Cleaner: resolved, Calibration: calib,
 						Recalibrate: &re, Repetitions: validateRuns, Log: logf})
 					if err != nil {
 						return err

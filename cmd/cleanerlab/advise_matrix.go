@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,7 +73,7 @@ func (m *matrixFlags) run(cmd *cobra.Command, dir string, validate bool, format 
 	if cmd.Flags().Changed("validate-runs") {
 		o.ValidateRuns = validateRuns
 	}
-	res, err := matrix.Run(context.Background(), mx, o)
+	res, err := matrix.Run(cmd.Context(), mx, o)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -30,7 +31,15 @@ benchmark round in it.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c := exec.CommandContext(cmd.Context(), args[0], args[1:]...)
 			c.Stdin, c.Stdout, c.Stderr = os.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr()
+			// A signal to cleanerlab reaches the command as SIGINT, so that it
+			// stops at its own safe point (a wrapped run removes its data);
+			// SIGKILL only if it has not ended 30 s later.
+			c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
+			c.WaitDelay = 30 * time.Second
 			iv, err := interference.MeasureCommand(c, "", lab.Thresholds())
+			if c.ProcessState == nil { // it never started: nothing was measured
+				return fmt.Errorf("%s: %w", args[0], err)
+			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "interference: %s; %s; %s\n", iv.VerdictText(), iv.CPUText(), iv.MachineText())
 			if jsonOut != "" {
 				js, jerr := json.MarshalIndent(iv, "", "  ")

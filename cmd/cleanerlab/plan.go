@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,11 +102,17 @@ func (c *calibrationFlags) get(cmd *cobra.Command, cc engine.CleanerConfig, keyB
 	o := sizing.CalibrateOptions{Out: c.out, Dir: c.dataDir, Cleaner: cc, KeyBytes: keyBytes, ValueBytes: valueBytes, RecordsPerBatch: perBatch,
 		MaxAge: c.maxAge, Force: c.calibrate, LogBytes: c.logBytes, Runs: c.runs, MaxRuns: c.maxRuns, SpreadBound: c.spread, Threads: c.threads, DropCaches: c.drop,
 		Log: func(format string, args ...any) { fmt.Fprintf(w, format, args...) }}
-	if c.spread <= 0 || c.spread >= 1 {
+	switch {
+	case !(c.spread > 0 && c.spread < 1): // NaN too
 		return nil, "", fmt.Errorf("--calibration-spread %v: want a share in (0, 1)", c.spread)
-	}
-	if c.threads < 0 || c.runs < 1 || c.maxRuns < 0 {
-		return nil, "", fmt.Errorf("--calibrate-threads %d, --calibration-runs %d, --calibration-max-runs %d: want >= 0, >= 1, >= 0", c.threads, c.runs, c.maxRuns)
+	case c.threads < 0:
+		return nil, "", fmt.Errorf("--calibrate-threads %d: want 0 or more", c.threads)
+	case c.runs < 1:
+		return nil, "", fmt.Errorf("--calibration-runs %d: want 1 or more", c.runs)
+	case c.maxRuns < 0:
+		return nil, "", fmt.Errorf("--calibration-max-runs %d: want 0 (3 x --calibration-runs) or more", c.maxRuns)
+	case c.maxRuns > 0 && c.maxRuns < c.runs:
+		return nil, "", fmt.Errorf("--calibration-max-runs %d is below --calibration-runs %d", c.maxRuns, c.runs)
 	}
 	if !measure && !c.calibrate {
 		cal, status, err := sizing.ReadFreshCalibration(o)
@@ -116,7 +121,7 @@ func (c *calibrationFlags) get(cmd *cobra.Command, cc engine.CleanerConfig, keyB
 		}
 		return cal, status, nil
 	}
-	return sizing.LoadOrCalibrate(context.Background(), o)
+	return sizing.LoadOrCalibrate(cmd.Context(), o)
 }
 
 func newPlanCmd() *cobra.Command {

@@ -353,6 +353,11 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	mapUse, copyUse := c.MapBuildSamples, c.CopySamples
 	if c.UsableRuns == 0 && o.Busy != nil {
 		c.Verdict = "busy"
+		for _, r := range raw {
+			if r.verdict == "unusable" {
+				c.Verdict = "unusable"
+			}
+		}
 		c.Notes = append(c.Notes, fmt.Sprintf("every one of %d runs was judged busy or unusable: the calibration's rates come from busy runs; measure again on a quieter machine (--calibrate)", len(raw)))
 	} else if o.Busy != nil {
 		mapUse, copyUse = nil, nil

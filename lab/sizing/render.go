@@ -148,8 +148,8 @@ func WriteAdviceTable(w io.Writer, a *Advice, cc engine.CleanerConfig, calNote s
 				spread = fmt.Sprintf("spread not judged (too few usable runs for the %.1f%% bound)", 100*cal.SpreadBound)
 			}
 			fmt.Fprintf(w, "    calibration: %d run(s), %d usable, %s%s\n", cal.Runs, cal.UsableRuns, spread, verdict)
-			if cal.Verdict == "busy" {
-				fmt.Fprintf(w, "    WARNING: every calibration run was busy: the clean times below rest on rates bent by other load; measure again on a quieter machine (--calibrate)\n")
+			if cal.Verdict == "busy" || cal.Verdict == "unusable" {
+				fmt.Fprintf(w, "    WARNING: every calibration run was busy or unusable: the clean times here rest on rates bent by other load; measure again on a quieter machine (--calibrate)\n")
 			}
 		}
 		if a.ThrottleBytesPerSecond > 0 {

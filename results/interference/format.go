@@ -66,7 +66,7 @@ func (iv Interval) VerdictText() string {
 	if len(iv.Reasons) > 0 {
 		s += " (" + strings.Join(iv.Reasons, "; ") + ")"
 	}
-	if iv.Note != "" {
+	if iv.Note != "" && iv.Verdict != Unknown { // an unknown verdict's reason says it already
 		s += " [" + iv.Note + "]"
 	}
 	return s

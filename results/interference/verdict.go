@@ -141,21 +141,23 @@ func ParseThresholds(s string) (Thresholds, error) {
 // Validate checks that no limit is negative and each busy limit is at most
 // its unusable limit.
 func (t Thresholds) Validate() error {
+	// Each pair in the unit ParseThresholds reads (the field / scale).
 	pairs := []struct {
 		name           string
 		busy, unusable float64
+		scale          float64
 	}{
-		{"other-cores", t.BusyOtherCores, t.UnusableOtherCores},
-		{"steal", t.BusySteal, t.UnusableSteal},
-		{"memory-full", t.BusyMemoryFull, t.UnusableMemoryFull},
-		{"other-disk", t.BusyOtherDiskBytesPerSec, t.UnusableOtherDiskBytesPerSec},
+		{"other-cores", t.BusyOtherCores, t.UnusableOtherCores, 1},
+		{"steal", t.BusySteal, t.UnusableSteal, 0.01},
+		{"memory-full", t.BusyMemoryFull, t.UnusableMemoryFull, 0.01},
+		{"other-disk-mibps", t.BusyOtherDiskBytesPerSec, t.UnusableOtherDiskBytesPerSec, 1 << 20},
 	}
 	for _, p := range pairs {
 		if p.busy < 0 || p.unusable < 0 {
 			return fmt.Errorf("--interference-thresholds: %s limits must be >= 0", p.name)
 		}
 		if p.busy > p.unusable {
-			return fmt.Errorf("--interference-thresholds: busy-%s %g is above unusable-%s %g", p.name, p.busy, p.name, p.unusable)
+			return fmt.Errorf("--interference-thresholds: busy-%s=%g is above unusable-%s=%g", p.name, p.busy/p.scale, p.name, p.unusable/p.scale)
 		}
 	}
 	return nil
