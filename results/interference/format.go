@@ -36,7 +36,11 @@ func (iv Interval) MachineText() string {
 		}
 		parts = append(parts, fmt.Sprintf("%s "+format, name, x*scale))
 	}
-	f("others", iv.OtherCores, "%.2f cores", 1)
+	if iv.OthersScope != "" && iv.OthersScope != "all CPUs" {
+		f("others on "+iv.OthersScope, iv.OtherCores, "%.2f cores", 1)
+	} else {
+		f("others", iv.OtherCores, "%.2f cores", 1)
+	}
 	f("steal", iv.StealShare, "%.1f%%", 100)
 	f("iowait", iv.IOWaitShare, "%.1f%%", 100)
 	psi := "PSI some cpu/io/memory "

@@ -29,6 +29,10 @@ func TestDatadriven(t *testing.T) {
 				var at, user, sys float64
 				allowed := 2
 				d.MaybeScanArgs(t, "allowed", &allowed)
+				var allowedSet []int
+				for c := range allowed {
+					allowedSet = append(allowedSet, c)
+				}
 				d.ScanArgs(t, "name", &name)
 				d.MaybeScanArgs(t, "at", &at)
 				d.MaybeScanArgs(t, "user", &user)
@@ -42,8 +46,8 @@ func TestDatadriven(t *testing.T) {
 					SelfCPU: func() (time.Duration, time.Duration, error) {
 						return time.Duration(user * 1e9), time.Duration(sys * 1e9), nil
 					},
-					Now:     func() time.Time { return base.Add(time.Duration(at * 1e9)) },
-					Allowed: func() int { return allowed },
+					Now:        func() time.Time { return base.Add(time.Duration(at * 1e9)) },
+					AllowedSet: func() []int { return allowedSet },
 				}
 				smp := s.Take()
 				samples[name] = smp

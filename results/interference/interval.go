@@ -3,6 +3,8 @@ package interference
 import (
 	"fmt"
 	"math"
+
+	"github.com/prometheus/procfs"
 	"strings"
 	"time"
 )
@@ -37,6 +39,9 @@ type Interval struct {
 	// busy time (user, nice, system, irq, softirq; guest time is inside
 	// user) less this process's CPU time, over the wall time.
 	OtherCores float64 `json:"other_cores"`
+	// OthersScope says which CPUs OtherCores, steal and iowait are over:
+	// "all CPUs", or the CPUs this process may use under --cpus.
+	OthersScope string `json:"others_scope,omitempty"`
 	// OtherCoresError is OtherCores' error from /proc/stat's 10 ms ticks,
 	// in cores: three standard deviations of the rounding (tickError).
 	OtherCoresError float64 `json:"other_cores_error"`
@@ -83,6 +88,37 @@ func tickError(cpus int) float64 {
 	return math.Sqrt(1.5*float64(cpus)) / userHZ
 }
 
+// sumStat returns the /proc/stat times of a and b over the CPUs judged,
+// and their count: the allowed CPUs when both samples hold every one of
+// them and they are fewer than the machine's, else the machine's cpu line.
+func sumStat(a, b Sample) (sa, sb procfs.CPUStat, n int) {
+	if a.AllowedStat == nil || b.AllowedStat == nil || len(b.AllowedSet) == 0 || len(b.AllowedSet) >= b.CPUs {
+		return a.CPU, b.CPU, b.CPUs
+	}
+	for _, c := range b.AllowedSet {
+		x, okA := a.AllowedStat[c]
+		y, okB := b.AllowedStat[c]
+		if !okA || !okB {
+			return a.CPU, b.CPU, b.CPUs
+		}
+		sa = addStat(sa, x)
+		sb = addStat(sb, y)
+	}
+	return sa, sb, len(b.AllowedSet)
+}
+
+func addStat(s, c procfs.CPUStat) procfs.CPUStat {
+	s.User += c.User
+	s.Nice += c.Nice
+	s.System += c.System
+	s.Idle += c.Idle
+	s.Iowait += c.Iowait
+	s.IRQ += c.IRQ
+	s.SoftIRQ += c.SoftIRQ
+	s.Steal += c.Steal
+	return s
+}
+
 // Wall is WallNs as a time.Duration.
 func (iv Interval) Wall() time.Duration { return time.Duration(iv.WallNs) }
 
@@ -101,8 +137,9 @@ func Between(a, b Sample, t Thresholds) Interval {
 	iv := Interval{WallNs: b.At.Sub(a.At).Nanoseconds(), CPUs: b.CPUs, AllowedCPUs: b.AllowedCPUs, Device: b.Device}
 	seen := map[string]bool{}
 	for _, m := range append(append([]string{}, a.Missing...), b.Missing...) {
-		if !seen[m] {
-			seen[m] = true
+		src, _, _ := strings.Cut(m, ":") // one line per source, the first sample's why
+		if !seen[src] {
+			seen[src] = true
 			iv.Missing = append(iv.Missing, m)
 		}
 	}
@@ -129,19 +166,22 @@ func Between(a, b Sample, t Thresholds) Interval {
 		iv.BusiestThreadCores = min(1, float64(top)/userHZ/wall)
 	}
 	if ok(SourceStat) {
-		busy := func(c Sample) float64 {
-			return c.CPU.User + c.CPU.Nice + c.CPU.System + c.CPU.IRQ + c.CPU.SoftIRQ
+		// The CPUs whose time is judged: this process's allowed CPUs when
+		// it may use fewer than all (--cpus), else the whole machine.
+		sa, sb, n := sumStat(a, b)
+		iv.OthersScope = "all CPUs"
+		if n < iv.CPUs {
+			iv.OthersScope = fmt.Sprintf("the %d CPU(s) this process may use", n)
 		}
-		total := func(c Sample) float64 {
-			return busy(c) + c.CPU.Idle + c.CPU.Iowait + c.CPU.Steal
-		}
+		busy := func(c procfs.CPUStat) float64 { return c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ }
+		total := func(c procfs.CPUStat) float64 { return busy(c) + c.Idle + c.Iowait + c.Steal }
 		if ok(SourceRusage) {
-			iv.OtherCores = min(float64(max(iv.CPUs, 1)), max(0, (busy(b)-busy(a)-iv.CPUSeconds)/wall))
-			iv.OtherCoresError = tickError(max(iv.CPUs, 1)) / wall
+			iv.OtherCores = min(float64(max(n, 1)), max(0, (busy(sb)-busy(sa)-iv.CPUSeconds)/wall))
+			iv.OtherCoresError = tickError(max(n, 1)) / wall
 		}
-		if all := total(b) - total(a); all > 0 {
-			iv.StealShare = (b.CPU.Steal - a.CPU.Steal) / all
-			iv.IOWaitShare = (b.CPU.Iowait - a.CPU.Iowait) / all
+		if all := total(sb) - total(sa); all > 0 {
+			iv.StealShare = (sb.Steal - sa.Steal) / all
+			iv.IOWaitShare = (sb.Iowait - sa.Iowait) / all
 		}
 		iv.ProcsRunning = b.ProcsRunning
 	}

@@ -45,11 +45,26 @@ func Pin(n int) ([]int, error) {
 
 // Allowed returns the number of CPUs this process may run on now.
 func Allowed() int {
+	return len(AllowedSet())
+}
+
+// AllowedSet returns the CPUs this process may run on now, in order (all
+// of runtime.NumCPU's count, from 0, when the mask cannot be read).
+func AllowedSet() []int {
 	var cur unix.CPUSet
+	var set []int
 	if err := unix.SchedGetaffinity(0, &cur); err != nil {
-		return runtime.NumCPU()
+		for c := range runtime.NumCPU() {
+			set = append(set, c)
+		}
+		return set
 	}
-	return cur.Count()
+	for c := 0; len(set) < cur.Count() && c < 8192; c++ {
+		if cur.IsSet(c) {
+			set = append(set, c)
+		}
+	}
+	return set
 }
 
 // setAll applies set to every thread of this process.

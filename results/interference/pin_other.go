@@ -14,3 +14,12 @@ func Pin(n int) ([]int, error) {
 
 // Allowed returns runtime.NumCPU().
 func Allowed() int { return runtime.NumCPU() }
+
+// AllowedSet returns 0 .. runtime.NumCPU()-1.
+func AllowedSet() []int {
+	set := make([]int, runtime.NumCPU())
+	for i := range set {
+		set[i] = i
+	}
+	return set
+}

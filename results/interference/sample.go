@@ -47,8 +47,12 @@ type Sample struct {
 	// CPUs is the number of per-CPU lines of /proc/stat (online CPUs).
 	CPUs int `json:"cpus"`
 	// AllowedCPUs is the CPUs this process may run on (its affinity mask:
-	// fewer than CPUs under --cpus or a cgroup's cpuset).
-	AllowedCPUs int `json:"allowed_cpus"`
+	// fewer than CPUs under --cpus or a cgroup's cpuset), AllowedSet their
+	// numbers and AllowedStat their /proc/stat lines (only when fewer than
+	// CPUs: what competes with a pinned run is what runs on its CPUs).
+	AllowedCPUs int                    `json:"allowed_cpus"`
+	AllowedSet  []int                  `json:"-"`
+	AllowedStat map[int]procfs.CPUStat `json:"-"`
 	// ProcsRunning is /proc/stat's procs_running: runnable tasks now,
 	// this process's included.
 	ProcsRunning int64 `json:"procs_running"`
@@ -96,8 +100,8 @@ type Sampler struct {
 	SelfCPU func() (user, system time.Duration, err error)
 	// Now, when set, replaces time.Now (tests drive it).
 	Now func() time.Time
-	// Allowed, when set, replaces Allowed (tests drive it).
-	Allowed func() int
+	// AllowedSet, when set, replaces AllowedSet (tests drive it).
+	AllowedSet func() []int
 }
 
 func (s Sampler) proc() string {
@@ -124,11 +128,12 @@ func (s Sampler) Take() Sample {
 	if s.Now != nil {
 		now = s.Now
 	}
-	allowed := Allowed
-	if s.Allowed != nil {
-		allowed = s.Allowed
+	allowed := AllowedSet
+	if s.AllowedSet != nil {
+		allowed = s.AllowedSet
 	}
-	smp := Sample{At: now(), Device: s.Device, AllowedCPUs: allowed()}
+	set := allowed()
+	smp := Sample{At: now(), Device: s.Device, AllowedCPUs: len(set), AllowedSet: set}
 	missing := func(src string, err error) { smp.Missing = append(smp.Missing, src+": "+err.Error()) }
 
 	self := s.SelfCPU
@@ -164,6 +169,14 @@ func (s Sampler) Take() Sample {
 		smp.CPU = st.CPUTotal
 		smp.CPUs = len(st.CPU)
 		smp.ProcsRunning = int64(st.ProcessesRunning)
+		if len(set) > 0 && len(set) < len(st.CPU) {
+			smp.AllowedStat = map[int]procfs.CPUStat{}
+			for _, c := range set {
+				if cs, ok := st.CPU[int64(c)]; ok {
+					smp.AllowedStat[c] = cs
+				}
+			}
+		}
 	}
 	for _, p := range []struct {
 		src, res string
