@@ -60,13 +60,20 @@ func (r *Report) Markdown() string {
 		r.sweepMarkdown(&b, s)
 	}
 	if len(r.Runs) > 0 {
-		p("## Runs\n\n| run | benchmark | MiB/s | ns/key | clean s | verified |\n|---|---|--:|--:|--:|---|\n")
+		p("## Runs\n\n| run | benchmark | MiB/s | ns/key | clean s | verified | interference |\n|---|---|--:|--:|--:|---|---|\n")
 		for i, run := range r.Runs {
+			verdict := "not measured" // a record from before the verdict existed
+			if run.Verdict != "" {
+				verdict = string(run.Verdict)
+				if run.Verdict == interference.Busy || run.Verdict == interference.Unusable {
+					verdict = "**" + verdict + "**"
+				}
+			}
 			for _, bm := range run.Benchmarks {
 				mbps, _ := bm.Value(UnitMBps)
 				nsk, _ := bm.Value(UnitNsPerKey)
 				nsop, _ := bm.Value(UnitNsPerOp)
-				p("| %s | `%s` | %.4g | %.4g | %.3f | %s |\n", cell(r.RunLabels[i]), bm.Name, ToMiBps(mbps), nsk, nsop/1e9, verifiedText(run.Verification))
+				p("| %s | `%s` | %.4g | %.4g | %.3f | %s | %s |\n", cell(r.RunLabels[i]), bm.Name, ToMiBps(mbps), nsk, nsop/1e9, verifiedText(run.Verification), verdict)
 			}
 		}
 		p("\n")
