@@ -272,18 +272,15 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	for i := 0; i < o.MaxRuns; i++ {
 		e.Workload.Seed = uint64(i + 1)
 		o.Log("calibration run %d (at least %d, at most %d): %s\n", i+1, o.Runs, o.MaxRuns, c.Workload)
-		var end func() (string, json.RawMessage)
-		if o.Busy != nil {
-			end = o.Busy()
-		}
-		run, err := lab.Run(ctx, e, lab.Options{Dir: o.Dir, Out: out, IDSuffix: fmt.Sprintf("-cal%d", i)})
+		var run *results.Run
+		verdict, rec, err := judged(o.Busy, func() (err error) {
+			run, err = lab.Run(ctx, e, lab.Options{Dir: o.Dir, Out: out, IDSuffix: fmt.Sprintf("-cal%d", i)})
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("sizing: calibration run: %w", err)
 		}
-		verdict := ""
-		if end != nil {
-			var rec json.RawMessage
-			verdict, rec = end()
+		if o.Busy != nil {
 			c.Interference = append(c.Interference, rec)
 		}
 		c.RunVerdicts = append(c.RunVerdicts, verdict)
@@ -591,17 +588,14 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 		}
 		for _, c := range cfgs {
 			o.Log("validate %d/%d %s: %d keys, %d partitions, dedupe buffer %d bytes (%d keys per pass)\n", rep+1, o.Repetitions, c.name, sw.Keys, w.Partitions, c.buf, c.maxKeys)
-			var end func() (string, json.RawMessage)
-			if o.Busy != nil {
-				end = o.Busy()
-			}
-			passes, secs, err := measureCleans(ctx, sw, scaled, c.buf, o)
+			var passes int
+			var secs float64
+			verdict, _, err := judged(o.Busy, func() (err error) {
+				passes, secs, err = measureCleans(ctx, sw, scaled, c.buf, o)
+				return err
+			})
 			if err != nil {
 				return nil, err
-			}
-			verdict := ""
-			if end != nil {
-				verdict, _ = end()
 			}
 			c.passes = max(c.passes, passes)
 			c.times = append(c.times, secs)
@@ -891,4 +885,17 @@ func ReadFreshCalibration(o CalibrateOptions) (*Calibration, string, error) {
 		return nil, fmt.Sprintf("none used (%s: %s); --calibrate measures one, so clean times can be predicted", path, why), nil
 	}
 	return c, "cached " + path + " (measured " + c.MeasuredAt.Format(time.RFC3339) + ")", nil
+}
+
+// judged runs f between the two calls of the interference hook busy
+// (CalibrateOptions.Busy), and returns the verdict and record the hook
+// gives ("" and nil without a hook) with f's error.
+func judged(busy func() func() (string, json.RawMessage), f func() error) (string, json.RawMessage, error) {
+	if busy == nil {
+		return "", nil, f()
+	}
+	end := busy()
+	err := f()
+	verdict, rec := end()
+	return verdict, rec, err
 }

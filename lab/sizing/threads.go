@@ -93,18 +93,15 @@ func measureThreadCurve(ctx context.Context, o CalibrateOptions, cache lab.Cache
 		for i := 0; i < o.MaxRuns; i++ {
 			e.Workload.Seed = uint64(100*n + i + 1)
 			o.Log("thread curve (%s cache) %d thread(s), run %d: %d partition(s) of %s\n", cache, n, i+1, n, results.FormatBytes(o.ThreadLogBytes))
-			var end func() (string, json.RawMessage)
-			if o.Busy != nil {
-				end = o.Busy()
-			}
-			run, err := lab.Run(ctx, e, lab.Options{Dir: o.Dir, Out: out, DropCaches: o.DropCaches, IDSuffix: fmt.Sprintf("-curve%s%d-%d", cache, n, i)})
+			var run *results.Run
+			verdict, rec, err := judged(o.Busy, func() (err error) {
+				run, err = lab.Run(ctx, e, lab.Options{Dir: o.Dir, Out: out, DropCaches: o.DropCaches, IDSuffix: fmt.Sprintf("-curve%s%d-%d", cache, n, i)})
+				return err
+			})
 			if err != nil {
 				return nil, fmt.Errorf("sizing: calibration (%d threads, %s cache): %w", n, cache, err)
 			}
-			verdict := ""
-			if end != nil {
-				var rec json.RawMessage
-				verdict, rec = end()
+			if o.Busy != nil {
 				pt.Interference = append(pt.Interference, rec)
 			}
 			pt.Verdicts = append(pt.Verdicts, verdict)
