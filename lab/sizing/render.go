@@ -221,6 +221,9 @@ func WriteAdviceTable(w io.Writer, a *Advice, cc engine.CleanerConfig, calNote s
 			if r.ThrottleBytesPerSecond > 0 {
 				fmt.Fprintf(w, "  %s: throttled at %s/s back to back; the throttle's last, unchecked period moves the figure by up to %.3f s per partition\n",
 					r.Name, results.FormatBytes(int64(r.ThrottleBytesPerSecond)), r.ThrottleTailSeconds)
+				if r.ThrottleTailSeconds > 0.2*max(r.CleanSecondsPredicted, r.CleanSecondsMeasured) {
+					fmt.Fprintf(w, "  %s: WARNING: that is more than 20%% of the clean: this validation cannot judge the throttle; give a larger --validate-log-bytes, so that each partition's clean lasts many of Kafka's 300 ms throttle checks\n", r.Name)
+				}
 			}
 		}
 	}
