@@ -3,6 +3,7 @@ package matrix
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -200,7 +201,7 @@ func Run(ctx context.Context, m *Matrix, o Options) (*Result, error) {
 		Settings: Settings{ValidateLogBytes: o.ValidateLogBytes, ValidateRuns: o.ValidateRuns, Recalibrate: o.Recalibrate, SteadyLogBytes: o.SteadyLogBytes,
 			SteadyDurationS: o.SteadyDuration.Seconds(), SteadyWarmupS: o.SteadyWarmup.Seconds(), SteadySampleInterval: o.SteadySampleInterval.Seconds(),
 			Cores: o.Cores, OffsetMap: string(o.Cleaner.OffsetMap), Hasher: string(o.Cleaner.Hasher)}}
-	cals := map[[3]int]calib{}
+	cals := map[calKey]calib{}
 	for i, r := range rows {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -225,14 +226,19 @@ type calib struct {
 	note string
 }
 
-// calibrationFor reads or measures the calibration of r's record shape,
-// once per shape in a run.
-func calibrationFor(ctx context.Context, r Row, o Options, cals map[[3]int]calib) (calib, error) {
-	key := [3]int{r.Workload.KeyBytes, r.Workload.ValueBytes, r.Workload.RecordsPerBatch}
+// calKey names a calibration: record shape, map bytes, fill in percent.
+type calKey [5]int64
+
+// calibrationFor reads or measures the calibration of r's record shape
+// with a map of mapBytes per thread at fill (sizing.CalibrateOptions'
+// MapBytes and MapFill; 0: their defaults), once per shape in a run.
+func calibrationFor(ctx context.Context, r Row, o Options, cals map[calKey]calib, mapBytes int64, fill float64) (calib, error) {
+	key := calKey{int64(r.Workload.KeyBytes), int64(r.Workload.ValueBytes), int64(r.Workload.RecordsPerBatch), mapBytes, int64(math.Round(fill * 100))}
 	if c, ok := cals[key]; ok {
 		return c, nil
 	}
 	co := o.calibrateOptions(r)
+	co.MapBytes, co.MapFill = mapBytes, fill
 	c, note, err := sizing.LoadOrCalibrate(ctx, co)
 	if err != nil {
 		return calib{}, err
@@ -270,9 +276,15 @@ func (o *Options) adviseOptions(r Row, c *sizing.Calibration) sizing.AdviseOptio
 	return sizing.AdviseOptions{Cleaner: cc, Cores: cores, Calibration: c, BackoffMs: r.BackoffMs}
 }
 
-func runRow(ctx context.Context, r Row, o Options, cals map[[3]int]calib) RowResult {
+func runRow(ctx context.Context, r Row, o Options, cals map[calKey]calib) RowResult {
 	rr := RowResult{Row: r, NotModelled: r.NotModelled(), Measured: r.Measure, Interference: "n/a"}
-	cal, err := calibrationFor(ctx, r, o, cals)
+	// The calibration runs the advised map at its fill.
+	var mapBytes int64
+	var fill float64
+	if a0, err := sizing.AdviseWorkload(r.Workload, o.adviseOptions(r, nil)); err == nil {
+		mapBytes, fill, _ = sizing.CalibrationShape(a0)
+	}
+	cal, err := calibrationFor(ctx, r, o, cals, mapBytes, fill)
 	if err != nil {
 		rr.Error = err.Error()
 		return rr
@@ -289,7 +301,11 @@ func runRow(ctx context.Context, r Row, o Options, cals map[[3]int]calib) RowRes
 		if err := rr.measureClean(ctx, o, ao, cal.c); err != nil {
 			return err
 		}
-		return rr.runSteady(ctx, o, ao)
+		calFor := func(mapBytes int64, fill float64) (*sizing.Calibration, error) {
+			c, err := calibrationFor(ctx, r, o, cals, mapBytes, fill)
+			return c.c, err
+		}
+		return rr.runSteady(ctx, o, ao, calFor)
 	}
 	if o.Interference != nil {
 		v, err := o.Interference(measure)

@@ -98,8 +98,10 @@ const minSteadyPartitionBytes = 1 << 20
 // would be longer than a third of the run; the time configs
 // (log.cleaner.backoff.ms, at least 10 ms, and max.compaction.lag.ms) by
 // the ratio of the cycles, the throttle by the ratio of the write rates.
-// The advice for the scaled workload gives the predictions.
-func planSteady(r Row, full *sizing.Advice, ao sizing.AdviseOptions, o Options) (*steadyScale, error) {
+// The advice for the scaled workload gives the predictions, its clean time
+// from calFor's calibration with the scaled workload's advised map at its
+// fill (calFor nil: ao's calibration).
+func planSteady(r Row, full *sizing.Advice, ao sizing.AdviseOptions, o Options, calFor func(mapBytes int64, fill float64) (*sizing.Calibration, error)) (*steadyScale, error) {
 	w := r.Workload
 	load := full.ThreadsNeeded
 	if !(load > 0) {
@@ -121,6 +123,16 @@ func planSteady(r Row, full *sizing.Advice, ao sizing.AdviseOptions, o Options) 
 	a0, err := sizing.AdviseWorkload(sw, ao)
 	if err != nil {
 		return nil, fmt.Errorf("matrix: row %s: steady workload: %w", r.Name, err)
+	}
+	if mb, fill, ok := sizing.CalibrationShape(a0); ok && calFor != nil {
+		c, err := calFor(mb, fill)
+		if err != nil {
+			return nil, fmt.Errorf("matrix: row %s: steady workload: %w", r.Name, err)
+		}
+		ao.Calibration = c
+		if a0, err = sizing.AdviseWorkload(sw, ao); err != nil {
+			return nil, fmt.Errorf("matrix: row %s: steady workload: %w", r.Name, err)
+		}
 	}
 	ds, ts := a0.Inputs["dirty_bytes_at_trigger"], a0.CleanSeconds
 	if !(ts > 0) || !(ds > 0) {
@@ -165,8 +177,8 @@ func planSteady(r Row, full *sizing.Advice, ao sizing.AdviseOptions, o Options) 
 // up, and with one more where advise bounded the threads below the load
 // or the advised count did not keep up (measured), so the table shows the
 // count that does.
-func (rr *RowResult) runSteady(ctx context.Context, o Options, ao sizing.AdviseOptions) error {
-	sc, err := planSteady(rr.Row, rr.Advice, ao, o)
+func (rr *RowResult) runSteady(ctx context.Context, o Options, ao sizing.AdviseOptions, calFor func(mapBytes int64, fill float64) (*sizing.Calibration, error)) error {
+	sc, err := planSteady(rr.Row, rr.Advice, ao, o, calFor)
 	if err != nil {
 		return err
 	}

@@ -417,6 +417,28 @@ func headOfWorkload(w Workload) head {
 	return h
 }
 
+// CalibrationShape is the map a calibration should run for a's
+// predictions to hold (CalibrateOptions.MapBytes and MapFill): the
+// recommended per-thread dedupe buffer, filled by the trigger's distinct
+// dirty keys per pass (at most 1). ok is false without a recommendation
+// (no layout, no dirty keys).
+func CalibrationShape(a *Advice) (mapBytes int64, fill float64, ok bool) {
+	if a == nil || a.Threads < 1 {
+		return 0, 0, false
+	}
+	for _, la := range a.Layouts {
+		if la.Layout != a.Layout || la.MaxKeysPerPass <= 0 || la.Passes <= 0 {
+			continue
+		}
+		keys := a.Inputs["dirty_keys_at_trigger"]
+		if !(keys > 0) {
+			return 0, 0, false
+		}
+		return la.DedupeBufferBytes / int64(a.Threads), math.Min(1, keys/float64(la.Passes)/float64(la.MaxKeysPerPass)), true
+	}
+	return 0, 0, false
+}
+
 // AdviseWorkload advises for a workload description. Errors: an invalid
 // workload or cleaner config.
 func AdviseWorkload(w Workload, o AdviseOptions) (*Advice, error) {
@@ -564,7 +586,7 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 		"throttled clean time, pass by pass, phase by phase: every 300 ms of work (Kafka's checkIntervalMs) is stretched to max(its time, its bytes / log.cleaner.io.max.bytes.per.second); an isolated clean's last < 300 ms is not slept for; back to back: sum of max(phase time, phase bytes / rate)",
 		"load = write rate x one-pass clean time (unthrottled) / D per partition, summed (in threads); threads = the fewest n with speedup(n) > load, n <= min(cores, partitions, curve or disks)",
 		"throttle utilization = write rate x throttled bytes per clean / (D x rate), summed; >= 1: falls behind whatever the threads",
-		"queue: threads take the filthiest eligible partition (largest dirty / (C + dirty)), sleep log.cleaner.backoff.ms when none; simulated (SimulateQueue) for peak and mean dirty ratio, max compaction delay = max over cleans of (dirty at start / w + clean time)",
+		"queue: threads take the filthiest eligible partition (largest cleanable / (C + cleanable); cleanable = the dirty bytes below the active segment, which rolls every segment.bytes of writes), sleep log.cleaner.backoff.ms when none; simulated (SimulateQueue) for peak and mean dirty ratio (the cleanable ratio's), max compaction delay = max over cleans of (dirty at start / w + clean time)",
 		"alone (never waiting for another partition): peak dirty ratio = (D + w x clean time) / (C + D + w x clean time); mean = 1 - (C / Dp) ln(1 + Dp / C); max compaction delay = D / w + log.cleaner.backoff.ms + clean time",
 		"closed-form queue delay = D / w + log.cleaner.backoff.ms + ceil(partitions / threads) x clean time (the clean time at the trigger)",
 		"io buffer = threads x 2 x max(256 KiB, largest batch rounded up to a power of 2)",
@@ -708,7 +730,7 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 			hh := heads[min(i, len(heads)-1)]
 			hc := hh
 			queueParts = append(queueParts, QueuePartition{Name: fmt.Sprint(i), CleanBytes: hh.cleanBytes, TriggerDirtyBytes: hh.trigger, WriteBytesPerSecond: writeRate,
-				PassBytes: hh.passBytes(chosen.la.MaxKeysPerPass),
+				PassBytes: hh.passBytes(chosen.la.MaxKeysPerPass), SegmentBytes: float64(hh.segBytes),
 				Phases: func(covered, rest float64) []Phase {
 					return cal.passPhases(hc.cleanBytes, covered, rest, hc.segBytes, clear)
 				}})

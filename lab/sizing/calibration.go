@@ -75,6 +75,12 @@ type Calibration struct {
 	// ThreadCurves are the contention curves measured (warm, then cold);
 	// none when not asked (CalibrateOptions.Threads).
 	ThreadCurves []ThreadCurve `json:"thread_curves,omitempty"`
+	// MapBytes is the runs' dedupe buffer (one thread); MapFill the share of
+	// its keys per pass the runs' distinct dirty keys filled, as asked
+	// (CalibrateOptions.MapFill; 0: not asked). Omitted in calibrations
+	// made before they were recorded (16 MiB, unfilled).
+	MapBytes int64   `json:"map_bytes,omitempty"`
+	MapFill  float64 `json:"map_fill,omitempty"`
 	// Workload says what was cleaned (keys, record sizes, bytes).
 	Workload    string              `json:"workload"`
 	MeasuredAt  time.Time           `json:"measured_at"`

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/cleanerlab/cleanerlab/engine"
 )
 
 // TestSpread: the fastest n samples' (fastest - slowest) / fastest.
@@ -115,5 +118,41 @@ func TestCalibrateThreadCurve(t *testing.T) {
 	}
 	if c.Curve("cold") != &c.ThreadCurves[1] || c.Curve("hot") != nil {
 		t.Error("Curve lookup")
+	}
+}
+
+// TestCalibrationShape: the calibration's log and map for a map at a fill,
+// worked by hand. Kafka's skimpy map with md5 takes 24 bytes per entry:
+// 1 MiB holds 43,690 slots, 39,321 keys per pass at load factor 0.9. Half
+// of them, 19,660.5 distinct dirty keys, come from a head of k records
+// over k keys when k (1 - e^-1) = 19,660.5: k = 31,102.45; the records of
+// run's default shape are 128.8125 bytes (16-byte keys, 100-byte values,
+// 16 per batch), so the log is 2 k r / 1.002 = 7,996,776 bytes (rounded
+// up). Capped at a 4 MiB log, keys and map shrink by 4,194,304 /
+// 7,996,776 = 0.5245: a map of 549,960 bytes (whole entries).
+func TestCalibrationShape(t *testing.T) {
+	o := CalibrateOptions{Cleaner: engine.DefaultCleanerConfig(), MapBytes: 1 << 20, MapFill: 0.5, LogBytes: 64 << 20, NoVerdict: true}
+	o.defaults()
+	logBytes, mapBytes, note, err := calibrationShape(o)
+	if err != nil || logBytes != 7996776 || mapBytes != 1<<20 || note != "" {
+		t.Errorf("shape = %d, %d, %q, %v; want 7996776, 1048576, no note", logBytes, mapBytes, note, err)
+	}
+	o.LogBytes = 4 << 20
+	logBytes, mapBytes, note, err = calibrationShape(o)
+	if err != nil || logBytes != 4<<20 || mapBytes != 549960 || !strings.Contains(note, "scaled by 0.524") {
+		t.Errorf("capped shape = %d, %d, %q, %v; want 4194304, 549960, a note", logBytes, mapBytes, note, err)
+	}
+	// No fill: the log and map as given.
+	o.MapFill, o.LogBytes = 0, 64<<20
+	if logBytes, mapBytes, _, _ := calibrationShape(o); logBytes != 64<<20 || mapBytes != 1<<20 {
+		t.Errorf("unfilled shape = %d, %d; want the options'", logBytes, mapBytes)
+	}
+	// The cache file names the shape; the default shape keeps the old name.
+	if p := o.path(); !strings.HasSuffix(p, "-k16-v100-b16-m1048576-f0.json") {
+		t.Errorf("path %s", p)
+	}
+	o.MapBytes = calibrationMapBytes
+	if p := o.path(); !strings.HasSuffix(p, "-k16-v100-b16.json") {
+		t.Errorf("default path %s", p)
 	}
 }

@@ -32,8 +32,21 @@ type CalibrateOptions struct {
 	// KeyBytes, ValueBytes and RecordsPerBatch shape the records measured,
 	// since per-record costs set the throughput (default run's 16, 100, 16).
 	KeyBytes, ValueBytes, RecordsPerBatch int
-	// LogBytes of each measured run. Default 64 MiB.
+	// LogBytes of each measured run. Default 64 MiB. With MapFill it is the
+	// largest log a run may have.
 	LogBytes int64
+	// MapBytes is each run's dedupe buffer per thread (bytes). Default 16
+	// MiB. The map's size and fill set its cost per key (cache and TLB
+	// misses, probe lengths): give the per-thread buffer of the clean to be
+	// predicted.
+	MapBytes int64
+	// MapFill, in (0, 1], sizes the runs' keys so that one clean's distinct
+	// dirty keys fill this share of the map's keys per pass (slots x load
+	// factor): the fill of the clean to be predicted. 0: the keys of a
+	// LogBytes log, whatever share of the map they fill. When those keys
+	// need a log over LogBytes, keys and map are scaled down together
+	// (Calibration.Notes says by how much).
+	MapFill float64
 	// Runs is the least number of measured runs; the fastest Runs usable
 	// runs must agree within SpreadBound. Default 3.
 	Runs int
@@ -98,6 +111,12 @@ func (o *CalibrateOptions) defaults() {
 	if o.LogBytes == 0 {
 		o.LogBytes = 64 << 20
 	}
+	if o.MapBytes <= 0 {
+		o.MapBytes = calibrationMapBytes
+	}
+	if o.MapFill < 0 || o.MapFill > 1 || math.IsNaN(o.MapFill) {
+		o.MapFill = 0
+	}
 	if o.Runs <= 0 {
 		o.Runs = 3
 	}
@@ -120,7 +139,46 @@ func (o *CalibrateOptions) defaults() {
 
 func (o *CalibrateOptions) path() string {
 	base := CalibrationPath(o.Out, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath))
-	return strings.TrimSuffix(base, ".json") + fmt.Sprintf("-k%d-v%d-b%d.json", o.KeyBytes, o.ValueBytes, o.RecordsPerBatch)
+	shape := ""
+	if o.MapBytes != calibrationMapBytes || o.MapFill > 0 {
+		shape = fmt.Sprintf("-m%d-f%d", o.MapBytes, int(math.Round(o.MapFill*100)))
+	}
+	return strings.TrimSuffix(base, ".json") + fmt.Sprintf("-k%d-v%d-b%d%s.json", o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, shape)
+}
+
+// calibrationShape is the log and per-thread map of o's runs: LogBytes and
+// MapBytes, or with MapFill the keys whose distinct dirty keys fill
+// MapFill of the map's keys per pass. The generated head writes n = k
+// records uniformly over k keys (dirty ratio 0.5, the base holding every
+// key once), so its distinct keys are k (1 - e^-1) (ExpectedDistinct):
+// k = MapFill x maxKeys / (1 - e^-1), and the log 2 k r / 1.002 (as
+// calibrationExperiment sizes the keys from the log). A log over LogBytes
+// scales keys and map down by the same factor; note says so ("" when not).
+func calibrationShape(o CalibrateOptions) (logBytes, mapBytes int64, note string, err error) {
+	if o.MapFill <= 0 {
+		return o.LogBytes, o.MapBytes, "", nil
+	}
+	info, err := layoutInfo(o.Cleaner.OffsetMap, o.Cleaner.Hasher)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	lf := o.Cleaner.LoadFactor
+	if lf <= 0 {
+		lf = engine.DefaultCleanerConfig().LoadFactor
+	}
+	maxKeys := float64(info.MaxKeys(int(min(o.MapBytes, math.MaxInt32)), lf))
+	k := o.MapFill * maxKeys / (1 - math.Exp(-1))
+	r := RecordBytes(o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, false)
+	logBytes = int64(math.Ceil(2 * k * r / 1.002))
+	mapBytes = o.MapBytes
+	if logBytes > o.LogBytes {
+		f := float64(o.LogBytes) / float64(logBytes)
+		mapBytes = max(int64(float64(o.MapBytes)*f)/int64(info.EntryBytes)*int64(info.EntryBytes), int64(info.EntryBytes)*64)
+		note = fmt.Sprintf("the map of the clean predicted (%s, %.0f%% full) needs a %s log at this fill; calibrated with keys and map scaled by %.3g to a %s log and a %s map (raise --calibration-log-bytes to measure the full map's cache misses)",
+			results.FormatBytes(o.MapBytes), 100*o.MapFill, results.FormatBytes(logBytes), f, results.FormatBytes(o.LogBytes), results.FormatBytes(mapBytes))
+		logBytes = o.LogBytes
+	}
+	return max(logBytes, 1), mapBytes, note, nil
 }
 
 func layoutName[S ~string](name S) string {
@@ -189,7 +247,7 @@ func measureOverhead(ctx context.Context, e lab.Experiment, o CalibrateOptions, 
 	vo.Cleaner.MaxIOBytesPerSecond = 0 // the model applies the throttle itself
 	best, gap := math.Inf(1), math.Inf(1)
 	for i := 0; i < 5; i++ {
-		_, secs, g, err := measureCleansGap(ctx, w, h, calibrationMapBytes, vo)
+		_, secs, g, err := measureCleansGap(ctx, w, h, o.MapBytes, vo)
 		if err != nil {
 			return 0, 0, fmt.Errorf("sizing: calibration (per-clean overhead): %w", err)
 		}
@@ -201,7 +259,8 @@ func measureOverhead(ctx context.Context, e lab.Experiment, o CalibrateOptions, 
 	return best, gap, nil
 }
 
-// calibrationMapBytes is the dedupe buffer of the calibration runs: 16 MiB.
+// calibrationMapBytes is the default dedupe buffer of the calibration runs
+// (CalibrateOptions.MapBytes): 16 MiB.
 const calibrationMapBytes = 16 << 20
 
 // measureClear times Clear of a 128 MiB map of the layout, median of 5;
@@ -247,6 +306,11 @@ const DefaultSpreadBound = 0.10
 // removed after. Errors: a run that fails or measures no time.
 func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	o.defaults()
+	logBytes, mapBytes, shapeNote, err := calibrationShape(o)
+	if err != nil {
+		return nil, err
+	}
+	o.LogBytes, o.MapBytes = logBytes, mapBytes
 	e, err := calibrationExperiment(o, o.LogBytes, 1)
 	if err != nil {
 		return nil, err
@@ -260,7 +324,10 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	c := &Calibration{OffsetMap: layoutName(o.Cleaner.OffsetMap), Hasher: string(o.Cleaner.Hasher), IOPath: ioName(o.Cleaner.IOPath), Cache: string(lab.CacheWarm),
 		Workload: fmt.Sprintf("%d keys, %d-byte keys, %d-byte values, %d records per batch, %s log, dirty ratio %.2f, one thread, %s map, no throttle",
 			e.Workload.Keys, o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, results.FormatBytes(o.LogBytes), e.Workload.DirtyRatio, results.FormatBytes(e.Cleaner.DedupeBufferBytes)),
-		SpreadBound: o.SpreadBound}
+		SpreadBound: o.SpreadBound, MapBytes: o.MapBytes, MapFill: o.MapFill}
+	if shapeNote != "" {
+		c.Notes = append(c.Notes, shapeNote)
+	}
 	type rawRun struct {
 		mapBytes, copyBytes int64
 		mapTime, copyTime   time.Duration
@@ -312,10 +379,10 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 		c.MapBuildSamples, c.CopySamples = nil, nil
 		var mapOK, copyOK []float64
 		for _, r := range raw {
-			// The map phase began with a Clear of the 16 MiB map: not map building.
+			// The map phase began with a Clear of the map: not map building.
 			t := r.mapTime.Seconds()
 			if clear > 0 {
-				t -= float64(r.cleans) * calibrationMapBytes / clear
+				t -= float64(r.cleans) * float64(o.MapBytes) / clear
 			}
 			if t <= 0 {
 				t = r.mapTime.Seconds()
@@ -413,9 +480,9 @@ func Spread(samples []float64, n int) float64 {
 // calibrationExperiment is the lab.Run experiment of a calibration run of
 // threads threads, one partition each of logBytes: o's record shape, the
 // base holding (almost) every key once and the head writing over all of
-// them (the steady state the advisor's model assumes), a 16 MiB map per
-// thread, no throttle (the model applies log.cleaner.io.max.bytes.per.second
-// itself), verification off.
+// them (the steady state the advisor's model assumes), a map per
+// thread (CalibrateOptions.MapBytes), no throttle (the model applies
+// log.cleaner.io.max.bytes.per.second itself), verification off.
 func calibrationExperiment(o CalibrateOptions, logBytes int64, threads int) (lab.Experiment, error) {
 	e := lab.DefaultExperiment()
 	e.Workload.KeyBytes, e.Workload.ValueBytes, e.Workload.RecordsPerBatch = o.KeyBytes, o.ValueBytes, o.RecordsPerBatch
@@ -429,9 +496,9 @@ func calibrationExperiment(o CalibrateOptions, logBytes int64, threads int) (lab
 	e.Cleaner = o.Cleaner
 	e.Cleaner.Threads = threads
 	e.Cleaner.MaxIOBytesPerSecond = 0
-	// A small map, so that its zero-fill per clean (measured apart) stays
-	// out of the map-build rate.
-	e.Cleaner.DedupeBufferBytes = calibrationMapBytes * int64(threads)
+	// The map of the clean to be predicted; its zero-fill per clean
+	// (measured apart) is taken out of the map-build rate.
+	e.Cleaner.DedupeBufferBytes = o.MapBytes * int64(threads)
 	e.Verify = false
 	return e, nil
 }
@@ -560,6 +627,8 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 		times    []float64
 		verdicts []string
 		passes   int
+		cal      *Calibration   // the fastest of the calibration runs
+		cals     []*Calibration // each repetition's (Recalibrate)
 	}
 	var cfgs []*config
 	for _, c := range []struct {
@@ -569,21 +638,33 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 		buf := c.entries * int64(info.EntryBytes)
 		cfgs = append(cfgs, &config{name: c.name, buf: buf, maxKeys: info.MaxKeys(int(buf), lf)})
 	}
-	cal := o.Calibration
 	// Repetitions interleave a calibration run (when asked) with one run of
-	// each configuration, so that both see the same load on the machine.
+	// each configuration, so that both see the same load on the machine;
+	// each configuration's calibration runs its map at its fill (the keys
+	// of a pass over its keys per pass), since a map's size and fill set
+	// its cost per key.
+	for _, c := range cfgs {
+		c.cal = o.Calibration
+	}
 	for rep := 0; rep < o.Repetitions; rep++ {
 		if o.Recalibrate != nil {
-			co := *o.Recalibrate
-			co.Runs, co.MaxRuns, co.Threads = 1, 1, 0
-			c, err := Calibrate(ctx, co)
-			if err != nil {
-				return nil, err
-			}
-			if rep == 0 {
-				cal = c
-			} else {
-				cal = mergeFastest(cal, c)
+			for _, c := range cfgs {
+				co := *o.Recalibrate
+				co.Runs, co.MaxRuns, co.Threads = 1, 1, 0
+				co.MapBytes = c.buf
+				if p := scaled.passesFor(c.maxKeys); p > 0 && c.maxKeys > 0 {
+					co.MapFill = math.Min(1, scaled.keys/float64(p)/float64(c.maxKeys))
+				}
+				cal, err := Calibrate(ctx, co)
+				if err != nil {
+					return nil, err
+				}
+				c.cals = append(c.cals, cal)
+				if rep == 0 {
+					c.cal = cal
+				} else {
+					c.cal = mergeFastest(c.cal, cal)
+				}
 			}
 		}
 		for _, c := range cfgs {
@@ -602,7 +683,7 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 			c.verdicts = append(c.verdicts, verdict)
 		}
 	}
-	v.Calibration = cal
+	v.Calibration = cfgs[0].cal
 	for _, c := range cfgs {
 		var usable []float64
 		for i, t := range c.times {
@@ -620,56 +701,18 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 			}
 		}
 		run.PassesPredicted = scaled.passesFor(c.maxKeys)
-		// The cleans run as measureCleans runs them: one thread, partition
-		// after partition, pass after pass, back to back through the one
-		// throttle of the manager; the mean over partitions.
-		chunks := scaled.chunksFor(c.maxKeys)
-		var seq [][]Phase
-		var rem int64
-		for _, ch := range chunks {
-			rem += ch.Bytes
-		}
-		for _, ch := range chunks {
-			rem -= ch.Bytes
-			ph := cal.passPhases(scaled.cleanBytes, float64(ch.Bytes), float64(rem), scaled.segBytes, clearBytes(info, c.buf))
-			for p := 0; p < w.Partitions; p++ {
-				seq = append(seq, ph)
-			}
-		}
-		unthrottled := 0.0
-		for _, ph := range seq {
-			t, _ := phaseSums(ph)
-			unthrottled += t
-		}
-		run.CleanSecondsUnthrottled = unthrottled / float64(w.Partitions)
-		run.CleanSecondsPredicted = run.CleanSecondsUnthrottled
-		if r := o.Cleaner.MaxIOBytesPerSecond; r > 0 {
-			th := newThrottleSim(r)
-			total := 0.0
-			for i, ph := range seq {
-				if i > 0 {
-					th.idle(cal.CleanGapSeconds) // between cleans: the throttle's clock runs
-				}
-				for _, p := range ph {
-					total += th.run(p)
-				}
-			}
-			// The last period (< 300 ms of work) is never slept for: where
-			// the checks fall moves up to this much, per partition.
-			fast := 0.0
-			for _, ph := range seq {
-				for _, p := range ph {
-					if p.Seconds > 0 {
-						fast = math.Max(fast, p.Bytes/p.Seconds)
-					}
-				}
-			}
-			run.ThrottleTailSeconds = math.Max(0, float64(iosched.KafkaCheckIntervalMs)/1000*(fast/r-1)) / float64(w.Partitions)
-			run.CleanSecondsPredicted = total / float64(w.Partitions)
-			run.ThrottleBytesPerSecond = r
-		}
+		pr := predictValidation(c.cal, scaled, w.Partitions, c.maxKeys, clearBytes(info, c.buf), o.Cleaner.MaxIOBytesPerSecond)
+		pr.fill(&run, c.cal)
 		if m := run.CleanSecondsMeasured; m > 0 {
 			run.CleanSecondsError = (run.CleanSecondsPredicted - m) / m
+		}
+		// Each repetition's prediction from the calibration run just
+		// before it: how far the calibration's own noise moves the figure.
+		if len(c.cals) == len(c.times) {
+			for _, cal := range c.cals {
+				p := predictValidation(cal, scaled, w.Partitions, c.maxKeys, clearBytes(info, c.buf), o.Cleaner.MaxIOBytesPerSecond)
+				run.CleanSecondsPredictedSamples = append(run.CleanSecondsPredictedSamples, p.predicted)
+			}
 		}
 		v.Runs = append(v.Runs, run)
 	}
@@ -677,6 +720,71 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 	v.PassesPredicted, v.PassesMeasured = r.PassesPredicted, r.PassesMeasured
 	v.CleanSecondsPredicted, v.CleanSecondsMeasured, v.CleanSecondsError = r.CleanSecondsPredicted, r.CleanSecondsMeasured, r.CleanSecondsError
 	return v, nil
+}
+
+// prediction is the model's clean time of a validated configuration.
+type prediction struct {
+	unthrottled, predicted, tail, throttle float64
+}
+
+// fill sets run's predicted figures and the rates they came from.
+func (p prediction) fill(run *ValidationRun, cal *Calibration) {
+	run.CleanSecondsUnthrottled, run.CleanSecondsPredicted = p.unthrottled, p.predicted
+	run.ThrottleTailSeconds, run.ThrottleBytesPerSecond = p.tail, p.throttle
+	run.MapBuildBytesPerSecond, run.CopyBytesPerSecond = cal.MapBuildBytesPerSecond, cal.CopyBytesPerSecond
+}
+
+// predictValidation is the model's mean clean time per partition of the
+// scaled workload h over partitions, as measureCleans runs the cleans: one
+// thread, partition after partition, pass after pass, back to back
+// through the one throttle of the manager (throttle <= 0: none).
+func predictValidation(cal *Calibration, h head, partitions, maxKeys int, clear int64, throttle float64) prediction {
+	var seq [][]Phase
+	chunks := h.chunksFor(maxKeys)
+	var rem int64
+	for _, ch := range chunks {
+		rem += ch.Bytes
+	}
+	for _, ch := range chunks {
+		rem -= ch.Bytes
+		ph := cal.passPhases(h.cleanBytes, float64(ch.Bytes), float64(rem), h.segBytes, clear)
+		for p := 0; p < partitions; p++ {
+			seq = append(seq, ph)
+		}
+	}
+	unthrottled := 0.0
+	for _, ph := range seq {
+		t, _ := phaseSums(ph)
+		unthrottled += t
+	}
+	out := prediction{unthrottled: unthrottled / float64(partitions)}
+	out.predicted = out.unthrottled
+	if throttle > 0 {
+		th := newThrottleSim(throttle)
+		total := 0.0
+		for i, ph := range seq {
+			if i > 0 {
+				th.idle(cal.CleanGapSeconds) // between cleans: the throttle's clock runs
+			}
+			for _, p := range ph {
+				total += th.run(p)
+			}
+		}
+		// The last period (< 300 ms of work) is never slept for: where
+		// the checks fall moves up to this much, per partition.
+		fast := 0.0
+		for _, ph := range seq {
+			for _, p := range ph {
+				if p.Seconds > 0 {
+					fast = math.Max(fast, p.Bytes/p.Seconds)
+				}
+			}
+		}
+		out.tail = math.Max(0, float64(iosched.KafkaCheckIntervalMs)/1000*(fast/throttle-1)) / float64(partitions)
+		out.predicted = total / float64(partitions)
+		out.throttle = throttle
+	}
+	return out
 }
 
 // mergeFastest keeps the fastest rates of two calibrations (and both's

@@ -22,7 +22,7 @@ import (
 //	  (KafkaThrottledSeconds) and back to back (SteadyThrottledSeconds).
 //
 //	queue threads=N backoff=S [throttle=B/S] [speedup=S1,S2,...] [horizon=S] [trace=N] [trace-only]
-//	<name> clean=C trigger=D write=W [initial=X] [pass=P] [fixed=S] [per-byte=S] [bytes=B] [bytes-per-byte=B]
+//	<name> clean=C trigger=D write=W [initial=X] [pass=P] [segment=S] [fixed=S] [per-byte=S] [bytes=B] [bytes-per-byte=B]
 //	  One partition per line; a clean covering x bytes is one phase of
 //	  fixed + per-byte x seconds passing bytes + bytes-per-byte x bytes to
 //	  the throttle. Prints the first trace cleans, and SimulateQueue's
@@ -109,7 +109,7 @@ func runQueue(t *testing.T, args map[string]string, input string) string {
 		}
 		fixed, perByte, bytes, bytesPer := kv["fixed"], kv["per-byte"], kv["bytes"], kv["bytes-per-byte"]
 		p := QueuePartition{Name: f[0], CleanBytes: kv["clean"], TriggerDirtyBytes: kv["trigger"], WriteBytesPerSecond: kv["write"], InitialDirtyBytes: kv["initial"],
-			PassBytes: kv["pass"], Phases: func(covered, rest float64) []Phase {
+			PassBytes: kv["pass"], SegmentBytes: kv["segment"], Phases: func(covered, rest float64) []Phase {
 				return []Phase{{Name: "clean", Seconds: fixed + perByte*covered, Bytes: bytes + bytesPer*covered}}
 			}}
 		in.Partitions = append(in.Partitions, p)

@@ -23,6 +23,14 @@ type QueuePartition struct {
 	// PassBytes is the most dirty bytes one clean covers (its offset map
 	// full); <= 0 or +Inf: all of them.
 	PassBytes float64 `json:"pass_bytes"`
+	// SegmentBytes is segment.bytes. The active (last) segment is never
+	// cleanable (LogCleanerManager.cleanableOffsets stops at its base
+	// offset), so the cleanable bytes grow a segment at a time, as the
+	// active segment rolls, and a clean covers the dirty bytes below the
+	// active segment only: segments are taken as S bytes of writes each,
+	// their boundaries at multiples of S of the bytes written since time 0.
+	// <= 0: every dirty byte is cleanable at once (a fluid log).
+	SegmentBytes float64 `json:"segment_bytes,omitempty"`
 	// Phases gives one clean's phases for `covered` dirty bytes with `rest`
 	// dirty bytes left after it: unthrottled seconds and throttled bytes.
 	Phases func(covered, rest float64) []Phase `json:"-"`
@@ -90,12 +98,14 @@ type queueJob struct {
 // SimulateQueue runs Kafka's cleaner threads over the partitions on the
 // model's clock, deterministically (a fluid, event-driven simulation):
 //
-//   - every partition's dirty bytes grow at its write rate;
+//   - every partition's dirty bytes grow at its write rate; its cleanable
+//     bytes are those below the active segment (SegmentBytes), and its
+//     cleanable ratio cleanable / (clean + cleanable), Kafka's;
 //   - a free thread takes the eligible partition not being cleaned with the
 //     largest cleanable ratio dirty / (clean + dirty), the first on a tie
 //     (LogCleanerManager.grabFilthiestCompactedLog); with none it sleeps
 //     BackoffSeconds (LogCleaner.CleanerThread.doWork);
-//   - a clean covers min(dirty at its start, PassBytes) and runs that pass's
+//   - a clean covers min(cleanable at its start, PassBytes) and runs that pass's
 //     phases; bytes written meanwhile stay dirty; its dirty bytes leave
 //     when it ends (the checkpoint moves then);
 //   - n cleans at once each run at Speedup(n)/n of their own speed, and all
@@ -104,7 +114,8 @@ type queueJob struct {
 //     under its lock, so every period averages the rate).
 //
 // A record's compaction delay is its dirty age when the clean covering it
-// started (oldest dirty bytes / write rate) plus that clean's time. Errors:
+// started (oldest dirty bytes / write rate) plus that clean's time. The
+// dirty ratio figures are the cleanable ratio's, as steady samples it. Errors:
 // no partition, a partition without a phase model or with negative sizes.
 func SimulateQueue(in QueueInput) (*QueueResult, error) {
 	if len(in.Partitions) == 0 {
@@ -151,6 +162,32 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 		x0[i] = p.InitialDirtyBytes
 	}
 	dirtyAt := func(i int, t float64) float64 { return x0[i] + ps[i].WriteBytesPerSecond*(t-t0[i]) }
+	// Bytes written to partition i by time t (the initial dirty bytes
+	// first), and its checkpoint there: written - dirty.
+	writtenAt := func(i int, t float64) float64 { return ps[i].InitialDirtyBytes + ps[i].WriteBytesPerSecond*t }
+	const eps = 1e-9
+	// rolledAt is the active segment's base at t, in bytes written.
+	rolledAt := func(i int, t float64) float64 {
+		s, w := ps[i].SegmentBytes, writtenAt(i, t)
+		return s * math.Floor(w/s+eps)
+	}
+	cleanableAt := func(i int, t float64) float64 {
+		x := dirtyAt(i, t)
+		if ps[i].SegmentBytes <= 0 {
+			return x
+		}
+		return math.Max(0, rolledAt(i, t)-(writtenAt(i, t)-x))
+	}
+	// triggerWrittenAt is the bytes written at which partition i's
+	// cleanable bytes reach its trigger, its checkpoint where it is at t.
+	triggerWrittenAt := func(i int, t float64) float64 {
+		p := ps[i]
+		ck := writtenAt(i, t) - dirtyAt(i, t)
+		if p.SegmentBytes <= 0 {
+			return ck + p.TriggerDirtyBytes
+		}
+		return p.SegmentBytes * math.Ceil((ck+p.TriggerDirtyBytes)/p.SegmentBytes-eps)
+	}
 	running := make([]*queueJob, threads)
 	wake := make([]float64, threads) // a free thread's next look, seconds
 	res := &QueueResult{}
@@ -164,7 +201,7 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 		return 0
 	}
 	eligibleAt := func(i int, t float64) bool {
-		x := dirtyAt(i, t)
+		x := cleanableAt(i, t)
 		return !busy[i] && x > 0 && x >= ps[i].TriggerDirtyBytes*(1-1e-12)
 	}
 	// closePiece accounts partition i's piece [t0[i], t) and starts a new
@@ -172,7 +209,25 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 	closePiece := func(i int, t, x float64) {
 		p := ps[i]
 		w := p.WriteBytesPerSecond
-		if span := overlap(t0[i], t, warm, horizon); span > 0 {
+		if span := overlap(t0[i], t, warm, horizon); span > 0 && p.SegmentBytes > 0 {
+			// The cleanable bytes are constant between rolls.
+			c := p.CleanBytes
+			a, b := math.Max(t0[i], warm), math.Min(t, horizon)
+			for a < b {
+				next := b
+				if w > 0 {
+					next = math.Min(b, a+(rolledAt(i, a)+p.SegmentBytes-writtenAt(i, a))/w)
+				}
+				if next-a < 1e-12 {
+					next = math.Min(b, a+1e-9)
+				}
+				if cx := cleanableAt(i, a); c+cx > 0 {
+					ratioInt += (next - a) * cx / (c + cx)
+					res.PeakDirtyRatio = math.Max(res.PeakDirtyRatio, cx/(c+cx))
+				}
+				a = next
+			}
+		} else if span > 0 {
 			// Time average of x / (C + x) with x linear in time.
 			c := p.CleanBytes
 			a0 := dirtyAt(i, math.Max(t0[i], warm))
@@ -200,7 +255,7 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 			best, bestRatio := -1, 0.0
 			for i := range ps {
 				if eligibleAt(i, t) {
-					if r := ratioOf(i, dirtyAt(i, t)); best < 0 || r > bestRatio {
+					if r := ratioOf(i, cleanableAt(i, t)); best < 0 || r > bestRatio {
 						best, bestRatio = i, r
 					}
 				}
@@ -213,17 +268,17 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 				continue
 			}
 			p := ps[best]
-			x := dirtyAt(best, t)
-			cov := x
+			x, cl := dirtyAt(best, t), cleanableAt(best, t)
+			cov := cl
 			if p.PassBytes > 0 && !math.IsInf(p.PassBytes, 1) {
 				cov = math.Min(cov, p.PassBytes)
 			}
-			j := &queueJob{part: best, phases: p.Phases(cov, x-cov), left: 1, covered: cov, start: t}
+			j := &queueJob{part: best, phases: p.Phases(cov, cl-cov), left: 1, covered: cov, start: t}
 			if p.WriteBytesPerSecond > 0 {
 				j.startAge = x / p.WriteBytesPerSecond
-				// When the dirty bytes, growing linearly, reached the trigger
-				// (not before the partition's last clean ended).
-				since := math.Max(lastDone[best], t-(x-p.TriggerDirtyBytes)/p.WriteBytesPerSecond)
+				// When the cleanable bytes reached the trigger (not before
+				// the partition's last clean ended).
+				since := math.Max(lastDone[best], t-(writtenAt(best, t)-triggerWrittenAt(best, t))/p.WriteBytesPerSecond)
 				if t >= warm {
 					res.MaxQueueWaitSeconds = math.Max(res.MaxQueueWaitSeconds, t-since)
 				}
@@ -272,7 +327,7 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 		if in.BackoffSeconds <= 0 {
 			for i, p := range ps {
 				if !busy[i] && !eligibleAt(i, t) && p.WriteBytesPerSecond > 0 {
-					dt = math.Min(dt, (p.TriggerDirtyBytes-dirtyAt(i, t))/p.WriteBytesPerSecond)
+					dt = math.Min(dt, (triggerWrittenAt(i, t)-writtenAt(i, t))/p.WriteBytesPerSecond)
 				}
 			}
 		}

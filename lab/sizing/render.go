@@ -199,9 +199,15 @@ func WriteAdviceTable(w io.Writer, a *Advice, cc engine.CleanerConfig, calNote s
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	if v := a.Validation; v != nil {
-		fmt.Fprintf(w, "validation at scale %.4g (keys per buffer kept; warm cache, one thread; measured now, fastest of %d runs each):\n", v.Scale, len(v.Runs[0].CleanSecondsSamples))
-		if c := v.Calibration; c != nil {
-			fmt.Fprintf(w, "  predicted with the calibration measured between the runs: map build %s/s, copy %s/s\n", results.FormatBytes(int64(c.MapBuildBytesPerSecond)), results.FormatBytes(int64(c.CopyBytesPerSecond)))
+		how := fmt.Sprintf("fastest of %d runs each", len(v.Runs[0].CleanSecondsSamples))
+		if len(v.Runs[0].CleanSecondsPredictedSamples) > 0 {
+			how += ", each after a calibration run with its map at its fill; predicted from the fastest of those"
+		}
+		fmt.Fprintf(w, "validation at scale %.4g (keys per buffer kept; warm cache, one thread; measured now, %s):\n", v.Scale, how)
+		for _, r := range v.Runs {
+			if r.CopyBytesPerSecond > 0 {
+				fmt.Fprintf(w, "  %s: predicted with map build %s/s, copy %s/s (calibrated with its map at its fill)\n", r.Name, results.FormatBytes(int64(r.MapBuildBytesPerSecond)), results.FormatBytes(int64(r.CopyBytesPerSecond)))
+			}
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  run\tbuffer\tkeys\tpasses predicted\tmeasured\tclean s predicted\t(unthrottled)\tmeasured\terror\tverdicts")

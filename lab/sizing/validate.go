@@ -47,4 +47,16 @@ type ValidationRun struct {
 	// all were (AllBusy: then the fastest busy one is, and it says so).
 	Verdicts []string `json:"verdicts,omitempty"`
 	AllBusy  bool     `json:"all_busy,omitempty"`
+	// MapBuildBytesPerSecond and CopyBytesPerSecond are the rates the
+	// prediction used: the calibration measured between the runs with this
+	// run's map at its fill (ValidateOptions.Recalibrate), else the one
+	// given.
+	MapBuildBytesPerSecond float64 `json:"map_build_bytes_per_second,omitempty"`
+	CopyBytesPerSecond     float64 `json:"copy_bytes_per_second,omitempty"`
+	// CleanSecondsPredictedSamples, with a calibration run before each
+	// repetition (ValidateOptions.Recalibrate), are the predictions from
+	// each of those runs alone: how far the calibration's own run-to-run
+	// noise moves the figure (CleanSecondsPredicted comes from the fastest
+	// of them, as CleanSecondsMeasured is the fastest repetition).
+	CleanSecondsPredictedSamples []float64 `json:"clean_seconds_predicted_samples,omitempty"`
 }
