@@ -76,16 +76,16 @@ whether the advised threads keep up): an error table, a summary and a plot.`,
 				return mf.run(cmd, dir, validate, format, resolved, cores, &cal, validateBytes, validateRuns)
 			}
 			kb, vb, rpb := w.KeyBytes, w.ValueBytes, w.RecordsPerBatch
-			// A described workload is calibrated with the recommended map
-			// at its fill (the model's cost per key depends on both).
-			var mapBytes int64
-			var mapFill float64
+			// A described workload is calibrated imitating the recommended
+			// clean (map, fill, dirty ratio, tombstones: each moves the
+			// cost per byte).
+			var shape sizing.Shape
 			if dir == "" {
 				if a0, err := sizing.AdviseWorkload(w, sizing.AdviseOptions{Cleaner: resolved, Cores: cores, BackoffMs: max(backoffMs, 1), CurveCache: "warm"}); err == nil {
-					mapBytes, mapFill, _ = sizing.CalibrationShape(a0)
+					shape, _ = sizing.CalibrationShape(a0)
 				}
 			}
-			calib, calNote, err := cal.get(cmd, resolved, kb, vb, rpb, mapBytes, mapFill, true)
+			calib, calNote, err := cal.get(cmd, resolved, kb, vb, rpb, shape, true)
 			if err != nil {
 				return err
 			}

@@ -94,14 +94,15 @@ func (c *calibrationFlags) bind(f *pflag.FlagSet) {
 // get returns the calibration: none with --no-calibration; measured with
 // --calibrate or when measure is true and the cache is missing or stale;
 // else the cached one if fresh (nil and a note when there is none).
-// mapBytes and mapFill are sizing.CalibrateOptions' (0: its defaults).
-func (c *calibrationFlags) get(cmd *cobra.Command, cc engine.CleanerConfig, keyBytes, valueBytes, perBatch int, mapBytes int64, mapFill float64, measure bool) (*sizing.Calibration, string, error) {
+// shape is the clean the calibration imitates (the zero Shape: sizing's
+// defaults).
+func (c *calibrationFlags) get(cmd *cobra.Command, cc engine.CleanerConfig, keyBytes, valueBytes, perBatch int, shape sizing.Shape, measure bool) (*sizing.Calibration, string, error) {
 	if c.none {
 		return nil, "no calibration (--no-calibration): no clean-time predictions", nil
 	}
 	w := cmd.ErrOrStderr()
 	o := sizing.CalibrateOptions{Out: c.out, Dir: c.dataDir, Cleaner: cc, KeyBytes: keyBytes, ValueBytes: valueBytes, RecordsPerBatch: perBatch,
-		MaxAge: c.maxAge, Force: c.calibrate, LogBytes: c.logBytes, MapBytes: mapBytes, MapFill: mapFill, Runs: c.runs, MaxRuns: c.maxRuns, SpreadBound: c.spread, Threads: c.threads, DropCaches: c.drop,
+		MaxAge: c.maxAge, Force: c.calibrate, LogBytes: c.logBytes, Shape: shape, Runs: c.runs, MaxRuns: c.maxRuns, SpreadBound: c.spread, Threads: c.threads, DropCaches: c.drop,
 		Log: func(format string, args ...any) { fmt.Fprintf(w, format, args...) }}
 	switch {
 	case !(c.spread > 0 && c.spread < 1): // NaN too
@@ -165,7 +166,7 @@ its error and the plan goes on.`,
 			if err != nil {
 				return err
 			}
-			calib, calNote, err := cal.get(cmd, resolved, 0, 0, 0, 0, 0, false)
+			calib, calNote, err := cal.get(cmd, resolved, 0, 0, 0, sizing.Shape{}, false)
 			if err != nil {
 				return err
 			}

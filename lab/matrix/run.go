@@ -3,7 +3,6 @@ package matrix
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -226,19 +225,22 @@ type calib struct {
 	note string
 }
 
-// calKey names a calibration: record shape, map bytes, fill in percent.
-type calKey [5]int64
+// calKey names a calibration: record shape and clean shape.
+type calKey struct {
+	keyBytes, valueBytes, perBatch int
+	shape                          sizing.Shape
+}
 
 // calibrationFor reads or measures the calibration of r's record shape
-// with a map of mapBytes per thread at fill (sizing.CalibrateOptions'
-// MapBytes and MapFill; 0: their defaults), once per shape in a run.
-func calibrationFor(ctx context.Context, r Row, o Options, cals map[calKey]calib, mapBytes int64, fill float64) (calib, error) {
-	key := calKey{int64(r.Workload.KeyBytes), int64(r.Workload.ValueBytes), int64(r.Workload.RecordsPerBatch), mapBytes, int64(math.Round(fill * 100))}
+// imitating the clean sh (the zero Shape: sizing's defaults), once per
+// shape in a run.
+func calibrationFor(ctx context.Context, r Row, o Options, cals map[calKey]calib, sh sizing.Shape) (calib, error) {
+	key := calKey{r.Workload.KeyBytes, r.Workload.ValueBytes, r.Workload.RecordsPerBatch, sh}
 	if c, ok := cals[key]; ok {
 		return c, nil
 	}
 	co := o.calibrateOptions(r)
-	co.MapBytes, co.MapFill = mapBytes, fill
+	co.Shape = sh
 	c, note, err := sizing.LoadOrCalibrate(ctx, co)
 	if err != nil {
 		return calib{}, err
@@ -278,13 +280,13 @@ func (o *Options) adviseOptions(r Row, c *sizing.Calibration) sizing.AdviseOptio
 
 func runRow(ctx context.Context, r Row, o Options, cals map[calKey]calib) RowResult {
 	rr := RowResult{Row: r, NotModelled: r.NotModelled(), Measured: r.Measure, Interference: "n/a"}
-	// The calibration runs the advised map at its fill.
-	var mapBytes int64
-	var fill float64
+	// The calibration imitates the advised clean (map, fill, dirty ratio,
+	// tombstones).
+	var sh sizing.Shape
 	if a0, err := sizing.AdviseWorkload(r.Workload, o.adviseOptions(r, nil)); err == nil {
-		mapBytes, fill, _ = sizing.CalibrationShape(a0)
+		sh, _ = sizing.CalibrationShape(a0)
 	}
-	cal, err := calibrationFor(ctx, r, o, cals, mapBytes, fill)
+	cal, err := calibrationFor(ctx, r, o, cals, sh)
 	if err != nil {
 		rr.Error = err.Error()
 		return rr
@@ -301,8 +303,8 @@ func runRow(ctx context.Context, r Row, o Options, cals map[calKey]calib) RowRes
 		if err := rr.measureClean(ctx, o, ao, cal.c); err != nil {
 			return err
 		}
-		calFor := func(mapBytes int64, fill float64) (*sizing.Calibration, error) {
-			c, err := calibrationFor(ctx, r, o, cals, mapBytes, fill)
+		calFor := func(sh sizing.Shape) (*sizing.Calibration, error) {
+			c, err := calibrationFor(ctx, r, o, cals, sh)
 			return c.c, err
 		}
 		return rr.runSteady(ctx, o, ao, calFor)

@@ -99,9 +99,9 @@ const minSteadyPartitionBytes = 1 << 20
 // (log.cleaner.backoff.ms, at least 10 ms, and max.compaction.lag.ms) by
 // the ratio of the cycles, the throttle by the ratio of the write rates.
 // The advice for the scaled workload gives the predictions, its clean time
-// from calFor's calibration with the scaled workload's advised map at its
-// fill (calFor nil: ao's calibration).
-func planSteady(r Row, full *sizing.Advice, ao sizing.AdviseOptions, o Options, calFor func(mapBytes int64, fill float64) (*sizing.Calibration, error)) (*steadyScale, error) {
+// from calFor's calibration imitating the scaled workload's advised clean
+// (calFor nil: ao's calibration).
+func planSteady(r Row, full *sizing.Advice, ao sizing.AdviseOptions, o Options, calFor func(sizing.Shape) (*sizing.Calibration, error)) (*steadyScale, error) {
 	w := r.Workload
 	load := full.ThreadsNeeded
 	if !(load > 0) {
@@ -124,8 +124,8 @@ func planSteady(r Row, full *sizing.Advice, ao sizing.AdviseOptions, o Options, 
 	if err != nil {
 		return nil, fmt.Errorf("matrix: row %s: steady workload: %w", r.Name, err)
 	}
-	if mb, fill, ok := sizing.CalibrationShape(a0); ok && calFor != nil {
-		c, err := calFor(mb, fill)
+	if sh, ok := sizing.CalibrationShape(a0); ok && calFor != nil {
+		c, err := calFor(sh)
 		if err != nil {
 			return nil, fmt.Errorf("matrix: row %s: steady workload: %w", r.Name, err)
 		}
@@ -177,7 +177,7 @@ func planSteady(r Row, full *sizing.Advice, ao sizing.AdviseOptions, o Options, 
 // up, and with one more where advise bounded the threads below the load
 // or the advised count did not keep up (measured), so the table shows the
 // count that does.
-func (rr *RowResult) runSteady(ctx context.Context, o Options, ao sizing.AdviseOptions, calFor func(mapBytes int64, fill float64) (*sizing.Calibration, error)) error {
+func (rr *RowResult) runSteady(ctx context.Context, o Options, ao sizing.AdviseOptions, calFor func(sizing.Shape) (*sizing.Calibration, error)) error {
 	sc, err := planSteady(rr.Row, rr.Advice, ao, o, calFor)
 	if err != nil {
 		return err

@@ -199,6 +199,11 @@ type Advice struct {
 	// Layouts gives every layout's buffer.
 	Layout  string         `json:"layout"`
 	Layouts []LayoutAdvice `json:"layouts"`
+	// CalibrationMapFill is the mean over the recommended clean's passes
+	// of its distinct dirty keys / the map's keys per pass: the fill a
+	// calibration runs its map at (CalibrationShape), since a map's size
+	// and fill set its cost per key.
+	CalibrationMapFill float64 `json:"calibration_map_fill,omitempty"`
 	// Passes per clean with the recommendation; CurrentPasses with the
 	// configured buffer and threads.
 	Passes        int `json:"passes"`
@@ -391,6 +396,30 @@ func (h head) chunksFor(maxKeys int) []chunk {
 	return out
 }
 
+// meanPassFill is the mean over h's passes with maxKeys per pass of each
+// pass's distinct dirty keys / maxKeys (at most 1): every pass but the
+// last fills the map; a pass of n records holds k (1 - e^(-n/k)) distinct
+// keys of uniform writes, min(k, n) otherwise. 0 without passes.
+func (h head) meanPassFill(maxKeys int) float64 {
+	chunks := h.chunksFor(maxKeys)
+	if len(chunks) == 0 || maxKeys <= 0 || h.recordBytes <= 0 {
+		return 0
+	}
+	if len(chunks) == 1 || h.exactKeys {
+		return math.Min(1, h.keys/float64(len(chunks))/float64(maxKeys))
+	}
+	sum := 0.0
+	for _, ch := range chunks {
+		n := float64(ch.Bytes) / h.recordBytes
+		d := math.Min(h.partKeys, n)
+		if h.uniform {
+			d = ExpectedDistinct(h.partKeys, n)
+		}
+		sum += math.Min(1, d/float64(maxKeys))
+	}
+	return sum / float64(len(chunks))
+}
+
 // headOfWorkload is the model of one partition of w at its trigger: the
 // compacted part C = k x r (one record per key), the dirty section D at
 // min.cleanable.dirty.ratio R, D = C x R / (1 - R), or the max.compaction.lag.ms
@@ -417,26 +446,23 @@ func headOfWorkload(w Workload) head {
 	return h
 }
 
-// CalibrationShape is the map a calibration should run for a's
-// predictions to hold (CalibrateOptions.MapBytes and MapFill): the
-// recommended per-thread dedupe buffer, filled by the trigger's distinct
-// dirty keys per pass (at most 1). ok is false without a recommendation
-// (no layout, no dirty keys).
-func CalibrationShape(a *Advice) (mapBytes int64, fill float64, ok bool) {
-	if a == nil || a.Threads < 1 {
-		return 0, 0, false
+// CalibrationShape is the clean a calibration should imitate for a's
+// predictions to hold (CalibrateOptions.Shape): the recommended per-thread
+// dedupe buffer at Advice.CalibrationMapFill, the dirty ratio at the
+// clean's start, D / (C + D), and the workload's tombstone ratio. ok is
+// false without a recommendation (no layout, no dirty keys).
+func CalibrationShape(a *Advice) (Shape, bool) {
+	if a == nil || a.Threads < 1 || !(a.CalibrationMapFill > 0) {
+		return Shape{}, false
 	}
+	c, d := a.Inputs["clean_bytes_per_partition"], a.Inputs["dirty_bytes_at_trigger"]
 	for _, la := range a.Layouts {
-		if la.Layout != a.Layout || la.MaxKeysPerPass <= 0 || la.Passes <= 0 {
-			continue
+		if la.Layout == a.Layout && la.MaxKeysPerPass > 0 && c > 0 && d > 0 {
+			return Shape{MapBytes: la.DedupeBufferBytes / int64(a.Threads), MapFill: a.CalibrationMapFill, DirtyRatio: d / (c + d),
+				TombstoneRatio: a.Inputs["tombstone_ratio"]}, true
 		}
-		keys := a.Inputs["dirty_keys_at_trigger"]
-		if !(keys > 0) {
-			return 0, 0, false
-		}
-		return la.DedupeBufferBytes / int64(a.Threads), math.Min(1, keys/float64(la.Passes)/float64(la.MaxKeysPerPass)), true
 	}
-	return 0, 0, false
+	return Shape{}, false
 }
 
 // AdviseWorkload advises for a workload description. Errors: an invalid
@@ -463,6 +489,9 @@ func AdviseWorkload(w Workload, o AdviseOptions) (*Advice, error) {
 		"cores":                     float64(o.Cores),
 		"disks":                     float64(w.Disks),
 		"load_factor":               o.Cleaner.LoadFactor,
+	}
+	if w.TombstoneRatio > 0 {
+		a.Inputs["tombstone_ratio"] = w.TombstoneRatio
 	}
 	a.Inputs["log_cleaner_backoff_ms"] = float64(o.BackoffMs)
 	a.Formulas = []string{
@@ -627,6 +656,7 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 			chosen = pl
 		}
 	}
+	a.CalibrationMapFill = h.meanPassFill(chosen.la.MaxKeysPerPass)
 	clear := int64(0)
 	if info, err := layoutInfo(chosen.la.Layout, chosen.la.Hasher); err == nil {
 		clear = clearBytes(info, chosen.per)

@@ -75,12 +75,10 @@ type Calibration struct {
 	// ThreadCurves are the contention curves measured (warm, then cold);
 	// none when not asked (CalibrateOptions.Threads).
 	ThreadCurves []ThreadCurve `json:"thread_curves,omitempty"`
-	// MapBytes is the runs' dedupe buffer (one thread); MapFill the share of
-	// its keys per pass the runs' distinct dirty keys filled, as asked
-	// (CalibrateOptions.MapFill; 0: not asked). Omitted in calibrations
-	// made before they were recorded (16 MiB, unfilled).
-	MapBytes int64   `json:"map_bytes,omitempty"`
-	MapFill  float64 `json:"map_fill,omitempty"`
+	// Shape is the clean the runs imitated (CalibrateOptions.Shape, its
+	// map scaled down when the log would have passed LogBytes). Omitted in
+	// calibrations made before it was recorded (16 MiB, unfilled, 0.5).
+	Shape
 	// Workload says what was cleaned (keys, record sizes, bytes).
 	Workload    string              `json:"workload"`
 	MeasuredAt  time.Time           `json:"measured_at"`

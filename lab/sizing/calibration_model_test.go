@@ -131,7 +131,7 @@ func TestCalibrateThreadCurve(t *testing.T) {
 // up). Capped at a 4 MiB log, keys and map shrink by 4,194,304 /
 // 7,996,776 = 0.5245: a map of 549,960 bytes (whole entries).
 func TestCalibrationShape(t *testing.T) {
-	o := CalibrateOptions{Cleaner: engine.DefaultCleanerConfig(), MapBytes: 1 << 20, MapFill: 0.5, LogBytes: 64 << 20, NoVerdict: true}
+	o := CalibrateOptions{Cleaner: engine.DefaultCleanerConfig(), Shape: Shape{MapBytes: 1 << 20, MapFill: 0.5}, LogBytes: 64 << 20, NoVerdict: true}
 	o.defaults()
 	logBytes, mapBytes, note, err := calibrationShape(o)
 	if err != nil || logBytes != 7996776 || mapBytes != 1<<20 || note != "" {
@@ -142,6 +142,17 @@ func TestCalibrationShape(t *testing.T) {
 	if err != nil || logBytes != 4<<20 || mapBytes != 549960 || !strings.Contains(note, "scaled by 0.524") {
 		t.Errorf("capped shape = %d, %d, %q, %v; want 4194304, 549960, a note", logBytes, mapBytes, note, err)
 	}
+	// At dirty ratio 0.8 the head writes 4 records per key (n/k = 0.8/0.2):
+	// distinct 1 - e^-4 = 0.98168 of the keys; k = 19,660.5 / 0.98168 =
+	// 20,027.3 and the log k r / 0.2 / 1.002 = 12,873,096 bytes.
+	o.DirtyRatio, o.LogBytes = 0.8, 64<<20
+	if logBytes, _, _, _ := calibrationShape(o); logBytes != 12873096 {
+		t.Errorf("dirty ratio 0.8: log %d, want 12873096", logBytes)
+	}
+	if p := o.path(); !strings.HasSuffix(p, "-m1048576-f50-r80.json") {
+		t.Errorf("path %s", p)
+	}
+	o.DirtyRatio = 0.5
 	// No fill: the log and map as given.
 	o.MapFill, o.LogBytes = 0, 64<<20
 	if logBytes, mapBytes, _, _ := calibrationShape(o); logBytes != 64<<20 || mapBytes != 1<<20 {
@@ -154,5 +165,21 @@ func TestCalibrationShape(t *testing.T) {
 	o.MapBytes = calibrationMapBytes
 	if p := o.path(); !strings.HasSuffix(p, "-k16-v100-b16.json") {
 		t.Errorf("default path %s", p)
+	}
+}
+
+// TestMeanPassFill: 1,000 records of 1 byte written uniformly over 1,000
+// keys (632.1 distinct) with 400 keys per pass: a pass holds
+// -1000 ln(1 - 0.4) = 510.83 records, so 2 passes of 510 and 489 bytes
+// (whole bytes); their distinct keys 1000 (1 - e^-0.510) = 399.50 and
+// 1000 (1 - e^-0.489) = 386.76, fills 0.99876 and 0.96690, mean 0.98283.
+// One pass: its distinct keys over the keys per pass, 632.12 / 800.
+func TestMeanPassFill(t *testing.T) {
+	h := head{partKeys: 1000, records: 1000, recordBytes: 1, dirtyBytes: 1000, keys: ExpectedDistinct(1000, 1000), uniform: true}
+	if got := h.meanPassFill(400); math.Abs(got-0.98283) > 1e-5 {
+		t.Errorf("two passes: fill %.6f, want 0.98283", got)
+	}
+	if got := h.meanPassFill(800); math.Abs(got-632.1206/800) > 1e-6 {
+		t.Errorf("one pass: fill %.6f, want %.6f", got, 632.1206/800)
 	}
 }

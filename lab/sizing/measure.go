@@ -19,6 +19,45 @@ import (
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
 
+// Shape is the clean a calibration's runs imitate, beside the record
+// shape, since each moves the cost per byte: a map's size and fill set its
+// cost per key (cache and TLB misses, probe lengths); the dirty ratio sets
+// the share of the bytes copied that are written again; tombstones the
+// records per byte.
+type Shape struct {
+	// MapBytes is each run's dedupe buffer per thread (bytes). Default 16
+	// MiB: give the per-thread buffer of the clean to be predicted.
+	MapBytes int64 `json:"map_bytes,omitempty"`
+	// MapFill, in (0, 1], sizes the runs' keys so that one clean's distinct
+	// dirty keys fill this share of the map's keys per pass (slots x load
+	// factor): the fill of the clean to be predicted. 0: the keys of a
+	// LogBytes log, whatever share of the map they fill. When those keys
+	// need a log over LogBytes, keys and map are scaled down together
+	// (Calibration.Notes says by how much).
+	MapFill float64 `json:"map_fill,omitempty"`
+	// DirtyRatio is the cleanable ratio of the runs' logs, in (0, 1) (the
+	// head written over the base's keys). Default 0.5.
+	DirtyRatio float64 `json:"dirty_ratio,omitempty"`
+	// TombstoneRatio is the share of the head's writes that are
+	// tombstones, in [0, 1).
+	TombstoneRatio float64 `json:"tombstone_ratio,omitempty"`
+}
+
+// name is the shape's part of a cache file name: "" for the default.
+func (s Shape) name() string {
+	var b strings.Builder
+	if s.MapBytes != calibrationMapBytes || s.MapFill > 0 {
+		fmt.Fprintf(&b, "-m%d-f%d", s.MapBytes, int(math.Round(s.MapFill*100)))
+	}
+	if s.DirtyRatio != 0.5 {
+		fmt.Fprintf(&b, "-r%d", int(math.Round(s.DirtyRatio*100)))
+	}
+	if s.TombstoneRatio > 0 {
+		fmt.Fprintf(&b, "-t%d", int(math.Round(s.TombstoneRatio*100)))
+	}
+	return b.String()
+}
+
 // CalibrateOptions configure a calibration.
 type CalibrateOptions struct {
 	// Out is where the calibration is cached (run's --out; default "runs").
@@ -35,18 +74,9 @@ type CalibrateOptions struct {
 	// LogBytes of each measured run. Default 64 MiB. With MapFill it is the
 	// largest log a run may have.
 	LogBytes int64
-	// MapBytes is each run's dedupe buffer per thread (bytes). Default 16
-	// MiB. The map's size and fill set its cost per key (cache and TLB
-	// misses, probe lengths): give the per-thread buffer of the clean to be
-	// predicted.
-	MapBytes int64
-	// MapFill, in (0, 1], sizes the runs' keys so that one clean's distinct
-	// dirty keys fill this share of the map's keys per pass (slots x load
-	// factor): the fill of the clean to be predicted. 0: the keys of a
-	// LogBytes log, whatever share of the map they fill. When those keys
-	// need a log over LogBytes, keys and map are scaled down together
-	// (Calibration.Notes says by how much).
-	MapFill float64
+	// Shape is the clean the runs imitate: the map, its fill, the dirty
+	// ratio and the tombstones of the clean to be predicted.
+	Shape
 	// Runs is the least number of measured runs; the fastest Runs usable
 	// runs must agree within SpreadBound. Default 3.
 	Runs int
@@ -117,6 +147,12 @@ func (o *CalibrateOptions) defaults() {
 	if o.MapFill < 0 || o.MapFill > 1 || math.IsNaN(o.MapFill) {
 		o.MapFill = 0
 	}
+	if !(o.DirtyRatio > 0 && o.DirtyRatio < 1) {
+		o.DirtyRatio = 0.5
+	}
+	if !(o.TombstoneRatio >= 0 && o.TombstoneRatio < 1) {
+		o.TombstoneRatio = 0
+	}
 	if o.Runs <= 0 {
 		o.Runs = 3
 	}
@@ -139,20 +175,18 @@ func (o *CalibrateOptions) defaults() {
 
 func (o *CalibrateOptions) path() string {
 	base := CalibrationPath(o.Out, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath))
-	shape := ""
-	if o.MapBytes != calibrationMapBytes || o.MapFill > 0 {
-		shape = fmt.Sprintf("-m%d-f%d", o.MapBytes, int(math.Round(o.MapFill*100)))
-	}
-	return strings.TrimSuffix(base, ".json") + fmt.Sprintf("-k%d-v%d-b%d%s.json", o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, shape)
+	return strings.TrimSuffix(base, ".json") + fmt.Sprintf("-k%d-v%d-b%d%s.json", o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, o.Shape.name())
 }
 
 // calibrationShape is the log and per-thread map of o's runs: LogBytes and
 // MapBytes, or with MapFill the keys whose distinct dirty keys fill
-// MapFill of the map's keys per pass. The generated head writes n = k
-// records uniformly over k keys (dirty ratio 0.5, the base holding every
-// key once), so its distinct keys are k (1 - e^-1) (ExpectedDistinct):
-// k = MapFill x maxKeys / (1 - e^-1), and the log 2 k r / 1.002 (as
-// calibrationExperiment sizes the keys from the log). A log over LogBytes
+// MapFill of the map's keys per pass. The generated base holds every key
+// once (k records of r bytes, 1 - R of the log at dirty ratio R) and the
+// head writes n = k R / (1 - R) records uniformly over them, so its
+// distinct keys are k (1 - e^(-R/(1-R))) (ExpectedDistinct):
+// k = MapFill x maxKeys / (1 - e^(-R/(1-R))), and the log
+// k r / (1 - R) / 1.002 (as calibrationExperiment sizes the keys from the
+// log; tombstones, smaller, are not counted). A log over LogBytes
 // scales keys and map down by the same factor; note says so ("" when not).
 func calibrationShape(o CalibrateOptions) (logBytes, mapBytes int64, note string, err error) {
 	if o.MapFill <= 0 {
@@ -167,9 +201,10 @@ func calibrationShape(o CalibrateOptions) (logBytes, mapBytes int64, note string
 		lf = engine.DefaultCleanerConfig().LoadFactor
 	}
 	maxKeys := float64(info.MaxKeys(int(min(o.MapBytes, math.MaxInt32)), lf))
-	k := o.MapFill * maxKeys / (1 - math.Exp(-1))
+	R := o.DirtyRatio
+	k := o.MapFill * maxKeys / (1 - math.Exp(-R/(1-R)))
 	r := RecordBytes(o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, false)
-	logBytes = int64(math.Ceil(2 * k * r / 1.002))
+	logBytes = int64(math.Ceil(k * r / (1 - R) / 1.002))
 	mapBytes = o.MapBytes
 	if logBytes > o.LogBytes {
 		f := float64(o.LogBytes) / float64(logBytes)
@@ -324,7 +359,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	c := &Calibration{OffsetMap: layoutName(o.Cleaner.OffsetMap), Hasher: string(o.Cleaner.Hasher), IOPath: ioName(o.Cleaner.IOPath), Cache: string(lab.CacheWarm),
 		Workload: fmt.Sprintf("%d keys, %d-byte keys, %d-byte values, %d records per batch, %s log, dirty ratio %.2f, one thread, %s map, no throttle",
 			e.Workload.Keys, o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, results.FormatBytes(o.LogBytes), e.Workload.DirtyRatio, results.FormatBytes(e.Cleaner.DedupeBufferBytes)),
-		SpreadBound: o.SpreadBound, MapBytes: o.MapBytes, MapFill: o.MapFill}
+		SpreadBound: o.SpreadBound, Shape: o.Shape}
 	if shapeNote != "" {
 		c.Notes = append(c.Notes, shapeNote)
 	}
@@ -488,6 +523,10 @@ func calibrationExperiment(o CalibrateOptions, logBytes int64, threads int) (lab
 	e.Workload.KeyBytes, e.Workload.ValueBytes, e.Workload.RecordsPerBatch = o.KeyBytes, o.ValueBytes, o.RecordsPerBatch
 	e.Workload.LogBytes = logBytes * int64(threads)
 	e.Workload.Partitions = threads
+	if o.DirtyRatio > 0 && o.DirtyRatio < 1 {
+		e.Workload.DirtyRatio = o.DirtyRatio
+	}
+	e.Workload.TombstoneRatio = o.TombstoneRatio
 	r := RecordBytes(o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, false)
 	e.Workload.Keys = max(int64(math.Ceil((1-e.Workload.DirtyRatio)*float64(logBytes)/r*1.002)), 1000) * int64(threads)
 	if need := int64(len(workloads.KeyPrefix) + len(fmt.Sprint(e.Workload.Keys-1))); int64(o.KeyBytes) < need {
@@ -652,9 +691,9 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 				co := *o.Recalibrate
 				co.Runs, co.MaxRuns, co.Threads = 1, 1, 0
 				co.MapBytes = c.buf
-				if p := scaled.passesFor(c.maxKeys); p > 0 && c.maxKeys > 0 {
-					co.MapFill = math.Min(1, scaled.keys/float64(p)/float64(c.maxKeys))
-				}
+				co.MapFill = scaled.meanPassFill(c.maxKeys)
+				co.DirtyRatio = scaled.dirtyBytes / (scaled.cleanBytes + scaled.dirtyBytes)
+				co.TombstoneRatio = w.TombstoneRatio
 				cal, err := Calibrate(ctx, co)
 				if err != nil {
 					return nil, err
