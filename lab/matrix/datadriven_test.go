@@ -56,7 +56,7 @@ func TestParse(t *testing.T) {
 // rowsFrom reads the row language of testdata/summary and testdata/render:
 //
 //	row NAME [passes=P/M] [clean=PRED/MEAS] [not-modelled=WHY] [error=WHY] [interference=V] [measured=below]
-//	steady NAME ROLE threads=T pred=yes|no meas=yes|no|?|err [ratio=PRED/MEAS] [delay=PRED/MEAS]
+//	steady NAME ROLE threads=T pred=yes|no meas=yes|no|?|err [ratio=PRED/MEAS] [delay=PRED/MEAS] [cleans=PRED/MEAS]
 //
 // A PRED of "-" is absent. Clean errors are (pred - meas) / meas, steady
 // errors (meas - pred) / pred, as sizing and steady compute them; ROLE
@@ -163,6 +163,12 @@ func rowsFrom(t *testing.T, input string) []RowResult {
 						e := (m - *p) / *p
 						s.CompactionDelayError = &e
 					}
+				case "cleans":
+					p, m := pair(v)
+					s.CleanSecondsMeasured = m
+					if p != nil {
+						s.CleanSecondsPredicted = *p
+					}
 				default:
 					t.Fatalf("unknown key %s", k)
 				}
@@ -192,6 +198,9 @@ func TestSummary(t *testing.T) {
 			p(s.DirtyRatioMedianAbsError), p(s.DirtyRatioMaxAbsError), p(s.DelayMedianAbsError), p(s.DelayMaxAbsError))
 		fmt.Fprintf(&b, "threads decided %d matched %d wrong %v; advised decided %d kept up %d\n", s.ThreadRunsDecided, s.ThreadRunsMatched, s.ThreadsWrong, s.AdvisedDecided, s.AdvisedKeptUp)
 		fmt.Fprintf(&b, "interference %v\n", s.Interference)
+		if s.SteadyCleanSlowdown > 0 {
+			fmt.Fprintf(&b, "steady clean slowdown %.4f\n", s.SteadyCleanSlowdown)
+		}
 		return b.String()
 	})
 }

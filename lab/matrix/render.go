@@ -185,6 +185,9 @@ func summaryLines(res *Result) []string {
 		fmt.Sprintf("threads: the advised count kept up in %d of %d decided runs; the model's keeps-up matched %d of %d decided runs%s",
 			s.AdvisedKeptUp, s.AdvisedDecided, s.ThreadRunsMatched, s.ThreadRunsDecided, listOf("wrong", s.ThreadsWrong)),
 	}
+	if s.SteadyCleanSlowdown > 0 {
+		lines = append(lines, fmt.Sprintf("steady cleans beside the producers: median measured / predicted clean time %.2f (the model times a clean alone)", s.SteadyCleanSlowdown))
+	}
 	var kinds []string
 	for k, n := range s.Interference {
 		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))

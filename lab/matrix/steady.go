@@ -65,6 +65,14 @@ type SteadyRun struct {
 	CompactionDelayError     *float64 `json:"compaction_delay_error,omitempty"`
 	// Cleans counts the cleans that ended in the window.
 	Cleans int `json:"cleans"`
+	// CleanSecondsPredicted is the model's clean time of one partition of
+	// the scaled workload at its trigger (alone, unthrottled by other
+	// threads: a prediction); CleanSecondsMeasured the median of the
+	// window's cleans' times, measured while the producers write: their
+	// ratio shows how much the producers' CPU and the page cache they fill
+	// slow a clean, which the model (a clean measured alone) leaves out.
+	CleanSecondsPredicted float64 `json:"clean_seconds_predicted,omitempty"`
+	CleanSecondsMeasured  float64 `json:"clean_seconds_measured,omitempty"`
 	// Error is why the run failed ("" when it ran).
 	Error string `json:"error,omitempty"`
 }
@@ -273,5 +281,15 @@ func runSteadySpec(ctx context.Context, run *SteadyRun, spec workloads.Spec, lc 
 	run.DirtyRatioMeasured, run.CompactionDelayMeasured = chk.MeasuredDirtyRatio, chk.MeasuredMaxCompactionDelaySeconds
 	run.DirtyRatioError, run.CompactionDelayError = chk.DirtyRatioError, chk.CompactionDelayError
 	run.Cleans = chk.ChosenCleans
+	if w := steady.Window(res.Samples); len(w) > 0 {
+		var secs []float64
+		for _, cl := range res.Cleans {
+			if cl.EndSeconds >= w[0].ElapsedSeconds && cl.EndSeconds <= w[len(w)-1].ElapsedSeconds {
+				secs = append(secs, cl.Seconds)
+			}
+		}
+		run.CleanSecondsMeasured = median(secs)
+	}
+	run.CleanSecondsPredicted = a.CleanSeconds
 	return nil
 }

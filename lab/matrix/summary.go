@@ -33,6 +33,10 @@ type Summary struct {
 	DirtyRatioMaxAbsError    float64 `json:"dirty_ratio_max_abs_error"`
 	DelayMedianAbsError      float64 `json:"delay_median_abs_error"`
 	DelayMaxAbsError         float64 `json:"delay_max_abs_error"`
+	// SteadyCleanSlowdown is the median over those runs of their cleans'
+	// measured / predicted time (SteadyRun.CleanSeconds*): how much slower
+	// a clean ran beside the producers than the model's clean alone.
+	SteadyCleanSlowdown float64 `json:"steady_clean_slowdown,omitempty"`
 	// Threads: the steady runs whose verdict was decided, and how many of
 	// them matched the model's keeps-up prediction; the advised runs that
 	// kept up, of those decided; ThreadsWrong names the runs that did not
@@ -49,7 +53,7 @@ type Summary struct {
 // Summarize computes a Summary of rows.
 func Summarize(rows []RowResult) Summary {
 	s := Summary{Rows: len(rows), Interference: map[string]int{}}
-	var clean, ratio, delay []float64
+	var clean, ratio, delay, slow []float64
 	for _, r := range rows {
 		// Counted by the verdict alone, without its reasons.
 		v, _, _ := strings.Cut(r.Interference, " ")
@@ -85,6 +89,9 @@ func Summarize(rows []RowResult) Summary {
 				if st.CompactionDelayError != nil {
 					delay = append(delay, math.Abs(*st.CompactionDelayError))
 				}
+				if st.CleanSecondsPredicted > 0 && st.CleanSecondsMeasured > 0 {
+					slow = append(slow, st.CleanSecondsMeasured/st.CleanSecondsPredicted)
+				}
 			}
 			if !st.Decided {
 				continue
@@ -106,6 +113,7 @@ func Summarize(rows []RowResult) Summary {
 	s.CleanMedianAbsError = median(clean)
 	s.DirtyRatioMedianAbsError, s.DirtyRatioMaxAbsError = median(ratio), maxOf(ratio)
 	s.DelayMedianAbsError, s.DelayMaxAbsError = median(delay), maxOf(delay)
+	s.SteadyCleanSlowdown = median(slow)
 	return s
 }
 
