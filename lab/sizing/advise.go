@@ -230,8 +230,8 @@ type Advice struct {
 	MemoryBytes int64 `json:"memory_bytes"`
 	// ThrottleBytesPerSecond is log.cleaner.io.max.bytes.per.second (0:
 	// none). CleanSecondsUnthrottled is CleanSeconds without it;
-	// CleanSeconds is an isolated clean through Kafka's Throttler
-	// (KafkaThrottledSeconds) and CleanSecondsBackToBack the same clean
+	// CleanSeconds is an isolated clean through Kafka's Throttler, the mean
+	// over the clean's own ±10% speed spread (ExpectedKafkaThrottledSeconds), and CleanSecondsBackToBack the same clean
 	// when the throttle is never idle (SteadyThrottledSeconds).
 	// ThrottledBytesPerClean are the bytes it passes to the throttle (read
 	// and written); CleanPhases its phases.
@@ -612,7 +612,7 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 	a.Formulas = append(a.Formulas,
 		"clean time (unthrottled) = sum over passes of fixed per-clean overhead + [map bytes per thread / clear rate (skimpy's zero-fill)] + d_i / map-build rate + (C + d_i + e_i) / copy rate; e_i = the dirty rest R_i if R_i <= segment.bytes, else segment.bytes / 2 (the segment holding the pass's end is copied whole); measured rates",
 		"throttled bytes per pass = d_i read (map) + (C + d_i + e_i) read + (C + e_i) written (copy) (Kafka's Cleaner calls Throttler.maybeThrottle with each chunk read and written)",
-		"throttled clean time, pass by pass, phase by phase: every 300 ms of work (Kafka's checkIntervalMs) is stretched to max(its time, its bytes / log.cleaner.io.max.bytes.per.second); an isolated clean's last < 300 ms is not slept for; back to back: sum of max(phase time, phase bytes / rate)",
+		"throttled clean time, pass by pass, phase by phase: every 300 ms of work (Kafka's checkIntervalMs) is stretched to max(its time, its bytes / log.cleaner.io.max.bytes.per.second); an isolated clean's last < 300 ms is not slept for, so where the last check falls moves it by up to a period: the figure is the mean over the work times scaled by 0.90 .. 1.10 (a clean's own run-to-run spread); back to back: sum of max(phase time, phase bytes / rate)",
 		"load = write rate x one-pass clean time (unthrottled) / D per partition, summed (in threads); threads = the fewest n with speedup(n) > load, n <= min(cores, partitions, curve or disks)",
 		"throttle utilization = write rate x throttled bytes per clean / (D x rate), summed; >= 1: falls behind whatever the threads",
 		"queue: threads take the filthiest eligible partition (largest cleanable / (C + cleanable); cleanable = the dirty bytes below the active segment, which rolls every segment.bytes of writes), sleep log.cleaner.backoff.ms when none; simulated (SimulateQueue) for peak and mean dirty ratio (the cleanable ratio's), max compaction delay = max over cleans of (dirty at start / w + clean time)",
@@ -666,7 +666,7 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 	if cal != nil {
 		a.CleanPhases = cal.CleanPhases(int64(h.cleanBytes), h.chunksFor(chosen.la.MaxKeysPerPass), h.segBytes, clear)
 		a.CleanSecondsUnthrottled, a.ThrottledBytesPerClean = phaseSums(a.CleanPhases)
-		a.CleanSeconds = KafkaThrottledSeconds(a.CleanPhases, rate)
+		a.CleanSeconds = ExpectedKafkaThrottledSeconds(a.CleanPhases, rate)
 		a.CleanSecondsBackToBack = SteadyThrottledSeconds(a.CleanPhases, rate)
 	}
 

@@ -799,16 +799,22 @@ func predictValidation(cal *Calibration, h head, partitions, maxKeys int, clear 
 	out := prediction{unthrottled: unthrottled / float64(partitions)}
 	out.predicted = out.unthrottled
 	if throttle > 0 {
-		th := newThrottleSim(throttle)
-		total := 0.0
-		for i, ph := range seq {
-			if i > 0 {
-				th.idle(cal.CleanGapSeconds) // between cleans: the throttle's clock runs
+		// Averaged over the clean's own speed spread, as
+		// ExpectedKafkaThrottledSeconds.
+		total := expectedOverSpread(func(scale float64) float64 {
+			th := newThrottleSim(throttle)
+			total := 0.0
+			for i, ph := range seq {
+				if i > 0 {
+					th.idle(cal.CleanGapSeconds) // between cleans: the throttle's clock runs
+				}
+				for _, p := range ph {
+					p.Seconds *= scale
+					total += th.run(p)
+				}
 			}
-			for _, p := range ph {
-				total += th.run(p)
-			}
-		}
+			return total
+		})
 		// The last period (< 300 ms of work) is never slept for: where
 		// the checks fall moves up to this much, per partition.
 		fast := 0.0

@@ -564,7 +564,7 @@ func (p *Plan) predict(c *Calibration, rate float64) {
 			chunks = equalChunks(pt.DirtyBytes, pt.DirtyKeys, pt.Passes)
 		}
 		ph := c.CleanPhases(pt.CleanBytes, chunks, pt.SegmentBytes, p.clearBytes())
-		s := KafkaThrottledSeconds(ph, rate)
+		s := ExpectedKafkaThrottledSeconds(ph, rate)
 		pt.PredictedCleanSeconds = &s
 		_, b := phaseSums(ph)
 		p.throttledBytes += b

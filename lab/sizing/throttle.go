@@ -108,6 +108,43 @@ func KafkaThrottledSeconds(phases []Phase, bytesPerSecond float64) float64 {
 	return total
 }
 
+// throttleSpread is how far ExpectedKafkaThrottledSeconds scales the
+// phases' unthrottled seconds each way: the calibration's default spread
+// bound (DefaultSpreadBound), how far a clean's own speed moves from run
+// to run.
+const throttleSpread = 0.10
+
+// ExpectedKafkaThrottledSeconds is KafkaThrottledSeconds averaged over the
+// phases' unthrottled seconds scaled by 0.90, 0.925, ..., 1.10 (nine
+// points, the calibration's spread bound each way), bytes unchanged. Where
+// the last 300 ms check falls decides whether up to a period's bytes are
+// slept for (an isolated clean's last period is not), so a clean a few
+// percent faster or slower can take a whole period's sleep more or less:
+// the measured figure jumps with the run's own speed, and the prediction
+// is its mean over that speed's spread. A model prediction.
+func ExpectedKafkaThrottledSeconds(phases []Phase, bytesPerSecond float64) float64 {
+	return expectedOverSpread(func(scale float64) float64 {
+		t := newThrottleSim(bytesPerSecond)
+		total := 0.0
+		for _, p := range phases {
+			p.Seconds *= scale
+			total += t.run(p)
+		}
+		return total
+	})
+}
+
+// expectedOverSpread is the mean of f over nine scales evenly spaced in
+// [1 - throttleSpread, 1 + throttleSpread].
+func expectedOverSpread(f func(scale float64) float64) float64 {
+	const n = 9
+	sum := 0.0
+	for i := 0; i < n; i++ {
+		sum += f(1 - throttleSpread + 2*throttleSpread*float64(i)/(n-1))
+	}
+	return sum / n
+}
+
 // SteadyThrottledSeconds is the same phases' wall time when the throttle
 // is never idle (cleans back to back): every period averages the rate, so
 // the clean takes max(seconds, bytes / rate) over each stretch of 300 ms;
