@@ -3,6 +3,8 @@ package sizing
 import (
 	"fmt"
 	"math"
+
+	"github.com/cleanerlab/cleanerlab/iosched"
 )
 
 // QueuePartition is one compacted partition the cleaner threads serve, as
@@ -93,7 +95,27 @@ type queueJob struct {
 	left            float64 // fraction of phases[idx] left
 	covered         float64
 	start, startAge float64 // start time, age of the oldest covered record at start
+	// tail is the unthrottled work (seconds) at the clean's end that the
+	// throttle never sleeps for: an isolated clean's last period (0 for a
+	// clean that follows another within the check interval).
+	tail float64
 }
+
+// remaining is j's unthrottled work left, seconds.
+func (j *queueJob) remaining() float64 {
+	r := 0.0
+	for i := j.idx; i < len(j.phases); i++ {
+		f := 1.0
+		if i == j.idx {
+			f = j.left
+		}
+		r += f * j.phases[i].Seconds
+	}
+	return r
+}
+
+// inTail: j is in its unthrottled last period.
+func (j *queueJob) inTail() bool { return j.tail > 0 && j.remaining() <= j.tail*(1+1e-12) }
 
 // SimulateQueue runs Kafka's cleaner threads over the partitions on the
 // model's clock, deterministically (a fluid, event-driven simulation):
@@ -111,7 +133,13 @@ type queueJob struct {
 //   - n cleans at once each run at Speedup(n)/n of their own speed, and all
 //     are slowed in proportion when their phases' bytes per second together
 //     pass the throttle (one Throttler for all threads, its sleeps taken
-//     under its lock, so every period averages the rate).
+//     under its lock, so every period averages the rate); except an
+//     isolated clean's last period: a clean that starts when no clean has
+//     run for the 300 ms check interval finds its first check forgiving
+//     and is not slept for in its last period, under 300 ms of work
+//     (Kafka's Throttler checks at the end of a period only): all of a
+//     clean of at most 300 ms, else 150 ms, the mean of where the last
+//     check falls.
 //
 // A record's compaction delay is its dirty age when the clean covering it
 // started (oldest dirty bytes / write rate) plus that clean's time. The
@@ -190,6 +218,9 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 	}
 	running := make([]*queueJob, threads)
 	wake := make([]float64, threads) // a free thread's next look, seconds
+	interval := float64(iosched.KafkaCheckIntervalMs) / 1000
+	lastActive := math.Inf(-1) // when a clean last ran (the throttle's last call)
+	throttled := in.ThrottleBytesPerSecond > 0 && !math.IsInf(in.ThrottleBytesPerSecond, 1)
 	res := &QueueResult{}
 	warm := horizon / 2
 	q3, q4 := horizon/2, horizon*3/4
@@ -274,6 +305,20 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 				cov = math.Min(cov, p.PassBytes)
 			}
 			j := &queueJob{part: best, phases: p.Phases(cov, cl-cov), left: 1, covered: cov, start: t}
+			// The first clean(s) of a burst of the throttle's activity: no
+			// clean ran for the check interval, and those running started
+			// at the same instant.
+			alone := true
+			for _, o := range running {
+				alone = alone && (o == nil || o.start == t)
+			}
+			if throttled && alone && t-lastActive >= interval {
+				if w := j.remaining(); w <= interval {
+					j.tail = w
+				} else {
+					j.tail = interval / 2
+				}
+			}
 			if p.WriteBytesPerSecond > 0 {
 				j.startAge = x / p.WriteBytesPerSecond
 				// When the cleanable bytes reached the trigger (not before
@@ -293,17 +338,24 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 				n++
 			}
 		}
-		s := speed(n)
+		base := speed(n)
 		demand := 0.0
 		for _, j := range running {
-			if j != nil && j.idx < len(j.phases) {
+			if j != nil && j.idx < len(j.phases) && !j.inTail() {
 				if ph := j.phases[j.idx]; ph.Seconds > 0 {
-					demand += s * ph.Bytes / ph.Seconds
+					demand += base * ph.Bytes / ph.Seconds
 				}
 			}
 		}
-		if r := in.ThrottleBytesPerSecond; r > 0 && !math.IsInf(r, 1) && demand > r {
-			s *= r / demand
+		sThr := base
+		if r := in.ThrottleBytesPerSecond; throttled && demand > r {
+			sThr *= r / demand
+		}
+		speedOf := func(j *queueJob) float64 {
+			if j.inTail() {
+				return base
+			}
+			return sThr
 		}
 		// The next event: a phase's end, a thread's wake-up, a partition
 		// reaching its trigger while the threads sleep forever (backoff 0),
@@ -314,11 +366,16 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 				dt = math.Min(dt, wake[k]-t)
 				continue
 			}
+			s := speedOf(j)
 			if j.idx < len(j.phases) {
 				if ph := j.phases[j.idx]; ph.Seconds > 0 && s > 0 {
 					dt = math.Min(dt, j.left*ph.Seconds/s)
 				} else {
 					dt = 0
+				}
+				// Its last period begins: the throttle lets go.
+				if rem := j.remaining(); !j.inTail() && j.tail > 0 && s > 0 {
+					dt = math.Min(dt, (rem-j.tail)/s)
 				}
 			} else {
 				dt = 0
@@ -341,7 +398,7 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 			if j == nil || j.idx >= len(j.phases) {
 				continue
 			}
-			if ph := j.phases[j.idx]; ph.Seconds > 0 && s > 0 {
+			if ph, s := j.phases[j.idx], speedOf(j); ph.Seconds > 0 && s > 0 {
 				j.left -= dt * s / ph.Seconds
 			} else {
 				j.left = 0
@@ -364,6 +421,7 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 			closePiece(i, t, math.Max(0, dirtyAt(i, t)-j.covered))
 			busy[i] = false
 			lastDone[i] = t
+			lastActive = t
 			if in.onClean != nil {
 				in.onClean(i, j.start, t, j.startAge*ps[i].WriteBytesPerSecond, j.covered)
 			}
