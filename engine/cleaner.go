@@ -148,6 +148,9 @@ func NewCleaner(cfg CleanerConfig, opts CleanerOptions) (*Cleaner, error) {
 // OffsetMap is the cleaner's dedupe map.
 func (c *Cleaner) OffsetMap() offsetmap.Map { return c.offsetMap }
 
+// Config is the cleaner's configuration, as NewCleaner was given it.
+func (c *Cleaner) Config() CleanerConfig { return c.cfg }
+
 // MaxMapEntries is the number of keys one clean can hold: slots x load factor.
 func (c *Cleaner) MaxMapEntries() int { return c.maxEntries }
 

@@ -276,6 +276,16 @@ type CleanerConfig struct {
 	// Same results. Default false, as Kafka (which looks every record up).
 	// Not a Kafka config.
 	SkipDirtyLookups bool `json:",omitempty"`
+	// MapHugePages asks the kernel for transparent huge pages for the
+	// offset maps when they are pre-faulted (offsetmap.Prefaulter's
+	// PrefaultHugePages: madvise MADV_HUGEPAGE, then MADV_COLLAPSE), so
+	// that a map's random probes miss the TLB less. Not a Kafka feature:
+	// Kafka's JVM allocates its dedupe buffer on the heap, which gets huge
+	// pages only where THP is set to always or with
+	// -XX:+UseTransparentHugePages. Default false, in both profiles (the
+	// Kafka profile as Kafka's default JVM; the best profile because the
+	// offset map benchmark measured no gain from it on the lab's machine).
+	MapHugePages bool `json:",omitempty"`
 	// ParallelLookups has a second goroutine read each segment the copy
 	// phase recopies, ahead of the filter, through a reader of its own,
 	// and look its records' keys up in the offset map, so that the
@@ -411,8 +421,9 @@ func ProfileNames() []string { return []string{ProfileKafka, ProfileBest} }
 // ApplyProfile sets Hasher, OffsetMap, IOPath, Readahead, ReadaheadBytes,
 // WriteBehind, SyncBehind, WriteDirectBytes (0 in both: O_DIRECT output
 // measured slower on the lab's disk), WritebackBytes, LookAhead,
-// SkipDirtyLookups, ParallelLookups, ParallelMapBuild and ParallelRecompress
-// (off in both: measured slower on the lab's machine) to those of the named profile (ProfileKafka,
+// SkipDirtyLookups, ParallelLookups, ParallelMapBuild, ParallelRecompress
+// (off in both: measured slower on the lab's machine) and MapHugePages (off
+// in both) to those of the named profile (ProfileKafka,
 // ProfileBest) and leaves every other field alone. Error: an unknown name.
 func (c *CleanerConfig) ApplyProfile(name string) error {
 	switch name {
@@ -428,6 +439,7 @@ func (c *CleanerConfig) ApplyProfile(name string) error {
 		return fmt.Errorf("engine: unknown cleaner profile %q (valid: %s)", name, strings.Join(ProfileNames(), ", "))
 	}
 	c.IOPath, c.Readahead, c.WriteDirectBytes, c.ParallelRecompress = iosched.ReadPread, iosched.HintNone, 0, false
+	c.MapHugePages = false
 	return nil
 }
 

@@ -15,6 +15,10 @@ import (
 // the timed clean, as a broker allocates its dedupe buffer once at start.
 type Prefaulter interface{ Prefault() error }
 
+// hugePrefaulter is a Prefaulter that can also ask for huge pages
+// (offsetmap.Prefaulter).
+type hugePrefaulter interface{ PrefaultHugePages() error }
+
 // FaultReport says how the offset maps' first-touch page faults were kept
 // out of the timed clean, or how long they take when they were not.
 type FaultReport struct {
@@ -43,7 +47,7 @@ type FaultReport struct {
 // implements Prefaulter, and for the others measures a same-sized proxy
 // allocation (each map holds cfg.DedupeBufferBytes / cfg.Threads bytes).
 func PrefaultMaps(m *engine.CleanerManager, cfg engine.CleanerConfig) FaultReport {
-	return prefaultAll(m.OffsetMaps(), int64(offsetmap.PerThreadMemoryBytes(cfg.DedupeBufferBytes, max(1, cfg.Threads))))
+	return prefaultAll(m.OffsetMaps(), int64(offsetmap.PerThreadMemoryBytes(cfg.DedupeBufferBytes, max(1, cfg.Threads))), cfg.MapHugePages)
 }
 
 // NewPrefaultedCleaner makes one cleaner thread's cleaner of cfg and opts
@@ -63,14 +67,15 @@ func NewPrefaultedCleaner(cfg engine.CleanerConfig, opts engine.CleanerOptions) 
 	if err != nil {
 		return nil, FaultReport{}, err
 	}
-	r := prefaultAll([]offsetmap.Map{c.OffsetMap()}, int64(offsetmap.PerThreadMemoryBytes(cfg.DedupeBufferBytes, max(1, cfg.Threads))))
+	r := prefaultAll([]offsetmap.Map{c.OffsetMap()}, int64(offsetmap.PerThreadMemoryBytes(cfg.DedupeBufferBytes, max(1, cfg.Threads))), cfg.MapHugePages)
 	r.AllocTime, r.AllocMeasured = alloc, true
 	return c, r, nil
 }
 
 // prefaultAll pre-faults each of maps (perMap bytes each) that is a
-// Prefaulter, timing it, and measures a proxy allocation for the others.
-func prefaultAll(maps []offsetmap.Map, perMap int64) FaultReport {
+// Prefaulter, asking for huge pages with huge (CleanerConfig.MapHugePages),
+// timing it, and measures a proxy allocation for the others.
+func prefaultAll(maps []offsetmap.Map, perMap int64, huge bool) FaultReport {
 	var r FaultReport
 	var proxyBytes int64
 	for _, om := range maps {
@@ -78,7 +83,7 @@ func prefaultAll(maps []offsetmap.Map, perMap int64) FaultReport {
 		r.MapBytes += perMap
 		if p, ok := om.(Prefaulter); ok {
 			t0 := time.Now()
-			err := p.Prefault()
+			err := prefaultOne(p, huge)
 			r.PrefaultTime += time.Since(t0)
 			if err == nil {
 				r.Prefaulted++
@@ -135,12 +140,22 @@ func (r FaultReport) rows() []results.Row {
 	return rows
 }
 
-// PrefaultCleaner pre-faults c's offset map when it is a Prefaulter, and
-// says whether it was (the bench suites call it before their timers run).
+// PrefaultCleaner pre-faults c's offset map when it is a Prefaulter (with
+// huge pages when its config's MapHugePages asks), and says whether it was
+// (the bench suites call it before their timers run).
 func PrefaultCleaner(c *engine.Cleaner) (bool, error) {
 	p, ok := c.OffsetMap().(Prefaulter)
 	if !ok {
 		return false, nil
 	}
-	return true, p.Prefault()
+	return true, prefaultOne(p, c.Config().MapHugePages)
+}
+
+// prefaultOne is p.PrefaultHugePages with huge (when p has it), else
+// p.Prefault.
+func prefaultOne(p Prefaulter, huge bool) error {
+	if hp, ok := p.(hugePrefaulter); ok && huge {
+		return hp.PrefaultHugePages()
+	}
+	return p.Prefault()
 }

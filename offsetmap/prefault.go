@@ -9,18 +9,21 @@ package offsetmap
 // that cost where the broker has it.
 type Prefaulter interface {
 	// Prefault touches every page of the map's table once, without changing
-	// what the map holds, and asks the kernel to back the table with
-	// transparent huge pages where it can (Linux madvise MADV_HUGEPAGE, then
-	// MADV_COLLAPSE for pages already mapped small). With 2 MiB pages a
-	// 128 MiB table is 64 TLB entries instead of 32,768, which removes most
-	// of the TLB misses of random probes.
-	//
-	// Huge pages are a request: where the kernel refuses them (THP set to
-	// never, no contiguous memory) the pages are still faulted in, small,
-	// and Prefault succeeds. Errors: only a failure to fault the pages in
-	// (out of memory), wrapped with the table's size. Calling it again is
-	// cheap and harmless.
+	// what the map holds, in the pages the kernel gives by default (as a
+	// JVM's heap: huge pages only where THP is set to always, or with
+	// -XX:+UseTransparentHugePages). Errors: only a failure to fault the
+	// pages in (out of memory), wrapped with the table's size. Calling it
+	// again is cheap and harmless.
 	Prefault() error
+	// PrefaultHugePages is Prefault that first asks the kernel to back the
+	// table with transparent huge pages where it can (Linux madvise
+	// MADV_HUGEPAGE, then MADV_COLLAPSE for pages already mapped small):
+	// with 2 MiB pages a 128 MiB table is 64 TLB entries instead of
+	// 32,768. Huge pages are a request: where the kernel refuses them (THP
+	// set to never, no contiguous memory) the pages are still faulted in,
+	// small, and it succeeds. Not what Kafka's JVM does by default
+	// (engine.CleanerConfig.MapHugePages).
+	PrefaultHugePages() error
 }
 
 var (
@@ -29,11 +32,20 @@ var (
 	_ Prefaulter = (*Bucket)(nil)
 )
 
-// Prefault faults the table in and asks for huge pages (see Prefaulter).
-func (m *Skimpy) Prefault() error { return prefaultTable(m.buf) }
+// Prefault faults the table in (see Prefaulter).
+func (m *Skimpy) Prefault() error { return prefaultTable(m.buf, false) }
 
-// Prefault faults the table in and asks for huge pages (see Prefaulter).
-func (m *Dense) Prefault() error { return prefaultTable(m.buf) }
+// PrefaultHugePages asks for huge pages and faults the table in (see Prefaulter).
+func (m *Skimpy) PrefaultHugePages() error { return prefaultTable(m.buf, true) }
 
-// Prefault faults the table in and asks for huge pages (see Prefaulter).
-func (m *Bucket) Prefault() error { return prefaultTable(m.buf) }
+// Prefault faults the table in (see Prefaulter).
+func (m *Dense) Prefault() error { return prefaultTable(m.buf, false) }
+
+// PrefaultHugePages asks for huge pages and faults the table in (see Prefaulter).
+func (m *Dense) PrefaultHugePages() error { return prefaultTable(m.buf, true) }
+
+// Prefault faults the table in (see Prefaulter).
+func (m *Bucket) Prefault() error { return prefaultTable(m.buf, false) }
+
+// PrefaultHugePages asks for huge pages and faults the table in (see Prefaulter).
+func (m *Bucket) PrefaultHugePages() error { return prefaultTable(m.buf, true) }

@@ -14,8 +14,9 @@ import (
 // transparent huge page: one PMD entry maps 2 MiB.
 const hugePageBytes = 2 << 20
 
-// prefaultTable asks for huge pages on the 2 MiB-aligned part of buf and
-// faults every page of buf in for writing, keeping its bytes.
+// prefaultTable faults every page of buf in for writing, keeping its
+// bytes; with huge, it first asks for huge pages on the 2 MiB-aligned part
+// of buf.
 //
 // The order matters: MADV_HUGEPAGE before the first touch lets the fault
 // handler map whole 2 MiB pages at once; MADV_POPULATE_WRITE (Linux 5.14)
@@ -24,13 +25,13 @@ const hugePageBytes = 2 << 20
 // runtime zeroed or reused) into huge ones synchronously, where khugepaged
 // would take minutes. Each huge-page call is best effort; an older kernel
 // that lacks MADV_POPULATE_WRITE gets one atomic no-op write per page.
-func prefaultTable(buf []byte) error {
+func prefaultTable(buf []byte, huge bool) error {
 	if len(buf) == 0 {
 		return nil
 	}
-	if huge := alignedRange(buf, hugePageBytes); len(huge) > 0 {
-		if unix.Madvise(huge, unix.MADV_HUGEPAGE) == nil {
-			defer func() { _ = unix.Madvise(huge, unix.MADV_COLLAPSE) }()
+	if r := alignedRange(buf, hugePageBytes); huge && len(r) > 0 {
+		if unix.Madvise(r, unix.MADV_HUGEPAGE) == nil {
+			defer func() { _ = unix.Madvise(r, unix.MADV_COLLAPSE) }()
 		}
 	}
 	page := os.Getpagesize()

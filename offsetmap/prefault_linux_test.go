@@ -71,58 +71,74 @@ func thpAvailable() bool {
 	return err == nil && !bytes.Contains(b, []byte("[never]"))
 }
 
-// TestPrefault checks every layout's Prefault: it keeps the entries that
-// were put before it, leaves every page of a fresh table resident (mincore
-// says so, where a fresh Go allocation has almost none resident), and, where
-// the kernel offers transparent huge pages, backs the 2 MiB-aligned part of
-// the table with them.
+// thpMadvise reports whether the kernel hands out transparent huge pages
+// only to ranges that ask for them (mode madvise).
+func thpMadvise() bool {
+	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	return err == nil && bytes.Contains(b, []byte("[madvise]"))
+}
+
+// TestPrefault checks every layout's Prefault and PrefaultHugePages: each
+// keeps the entries that were put before it and leaves every page of a
+// fresh table resident (mincore says so, where a fresh Go allocation has
+// almost none resident); PrefaultHugePages, where the kernel offers
+// transparent huge pages, backs the 2 MiB-aligned part of the table with
+// them, and Prefault, where the kernel gives them only to ranges that ask
+// (THP madvise), does not.
 func TestPrefault(t *testing.T) {
 	const memory = 16 << 20
 	for _, layout := range LayoutNames() {
-		t.Run("map="+layout, func(t *testing.T) {
-			m := mustNew(t, layout, memory, "xxh3-128")
-			buf := table(m)
-			// Give the pages back, so that the table is as a fresh one
-			// from the kernel (the Go heap may hand out memory it had
-			// mapped before); the zero pages that replace them are an
-			// empty table in every layout.
-			if err := unix.Madvise(alignedRange(buf, os.Getpagesize()), unix.MADV_DONTNEED); err != nil {
-				t.Fatal(err)
-			}
-			if in, pages := resident(t, buf); in != 0 {
-				t.Fatalf("%d of %d pages resident after MADV_DONTNEED, want 0", in, pages)
-			}
-			for i := range 1000 {
-				m.Put(testKey(i), int64(10+i))
-			}
-			if err := m.(Prefaulter).Prefault(); err != nil {
-				t.Fatal(err)
-			}
-			if in, pages := resident(t, buf); in != pages {
-				t.Errorf("after Prefault %d of %d pages resident, want all", in, pages)
-			}
-			if m.Size() != 1000 {
-				t.Errorf("Size after Prefault = %d, want 1000", m.Size())
-			}
-			for i := range 1000 {
-				if got := m.Get(testKey(i)); got != int64(10+i) {
-					t.Fatalf("Get(key %d) after Prefault = %d, want %d", i, got, 10+i)
+		for _, huge := range []bool{false, true} {
+			t.Run(fmt.Sprintf("map=%s/huge=%v", layout, huge), func(t *testing.T) {
+				m := mustNew(t, layout, memory, "xxh3-128")
+				buf := table(m)
+				// Give the pages back, so that the table is as a fresh one
+				// from the kernel (the Go heap may hand out memory it had
+				// mapped before); the zero pages that replace them are an
+				// empty table in every layout.
+				if err := unix.Madvise(alignedRange(buf, os.Getpagesize()), unix.MADV_DONTNEED); err != nil {
+					t.Fatal(err)
 				}
-			}
-			if got := m.Get(testKey(1000)); got != -1 {
-				t.Errorf("Get of a key never put = %d after Prefault, want -1", got)
-			}
-			if !thpAvailable() {
-				return
-			}
-			huge := alignedRange(buf, hugePageBytes)
-			if got := anonHugeBytes(t, uintptr(unsafe.Pointer(unsafe.SliceData(huge)))); got == 0 {
-				t.Errorf("no huge pages back the table's aligned %d bytes after Prefault", len(huge))
-			}
-			if err := m.(Prefaulter).Prefault(); err != nil {
-				t.Errorf("second Prefault: %v", err)
-			}
-		})
+				if in, pages := resident(t, buf); in != 0 {
+					t.Fatalf("%d of %d pages resident after MADV_DONTNEED, want 0", in, pages)
+				}
+				for i := range 1000 {
+					m.Put(testKey(i), int64(10+i))
+				}
+				prefault := m.(Prefaulter).Prefault
+				if huge {
+					prefault = m.(Prefaulter).PrefaultHugePages
+				}
+				if err := prefault(); err != nil {
+					t.Fatal(err)
+				}
+				if in, pages := resident(t, buf); in != pages {
+					t.Errorf("after the pre-fault %d of %d pages resident, want all", in, pages)
+				}
+				if m.Size() != 1000 {
+					t.Errorf("Size after the pre-fault = %d, want 1000", m.Size())
+				}
+				for i := range 1000 {
+					if got := m.Get(testKey(i)); got != int64(10+i) {
+						t.Fatalf("Get(key %d) after the pre-fault = %d, want %d", i, got, 10+i)
+					}
+				}
+				if got := m.Get(testKey(1000)); got != -1 {
+					t.Errorf("Get of a key never put = %d after the pre-fault, want -1", got)
+				}
+				aligned := alignedRange(buf, hugePageBytes)
+				hugeBytes := anonHugeBytes(t, uintptr(unsafe.Pointer(unsafe.SliceData(aligned))))
+				switch {
+				case huge && thpAvailable() && hugeBytes == 0:
+					t.Errorf("no huge pages back the table's aligned %d bytes after PrefaultHugePages", len(aligned))
+				case !huge && thpMadvise() && hugeBytes != 0:
+					t.Errorf("%d bytes of huge pages back the table after Prefault, which asks for none (THP madvise)", hugeBytes)
+				}
+				if err := prefault(); err != nil {
+					t.Errorf("second pre-fault: %v", err)
+				}
+			})
+		}
 	}
 }
 

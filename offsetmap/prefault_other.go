@@ -10,7 +10,7 @@ import (
 
 // prefaultTable faults every page of buf in by one atomic no-op write per
 // page; there is no portable way to ask for huge pages.
-func prefaultTable(buf []byte) error {
+func prefaultTable(buf []byte, huge bool) error {
 	page := os.Getpagesize()
 	i := 0
 	if len(buf) > 0 {

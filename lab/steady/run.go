@@ -210,7 +210,11 @@ func Run(ctx context.Context, cfg Config, eventLog io.Writer) (*Result, error) {
 	// fault them in now, so that no clean's time includes it.
 	for _, om := range mgr.OffsetMaps() {
 		if p, ok := om.(offsetmap.Prefaulter); ok {
-			if err := p.Prefault(); err != nil {
+			prefault := p.Prefault
+			if cfg.Cleaner.MapHugePages {
+				prefault = p.PrefaultHugePages
+			}
+			if err := prefault(); err != nil {
 				r.closeLogs()
 				return nil, fmt.Errorf("steady: %w", err)
 			}
