@@ -4,12 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/cleanerlab/cleanerlab/engine"
-	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
@@ -77,7 +73,7 @@ func measureScaled(ctx context.Context, r Row, a *sizing.Advice, o Options) (pas
 		// record: shrink the log until the keys fill its base.
 		for try := 0; ; try++ {
 			spec.LogBytes = int64(logBytes)
-			p, t, err = cleanToEnd(ctx, spec, cc, o.Dir)
+			p, t, _, err = sizing.CleanToEnd(ctx, spec, cc, o.Dir)
 			if err == nil || try == 4 || !strings.Contains(err.Error(), "unreachable") {
 				break
 			}
@@ -92,56 +88,3 @@ func measureScaled(ctx context.Context, r Row, a *sizing.Advice, o Options) (pas
 	return passes, best, s, buf, nil
 }
 
-// cleanToEnd generates spec under a fresh directory in parent, warms the
-// page cache and cleans every partition with cc, again and again, until a
-// clean ends without a full map; it returns the largest pass count of a
-// partition and the mean over partitions of the summed clean wall times.
-func cleanToEnd(ctx context.Context, spec workloads.Spec, cc engine.CleanerConfig, parent string) (int, float64, error) {
-	root, err := os.MkdirTemp(parent, "cleanerlab-matrix-")
-	if err != nil {
-		return 0, 0, err
-	}
-	defer os.RemoveAll(root)
-	cfg := engine.DefaultLogConfig()
-	cfg.FileDeleteDelayMs = 0
-	gen, err := workloads.Generate(filepath.Join(root, "data"), spec, cfg, nil)
-	if err != nil {
-		return 0, 0, err
-	}
-	var logs []*engine.Log
-	defer func() {
-		for _, l := range logs {
-			l.Close()
-		}
-	}()
-	for _, d := range gen.Dirs {
-		l, err := engine.Open(d, engine.Options{Config: &gen.LogConfig})
-		if err != nil {
-			return 0, 0, err
-		}
-		logs = append(logs, l)
-		if err := l.LoadProducerState(); err != nil {
-			return 0, 0, err
-		}
-	}
-	if _, err := lab.SetCache(logs, lab.CacheWarm, false); err != nil {
-		return 0, 0, err
-	}
-	m, err := lab.NewCleanManager(logs, cc, engine.CleanerOptions{})
-	if err != nil {
-		return 0, 0, err
-	}
-	lab.PrefaultMaps(m, cc)
-	tally := sizing.NewPassTally(len(logs))
-	for round := 0; round < 1000; round++ {
-		stats, err := lab.CleanEach(ctx, m)
-		if err != nil {
-			return 0, 0, err
-		}
-		if tally.Add(stats) {
-			break
-		}
-	}
-	maxPasses, meanSecs := tally.Result()
-	return maxPasses, meanSecs, nil
-}

@@ -880,11 +880,6 @@ func measureCleans(ctx context.Context, w Workload, h head, bufferBytes int64, o
 // of a round that is no clean's (CleanEach's grab, checkpoint and hand-over:
 // time Kafka's throttle counts as elapsed).
 func measureCleansGap(ctx context.Context, w Workload, h head, bufferBytes int64, o ValidateOptions) (int, float64, float64, error) {
-	root, err := os.MkdirTemp(o.Dir, "cleanerlab-validate-")
-	if err != nil {
-		return 0, 0, 0, fmt.Errorf("sizing: validate: %w", err)
-	}
-	defer os.RemoveAll(root)
 	spec := workloads.DefaultSpec()
 	spec.Keys, spec.KeyBytes, spec.ValueBytes, spec.RecordsPerBatch = w.Keys, w.KeyBytes, w.ValueBytes, w.RecordsPerBatch
 	spec.Partitions, spec.Distribution, spec.TombstoneRatio = w.Partitions, w.Distribution, w.TombstoneRatio
@@ -895,6 +890,27 @@ func measureCleansGap(ctx context.Context, w Workload, h head, bufferBytes int64
 	if w.SegmentBytes > 0 {
 		spec.SegmentBytes = w.SegmentBytes
 	}
+	cc := o.Cleaner
+	cc.Threads = 1
+	cc.DedupeBufferBytes = bufferBytes
+	return CleanToEnd(ctx, spec, cc, o.Dir)
+}
+
+// CleanToEnd generates spec in a fresh directory under parent ("": the OS
+// temp dir; removed after), opens its logs, warms their page cache, and
+// cleans every partition with one cleaner thread of cc (its map
+// pre-faulted first), round after round, until a round's cleans end
+// without a full map. It returns the largest pass count of a partition,
+// the mean over partitions of the summed clean wall times (seconds), and
+// the mean time per clean between a round's cleans that is no clean's
+// (the manager's grab, checkpoint and hand-over). Errors: the generation,
+// an open, a clean.
+func CleanToEnd(ctx context.Context, spec workloads.Spec, cc engine.CleanerConfig, parent string) (passes int, meanSecs, gapSecs float64, err error) {
+	root, err := os.MkdirTemp(parent, "cleanerlab-validate-")
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("sizing: validate: %w", err)
+	}
+	defer os.RemoveAll(root)
 	cfg := engine.DefaultLogConfig()
 	cfg.FileDeleteDelayMs = 0
 	gen, err := workloads.Generate(filepath.Join(root, "data"), spec, cfg, nil)
@@ -920,9 +936,6 @@ func measureCleansGap(ctx context.Context, w Workload, h head, bufferBytes int64
 	if _, err := lab.SetCache(logs, lab.CacheWarm, false); err != nil {
 		return 0, 0, 0, err
 	}
-	cc := o.Cleaner
-	cc.Threads = 1
-	cc.DedupeBufferBytes = bufferBytes
 	m, err := lab.NewCleanManager(logs, cc, engine.CleanerOptions{})
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("sizing: validate: %w", err)
@@ -953,12 +966,11 @@ func measureCleansGap(ctx context.Context, w Workload, h head, bufferBytes int64
 			break
 		}
 	}
-	maxPasses, meanSecs := tally.Result()
-	gap := 0.0
+	maxPasses, mean := tally.Result()
 	if gapN > 0 {
-		gap = gapSum / float64(gapN)
+		gapSecs = gapSum / float64(gapN)
 	}
-	return maxPasses, meanSecs, gap, nil
+	return maxPasses, mean, gapSecs, nil
 }
 
 // PassTally counts the passes and clean seconds of cleans of several logs
