@@ -87,4 +87,3 @@ func measureScaled(ctx context.Context, r Row, a *sizing.Advice, o Options) (pas
 	}
 	return passes, best, s, buf, nil
 }
-

@@ -96,6 +96,21 @@ func (f *FaultFS) Hit() bool {
 	return f.hits > 0
 }
 
+// Arm sets the fault to inject from now on: its At counts from the next
+// counted operation (0: the next one fails), its Count, Err (default
+// EIO), Short and Sticky replace the old ones, and Hit starts over.
+func (f *FaultFS) Arm(fault Fault) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if fault.Err == nil {
+		fault.Err = syscall.EIO
+	}
+	if fault.At >= 0 {
+		fault.At += len(f.ops)
+	}
+	f.fault, f.hits = fault, 0
+}
+
 // Disarm stops injecting faults; operations are still counted.
 func (f *FaultFS) Disarm() {
 	f.mu.Lock()
