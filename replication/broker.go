@@ -11,6 +11,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/vfs/vfstest"
 )
 
 // HWCheckpointFile is the broker's high-watermark checkpoint, in Kafka's
@@ -60,6 +61,63 @@ type Broker struct {
 	// mcco and mxfo are what the broker reports: its own values, raised to
 	// the MTRO/MXRO it received (Redpanda raises MCCO so).
 	mcco, mxfo record.Offset
+	// power is the broker's file system model of a power failure
+	// (Config.PowerFailures; nil without); unflushed counts the messages
+	// appended since the log's last flush, lastFlushMs when that was.
+	power       *vfstest.CrashFS
+	unflushed   int64
+	lastFlushMs int64
+	flushMsgs   int64 // flush.messages (0: never)
+	flushMs     int64 // flush.ms (0: never)
+}
+
+// beforeAppend is called before the broker appends a batch of size
+// bytes: when it will roll the active segment (segment.bytes), the log is
+// flushed first, as Kafka's UnifiedLog.roll schedules a flush of
+// everything below the new segment (asynchronously there; at once here).
+// Only where power failures are modelled: after a process crash the page
+// cache keeps every write, so no flush changes what the lab can observe.
+func (b *Broker) beforeAppend(size int) error {
+	if b.power == nil {
+		return nil
+	}
+	if a := b.log.ActiveSegment(); a != nil && a.Size() > 0 && a.Size()+int64(size) > b.cfg.SegmentBytes {
+		return b.flush()
+	}
+	return nil
+}
+
+// appended is called after the broker appended n messages: the log is
+// flushed once flush.messages are unflushed (UnifiedLog.append's
+// unflushedMessages >= flushInterval check). Only where power failures
+// are modelled.
+func (b *Broker) appended(n int64) error {
+	if b.power == nil {
+		return nil
+	}
+	b.unflushed += n
+	if b.flushMsgs > 0 && b.unflushed >= b.flushMsgs {
+		return b.flush()
+	}
+	return nil
+}
+
+// flush fsyncs the log (Log.Flush: segments, indexes, the recovery point).
+func (b *Broker) flush() error {
+	if err := b.log.Flush(); err != nil {
+		return fmt.Errorf("replication: %s: flush: %w", b, err)
+	}
+	b.unflushed, b.lastFlushMs = 0, b.clock.Ms()
+	return nil
+}
+
+// maybeFlushByTime flushes when flush.ms passed since the last flush with
+// messages unflushed (Kafka's log flusher, LogManager.flushDirtyLogs).
+func (b *Broker) maybeFlushByTime() error {
+	if b.log == nil || b.power == nil || b.flushMs <= 0 || b.unflushed == 0 || b.clock.Ms()-b.lastFlushMs < b.flushMs {
+		return nil
+	}
+	return b.flush()
 }
 
 func (b *Broker) String() string { return "broker " + strconv.Itoa(b.ID) }
@@ -137,16 +195,17 @@ func (b *Broker) setHW(hw record.Offset, topic string) error {
 		return nil
 	}
 	b.log.SetHighWatermark(hw)
-	return writeHWCheckpoint(filepath.Join(b.Root, HWCheckpointFile), topic, hw)
+	return writeHWCheckpoint(b.fs, filepath.Join(b.Root, HWCheckpointFile), topic, hw)
 }
 
-// writeHWCheckpoint writes the one-entry checkpoint atomically (temp, fsync,
-// rename).
-func writeHWCheckpoint(path, topic string, hw record.Offset) error {
+// writeHWCheckpoint writes the one-entry checkpoint atomically through fsys
+// (temp, fsync, rename, directory fsync, as Kafka's CheckpointFile.write
+// with Utils.atomicMoveWithFallback).
+func writeHWCheckpoint(fsys engine.FS, path, topic string, hw record.Offset) error {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "0\n1\n%s 0 %d\n", topic, hw)
 	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	f, err := fsys.Create(tmp)
 	if err != nil {
 		return fmt.Errorf("replication: write %s: %w", path, err)
 	}
@@ -154,10 +213,17 @@ func writeHWCheckpoint(path, topic string, hw record.Offset) error {
 		f.Close()
 		return fmt.Errorf("replication: write %s: %w", path, err)
 	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("replication: write %s: %w", path, err)
+	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("replication: write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := fsys.Rename(tmp, path); err != nil {
+		return fmt.Errorf("replication: write %s: %w", path, err)
+	}
+	if err := fsys.SyncDir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("replication: write %s: %w", path, err)
 	}
 	return nil

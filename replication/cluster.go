@@ -1,6 +1,7 @@
 package replication
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/iosched"
+	"github.com/cleanerlab/cleanerlab/vfs/vfstest"
 )
 
 // replicaState is the leader's view of one follower, as Kafka's Replica:
@@ -64,10 +66,20 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	c.prod.init()
 	c.cost.init(cfg.Replicas)
 	for id := 1; id <= cfg.Replicas; id++ {
-		b := &Broker{ID: id, Root: filepath.Join(cfg.Root, "broker-"+strconv.Itoa(id)), cfg: cfg.logConfig(id), fs: cfg.FS, clock: c.Clock, mtro: -1, mxro: -1, mcco: -1, mxfo: -1}
+		b := &Broker{ID: id, Root: filepath.Join(cfg.Root, "broker-"+strconv.Itoa(id)), cfg: cfg.logConfig(id), fs: cfg.FS, clock: c.Clock, mtro: -1, mxro: -1, mcco: -1, mxfo: -1,
+			flushMsgs: cfg.FlushMessages, flushMs: cfg.FlushMs}
 		if err := os.MkdirAll(b.Root, 0o755); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("replication: %w", err)
+		}
+		if cfg.PowerFailures {
+			p, err := vfstest.NewCrashFS(b.Root)
+			if err != nil {
+				c.Close()
+				return nil, fmt.Errorf("replication: %w", err)
+			}
+			p.SkipOSSync = true
+			b.power, b.fs = p, p
 		}
 		cl, err := engine.NewCleaner(cfg.Cleaner, engine.CleanerOptions{Now: c.Clock.Now, FsyncPolicy: iosched.FsyncNone})
 		if err != nil {
@@ -273,6 +285,34 @@ func (c *Cluster) Crash(id int, fenced bool) error {
 	}
 	if err := b.close(false); err != nil {
 		return err
+	}
+	c.cost.invalidate(id)
+	if fenced {
+		return c.fence(id)
+	}
+	return nil
+}
+
+// PowerFail cuts broker id's power: its process dies without writing
+// anything more (no index, no checkpoint, no clean shutdown marker) and its
+// disk keeps only what was fsynced (Config.PowerFailures: a file's bytes as
+// of its last fsync, a name as of its directory's), so the next Start
+// recovers from that. fenced as Crash. Errors: a broker that is down, or a
+// cluster without Config.PowerFailures.
+func (c *Cluster) PowerFail(id int, fenced bool) error {
+	b := c.Broker(id)
+	if !b.Up() {
+		return fmt.Errorf("%w: broker %d is %s", ErrBrokerDown, id, b.state)
+	}
+	if b.power == nil {
+		return errors.New("replication: power failure needs Config.PowerFailures (scenario: cluster ... power)")
+	}
+	b.log.Abandon()
+	b.log = nil
+	b.state = crashed
+	b.unflushed = 0
+	if err := b.power.Crash(); err != nil {
+		return fmt.Errorf("replication: %s: power failure: %w", b, err)
 	}
 	c.cost.invalidate(id)
 	if fenced {
@@ -490,6 +530,13 @@ func (c *Cluster) Advance(ms int64) error {
 			}
 		}
 		if next == target {
+			// flush.ms: nothing is appended while the clock only moves, so
+			// a flush due in the interval is as durable at its end.
+			for _, b := range c.brokers {
+				if err := b.maybeFlushByTime(); err != nil {
+					return err
+				}
+			}
 			return nil
 		}
 	}

@@ -100,6 +100,20 @@ type Config struct {
 	// FetchMaxBytes bounds one fetch response (at least one batch). Default
 	// 1 MiB, as Kafka's replica.fetch.max.bytes.
 	FetchMaxBytes int
+	// PowerFailures gives every broker a model of what a power failure
+	// keeps (vfstest.CrashFS over its directory, without the operating
+	// system's fsyncs): a file's bytes as of its last fsync, a name as of
+	// its directory's. Cluster.PowerFail needs it; FS is then unused.
+	PowerFailures bool
+	// FlushMessages is flush.messages: a broker fsyncs its log once this
+	// many messages were appended since its last flush. 0: never (Kafka's
+	// default, Long.MAX_VALUE). A roll always flushes what is below the
+	// new segment, as Kafka's UnifiedLog.roll.
+	FlushMessages int64
+	// FlushMs is flush.ms: a broker fsyncs its log when this long passed
+	// since its last flush with messages unflushed (checked as the clock
+	// advances). 0: never (Kafka's default).
+	FlushMs int64
 }
 
 // DefaultLogConfig is the topic config of a cluster unless set: Kafka's

@@ -197,8 +197,14 @@ func (c *Cluster) Fetch(id int, dropResponse bool) (FetchResult, error) {
 		if err != nil {
 			return res, fmt.Errorf("replication: broker %d: fetched batch: %w", id, err)
 		}
+		if err := f.beforeAppend(h.Size()); err != nil {
+			return res, err
+		}
 		if err := f.log.AppendAsFollower(buf[:h.Size()]); err != nil {
 			return res, fmt.Errorf("replication: broker %d appends fetched batches: %w", id, err)
+		}
+		if err := f.appended(int64(h.RecordCount)); err != nil {
+			return res, err
 		}
 		c.model.appended(id, h.BaseOffset, h.PartitionLeaderEpoch)
 		buf = buf[h.Size():]

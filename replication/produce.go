@@ -193,9 +193,15 @@ func (c *Cluster) Produce(s ProduceSpec) (ProduceResult, error) {
 	if err != nil {
 		return res, err
 	}
+	if err := lb.beforeAppend(len(batch)); err != nil {
+		return res, err
+	}
 	off, _, err := lb.log.AppendAsLeader(batch, c.leaderEpoch)
 	if err != nil {
 		return res, fmt.Errorf("replication: leader %d appends: %w", lb.ID, err)
+	}
+	if err := lb.appended(1); err != nil {
+		return res, err
 	}
 	c.cost.invalidate(lb.ID)
 	w.Offset, w.Epoch, w.State = off, c.leaderEpoch, Appended
@@ -279,9 +285,15 @@ func (c *Cluster) retryMarkers() error {
 		if err != nil {
 			return err
 		}
+		if err := lb.beforeAppend(len(batch)); err != nil {
+			return err
+		}
 		off, _, err := lb.log.AppendAsLeader(batch, c.leaderEpoch)
 		if err != nil {
 			return fmt.Errorf("replication: leader %d appends a marker: %w", lb.ID, err)
+		}
+		if err := lb.appended(1); err != nil {
+			return err
 		}
 		c.cost.invalidate(lb.ID)
 		t.MarkerOffsets = append(t.MarkerOffsets, off)

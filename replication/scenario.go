@@ -195,7 +195,7 @@ func (r *Runner) Exec(line string) (string, error) {
 		err = r.endTxn(a, cmd == "commit", &out)
 	case "fetch":
 		err = r.fetch(a, &out)
-	case "crash", "restart", "offline", "back", "cut", "heal":
+	case "crash", "restart", "offline", "back", "cut", "heal", "power-fail":
 		err = r.brokerEvent(a, &out)
 	case "advance":
 		err = r.advance(a, &out)
@@ -212,7 +212,7 @@ func (r *Runner) Exec(line string) (string, error) {
 	case "check":
 		err = r.check(a, &out)
 	default:
-		return "", bad("unknown command %q: want cluster, produce, commit, abort, fetch, crash, restart, offline, back, cut, heal, advance, clean, elect, state, log or check", cmd)
+		return "", bad("unknown command %q: want cluster, produce, commit, abort, fetch, crash, power-fail, restart, offline, back, cut, heal, advance, clean, elect, state, log or check", cmd)
 	}
 	if err != nil {
 		return out.String(), err
@@ -336,6 +336,18 @@ func (r *Runner) newCluster(a *args) (string, error) {
 	} else {
 		cfg.Log.SegmentBytes = v
 	}
+	cfg.PowerFailures = a.has("power")
+	if v, err := a.int("flush.messages", 0); err != nil {
+		return "", err
+	} else {
+		cfg.FlushMessages = v
+	}
+	if err := ms("flush.ms", &cfg.FlushMs); err != nil {
+		return "", err
+	}
+	if (cfg.FlushMessages != 0 || cfg.FlushMs != 0) && !cfg.PowerFailures {
+		return "", bad("cluster: flush.messages and flush.ms decide what a power failure keeps: add power")
+	}
 	if err := a.finish(); err != nil {
 		return "", err
 	}
@@ -351,8 +363,12 @@ func (r *Runner) newCluster(a *args) (string, error) {
 	r.c = c
 	c.drainNotes()
 	cfg = c.Config()
-	return fmt.Sprintf("%d brokers, mode %s, truncate=%s, min.insync.replicas %d, unclean.leader.election.enable %v, delete.retention.ms %d\nbroker 1 leads at epoch 0, ISR %v",
-		cfg.Replicas, cfg.Mode, cfg.Truncation, cfg.MinInsyncReplicas, cfg.UncleanLeaderElection, cfg.Log.DeleteRetentionMs, fmtIDs(c.isr)), nil
+	power := ""
+	if cfg.PowerFailures {
+		power = fmt.Sprintf(", power failures modelled (flush.messages %s, flush.ms %s; a roll flushes)", never(cfg.FlushMessages), never(cfg.FlushMs))
+	}
+	return fmt.Sprintf("%d brokers, mode %s, truncate=%s, min.insync.replicas %d, unclean.leader.election.enable %v, delete.retention.ms %d%s\nbroker 1 leads at epoch 0, ISR %v",
+		cfg.Replicas, cfg.Mode, cfg.Truncation, cfg.MinInsyncReplicas, cfg.UncleanLeaderElection, cfg.Log.DeleteRetentionMs, power, fmtIDs(c.isr)), nil
 }
 
 func fmtIDs(ids []int) string {
@@ -514,7 +530,7 @@ func (r *Runner) brokerEvent(a *args, out *strings.Builder) error {
 	if err != nil {
 		return err
 	}
-	unfenced := a.cmd == "crash" && a.has("unfenced")
+	unfenced := (a.cmd == "crash" || a.cmd == "power-fail") && a.has("unfenced")
 	if err := a.finish(); err != nil {
 		return err
 	}
@@ -523,6 +539,11 @@ func (r *Runner) brokerEvent(a *args, out *strings.Builder) error {
 	switch a.cmd {
 	case "crash":
 		err = c.Crash(id, !unfenced)
+	case "power-fail":
+		if !c.cfg.PowerFailures {
+			return bad("power-fail: the cluster models no power failures: start it with \"cluster ... power\"")
+		}
+		err = c.PowerFail(id, !unfenced)
 	case "offline":
 		err = c.Shutdown(id)
 	case "restart", "back":
@@ -549,7 +570,7 @@ func (r *Runner) brokerEvent(a *args, out *strings.Builder) error {
 		}
 		fmt.Fprintf(out, "broker %d up, %s: LEO %d HW %d\n", id, how, b.LEO(), b.HW())
 	} else {
-		fmt.Fprintf(out, "broker %d %s\n", id, map[string]string{"crash": "crashed", "offline": "offline (controlled shutdown)", "cut": "cut off from the other brokers", "heal": "reaches the other brokers again"}[a.cmd])
+		fmt.Fprintf(out, "broker %d %s\n", id, map[string]string{"crash": "crashed", "power-fail": "lost power (only what was fsynced is on its disk)", "offline": "offline (controlled shutdown)", "cut": "cut off from the other brokers", "heal": "reaches the other brokers again"}[a.cmd])
 	}
 	return nil
 }
@@ -844,4 +865,12 @@ func sortedKinds(m map[Kind]int) []Kind {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// never prints a flush setting: its value, or "never" for 0.
+func never(v int64) string {
+	if v == 0 {
+		return "never"
+	}
+	return strconv.FormatInt(v, 10)
 }
