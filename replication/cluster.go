@@ -3,6 +3,7 @@ package replication
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -232,7 +233,10 @@ func (c *Cluster) setLeader(id int) error {
 		if b.ID == id {
 			continue
 		}
-		rs := &replicaState{leo: -1, logStart: -1, lastFetchLeaderLEO: -1}
+		// Replica.resetReplicaState: an ISR member counts as caught up
+		// now, any other as never (Kafka's 0 on its wall clock; the lab's
+		// clock starts at 0, so never is the far past).
+		rs := &replicaState{leo: -1, logStart: -1, lastFetchLeaderLEO: -1, lastCaughtUpMs: neverCaughtUp}
 		if c.inISR(b.ID) {
 			rs.lastCaughtUpMs = now
 		}
@@ -418,11 +422,14 @@ func (c *Cluster) maybeIncrementLeaderHW() error {
 		return nil
 	}
 	candidate := lb.LEO()
-	for _, id := range c.isr {
+	for _, b := range c.brokers {
+		id := b.ID
 		if id == c.leader {
 			continue
 		}
-		candidate = min(candidate, c.remote[id].leo)
+		if c.inISR(id) || c.shouldWaitForReplicaToJoinIsr(id, lb.LEO()) {
+			candidate = min(candidate, c.remote[id].leo)
+		}
 	}
 	if candidate <= lb.HW() {
 		return nil
@@ -431,6 +438,23 @@ func (c *Cluster) maybeIncrementLeaderHW() error {
 		return err
 	}
 	return c.prod.onHW(c, candidate)
+}
+
+// neverCaughtUp is a replica's last caught-up time when it never was.
+const neverCaughtUp = math.MinInt64 / 2
+
+// shouldWaitForReplicaToJoinIsr, as Kafka's (Partition.maybeIncrementLeaderHW):
+// a follower outside the ISR that is eligible to join it and caught up
+// (Replica.isCaughtUp: its LEO is the leader's, or it was caught up within
+// replica.lag.time.max.ms) holds the HW at its LEO, so that it can reach
+// the HW and join; without it a follower under a steady stream of writes
+// would trail the HW forever.
+func (c *Cluster) shouldWaitForReplicaToJoinIsr(id int, leaderLEO record.Offset) bool {
+	rs := c.remote[id]
+	if rs == nil || rs.leo < 0 || !c.eligible(id) {
+		return false
+	}
+	return rs.leo == leaderLEO || c.Clock.Ms()-rs.lastCaughtUpMs <= c.cfg.ReplicaLagTimeMaxMs
 }
 
 // maybeExpandIsr adds follower id when it is eligible, not in the ISR, and
