@@ -526,6 +526,9 @@ func (r *Runner) fetch(a *args, out *strings.Builder) error {
 }
 
 func (r *Runner) brokerEvent(a *args, out *strings.Builder) error {
+	if s, ok := a.str("broker"); ok && s == "all" && a.cmd == "power-fail" {
+		return r.powerFailAll(a, out)
+	}
 	id, err := r.broker(a)
 	if err != nil {
 		return err
@@ -873,4 +876,27 @@ func never(v int64) string {
 		return "never"
 	}
 	return strconv.FormatInt(v, 10)
+}
+
+// powerFailAll is "power-fail broker=all": one power cut takes every
+// broker that is up, in id order (each as power-fail broker=N).
+func (r *Runner) powerFailAll(a *args, out *strings.Builder) error {
+	unfenced := a.has("unfenced")
+	if err := a.finish(); err != nil {
+		return err
+	}
+	c := r.c
+	if !c.cfg.PowerFailures {
+		return bad("power-fail: the cluster models no power failures: start it with \"cluster ... power\"")
+	}
+	for _, b := range c.brokers {
+		if !b.Up() {
+			continue
+		}
+		if err := c.PowerFail(b.ID, !unfenced); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "broker %d lost power (only what was fsynced is on its disk)\n", b.ID)
+	}
+	return nil
 }
