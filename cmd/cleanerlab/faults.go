@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -60,14 +59,8 @@ found; a signal stops it between schedules (the record says interrupted).`,
 					fmt.Fprintf(out, "  %s\n", s)
 				}
 			}
-			if jsonOut != "" {
-				js, err := json.MarshalIndent(res, "", "  ")
-				if err == nil {
-					err = os.WriteFile(jsonOut, append(js, '\n'), 0o644)
-				}
-				if err != nil {
-					return fmt.Errorf("--json-out %s: %w", jsonOut, err)
-				}
+			if err := writeJSONOut(jsonOut, res); err != nil {
+				return err
 			}
 			if len(res.Findings) > 0 {
 				return exitError{code: 1, err: fmt.Errorf("faults: %d finding(s)", len(res.Findings))}

@@ -41,14 +41,8 @@ benchmark round in it.`,
 				return fmt.Errorf("%s: %w", args[0], err)
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "interference: %s; %s; %s\n", iv.VerdictText(), iv.CPUText(), iv.MachineText())
-			if jsonOut != "" {
-				js, jerr := json.MarshalIndent(iv, "", "  ")
-				if jerr == nil {
-					jerr = os.WriteFile(jsonOut, append(js, '\n'), 0o644)
-				}
-				if jerr != nil {
-					return fmt.Errorf("--json-out %s: %w", jsonOut, jerr)
-				}
+			if err := writeJSONOut(jsonOut, iv); err != nil {
+				return err
 			}
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
@@ -66,4 +60,20 @@ benchmark round in it.`,
 	cmd.Flags().StringVar(&jsonOut, "json-out", "", "also write the interval (figures, verdict, thresholds) as JSON to this file")
 	cmd.Flags().BoolVar(&failBusy, "fail-busy", false, "exit 3 when the verdict is busy or unusable (the command itself succeeded)")
 	return cmd
+}
+
+// writeJSONOut writes v, indented, to path (a --json-out flag's file);
+// nothing when path is "". Errors name the flag and the file.
+func writeJSONOut(path string, v any) error {
+	if path == "" {
+		return nil
+	}
+	js, err := json.MarshalIndent(v, "", "  ")
+	if err == nil {
+		err = os.WriteFile(path, append(js, '\n'), 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("--json-out %s: %w", path, err)
+	}
+	return nil
 }

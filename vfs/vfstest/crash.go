@@ -190,32 +190,21 @@ func (c *CrashFS) Create(path string) (vfs.File, error) {
 }
 
 // Open opens path read-only.
-func (c *CrashFS) Open(path string) (vfs.File, error) {
-	f, err := vfs.Default.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	c.file(path)
-	c.mu.Unlock()
-	return c.wrap(path, f.(*os.File), nil)
-}
+func (c *CrashFS) Open(path string) (vfs.File, error) { return c.open(path, vfs.Default.Open) }
 
 // OpenAppend opens path for appending.
 func (c *CrashFS) OpenAppend(path string) (vfs.File, error) {
-	f, err := vfs.Default.OpenAppend(path)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	c.file(path)
-	c.mu.Unlock()
-	return c.wrap(path, f.(*os.File), nil)
+	return c.open(path, vfs.Default.OpenAppend)
 }
 
 // OpenReadWrite opens path for reading and writing.
 func (c *CrashFS) OpenReadWrite(path string) (vfs.File, error) {
-	f, err := vfs.Default.OpenReadWrite(path)
+	return c.open(path, vfs.Default.OpenReadWrite)
+}
+
+// open opens an existing path with openFn, tracking its file.
+func (c *CrashFS) open(path string, openFn func(string) (vfs.File, error)) (vfs.File, error) {
+	f, err := openFn(path)
 	if err != nil {
 		return nil, err
 	}
