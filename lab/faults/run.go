@@ -182,7 +182,11 @@ func runSchedule(parent string, seed uint64, steps []Step, trace ...func(string)
 				r.log = nil
 			}
 			r.fault.Disarm()
-			if err := r.crash.Crash(); err != nil {
+			torn := 0.0
+			if err == nil {
+				torn = s.Frac
+			}
+			if err := r.crash.CrashTorn(torn); err != nil {
 				return nil, r.counts, err
 			}
 			r.counts.Crashes++
@@ -241,7 +245,12 @@ func runSchedule(parent string, seed uint64, steps []Step, trace ...func(string)
 
 // open opens the partition through the fault and crash file systems.
 func (r *runner) open() error {
-	l, err := engine.Open(r.dir, engine.Options{Config: &r.cfg, FS: r.fault, Create: true, Now: func() time.Time { return time.UnixMilli(nowMs) }})
+	// A broker's restart: a torn segment followed by later data (a power
+	// cut after a roll whose flush had not run, with the later segment
+	// written back) is cut there with every later segment, as Kafka's
+	// LogLoader does, not refused as the engine's default open refuses
+	// mid-log corruption.
+	l, err := engine.Open(r.dir, engine.Options{Config: &r.cfg, FS: r.fault, Create: true, KafkaRecoveryTruncation: true, Now: func() time.Time { return time.UnixMilli(nowMs) }})
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,9 @@ const (
 	// StepReopen closes the log and opens it again.
 	StepReopen StepKind = "reopen"
 	// StepCrash abandons the log, makes the file system what a power
-	// failure leaves, and opens the log again (recovery).
+	// failure leaves, and opens the log again (recovery). With Frac > 0
+	// each file appended to since its last fsync keeps that share of the
+	// appended bytes too (a torn tail: vfstest.CrashFS.CrashTorn).
 	StepCrash StepKind = "crash"
 	// StepFault makes the FaultAt-th mutating file operation from here
 	// fail with FaultErr (short: a Write or WriteAt writes half its bytes
@@ -72,6 +74,10 @@ func (s Step) String() string {
 		return b.String()
 	case StepDeleteRecords, StepTruncate:
 		return fmt.Sprintf("%s %.2f", s.Kind, s.Frac)
+	case StepCrash:
+		if s.Frac > 0 {
+			return fmt.Sprintf("crash torn %.2f", s.Frac)
+		}
 	case StepFault:
 		short := ""
 		if s.Short {
@@ -111,7 +117,7 @@ func Generate(seed uint64, n, keys int, faultRate float64) []Step {
 		case x < 0.92:
 			steps = append(steps, Step{Kind: StepReopen})
 		case x < 0.96:
-			steps = append(steps, Step{Kind: StepCrash})
+			steps = append(steps, Step{Kind: StepCrash, Frac: float64(rng.IntN(4)) / 4})
 		default:
 			if rng.Float64() < faultRate {
 				errName := "EIO"
@@ -168,7 +174,17 @@ func ParseStep(line string) (Step, error) {
 			return bad("operation %q: want a count >= 0", at)
 		}
 		s.FaultErr, s.Short = name, len(f) == 3
-	case StepRoll, StepFlush, StepClean, StepReopen, StepCrash:
+	case StepCrash:
+		if len(f) == 1 {
+			break
+		}
+		if len(f) != 3 || f[1] != "torn" {
+			return bad("want crash [torn <fraction in (0, 1]>]")
+		}
+		if _, err := fmt.Sscanf(f[2], "%g", &s.Frac); err != nil || s.Frac <= 0 || s.Frac > 1 {
+			return bad("fraction %q: want a number in (0, 1]", f[2])
+		}
+	case StepRoll, StepFlush, StepClean, StepReopen:
 		if len(f) != 1 {
 			return bad("%s takes no argument", s.Kind)
 		}

@@ -98,10 +98,28 @@ func (c *CrashFS) Crashes() int {
 // each directory holds the names of its last fsync, each file the bytes of
 // its last fsync. Every file must be closed. Errors: the OS's, rewriting
 // the root.
-func (c *CrashFS) Crash() error {
+func (c *CrashFS) Crash() error { return c.CrashTorn(0) }
+
+// CrashTorn is Crash where each file whose bytes now extend its synced
+// bytes (appends since its last fsync) also keeps the first
+// floor(keep x extra) of those bytes: a torn tail, as a disk that wrote
+// part of the page cache back before the power went (keep in [0, 1]; 0 is
+// Crash). A file rewritten in place since its fsync keeps its synced bytes
+// only.
+func (c *CrashFS) CrashTorn(keep float64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.crashes++
+	if keep > 0 {
+		for p, f := range c.names {
+			now, err := os.ReadFile(p)
+			if err != nil || len(now) <= len(f.synced) || string(now[:len(f.synced)]) != string(f.synced) {
+				continue
+			}
+			extra := int(keep * float64(len(now)-len(f.synced)))
+			f.synced = now[:len(f.synced)+extra]
+		}
+	}
 	dirs := make([]string, 0, len(c.durable))
 	for d := range c.durable {
 		dirs = append(dirs, d)

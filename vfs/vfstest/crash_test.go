@@ -110,3 +110,41 @@ func TestCrashFS(t *testing.T) {
 	g.Close()
 	crash("c=C1 d=A")
 }
+
+// TestCrashTorn: a file appended to since its fsync keeps its synced bytes
+// and the first half of the rest ("ab" synced, "cdef" appended: "abcd");
+// one rewritten in place keeps its synced bytes only.
+func TestCrashTorn(t *testing.T) {
+	dir := t.TempDir()
+	c, err := NewCrashFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"appended", "rewritten"} {
+		f, err := c.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte("ab"))
+		if err := f.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		if name == "appended" {
+			f.Write([]byte("cdef"))
+		} else {
+			f.WriteAt([]byte("XYcdef"), 0)
+		}
+		f.Close()
+	}
+	if err := c.SyncDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CrashTorn(0.5); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"appended": "abcd", "rewritten": "ab"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != want {
+			t.Errorf("%s: %q after a torn crash, want %q", name, b, want)
+		}
+	}
+}
