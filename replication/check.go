@@ -30,10 +30,14 @@ const (
 	LostAcknowledged Kind = "lost-acknowledged"
 	// OffsetsDiffer: two replicas hold different records at one offset.
 	OffsetsDiffer Kind = "offsets-differ"
+	// ConsumerKeepsDeleted: a consumer group, caught up with the leader,
+	// keeps a key the log deleted: it missed the key's tombstone, cleaned
+	// away (delete.retention.ms passed) before the group read past it.
+	ConsumerKeepsDeleted Kind = "consumer-keeps-deleted"
 )
 
 // Kinds lists every kind, in the order reports print them.
-var Kinds = []Kind{ResurrectedKey, AbortedVisible, CommittedHidden, LSOStuck, LostAcknowledged, OffsetsDiffer}
+var Kinds = []Kind{ResurrectedKey, AbortedVisible, CommittedHidden, LSOStuck, LostAcknowledged, OffsetsDiffer, ConsumerKeepsDeleted}
 
 // Finding is one divergence on one replica.
 type Finding struct {
@@ -231,6 +235,11 @@ func (c *Cluster) Check() (*Report, error) {
 			off := diff[0]
 			rep.Findings = append(rep.Findings, Finding{Kind: OffsetsDiffer, Broker: b.Broker, Offset: off,
 				Detail: fmt.Sprintf("broker %d holds %s, broker %d holds %s (%d offsets differ)", a.Broker, a.physical[off], b.Broker, b.physical[off], len(diff))})
+		}
+	}
+	for _, v := range rep.Views {
+		if v.Broker == c.leader {
+			rep.Findings = append(rep.Findings, c.checkGroups(v)...)
 		}
 	}
 	return rep, nil

@@ -54,6 +54,8 @@ type Cluster struct {
 	// log of notable changes since the last drain (elections, ISR changes,
 	// truncations), for the scenario output.
 	notes []string
+	// groups are the consumer groups (Consume), by name.
+	groups map[string]*ConsumerGroup
 }
 
 // NewCluster creates the brokers' directories under cfg.Root, opens every

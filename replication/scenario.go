@@ -199,6 +199,10 @@ func (r *Runner) Exec(line string) (string, error) {
 		err = r.brokerEvent(a, &out)
 	case "advance":
 		err = r.advance(a, &out)
+	case "consume":
+		err = r.consume(a, &out)
+	case "delete-records":
+		err = r.deleteRecords(a, &out)
 	case "clean":
 		err = r.clean(a, &out)
 	case "elect":
@@ -212,7 +216,7 @@ func (r *Runner) Exec(line string) (string, error) {
 	case "check":
 		err = r.check(a, &out)
 	default:
-		return "", bad("unknown command %q: want cluster, produce, commit, abort, fetch, crash, power-fail, restart, offline, back, cut, heal, advance, clean, elect, state, log or check", cmd)
+		return "", bad("unknown command %q: want cluster, produce, commit, abort, fetch, crash, power-fail, restart, offline, back, cut, heal, advance, clean, consume, delete-records, elect, state, log or check", cmd)
 	}
 	if err != nil {
 		return out.String(), err
@@ -898,5 +902,66 @@ func (r *Runner) powerFailAll(a *args, out *strings.Builder) error {
 		}
 		fmt.Fprintf(out, "broker %d lost power (only what was fsynced is on its disk)\n", b.ID)
 	}
+	return nil
+}
+
+// consume is "consume group=G [reset=earliest|latest|none]": the group
+// reads the leader's log to its end (read_committed) and commits.
+func (r *Runner) consume(a *args, out *strings.Builder) error {
+	g, ok := a.str("group")
+	if !ok || g == "" {
+		return bad("consume: want group=G")
+	}
+	reset, _ := a.str("reset")
+	if err := a.finish(); err != nil {
+		return err
+	}
+	switch reset {
+	case "", ResetEarliest, ResetLatest, ResetNone:
+	default:
+		return bad("consume: reset=%q: want earliest, latest or none", reset)
+	}
+	n, note, err := r.c.Consume(g, reset)
+	if errors.Is(err, ErrOffsetOutOfRange) || errors.Is(err, ErrNotLeaderOrFollower) {
+		fmt.Fprintf(out, "error %v\n", err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintf(out, "group %s: %s\n", g, note)
+	}
+	for _, grp := range r.c.Groups() {
+		if grp.Name == g {
+			fmt.Fprintf(out, "group %s read %d record(s), position %d: %s\n", g, n, grp.Position, grp.stateString())
+		}
+	}
+	return nil
+}
+
+// deleteRecords is "delete-records to=N": the leader raises its log start
+// offset to N (Kafka's DeleteRecords, bounded by the HW); followers raise
+// theirs to the leader's at their next fetch.
+func (r *Runner) deleteRecords(a *args, out *strings.Builder) error {
+	to, err := a.int("to", -1)
+	if err != nil {
+		return err
+	}
+	if to < 0 {
+		return bad("delete-records: want to=N (an offset, at most the HW)")
+	}
+	if err := a.finish(); err != nil {
+		return err
+	}
+	start, err := r.c.DeleteRecords(record.Offset(to))
+	if errors.Is(err, ErrOffsetOutOfRange) || errors.Is(err, ErrNotLeaderOrFollower) {
+		fmt.Fprintf(out, "error %v\n", err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "leader %d: log start %d\n", r.c.leader, start)
 	return nil
 }

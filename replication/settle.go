@@ -1,6 +1,9 @@
 package replication
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // SettleOptions tune Settle.
 type SettleOptions struct {
@@ -51,6 +54,11 @@ func (c *Cluster) Settle(opts SettleOptions) error {
 	if err := c.catchUp(); err != nil {
 		return err
 	}
+	// Consumers keep reading while the cluster settles: each group
+	// catches up before time moves past the delete horizons.
+	if err := c.consumeAll(); err != nil {
+		return err
+	}
 	var horizon int64
 	for _, b := range c.brokers {
 		horizon = max(horizon, b.cfg.DeleteRetentionMs, b.cfg.ProducerIDExpirationMs)
@@ -62,6 +70,9 @@ func (c *Cluster) Settle(opts SettleOptions) error {
 			return err
 		}
 		if err := c.catchUp(); err != nil {
+			return err
+		}
+		if err := c.consumeAll(); err != nil {
 			return err
 		}
 		if err := c.Advance(horizon); err != nil {
@@ -101,6 +112,17 @@ func (c *Cluster) catchUp() error {
 			return nil
 		}
 		if _, err := c.FetchRound(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// consumeAll has every consumer group read to the end; a group whose
+// position is out of range with auto.offset.reset=none stays where it is.
+func (c *Cluster) consumeAll() error {
+	for _, g := range c.Groups() {
+		if _, _, err := c.Consume(g.Name, ""); err != nil && !errors.Is(err, ErrOffsetOutOfRange) {
 			return err
 		}
 	}
