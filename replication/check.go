@@ -20,7 +20,9 @@ const (
 	// AbortedVisible: it sees a value written in an aborted transaction.
 	AbortedVisible Kind = "aborted-visible"
 	// CommittedHidden: a committed transactional write the replica received
-	// is hidden from it (read as aborted), and no later write supersedes it.
+	// and still holds is hidden from it (read as aborted), and no later
+	// write supersedes it. One it received and lost (truncated away) is
+	// LostAcknowledged.
 	CommittedHidden Kind = "committed-hidden"
 	// LSOStuck: the replica's last stable offset stays below its HW after
 	// every transaction ended: it holds transactional data it thinks open.
@@ -353,7 +355,7 @@ func (c *Cluster) checkKey(v *ReplicaView, key string, writes []int, stuck bool)
 	case present && m.Writes[shown].Txn >= 0 && m.Txns[m.Writes[shown].Txn].Outcome != Committed:
 		f.Kind, f.Offset = AbortedVisible, rv.Offset
 		f.Detail = fmt.Sprintf("shows %s=%s from producer %s's aborted transaction", key, rv.Value, m.Writes[shown].Producer)
-	case must != nil && must.Txn >= 0 && must.everHeld(v.Broker):
+	case must != nil && must.Txn >= 0 && must.everHeld(v.Broker) && !must.lostByTruncation(v.Broker):
 		f.Kind, f.Offset = CommittedHidden, must.Offset
 		f.Detail = fmt.Sprintf("reads %s of producer %s's committed transaction at offset %d as aborted", writeString(must), must.Producer, must.Offset)
 		if present {
@@ -384,3 +386,4 @@ func writeString(w *Write) string {
 	}
 	return w.Key + "=" + w.Value
 }
+

@@ -179,6 +179,7 @@ func (c *Cluster) Fetch(id int, dropResponse bool) (FetchResult, error) {
 				return res, err
 			}
 			res.Truncated, res.TruncatedTo = true, resp.logStart
+			c.model.truncated(id, 0)
 			c.note("broker %d truncated fully, restarting at %d (OFFSET_OUT_OF_RANGE)", id, resp.logStart)
 			c.cost.invalidate(id)
 			return res, f.setHW(resp.logStart, c.cfg.Topic)
@@ -236,6 +237,7 @@ func (c *Cluster) truncate(f *Broker, to record.Offset, res *FetchResult) error 
 		return err
 	}
 	res.Truncated, res.TruncatedTo = true, to
+	c.model.truncated(f.ID, to)
 	c.note("broker %d truncated to %d", f.ID, to)
 	c.cost.invalidate(f.ID)
 	if f.HW() > to {

@@ -49,8 +49,10 @@ type Write struct {
 	Acks      Acks
 	TimeMs    int64
 	// HeldBy has bit id set once broker id appended this write (as leader
-	// or follower), whatever became of it since.
-	HeldBy uint64
+	// or follower), whatever became of it since; TruncatedBy once broker id
+	// truncated it away after holding it.
+	HeldBy      uint64
+	TruncatedBy uint64
 }
 
 // Txn is one transaction: its writes and the coordinator's decision.
@@ -85,6 +87,20 @@ func (m *Model) appended(id int, off record.Offset, epoch int32) {
 		m.Writes[wi].HeldBy |= 1 << uint(id)
 	}
 }
+
+// truncated notes that broker id cut its log to offset to: every write it
+// held at or above to is gone from it by truncation.
+func (m *Model) truncated(id int, to record.Offset) {
+	for i := range m.Writes {
+		w := &m.Writes[i]
+		if w.everHeld(id) && w.Offset >= to && w.State != Refused {
+			w.TruncatedBy |= 1 << uint(id)
+		}
+	}
+}
+
+// lostByTruncation reports whether broker id held w and truncated it away.
+func (w *Write) lostByTruncation(id int) bool { return w.TruncatedBy&(1<<uint(id)) != 0 }
 
 // everHeld reports whether broker id ever appended w.
 func (w *Write) everHeld(id int) bool { return w.HeldBy&(1<<uint(id)) != 0 }
