@@ -386,4 +386,3 @@ func writeString(w *Write) string {
 	}
 	return w.Key + "=" + w.Value
 }
-
