@@ -54,6 +54,10 @@ func Summarize(xs []float64) Summary {
 	return sum
 }
 
+// Median is Summarize(xs).Median: the middle value of xs (the mean of the
+// two middle ones for an even count); 0 for none.
+func Median(xs []float64) float64 { return Summarize(xs).Median }
+
 // HasCV says whether CV is a figure: at least two repetitions and a
 // non-zero mean.
 func (s Summary) HasCV() bool { return s.N > 1 && s.Mean != 0 }

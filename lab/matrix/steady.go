@@ -10,6 +10,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
 	"github.com/cleanerlab/cleanerlab/lab/steady"
+	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
 
@@ -288,7 +289,7 @@ func runSteadySpec(ctx context.Context, run *SteadyRun, spec workloads.Spec, lc 
 				secs = append(secs, cl.Seconds)
 			}
 		}
-		run.CleanSecondsMeasured = median(secs)
+		run.CleanSecondsMeasured = results.Median(secs)
 	}
 	run.CleanSecondsPredicted = a.CleanSeconds
 	return nil

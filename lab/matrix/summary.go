@@ -2,8 +2,9 @@ package matrix
 
 import (
 	"math"
-	"sort"
 	"strings"
+
+	"github.com/cleanerlab/cleanerlab/results"
 )
 
 // Summary sums up a matrix's errors. Errors are relative: clean time's
@@ -110,26 +111,11 @@ func Summarize(rows []RowResult) Summary {
 			}
 		}
 	}
-	s.CleanMedianAbsError = median(clean)
-	s.DirtyRatioMedianAbsError, s.DirtyRatioMaxAbsError = median(ratio), maxOf(ratio)
-	s.DelayMedianAbsError, s.DelayMaxAbsError = median(delay), maxOf(delay)
-	s.SteadyCleanSlowdown = median(slow)
+	s.CleanMedianAbsError = results.Median(clean)
+	s.DirtyRatioMedianAbsError, s.DirtyRatioMaxAbsError = results.Median(ratio), maxOf(ratio)
+	s.DelayMedianAbsError, s.DelayMaxAbsError = results.Median(delay), maxOf(delay)
+	s.SteadyCleanSlowdown = results.Median(slow)
 	return s
-}
-
-// median of v (the mean of the two middle values for an even count); 0
-// for none.
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func maxOf(v []float64) float64 {

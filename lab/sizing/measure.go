@@ -323,7 +323,7 @@ func measureClear(cc engine.CleanerConfig) (float64, error) {
 			samples = append(samples, size/d.Seconds())
 		}
 	}
-	return median(samples), nil
+	return results.Median(samples), nil
 }
 
 // DefaultSpreadBound is the calibration's default spread bound: 10%.
@@ -559,19 +559,6 @@ func minOf(v []float64) float64 {
 		m = min(m, x)
 	}
 	return m
-}
-
-func median(v []float64) float64 {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	n := len(s)
-	if n == 0 {
-		return 0
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // ValidateOptions configure a validation.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+
+	"github.com/cleanerlab/cleanerlab/results"
 )
 
 // Advice is what `cleanerlab advise --format json` recommends and
@@ -190,7 +192,7 @@ func CheckAdvice(a *Advice, samples []*Sample, cleans []CleanRecord) AdviceCheck
 		}
 	}
 	c.ChosenCleans = len(chosen)
-	c.MeasuredChosenRatio = median(chosen)
+	c.MeasuredChosenRatio = results.Median(chosen)
 	var ratios, delays []float64
 	var sum float64
 	for _, s := range w {
@@ -206,8 +208,8 @@ func CheckAdvice(a *Advice, samples []*Sample, cleans []CleanRecord) AdviceCheck
 		delays = append(delays, float64(s.OldestDirtyAgeMs)/1000)
 	}
 	c.MeasuredDirtyRatio = sum / float64(len(w))
-	c.MeasuredDirtyBytesRatio = median(ratios)
-	c.MeasuredCompactionDelaySeconds = median(delays)
+	c.MeasuredDirtyBytesRatio = results.Median(ratios)
+	c.MeasuredCompactionDelaySeconds = results.Median(delays)
 	for _, d := range delays {
 		c.MeasuredMaxCompactionDelaySeconds = max(c.MeasuredMaxCompactionDelaySeconds, d)
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/cleanerlab/cleanerlab/results"
 )
 
 // Column is one figure of a Sample: its CSV and summary name, its unit, and
@@ -129,7 +131,7 @@ func Summarize(samples []*Sample) Summary {
 		for i, s := range w {
 			vs[i] = c.Get(s)
 		}
-		sum.Rows = append(sum.Rows, SummaryRow{Name: c.Name, Unit: c.Unit, Median: median(vs), Max: slices.Max(vs)})
+		sum.Rows = append(sum.Rows, SummaryRow{Name: c.Name, Unit: c.Unit, Median: results.Median(vs), Max: slices.Max(vs)})
 	}
 	first, last := w[0], w[len(w)-1]
 	sum.WindowSeconds = last.ElapsedSeconds - first.ElapsedSeconds
@@ -151,19 +153,6 @@ func (s *Summary) Row(name string) (SummaryRow, bool) {
 		}
 	}
 	return SummaryRow{}, false
-}
-
-func median(vs []float64) float64 {
-	if len(vs) == 0 {
-		return 0
-	}
-	s := slices.Clone(vs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // Thresholds of Judge.
