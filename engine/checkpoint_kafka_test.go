@@ -1,0 +1,156 @@
+package engine
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/cleanerlab/cleanerlab/engine/record"
+)
+
+// TestCheckpointReadAsKafka pins the reading rules of Kafka's
+// CheckpointFile.CheckpointReadBuffer.read, shared by
+// recovery-point-offset-checkpoint, log-start-offset-checkpoint,
+// cleaner-offset-checkpoint (OffsetCheckpointFile, version 0, entries
+// "topic partition offset") and leader-epoch-checkpoint
+// (LeaderEpochCheckpointFile, version 0, entries "epoch startOffset"):
+// no first line is an empty list; a version line and no count line is an
+// empty list; a version other than 0 is an error; then the entry lines up
+// to the end of the file, whose number must equal the count. The expected
+// values are worked out by hand from that code.
+func TestCheckpointReadAsKafka(t *testing.T) {
+	tp := TopicPartition{Topic: "t", Partition: 3}
+	for _, c := range []struct {
+		name, data string
+		offsets    map[TopicPartition]record.Offset // nil: an error
+		epochs     []EpochEntry                     // nil: an error
+	}{
+		{"empty file", "", map[TopicPartition]record.Offset{}, []EpochEntry{}},
+		{"version line only", "0\n", map[TopicPartition]record.Offset{}, []EpochEntry{}},
+		{"version line without newline", "0", map[TopicPartition]record.Offset{}, []EpochEntry{}},
+		{"count 0", "0\n0\n", map[TopicPartition]record.Offset{}, []EpochEntry{}},
+		{"blank first line", "\n", nil, nil},
+		{"version 1", "1\n0\n", nil, nil},
+		{"version 1 alone", "1\n", nil, nil},
+		{"count above the entries", "0\n2\nt 3 5\n", nil, nil},
+		{"count below the entries", "0\n0\nt 3 5\n", nil, nil},
+		{"bad count", "0\nx\n", nil, nil},
+		{"one offset entry", "0\n1\nt 3 5\n", map[TopicPartition]record.Offset{tp: 5}, nil},
+		{"one epoch entry", "0\n1\n4 17\n", nil, []EpochEntry{{Epoch: 4, StartOffset: 17}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "ckpt")
+			if err := os.WriteFile(path, []byte(c.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadCheckpoint(nil, path)
+			if c.offsets == nil {
+				if !errors.Is(err, ErrBadCheckpoint) {
+					t.Errorf("offset checkpoint %q: %v, %v; want ErrBadCheckpoint", c.data, got, err)
+				}
+			} else if err != nil || !reflect.DeepEqual(got, c.offsets) {
+				t.Errorf("offset checkpoint %q: %v, %v; want %v", c.data, got, err, c.offsets)
+			}
+			eps, err := DecodeLeaderEpochCheckpoint(path, []byte(c.data))
+			if c.epochs == nil {
+				if !errors.Is(err, ErrBadCheckpoint) {
+					t.Errorf("leader-epoch-checkpoint %q: %v, %v; want ErrBadCheckpoint", c.data, eps, err)
+				}
+			} else if err != nil || !reflect.DeepEqual(eps, c.epochs) {
+				t.Errorf("leader-epoch-checkpoint %q: %v, %v; want %v", c.data, eps, err, c.epochs)
+			}
+		})
+	}
+}
+
+// TestEmptyCheckpointFilesOpenCleanReopen: a root whose four checkpoint
+// files are all empty (0 bytes) opens, cleans, closes and opens again,
+// after a clean shutdown and after a crash, as a broker reads them (empty
+// lists).
+func TestEmptyCheckpointFilesOpenCleanReopen(t *testing.T) {
+	cfg := DefaultLogConfig()
+	cfg.Compact = true
+	root := t.TempDir()
+	dir := filepath.Join(root, "t-0")
+	writeTestLog(t, dir, &cfg,
+		[][]byte{testBatch(t, 0, 1, "a=1", "b=1")},
+		[][]byte{testBatch(t, 2, 2, "a=2", "b=2")},
+		[][]byte{testBatch(t, 4, 3, "c=1")})
+	for _, p := range []string{
+		filepath.Join(root, RecoveryPointCheckpointFile),
+		filepath.Join(root, LogStartOffsetCheckpointFile),
+		filepath.Join(root, CleanerCheckpointFile),
+		filepath.Join(dir, LeaderEpochCheckpointFile),
+	} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, crash := range []bool{false, true} {
+		l, err := Open(dir, Options{Config: &cfg})
+		if err != nil {
+			t.Fatalf("open (crash before: %v): %v", crash, err)
+		}
+		if !crash {
+			st, err := testCleaner(t, 10).Clean(l, CleanOptions{Force: true})
+			if err != nil {
+				t.Fatalf("clean: %v", err)
+			}
+			if st.EndOffset != 4 {
+				t.Errorf("cleaned up to %d, want 4 (the active segment's base)", st.EndOffset)
+			}
+			if err := l.Close(); err != nil {
+				t.Fatalf("close after the clean: %v", err)
+			}
+		} else {
+			l.abandon()
+		}
+		if !crash && !exists(filepath.Join(root, CleanShutdownFile)) {
+			t.Errorf("no clean-shutdown marker after the close")
+		}
+	}
+	l, err := Open(dir, Options{Config: &cfg})
+	if err != nil {
+		t.Fatalf("open after a crash: %v", err)
+	}
+	l.Close()
+	mustVerify(t, dir, VerifyOptions{})
+}
+
+// TestRefusedOpenLeavesRootAsFound: a read-write open refused for a bad
+// checkpoint file (each of the root's offset checkpoints and the
+// partition's leader-epoch-checkpoint) changes nothing on disk: the
+// clean-shutdown marker stays, so the next open is a clean one.
+func TestRefusedOpenLeavesRootAsFound(t *testing.T) {
+	for _, name := range []string{RecoveryPointCheckpointFile, LogStartOffsetCheckpointFile, LeaderEpochCheckpointFile} {
+		t.Run(name, func(t *testing.T) {
+			cfg := DefaultLogConfig()
+			root := t.TempDir()
+			dir := filepath.Join(root, "t-0")
+			writeTestLog(t, dir, &cfg, [][]byte{testBatch(t, 0, 1, "a=1")}, [][]byte{testBatch(t, 1, 2, "b=1")})
+			path := filepath.Join(root, name)
+			if name == LeaderEpochCheckpointFile {
+				path = filepath.Join(dir, name)
+			}
+			if err := os.WriteFile(path, []byte("0\n1\nnot an entry at all\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before := hashTree(t, root)
+			if _, ok := before[CleanShutdownFile]; !ok {
+				t.Fatal("no marker before the open")
+			}
+			_, err := Open(dir, Options{Config: &cfg})
+			if !errors.Is(err, ErrBadCheckpoint) {
+				t.Fatalf("open with a bad %s: %v, want ErrBadCheckpoint", name, err)
+			}
+			if d := diffHashes(before, hashTree(t, root)); d != "" {
+				t.Errorf("the refused open changed the root:\n%s", d)
+			}
+			if !lockIsFree(t, root) || rootHolders(root) != 0 {
+				t.Errorf("the refused open left the root held")
+			}
+		})
+	}
+}
