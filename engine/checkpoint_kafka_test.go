@@ -2,12 +2,16 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/vfs/vfstest"
 )
 
 // TestCheckpointReadAsKafka pins the reading rules of Kafka's
@@ -152,5 +156,81 @@ func TestRefusedOpenLeavesRootAsFound(t *testing.T) {
 				t.Errorf("the refused open left the root held")
 			}
 		})
+	}
+}
+
+// TestIOErrorMidCleanLeaves pins what README says an I/O error in the
+// middle of a clean leaves: for k = 0, 1, ... the k-th write of the clean
+// fails with ENOSPC (a full disk, which stays full: every later write fails
+// too). The clean returns the error; the log still closes without error, so
+// the clean-shutdown marker is written (every file the log holds is
+// complete: a group is swapped in only after its files are synced); the
+// cleaner checkpoint has not moved past where it was (the clean did not
+// end); the root opens again; no temporary file is left after that open;
+// every record left is an original one and no key's latest record is
+// lost. The loop stops at the first k the clean does not reach.
+func TestIOErrorMidCleanLeaves(t *testing.T) {
+	pristine := filepath.Join(t.TempDir(), "enospc-0")
+	sizes := crashTestLog(t, pristine)
+	_, orig, origNext := readPartition(t, pristine)
+	want := expectCleaned(orig, 0, 30, crashNowMs)
+	cfg := DefaultLogConfig()
+	cfg.SegmentBytes = sizes[0] + sizes[1] // two groups: {0, 10} then {20}
+	// The clean's writes of its cleaned segments' files (the open writes none).
+	writes := func(op vfstest.Op) bool {
+		return (op.Kind == vfstest.OpWrite || op.Kind == vfstest.OpWriteAt) && strings.HasSuffix(op.Path, CleanedFileSuffix)
+	}
+	for k := 0; ; k++ {
+		if k > 500 {
+			t.Fatal("the clean still reaches write 500")
+		}
+		root := t.TempDir()
+		dir := filepath.Join(root, "enospc-0")
+		copyDir(t, pristine, dir)
+		if err := os.WriteFile(filepath.Join(root, CleanShutdownFile), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ffs := vfstest.NewFaultFS(vfstest.NoSyncFS{}, vfstest.Fault{At: k, Count: writes, Err: vfstest.ENOSPC, Sticky: true})
+		l, err := Open(dir, Options{Config: &cfg, FS: ffs, Now: fixedClock(crashNowMs)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, cleanErr := crashCleaner(t, false).Clean(l, CleanOptions{Force: true})
+		if !ffs.Hit() {
+			if cleanErr != nil {
+				t.Fatalf("k=%d: clean without fault: %v", k, cleanErr)
+			}
+			l.Close()
+			t.Logf("%d writes faulted in turn", k)
+			return
+		}
+		what := fmt.Sprintf("k=%d", k)
+		if !errors.Is(cleanErr, syscall.ENOSPC) {
+			t.Fatalf("%s: clean error %v, want ENOSPC", what, cleanErr)
+		}
+		ffs.Disarm()
+		if err := l.Close(); err != nil {
+			t.Errorf("%s: close after the failed clean: %v", what, err)
+		}
+		if !exists(filepath.Join(root, CleanShutdownFile)) {
+			t.Errorf("%s: no clean-shutdown marker after the close", what)
+		}
+		if ck, err := ReadCheckpoint(nil, filepath.Join(root, CleanerCheckpointFile)); err != nil || len(ck) != 0 {
+			t.Errorf("%s: cleaner checkpoint %v (%v), want no entry: the clean did not end", what, ck, err)
+		}
+		l, err = Open(dir, Options{Config: &cfg, FS: vfstest.NoSyncFS{}, Now: fixedClock(crashNowMs)})
+		if err != nil {
+			t.Fatalf("%s: reopen: %v", what, err)
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		checkNoTempFiles(t, what, root)
+		_, got, next := readPartition(t, dir)
+		if next != origNext {
+			t.Errorf("%s: log end offset %d, want %d", what, next, origNext)
+		}
+		checkBetween(t, what, orig, want, got)
+		mustVerify(t, dir, VerifyOptions{})
 	}
 }
