@@ -260,6 +260,18 @@ func Open(dir string, opts Options) (_ *Log, err error) {
 			break
 		}
 	}
+	// A segment that is not the last whose indexes prove its .log lost
+	// data: refused before anything is changed, unless asked to go on.
+	if !opts.ReadOnly && !opts.AcceptTruncatedSegments {
+		for i := 0; i+1 < len(l.segments); i++ {
+			s := l.segments[i]
+			if why := truncationEvidence(fsys, s, l.segments[i+1].base); why != "" {
+				return nil, fmt.Errorf("%w: %s: %s: the .log is shorter than its indexes prove it was "+
+					"(verify lists every such entry; to open it as it is, the lost data gone, opt in with AcceptTruncatedSegments / --accept-truncated-segments)",
+					ErrTruncatedSegment, s.LogPath(), why)
+			}
+		}
+	}
 	// Checked before anything is changed: a directory that is not a
 	// partition gets no recovery, and the root's marker stays.
 	if len(l.segments) == 0 && (opts.ReadOnly || !opts.Create) {

@@ -28,6 +28,9 @@ type CleanOptions struct {
 	Force, Roll bool
 	// KafkaRecovery is engine.Options.KafkaRecoveryTruncation.
 	KafkaRecovery bool
+	// AcceptTruncated is engine.Options.AcceptTruncatedSegments: go on
+	// with a segment whose indexes prove that its .log lost data.
+	AcceptTruncated bool
 	// Now is the cleaner's "now" (delete horizons, lags); nil: the clock.
 	// The timings always read the real clock.
 	Now func() time.Time
@@ -76,7 +79,7 @@ func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions
 		return err
 	}
 	t0 := time.Now()
-	l, err := engine.Open(dir, engine.Options{Config: &o.Log, KafkaRecoveryTruncation: o.KafkaRecovery})
+	l, err := engine.Open(dir, engine.Options{Config: &o.Log, KafkaRecoveryTruncation: o.KafkaRecovery, AcceptTruncatedSegments: o.AcceptTruncated})
 	if err != nil {
 		return err
 	}
@@ -158,7 +161,7 @@ func openLogDirPerTopic(dir string, o CleanOptions, now func() time.Time) ([]*en
 			failed[d] = err
 			continue
 		}
-		l, err := engine.Open(d, engine.Options{Config: &cfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery})
+		l, err := engine.Open(d, engine.Options{Config: &cfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery, AcceptTruncatedSegments: o.AcceptTruncated})
 		if err != nil {
 			failed[d] = err
 			continue
@@ -226,7 +229,7 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 	var err error
 	t0 := time.Now()
 	if o.LogFor == nil {
-		logs, failed, err = engine.OpenLogDir(dir, engine.Options{Config: &logCfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery})
+		logs, failed, err = engine.OpenLogDir(dir, engine.Options{Config: &logCfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery, AcceptTruncatedSegments: o.AcceptTruncated})
 	} else {
 		logs, failed, err = openLogDirPerTopic(dir, o, now)
 	}
@@ -488,6 +491,8 @@ type RetentionOptions struct {
 	DeleteRecords *record.Offset
 	// Recovery, when set, is shown what opening the log recovered.
 	Recovery func(io.Writer, *engine.RecoveryReport)
+	// AcceptTruncated is engine.Options.AcceptTruncatedSegments.
+	AcceptTruncated bool
 }
 
 // Retention applies Kafka's retention (UnifiedLog.deleteOldSegments) to
@@ -498,7 +503,7 @@ func Retention(w io.Writer, dir string, o RetentionOptions) error {
 	if o.Now != nil {
 		now = o.Now()
 	}
-	l, err := engine.Open(dir, engine.Options{Config: &o.Log, Now: func() time.Time { return now }})
+	l, err := engine.Open(dir, engine.Options{Config: &o.Log, Now: func() time.Time { return now }, AcceptTruncatedSegments: o.AcceptTruncated})
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 func newRetentionCmd() *cobra.Command {
 	logCfg := engine.DefaultLogConfig()
 	var dir string
+	var acceptTruncated bool
 	var nowMs, highWatermark optOffset
 	deleteRecords := int64(-1)
 	var tc topicConfigFlags
@@ -37,7 +38,7 @@ log start offset after.`,
 			if dir == "" {
 				return errors.New("retention: --dir is required")
 			}
-			o := lab.RetentionOptions{Log: logCfg, Now: nowMs.clock(), HighWatermark: highWatermark.offset(), Recovery: inspect.WriteRecovery}
+			o := lab.RetentionOptions{Log: logCfg, Now: nowMs.clock(), HighWatermark: highWatermark.offset(), Recovery: inspect.WriteRecovery, AcceptTruncated: acceptTruncated}
 			if logFor, _, err := tc.logConfigs(cmd, dir); err != nil {
 				return err
 			} else if logFor != nil {
@@ -59,6 +60,7 @@ log start offset after.`,
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "partition directory to apply retention to, in place (work on a copy)")
 	f.Var(&nowMs, "now-ms", "the clock, ms since the epoch (not given: now)")
+	f.BoolVar(&acceptTruncated, "accept-truncated-segments", false, "open a segment whose index files prove that its .log lost data, as it is (default: refuse it, naming the file, nothing changed)")
 	f.Var(&highWatermark, "high-watermark", "high watermark: no segment at or above it is deleted, and --delete-records may not pass it (an offset >= 0; not given: the log end offset)")
 	f.Var(countOf(&deleteRecords), "delete-records", "raise the log start offset to this offset first, as a DeleteRecords request (-1: to the high watermark; not given: no DeleteRecords)")
 	logConfigFlags(f, &logCfg, nil)
