@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -232,5 +233,74 @@ func TestIOErrorMidCleanLeaves(t *testing.T) {
 		}
 		checkBetween(t, what, orig, want, got)
 		mustVerify(t, dir, VerifyOptions{})
+	}
+}
+
+// TestNegativeCheckpointEntryWarns: a cleaner-offset-checkpoint entry that
+// is negative (-1 included: in the file it is an entry, not "none") lies
+// below the log start offset, so Kafka's
+// LogCleanerManager.cleanableOffsets resets it to the log start offset
+// with its warning and rewrites it. Both the direct Clean and the manager
+// do so, and say it.
+func TestNegativeCheckpointEntryWarns(t *testing.T) {
+	for _, bad := range []record.Offset{-1, -5} {
+		for _, viaManager := range []bool{false, true} {
+			t.Run(fmt.Sprintf("entry=%d/manager=%v", bad, viaManager), func(t *testing.T) {
+				cfg := DefaultLogConfig()
+				cfg.Compact = true
+				dir := filepath.Join(t.TempDir(), "t-0")
+				writeTestLog(t, dir, &cfg,
+					[][]byte{testBatch(t, 0, 1, "a=1"), testBatch(t, 1, 1, "a=2")},
+					[][]byte{testBatch(t, 2, 1, "b=1")})
+				ckptPath := CheckpointPath(dir)
+				if err := os.WriteFile(ckptPath, []byte(fmt.Sprintf("0\n1\nt 0 %d\n", bad)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				l, err := Open(dir, Options{Config: &cfg, Now: fixedClock(1000)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer l.Close()
+				want := fmt.Sprintf("Resetting first dirty offset of t-0 to log start offset 0 since the checkpointed offset %d is invalid.", bad)
+				var warnings []string
+				if viaManager {
+					var mu sync.Mutex
+					m, err := NewCleanerManager(CleanerManagerOptions{Cleaner: testCleanerConfig(), Now: fixedClock(1000), Force: true,
+						OnEvent: func(ev CleanerEvent) {
+							mu.Lock()
+							defer mu.Unlock()
+							if ev.Warning != "" {
+								warnings = append(warnings, ev.Warning)
+							}
+						}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := m.AddLog(l); err != nil {
+						t.Fatal(err)
+					}
+					if err := m.RunUntilIdle(); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					st, err := testCleaner(t, 1000).Clean(l, CleanOptions{Force: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if st.LogToClean.FirstDirtyOffset != 0 {
+						t.Errorf("first dirty offset %d, want 0 (the log start offset)", st.LogToClean.FirstDirtyOffset)
+					}
+					if w := st.LogToClean.CheckpointWarning; w != "" {
+						warnings = append(warnings, w)
+					}
+				}
+				if len(warnings) != 1 || warnings[0] != want {
+					t.Errorf("warnings %q, want %q once", warnings, want)
+				}
+				if off, ok, _ := checkpointEntry(nil, ckptPath, l.TopicPartition()); !ok || off != 2 {
+					t.Errorf("checkpoint after the clean %d (present %v), want 2 (the active segment's base)", off, ok)
+				}
+			})
+		}
 	}
 }
