@@ -304,3 +304,39 @@ func TestNegativeCheckpointEntryWarns(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyNamesCheckpointPastLogEnd: a cleaner-offset-checkpoint entry
+// past the log end offset (the log lost its head, or the entry is wrong)
+// is one problem naming the checkpoint file and the entry, not a
+// duplicate-key problem for every key written twice below it: Kafka's
+// cleaner does not trust such a checkpoint (it restarts from the log
+// start offset), so neither does the compaction check.
+func TestVerifyNamesCheckpointPastLogEnd(t *testing.T) {
+	cfg := DefaultLogConfig()
+	cfg.Compact = true
+	dir := filepath.Join(t.TempDir(), "t-0")
+	// Keys a..e each written twice (offsets 0-9), nothing cleaned.
+	var batches [][]byte
+	for o := 0; o < 10; o++ {
+		batches = append(batches, testBatch(t, record.Offset(o), 1, fmt.Sprintf("%c=%d", 'a'+o%5, o)))
+	}
+	writeTestLog(t, dir, &cfg, batches)
+	ckptPath := CheckpointPath(dir)
+	if err := os.WriteFile(ckptPath, []byte("0\n1\nt 0 500\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Verify(dir, VerifyOptions{})
+	if err == nil {
+		t.Fatal("verify OK with a checkpoint past the log end")
+	}
+	if len(rep.Problems) != 1 {
+		t.Fatalf("%d problems, want 1 naming the checkpoint: %v", len(rep.Problems), rep.Problems)
+	}
+	p := rep.Problems[0]
+	if p.Check != CheckCheckpoint || p.Path != ckptPath || !strings.Contains(p.String(), "500") || !strings.Contains(p.String(), "10") {
+		t.Errorf("problem %v, want a checkpoint problem at %s naming entry 500 and log end offset 10", p, ckptPath)
+	}
+	if strings.Contains(err.Error(), "-1") || strings.Contains(p.String(), "-1") {
+		t.Errorf("a sentinel value in %q / %q", err, p)
+	}
+}
