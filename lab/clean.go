@@ -399,11 +399,8 @@ func writeNotCleaned(w io.Writer, m *engine.CleanerManager, cleaned map[engine.T
 			fmt.Fprintf(w, "%s: not cleaned: uncleanable: %v\n", tp, cause)
 			continue
 		}
-		ckpt := engine.NoCheckpoint
-		if off, ok := ckpts[tp]; ok {
-			ckpt = off
-		}
-		lt, err := l.CleanableOffsets(ckpt, nowMs)
+		ckpt, present := ckpts[tp]
+		lt, err := l.CleanableOffsetsEntry(ckpt, present, nowMs)
 		switch {
 		case err != nil:
 			fmt.Fprintf(w, "%s: not cleaned: %v\n", tp, err)
