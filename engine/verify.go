@@ -291,9 +291,12 @@ func verifyCheckpoint(rep *VerifyReport, fsys FS, l *Log, opts *VerifyOptions) r
 		// restarts from the log start offset), so the compaction check,
 		// which would flag every key written twice below it, does not
 		// either: one problem names the entry.
-		rep.problem(CheckCheckpoint, path, -1, nil, fmt.Sprintf("an entry for %s at most the log end offset %d", l.TopicPartition(), leo),
-			"%d: the log ends before it (it lost its head, or the entry is wrong); Kafka's cleaner resets it to the log start offset %d, and the compaction check is skipped",
-			off, l.LogStartOffset())
+		// A note, not a problem: a crash in the middle of a truncation can
+		// leave it (the log cut before the entry was lowered), and Kafka
+		// resets it with a warning.
+		rep.note(path, "cleaner checkpoint entry %d of %s is past the log end offset %d (the log lost its head, a truncation was interrupted, or the entry is wrong): "+
+			"Kafka's cleaner resets it to the log start offset %d with a warning, so the compaction check (no key twice below the checkpoint) is skipped",
+			off, l.TopicPartition(), leo, l.LogStartOffset())
 		return NoCheckpoint
 	}
 	return off
