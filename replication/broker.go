@@ -60,6 +60,11 @@ type Broker struct {
 	// mcco and mxfo are what the broker reports: its own values, raised to
 	// the MTRO/MXRO it received (Redpanda raises MCCO so).
 	mcco, mxfo record.Offset
+	// ckptHW is the high watermark in the broker's
+	// replication-offset-checkpoint (read at open, then as last written):
+	// setHW rewrites the file whenever the HW differs from it, also when
+	// the log's HW was already moved (a truncation lowers it in the log).
+	ckptHW record.Offset
 }
 
 func (b *Broker) String() string { return "broker " + strconv.Itoa(b.ID) }
@@ -88,6 +93,7 @@ func (b *Broker) open(topic string) error {
 		b.log = nil
 		return err
 	}
+	b.ckptHW = hw
 	b.log.SetHighWatermark(min(hw, l.LogEndOffset()))
 	return nil
 }
@@ -132,12 +138,15 @@ func (b *Broker) LEO() record.Offset {
 // UnifiedLog.updateHighWatermark, and checkpoints it when it changed.
 func (b *Broker) setHW(hw record.Offset, topic string) error {
 	hw = max(min(hw, b.log.LogEndOffset()), b.log.LogStartOffset())
-	if hw == b.log.HighWatermark() {
-		b.log.SetHighWatermark(hw)
+	b.log.SetHighWatermark(hw)
+	if hw == b.ckptHW {
 		return nil
 	}
-	b.log.SetHighWatermark(hw)
-	return writeHWCheckpoint(filepath.Join(b.Root, HWCheckpointFile), topic, hw)
+	if err := writeHWCheckpoint(filepath.Join(b.Root, HWCheckpointFile), topic, hw); err != nil {
+		return err
+	}
+	b.ckptHW = hw
+	return nil
 }
 
 // writeHWCheckpoint writes the one-entry checkpoint atomically (temp, fsync,
