@@ -34,12 +34,21 @@ func newReplicasRunCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			root, cleanup, err := workDir(dir)
+			// --dir: the brokers' logs are what the user asked for, kept
+			// (a second signal leaves them too); else a temp dir, removed.
+			keep := dir != ""
+			mkdir := workDir
+			if keep {
+				mkdir = replicas.WorkDir
+			}
+			root, cleanup, err := mkdir(dir)
 			if err != nil {
 				return err
 			}
-			defer cleanup()
-			n, err := replicas.RunFiles(cmd.OutOrStdout(), root, args, cleaner)
+			if !keep {
+				defer cleanup()
+			}
+			n, err := replicas.RunFilesKeep(cmd.OutOrStdout(), root, args, cleaner, keep)
 			if err != nil {
 				return err
 			}
@@ -49,7 +58,7 @@ func newReplicasRunCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "directory for the brokers' log directories (default: a fresh temp dir, removed afterwards)")
+	cmd.Flags().StringVar(&dir, "dir", "", "directory to keep the brokers' log directories in (a replicas-* directory made there; default: a fresh temp dir, removed afterwards)")
 	cmd.Flags().StringVar(&profile, "profile", "", profileUsage)
 	return cmd
 }
