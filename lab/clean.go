@@ -60,6 +60,19 @@ type CleanOptions struct {
 	PolicySource func(engine.TopicPartition) string
 }
 
+// writeNotCompacted prints that the partition tp, whose cleanup.policy
+// (cfg) lacks compact, is not cleaned, and where its policy came from
+// (source, when set and it names one).
+func writeNotCompacted(w io.Writer, tp engine.TopicPartition, cfg engine.LogConfig, source func(engine.TopicPartition) string) {
+	src := ""
+	if source != nil {
+		if s := source(tp); s != "" {
+			src = " (" + s + ")"
+		}
+	}
+	fmt.Fprintf(w, "%s: not cleaned: cleanup.policy=%s%s: never compacted (Kafka's cleaner takes only logs whose cleanup.policy contains compact)\n", tp, CleanupPolicyName(cfg), src)
+}
+
 // CleanPartition cleans the partition directory dir in place, as a
 // broker's cleaner thread cleans one log (the checkpoint of the parent
 // directory read first, so that a bad one changes nothing), printing each
@@ -93,6 +106,12 @@ func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions
 	open.Time = time.Since(t0)
 	if o.Recovery != nil {
 		o.Recovery(w, l.Recovery())
+	}
+	// A broker's cleaner never takes it; nothing is wrong with it (as in
+	// CleanLogDir).
+	if cfg := l.Config(); !cfg.Compact {
+		writeNotCompacted(w, l.TopicPartition(), cfg, o.PolicySource)
+		return nil
 	}
 	if o.Roll {
 		if err := l.Roll(); err != nil {
@@ -386,13 +405,7 @@ func writeNotCleaned(w io.Writer, m *engine.CleanerManager, cleaned map[engine.T
 		}
 		cfg := l.Config()
 		if !cfg.Compact {
-			src := ""
-			if o.PolicySource != nil {
-				if s := o.PolicySource(tp); s != "" {
-					src = " (" + s + ")"
-				}
-			}
-			fmt.Fprintf(w, "%s: not cleaned: cleanup.policy=%s%s: never compacted (Kafka's cleaner takes only logs whose cleanup.policy contains compact)\n", tp, CleanupPolicyName(cfg), src)
+			writeNotCompacted(w, tp, cfg, o.PolicySource)
 			continue
 		}
 		if cause, ok := uncleanable[tp]; ok {
