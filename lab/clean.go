@@ -564,3 +564,49 @@ func CleanupPolicyName(c engine.LogConfig) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// RetentionLogDir applies Retention to every partition directory of the
+// log directory root (engine.PartitionDirs), each with logFor's config for
+// its topic (nil: o.Log for all), printing each partition's lines; a
+// partition directory without a segment file is skipped and said to be;
+// a partition that fails is reported and the others go on, the error then
+// naming every failed partition. DeleteRecords and HighWatermark apply to
+// one partition: with a root they are an error and nothing is changed.
+func RetentionLogDir(w io.Writer, root string, o RetentionOptions, logFor func(engine.TopicPartition) (engine.LogConfig, error)) error {
+	if o.DeleteRecords != nil || o.HighWatermark != nil {
+		return fmt.Errorf("lab: retention: --delete-records and --high-watermark apply to one partition directory, not to the log directory %s", root)
+	}
+	dirs, err := engine.PartitionDirs(nil, root)
+	if err != nil {
+		return err
+	}
+	if len(dirs) == 0 {
+		return fmt.Errorf("%w: %s holds no partition directory (topic-partition)", engine.ErrNotLogDir, root)
+	}
+	var failed []string
+	for _, d := range dirs {
+		if has, err := engine.HasSegmentFile(nil, d); err == nil && !has {
+			fmt.Fprintf(w, "%s: skipped: no segment file (*.log): an empty partition, as Kafka loads it; nothing to delete\n", d)
+			continue
+		}
+		po := o
+		if logFor != nil {
+			tp, err := engine.ParseTopicPartition(filepath.Base(d))
+			if err == nil {
+				po.Log, err = logFor(tp)
+			}
+			if err != nil {
+				failed = append(failed, fmt.Sprintf("%s: %v", d, err))
+				continue
+			}
+		}
+		if err := Retention(w, d, po); err != nil {
+			fmt.Fprintf(w, "%s: retention failed: %v\n", d, err)
+			failed = append(failed, fmt.Sprintf("%s: %v", d, err))
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("lab: retention of %s: %d partition(s) failed: %s", root, len(failed), strings.Join(failed, "; "))
+	}
+	return nil
+}
