@@ -22,7 +22,9 @@ const checkpointVersion = 0
 // ReadCheckpoint reads a Kafka offset checkpoint file (the format shared by
 // cleaner-offset-checkpoint, recovery-point-offset-checkpoint and
 // log-start-offset-checkpoint): a version line "0", an entry count line, then
-// "topic partition offset" lines. A missing file is an empty map. Errors wrap
+// "topic partition offset" lines. A missing file, an empty one and one
+// holding only the version line are an empty map, as Kafka reads them
+// (CheckpointFile.CheckpointReadBuffer.read). Errors wrap
 // ErrBadCheckpoint and name the file and line.
 func ReadCheckpoint(fsys FS, path string) (map[TopicPartition]record.Offset, error) {
 	if fsys == nil {
@@ -60,7 +62,10 @@ func ReadCheckpoint(fsys FS, path string) (map[TopicPartition]record.Offset, err
 // (CheckpointFile's format, shared by the offset checkpoints and
 // leader-epoch-checkpoint; path names it in errors): a version line "0", an
 // entry count line, then exactly that many entry lines of width
-// whitespace-separated fields (shape names them in errors). Each entry
+// whitespace-separated fields (shape names them in errors). As Kafka's
+// CheckpointFile.CheckpointReadBuffer.read, a file with no line (0 bytes)
+// or with a version line and no count line holds no entry: Kafka creates a
+// missing checkpoint file empty and reads it as an empty list. Each entry
 // line's fields go, in file order, to entry, which returns false when they
 // do not parse; the error then gives the line by badEntry, a format with
 // one %q for the line. Errors wrap ErrBadCheckpoint and give the line.
@@ -68,12 +73,21 @@ func decodeCheckpointText(path string, data []byte, width int, shape, badEntry s
 	bad := func(line int, format string, args ...any) error {
 		return fmt.Errorf("%w: %s line %d: %s", ErrBadCheckpoint, path, line, fmt.Sprintf(format, args...))
 	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) < 2 {
-		return bad(len(lines), "want a version line and a count line, file has %d lines", len(lines))
+	// Lines as Java's BufferedReader.readLine gives them: a final line
+	// without its newline is a line; the end of the file is no line.
+	text := string(data)
+	var lines []string
+	if text != "" {
+		lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	}
+	if len(lines) == 0 {
+		return nil
 	}
 	if v, err := strconv.Atoi(strings.TrimSpace(lines[0])); err != nil || v != checkpointVersion {
 		return bad(1, "version %q, want %d", lines[0], checkpointVersion)
+	}
+	if len(lines) == 1 {
+		return nil
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(lines[1]))
 	if err != nil || n < 0 {

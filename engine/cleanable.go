@@ -83,18 +83,29 @@ func CleanableOffsets(l *Log, checkpoint record.Offset, nowMs int64) LogToClean 
 
 // CleanableOffsets is the package function CleanableOffsets, with the error
 // of loading the producer state (the last stable offset needs it).
+// A negative checkpoint is none (NoCheckpoint); CleanableOffsetsEntry
+// tells a negative entry of the checkpoint file from no entry.
 func (l *Log) CleanableOffsets(checkpoint record.Offset, nowMs int64) (LogToClean, error) {
+	return l.CleanableOffsetsEntry(checkpoint, checkpoint >= 0, nowMs)
+}
+
+// CleanableOffsetsEntry is CleanableOffsets for the partition's entry of
+// the cleaner-offset-checkpoint file: checkpoint is the entry and present
+// says whether there is one. Any entry, a negative one included, is
+// Kafka's lastCleanOffset: one below the log start offset is reset with
+// Kafka's warning and rewritten (ForceUpdateCheckpoint).
+func (l *Log) CleanableOffsetsEntry(checkpoint record.Offset, present bool, nowMs int64) (LogToClean, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	active := l.segments[len(l.segments)-1]
 	leo := active.nextOffset
 	firstDirty := checkpoint
 	lt := LogToClean{TopicPartition: l.tp, truncGen: l.truncations}
-	if checkpoint < 0 || checkpoint < l.logStartOffset || checkpoint > leo {
+	if !present || checkpoint < l.logStartOffset || checkpoint > leo {
 		firstDirty = l.logStartOffset
-		lt.ForceUpdateCheckpoint = checkpoint >= 0
+		lt.ForceUpdateCheckpoint = present
 		switch {
-		case checkpoint < 0:
+		case !present:
 		case checkpoint < l.logStartOffset:
 			if !(l.cfg.Compact && l.cfg.Delete) {
 				lt.CheckpointWarning = fmt.Sprintf("Resetting first dirty offset of %s to log start offset %d since the checkpointed offset %d is invalid.", l.tp, l.logStartOffset, checkpoint)

@@ -238,20 +238,18 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (_ *CleanStats, err error) {
 	if opts.Range != nil {
 		lt = *opts.Range
 	} else {
-		checkpoint := NoCheckpoint
+		checkpoint, present := NoCheckpoint, false
 		if opts.OverrideFirstDirty {
-			checkpoint = opts.FirstDirtyOffset
+			checkpoint, present = opts.FirstDirtyOffset, opts.FirstDirtyOffset >= 0
 		} else {
 			entries, err := ReadCheckpoint(l.fs, ckptPath)
 			if err != nil {
 				return nil, err
 			}
-			if off, ok := entries[l.tp]; ok {
-				checkpoint = off
-			}
+			checkpoint, present = entries[l.tp]
 		}
 		var err error
-		if lt, err = l.CleanableOffsets(checkpoint, nowMs); err != nil {
+		if lt, err = l.CleanableOffsetsEntry(checkpoint, present, nowMs); err != nil {
 			return nil, err
 		}
 		// A checkpoint outside [log start offset, log end offset] is reset

@@ -178,32 +178,35 @@ func DecodeLeaderEpochCheckpoint(path string, data []byte) ([]EpochEntry, error)
 // epochCheckpointPath is the leader-epoch-checkpoint of the log.
 func (l *Log) epochCheckpointPath() string { return filepath.Join(l.dir, LeaderEpochCheckpointFile) }
 
-// loadEpochCache reads leader-epoch-checkpoint (missing: an empty cache),
-// assigns its entries in order as Kafka's LeaderEpochFileCache constructor,
-// then truncates it to [log start offset, log end offset) as Kafka's
-// LogLoader does after recovery (truncateFromEnd(LEO), then
-// truncateFromStart(log start offset)). It reports whether the cache now
-// differs from the file, which a read-write open then rewrites.
-// REQUIRES: l.mu held or l not yet shared.
-func (l *Log) loadEpochCache() (changed bool, err error) {
-	path := l.epochCheckpointPath()
-	f, err := l.fs.Open(path)
+// readEpochCheckpoint reads the leader-epoch-checkpoint at path: nil when
+// the file is missing (an empty cache), else its entries as written
+// (DecodeLeaderEpochCheckpoint). Open reads it before it changes anything,
+// so that a bad file refuses the open with the root as it was.
+func readEpochCheckpoint(fsys FS, path string) ([]EpochEntry, error) {
+	f, err := fsys.Open(path)
 	if isNotExist(err) {
-		l.epochs = epochCache{}
-		return false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("engine: open %s: %w", path, err)
+		return nil, fmt.Errorf("engine: open %s: %w", path, err)
 	}
 	data, err := readAll(f)
 	f.Close()
 	if err != nil {
-		return false, fmt.Errorf("engine: read %s: %w", path, err)
+		return nil, fmt.Errorf("engine: read %s: %w", path, err)
 	}
-	entries, err := DecodeLeaderEpochCheckpoint(path, data)
-	if err != nil {
-		return false, err
-	}
+	return DecodeLeaderEpochCheckpoint(path, data)
+}
+
+// loadEpochCache assigns the entries read from leader-epoch-checkpoint
+// (readEpochCheckpoint; nil: an empty cache) in order as Kafka's
+// LeaderEpochFileCache constructor, then truncates the cache to
+// [log start offset, log end offset) as Kafka's LogLoader does after
+// recovery (truncateFromEnd(LEO), then truncateFromStart(log start
+// offset)). It reports whether the cache now differs from the file, which
+// a read-write open then rewrites.
+// REQUIRES: l.mu held or l not yet shared.
+func (l *Log) loadEpochCache(entries []EpochEntry) (changed bool) {
 	var c epochCache
 	for _, e := range entries {
 		c.assign(e.Epoch, e.StartOffset)
@@ -216,7 +219,7 @@ func (l *Log) loadEpochCache() (changed bool, err error) {
 		changed = true
 	}
 	l.epochs = c
-	return changed, nil
+	return changed
 }
 
 // writeEpochCache replaces leader-epoch-checkpoint with the cache, atomically.

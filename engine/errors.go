@@ -27,6 +27,13 @@ var (
 	// ErrPartitionOpen: the partition directory is already open read-write
 	// in this process (two Logs of one partition would overwrite each other).
 	ErrPartitionOpen = errors.New("engine: partition already open read-write in this process")
+	// ErrTruncatedSegment: a segment that is not the last one has a .log
+	// shorter than its own indexes prove it was (an offset-index entry at a
+	// byte position past its end, or a time-index entry for an offset it no
+	// longer holds, below the next segment's base offset): data was lost. A
+	// read-write open refuses it and changes nothing unless
+	// Options.AcceptTruncatedSegments says to go on.
+	ErrTruncatedSegment = errors.New("engine: segment lost data")
 )
 
 // Errors of appending.

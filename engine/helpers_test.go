@@ -19,19 +19,22 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine/record"
 )
 
-// fixturesRoot holds partition directories written by real Kafka brokers
-// (see its README.md and each set's PROVENANCE.md).
-const fixturesRoot = "../../shared/fixtures/kafka-real"
+// fixturesRoot holds partition directories written by real Kafka brokers,
+// in the repository (see its README.md and each set's PROVENANCE.md).
+const fixturesRoot = "../testdata/kafka-real"
 
-// fixtureSets returns the fixture set directories, skipping the test when
-// the fixtures are absent.
+// fixtureSets returns the fixture set directories; the test fails when
+// the fixtures are absent (they are part of the repository).
 func fixtureSets(t *testing.T) []string {
 	t.Helper()
-	if _, err := os.Stat(fixturesRoot); errors.Is(err, fs.ErrNotExist) {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but the shared fixtures are absent: the real-Kafka checks must run in CI")
+	if _, err := os.Stat(fixturesRoot); err != nil {
+		t.Fatalf("real-Kafka fixtures %s missing (they are in the repository): %v", fixturesRoot, err)
+	}
+	// Every set the tests were written against: a missing one fails.
+	for _, set := range []string{"ak271-offsets-cleaned", "ak28-snappy-headers", "cp-kraft-ksql-txn", "cp5-connect-lz4", "pinterest-multisegment"} {
+		if _, err := os.Stat(filepath.Join(fixturesRoot, set, "PROVENANCE.md")); err != nil {
+			t.Fatalf("real-Kafka fixture set %s missing: %v", set, err)
 		}
-		t.Skipf("fixture folder %s is absent: real-Kafka partition checks skipped", fixturesRoot)
 	}
 	sets, err := filepath.Glob(filepath.Join(fixturesRoot, "*", "PROVENANCE.md"))
 	if err != nil || len(sets) == 0 {

@@ -163,6 +163,22 @@ func Open(dir string, opts Options) (_ *Log, err error) {
 	if _, err := fsys.Stat(filepath.Join(l.root, CleanShutdownFile)); err == nil {
 		rep.CleanShutdown = true
 	}
+	// Every checkpoint file the log reads or later rewrites is read before
+	// anything changes: a bad one refuses the open with the root exactly
+	// as it was (marker included), rather than after the marker is gone
+	// or at the close, which would leave a root that does not open again.
+	recoveryPoint, hasRecoveryPoint, err := checkpointEntry(fsys, filepath.Join(l.root, RecoveryPointCheckpointFile), tp)
+	if err != nil {
+		return nil, err
+	}
+	startOffset, hasStartOffset, err := checkpointEntry(fsys, filepath.Join(l.root, LogStartOffsetCheckpointFile), tp)
+	if err != nil {
+		return nil, err
+	}
+	epochEntries, err := readEpochCheckpoint(fsys, l.epochCheckpointPath())
+	if err != nil {
+		return nil, err
+	}
 	if !opts.ReadOnly {
 		if err := recoverSwap(fsys, dir, &cfg, l.reader); err != nil {
 			return nil, err
@@ -198,10 +214,8 @@ func Open(dir string, opts Options) (_ *Log, err error) {
 
 	if !rep.CleanShutdown {
 		rep.RecoveryPoint = 0
-		if off, ok, err := checkpointEntry(fsys, filepath.Join(l.root, RecoveryPointCheckpointFile), tp); err != nil {
-			return nil, err
-		} else if ok && off > 0 {
-			rep.RecoveryPoint = off
+		if hasRecoveryPoint && recoveryPoint > 0 {
+			rep.RecoveryPoint = recoveryPoint
 		}
 	}
 	var torn *Truncation
@@ -246,6 +260,18 @@ func Open(dir string, opts Options) (_ *Log, err error) {
 			break
 		}
 	}
+	// A segment that is not the last whose indexes prove its .log lost
+	// data: refused before anything is changed, unless asked to go on.
+	if !opts.ReadOnly && !opts.AcceptTruncatedSegments {
+		for i := 0; i+1 < len(l.segments); i++ {
+			s := l.segments[i]
+			if why := truncationEvidence(fsys, s, l.segments[i+1].base); why != "" {
+				return nil, fmt.Errorf("%w: %s: %s: the .log is shorter than its indexes prove it was "+
+					"(verify lists every such entry; to open it as it is, the lost data gone, opt in with AcceptTruncatedSegments / --accept-truncated-segments)",
+					ErrTruncatedSegment, s.LogPath(), why)
+			}
+		}
+	}
 	// Checked before anything is changed: a directory that is not a
 	// partition gets no recovery, and the root's marker stays.
 	if len(l.segments) == 0 && (opts.ReadOnly || !opts.Create) {
@@ -261,10 +287,8 @@ func Open(dir string, opts Options) (_ *Log, err error) {
 		// Kafka's LogLoader starts an empty log at its log start offset
 		// (a crash in TruncateFullyAndStartAt can leave no segment).
 		base := record.Offset(0)
-		if off, ok, err := checkpointEntry(fsys, filepath.Join(l.root, LogStartOffsetCheckpointFile), tp); err != nil {
-			return nil, err
-		} else if ok && off > 0 {
-			base = off
+		if hasStartOffset && startOffset > 0 {
+			base = startOffset
 		}
 		s, err := createSegment(fsys, dir, base, "", &cfg)
 		if err != nil {
@@ -287,15 +311,11 @@ func Open(dir string, opts Options) (_ *Log, err error) {
 	}
 
 	l.logStartOffset = l.segments[0].base
-	if off, ok, err := checkpointEntry(fsys, filepath.Join(l.root, LogStartOffsetCheckpointFile), tp); err != nil {
-		return nil, err
-	} else if ok && off > l.logStartOffset {
-		l.logStartOffset = min(off, l.segments[len(l.segments)-1].nextOffset)
+	if hasStartOffset && startOffset > l.logStartOffset {
+		l.logStartOffset = min(startOffset, l.segments[len(l.segments)-1].nextOffset)
 	}
 	l.bounds = NoRemovalBounds()
-	if changed, err := l.loadEpochCache(); err != nil {
-		return nil, err
-	} else if changed {
+	if l.loadEpochCache(epochEntries) {
 		rep.EpochCheckpoint = l.epochCheckpointPath()
 		if !opts.ReadOnly {
 			if err := l.writeEpochCache(); err != nil {

@@ -56,6 +56,11 @@ type Options struct {
 	// (corruption in the middle of the log) and nothing is changed; only a
 	// torn tail at the very end of the log is cut.
 	KafkaRecoveryTruncation bool
+	// AcceptTruncatedSegments lets a read-write open go on with a segment
+	// whose indexes prove that its .log lost data (ErrTruncatedSegment):
+	// the log is opened as it is, the indexes rebuilt from what is left.
+	// By default such an open is refused and nothing is changed.
+	AcceptTruncatedSegments bool
 	// Now is the clock (file.delete.delay.ms, segment.ms without
 	// timestamps). Default time.Now.
 	Now func() time.Time

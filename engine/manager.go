@@ -400,11 +400,8 @@ func (m *CleanerManager) grab(f *grabFilter) (LogToClean, *Log, PreCleanStats, b
 		if !l.cfg.Compact || m.inProgress[tp] != nil || m.uncleanable(l) || f.skip[tp] {
 			continue
 		}
-		ckpt := NoCheckpoint
-		if off, ok := lastClean[tp]; ok {
-			ckpt = off
-		}
-		lt, err := l.CleanableOffsets(ckpt, nowMs)
+		ckpt, present := lastClean[tp]
+		lt, err := l.CleanableOffsetsEntry(ckpt, present, nowMs)
 		if err != nil {
 			// Kafka's LogCleaningException from the choice: the partition
 			// becomes uncleanable.
@@ -736,11 +733,8 @@ func (m *CleanerManager) Metrics() CleanerMetrics {
 			if l == nil {
 				continue
 			}
-			ckpt := NoCheckpoint
-			if off, ok := lastClean[tp]; ok {
-				ckpt = off
-			}
-			lt, _ := l.CleanableOffsets(ckpt, nowMs)
+			ckpt, present := lastClean[tp]
+			lt, _ := l.CleanableOffsetsEntry(ckpt, present, nowMs)
 			bytes += lt.CleanableBytes
 		}
 		mt.UncleanableBytes[root] = bytes

@@ -287,7 +287,17 @@ func verifyCheckpoint(rep *VerifyReport, fsys FS, l *Log, opts *VerifyOptions) r
 		return NoCheckpoint
 	}
 	if leo := l.LogEndOffset(); off > leo {
-		rep.note(path, "checkpoint %d of %s is past the log end offset %d (Kafka would restart from the log start offset)", off, l.TopicPartition(), leo)
+		// Kafka's cleaner does not trust it (LogCleanerManager.cleanableOffsets
+		// restarts from the log start offset), so the compaction check,
+		// which would flag every key written twice below it, does not
+		// either: one problem names the entry.
+		// A note, not a problem: a crash in the middle of a truncation can
+		// leave it (the log cut before the entry was lowered), and Kafka
+		// resets it with a warning.
+		rep.note(path, "cleaner checkpoint entry %d of %s is past the log end offset %d (the log lost its head, a truncation was interrupted, or the entry is wrong): "+
+			"Kafka's cleaner resets it to the log start offset %d with a warning, so the compaction check (no key twice below the checkpoint) is skipped",
+			off, l.TopicPartition(), leo, l.LogStartOffset())
+		return NoCheckpoint
 	}
 	return off
 }

@@ -11,30 +11,16 @@ import (
 	"testing"
 )
 
-// fixtureLogs returns the .log files of the real Kafka fixtures, found by
-// walking up from the package directory to a shared/fixtures/kafka-real
-// (the checkout's sibling ../shared, or a shared/ inside it); the test is
-// skipped only when there is none.
+// fixtureLogs returns the .log files of the real Kafka fixtures in the
+// repository's testdata/kafka-real; the test fails when they are absent.
 func fixtureLogs(t *testing.T) []string {
 	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var root string
-	for d := dir; ; d = filepath.Dir(d) {
-		if st, err := os.Stat(filepath.Join(d, "shared", "fixtures", "kafka-real")); err == nil && st.IsDir() {
-			root = filepath.Join(d, "shared", "fixtures", "kafka-real")
-			break
-		}
-		if filepath.Dir(d) == d {
-			if os.Getenv("CI") == "true" {
-				t.Fatal("CI=true but the shared fixtures are absent: the real-Kafka checks must run in CI")
-			}
-			t.Skip("no shared/fixtures/kafka-real above " + dir)
-		}
+	root := "../testdata/kafka-real"
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		t.Fatalf("real-Kafka fixtures %s missing (they are in the repository): %v", root, err)
 	}
 	var logs []string
+	var err error
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() && strings.HasSuffix(p, ".log") {
 			logs = append(logs, p)

@@ -28,6 +28,9 @@ type CleanOptions struct {
 	Force, Roll bool
 	// KafkaRecovery is engine.Options.KafkaRecoveryTruncation.
 	KafkaRecovery bool
+	// AcceptTruncated is engine.Options.AcceptTruncatedSegments: go on
+	// with a segment whose indexes prove that its .log lost data.
+	AcceptTruncated bool
 	// Now is the cleaner's "now" (delete horizons, lags); nil: the clock.
 	// The timings always read the real clock.
 	Now func() time.Time
@@ -57,6 +60,19 @@ type CleanOptions struct {
 	PolicySource func(engine.TopicPartition) string
 }
 
+// writeNotCompacted prints that the partition tp, whose cleanup.policy
+// (cfg) lacks compact, is not cleaned, and where its policy came from
+// (source, when set and it names one).
+func writeNotCompacted(w io.Writer, tp engine.TopicPartition, cfg engine.LogConfig, source func(engine.TopicPartition) string) {
+	src := ""
+	if source != nil {
+		if s := source(tp); s != "" {
+			src = " (" + s + ")"
+		}
+	}
+	fmt.Fprintf(w, "%s: not cleaned: cleanup.policy=%s%s: never compacted (Kafka's cleaner takes only logs whose cleanup.policy contains compact)\n", tp, CleanupPolicyName(cfg), src)
+}
+
 // CleanPartition cleans the partition directory dir in place, as a
 // broker's cleaner thread cleans one log (the checkpoint of the parent
 // directory read first, so that a bad one changes nothing), printing each
@@ -76,7 +92,7 @@ func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions
 		return err
 	}
 	t0 := time.Now()
-	l, err := engine.Open(dir, engine.Options{Config: &o.Log, KafkaRecoveryTruncation: o.KafkaRecovery})
+	l, err := engine.Open(dir, engine.Options{Config: &o.Log, KafkaRecoveryTruncation: o.KafkaRecovery, AcceptTruncatedSegments: o.AcceptTruncated})
 	if err != nil {
 		return err
 	}
@@ -90,6 +106,12 @@ func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions
 	open.Time = time.Since(t0)
 	if o.Recovery != nil {
 		o.Recovery(w, l.Recovery())
+	}
+	// A broker's cleaner never takes it; nothing is wrong with it (as in
+	// CleanLogDir).
+	if cfg := l.Config(); !cfg.Compact {
+		writeNotCompacted(w, l.TopicPartition(), cfg, o.PolicySource)
+		return nil
 	}
 	if o.Roll {
 		if err := l.Roll(); err != nil {
@@ -158,7 +180,7 @@ func openLogDirPerTopic(dir string, o CleanOptions, now func() time.Time) ([]*en
 			failed[d] = err
 			continue
 		}
-		l, err := engine.Open(d, engine.Options{Config: &cfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery})
+		l, err := engine.Open(d, engine.Options{Config: &cfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery, AcceptTruncatedSegments: o.AcceptTruncated})
 		if err != nil {
 			failed[d] = err
 			continue
@@ -226,7 +248,7 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 	var err error
 	t0 := time.Now()
 	if o.LogFor == nil {
-		logs, failed, err = engine.OpenLogDir(dir, engine.Options{Config: &logCfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery})
+		logs, failed, err = engine.OpenLogDir(dir, engine.Options{Config: &logCfg, Now: now, KafkaRecoveryTruncation: o.KafkaRecovery, AcceptTruncatedSegments: o.AcceptTruncated})
 	} else {
 		logs, failed, err = openLogDirPerTopic(dir, o, now)
 	}
@@ -383,24 +405,15 @@ func writeNotCleaned(w io.Writer, m *engine.CleanerManager, cleaned map[engine.T
 		}
 		cfg := l.Config()
 		if !cfg.Compact {
-			src := ""
-			if o.PolicySource != nil {
-				if s := o.PolicySource(tp); s != "" {
-					src = " (" + s + ")"
-				}
-			}
-			fmt.Fprintf(w, "%s: not cleaned: cleanup.policy=%s%s: never compacted (Kafka's cleaner takes only logs whose cleanup.policy contains compact)\n", tp, CleanupPolicyName(cfg), src)
+			writeNotCompacted(w, tp, cfg, o.PolicySource)
 			continue
 		}
 		if cause, ok := uncleanable[tp]; ok {
 			fmt.Fprintf(w, "%s: not cleaned: uncleanable: %v\n", tp, cause)
 			continue
 		}
-		ckpt := engine.NoCheckpoint
-		if off, ok := ckpts[tp]; ok {
-			ckpt = off
-		}
-		lt, err := l.CleanableOffsets(ckpt, nowMs)
+		ckpt, present := ckpts[tp]
+		lt, err := l.CleanableOffsetsEntry(ckpt, present, nowMs)
 		switch {
 		case err != nil:
 			fmt.Fprintf(w, "%s: not cleaned: %v\n", tp, err)
@@ -488,6 +501,8 @@ type RetentionOptions struct {
 	DeleteRecords *record.Offset
 	// Recovery, when set, is shown what opening the log recovered.
 	Recovery func(io.Writer, *engine.RecoveryReport)
+	// AcceptTruncated is engine.Options.AcceptTruncatedSegments.
+	AcceptTruncated bool
 }
 
 // Retention applies Kafka's retention (UnifiedLog.deleteOldSegments) to
@@ -498,7 +513,7 @@ func Retention(w io.Writer, dir string, o RetentionOptions) error {
 	if o.Now != nil {
 		now = o.Now()
 	}
-	l, err := engine.Open(dir, engine.Options{Config: &o.Log, Now: func() time.Time { return now }})
+	l, err := engine.Open(dir, engine.Options{Config: &o.Log, Now: func() time.Time { return now }, AcceptTruncatedSegments: o.AcceptTruncated})
 	if err != nil {
 		return err
 	}
@@ -548,4 +563,50 @@ func CleanupPolicyName(c engine.LogConfig) string {
 		parts = append(parts, "delete")
 	}
 	return strings.Join(parts, ",")
+}
+
+// RetentionLogDir applies Retention to every partition directory of the
+// log directory root (engine.PartitionDirs), each with logFor's config for
+// its topic (nil: o.Log for all), printing each partition's lines; a
+// partition directory without a segment file is skipped and said to be;
+// a partition that fails is reported and the others go on, the error then
+// naming every failed partition. DeleteRecords and HighWatermark apply to
+// one partition: with a root they are an error and nothing is changed.
+func RetentionLogDir(w io.Writer, root string, o RetentionOptions, logFor func(engine.TopicPartition) (engine.LogConfig, error)) error {
+	if o.DeleteRecords != nil || o.HighWatermark != nil {
+		return fmt.Errorf("lab: retention: --delete-records and --high-watermark apply to one partition directory, not to the log directory %s", root)
+	}
+	dirs, err := engine.PartitionDirs(nil, root)
+	if err != nil {
+		return err
+	}
+	if len(dirs) == 0 {
+		return fmt.Errorf("%w: %s holds no partition directory (topic-partition)", engine.ErrNotLogDir, root)
+	}
+	var failed []string
+	for _, d := range dirs {
+		if has, err := engine.HasSegmentFile(nil, d); err == nil && !has {
+			fmt.Fprintf(w, "%s: skipped: no segment file (*.log): an empty partition, as Kafka loads it; nothing to delete\n", d)
+			continue
+		}
+		po := o
+		if logFor != nil {
+			tp, err := engine.ParseTopicPartition(filepath.Base(d))
+			if err == nil {
+				po.Log, err = logFor(tp)
+			}
+			if err != nil {
+				failed = append(failed, fmt.Sprintf("%s: %v", d, err))
+				continue
+			}
+		}
+		if err := Retention(w, d, po); err != nil {
+			fmt.Fprintf(w, "%s: retention failed: %v\n", d, err)
+			failed = append(failed, fmt.Sprintf("%s: %v", d, err))
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("lab: retention of %s: %d partition(s) failed: %s", root, len(failed), strings.Join(failed, "; "))
+	}
+	return nil
 }

@@ -69,6 +69,11 @@ type Broker struct {
 	lastFlushMs int64
 	flushMsgs   int64 // flush.messages (0: never)
 	flushMs     int64 // flush.ms (0: never)
+	// ckptHW is the high watermark in the broker's
+	// replication-offset-checkpoint (read at open, then as last written):
+	// setHW rewrites the file whenever the HW differs from it, also when
+	// the log's HW was already moved (a truncation lowers it in the log).
+	ckptHW record.Offset
 }
 
 // beforeAppend is called before the broker appends a batch of size
@@ -146,6 +151,7 @@ func (b *Broker) open(topic string) error {
 		b.log = nil
 		return err
 	}
+	b.ckptHW = hw
 	b.log.SetHighWatermark(min(hw, l.LogEndOffset()))
 	return nil
 }
@@ -190,12 +196,15 @@ func (b *Broker) LEO() record.Offset {
 // UnifiedLog.updateHighWatermark, and checkpoints it when it changed.
 func (b *Broker) setHW(hw record.Offset, topic string) error {
 	hw = max(min(hw, b.log.LogEndOffset()), b.log.LogStartOffset())
-	if hw == b.log.HighWatermark() {
-		b.log.SetHighWatermark(hw)
+	b.log.SetHighWatermark(hw)
+	if hw == b.ckptHW {
 		return nil
 	}
-	b.log.SetHighWatermark(hw)
-	return writeHWCheckpoint(b.fs, filepath.Join(b.Root, HWCheckpointFile), topic, hw)
+	if err := writeHWCheckpoint(b.fs, filepath.Join(b.Root, HWCheckpointFile), topic, hw); err != nil {
+		return err
+	}
+	b.ckptHW = hw
+	return nil
 }
 
 // writeHWCheckpoint writes the one-entry checkpoint atomically through fsys

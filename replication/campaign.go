@@ -42,6 +42,13 @@ type CampaignConfig struct {
 	Profile string
 	// Workers run schedules at once. Default runtime.GOMAXPROCS(0).
 	Workers int
+	// CheckDone, when set, is called before each schedule and between
+	// the events of a schedule (the safe points; a cancelled context's Err
+	// fits): when it returns an error the campaign starts no other
+	// schedule, drops the schedules in progress (their clusters removed),
+	// skips the shrink, and returns the schedules done with
+	// CampaignResult.Stopped set.
+	CheckDone func() error
 
 	// onCluster, when set (tests), is called with each run's cluster once
 	// its cluster line has run, on the run's worker goroutine.
@@ -73,6 +80,18 @@ func (c *CampaignConfig) defaults() error {
 		return fmt.Errorf("replication: campaign events %d: want at least 1", c.Events)
 	}
 	return nil
+}
+
+// ErrStopped is wrapped by the error of a schedule or cost run that
+// stopped because its CheckDone returned an error (a signal).
+var ErrStopped = errors.New("replication: stopped")
+
+// checkDone is CheckDone's verdict, nil when it is not set.
+func (c *CampaignConfig) checkDone() error {
+	if c.CheckDone == nil {
+		return nil
+	}
+	return c.CheckDone()
 }
 
 // ClusterLine is the scenario line that starts a campaign run's cluster:
@@ -114,6 +133,12 @@ type CampaignResult struct {
 	// Reproducer is the shrunk scenario file of the first divergence
 	// (with Shrink), expected outputs included.
 	Reproducer string `json:"reproducer,omitempty"`
+	// RunsDone is the number of schedules run to their end: Runs, unless
+	// the campaign was stopped.
+	RunsDone int `json:"runs_done"`
+	// Stopped says why and how far a stopped campaign got ("" when it ran
+	// every schedule); its figures are those of the RunsDone schedules.
+	Stopped string `json:"stopped,omitempty"`
 	// Totals of the cost over every run.
 	TombstoneByteSeconds float64      `json:"tombstone_byte_seconds"`
 	MarkerByteSeconds    float64      `json:"marker_byte_seconds"`
@@ -139,6 +164,8 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 	var next atomic.Int64
 	var done atomic.Int64
 	var wg sync.WaitGroup
+	var stopMu sync.Mutex
+	var stopErr error
 	for w := 0; w < cfg.Workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -148,8 +175,27 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 				if i >= cfg.Runs {
 					return
 				}
+				if err := cfg.checkDone(); err != nil {
+					stopMu.Lock()
+					if stopErr == nil {
+						stopErr = err
+					}
+					stopMu.Unlock()
+					next.Store(int64(cfg.Runs))
+					return
+				}
 				seed := cfg.Seed + uint64(i)
 				outs[i], errs[i] = cfg.randomRun(filepath.Join(cfg.Root, fmt.Sprintf("run-%d", i)), seed)
+				if errors.Is(errs[i], ErrStopped) {
+					stopMu.Lock()
+					if stopErr == nil {
+						stopErr = errs[i]
+					}
+					stopMu.Unlock()
+					outs[i], errs[i] = nil, nil
+					next.Store(int64(cfg.Runs))
+					return
+				}
 				if errs[i] != nil {
 					next.Store(int64(cfg.Runs))
 				}
@@ -161,6 +207,12 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 	}
 	wg.Wait()
 	var delaySum int64
+	defer func() {
+		res.RunsDone = len(res.Outcomes)
+		if stopErr != nil {
+			res.Stopped = fmt.Sprintf("stopped (%v) after %d of %d schedules; the figures are those of the schedules done", stopErr, res.RunsDone, cfg.Runs)
+		}
+	}()
 	for i := 0; i < cfg.Runs; i++ {
 		seed := cfg.Seed + uint64(i)
 		if errs[i] != nil {
@@ -178,7 +230,7 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 			}
 			if res.FirstDiverged < 0 {
 				res.FirstDiverged = int64(seed)
-				if cfg.Shrink {
+				if cfg.Shrink && stopErr == nil {
 					rep, err := Shrink(filepath.Join(cfg.Root, "shrink"), ClusterLine(cfg.Mode, cfg.Replicas), cfg.Cleaner, out.Schedule, out.Kinds[0])
 					if err != nil {
 						return res, err
@@ -322,6 +374,11 @@ func (c *CampaignConfig) randomRun(dir string, seed uint64) (*RunOutcome, error)
 	g := &gen{rng: rand.New(rand.NewPCG(seed, 0x7265706c)), c: r.c, keys: []string{"K0", "K1", "K2", "K3", "K4", "K5", "K6", "K7"}}
 	out := &RunOutcome{Seed: seed, Events: c.Events, clusterArg: line}
 	for i := 0; i < c.Events; i++ {
+		if i > 0 {
+			if err := c.checkDone(); err != nil {
+				return nil, fmt.Errorf("%w (%w): schedule with seed %d dropped at event %d of %d", ErrStopped, err, seed, i+1, c.Events)
+			}
+		}
 		ev := g.next()
 		if _, err := r.Exec(ev); err != nil {
 			var bi *BadInput

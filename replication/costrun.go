@@ -29,6 +29,11 @@ type CostConfig struct {
 	// config (Config.Cleaner). Default DefaultCleanerConfig(): Kafka's
 	// cleaner with the brokers' small buffers.
 	Cleaner engine.CleanerConfig
+	// CheckDone, when set, is called before every tick (the safe points;
+	// a cancelled context's Err fits): when it returns an error the run
+	// stops there, its cluster removed, with an error wrapping ErrStopped
+	// and that error.
+	CheckDone func() error
 
 	// onCluster, when set (tests), is called with the run's cluster once
 	// it is created.
@@ -94,6 +99,11 @@ func RunCost(cfg CostConfig) (*CostResult, error) {
 	last := len(c.brokers)
 	isDown := false
 	for tick := int64(0); c.Clock.Ms() < end; tick++ {
+		if cfg.CheckDone != nil {
+			if err := cfg.CheckDone(); err != nil {
+				return nil, fmt.Errorf("%w (%w): cost run %s downtime %d ms dropped at virtual time %d ms of %d", ErrStopped, err, cfg.Mode, cfg.DowntimeMs, c.Clock.Ms(), end)
+			}
+		}
 		now := c.Clock.Ms()
 		if cfg.DowntimeMs > 0 && !isDown && now >= down && now < back {
 			if err := c.Shutdown(last); err != nil {

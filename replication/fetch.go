@@ -228,6 +228,7 @@ func (c *Cluster) Fetch(id int, dropResponse bool) (FetchResult, error) {
 // truncate cuts follower f's log to offset to (its HW follows, as
 // UnifiedLog.truncateTo).
 func (c *Cluster) truncate(f *Broker, to record.Offset, res *FetchResult) error {
+	hw := f.HW() // the log's truncation lowers it in memory
 	if to >= f.LEO() {
 		// Nothing to cut, but the epoch cache still goes down to the LEO
 		// (an epoch this broker led without appending, UnifiedLog.truncateTo).
@@ -240,7 +241,7 @@ func (c *Cluster) truncate(f *Broker, to record.Offset, res *FetchResult) error 
 	c.model.truncated(f.ID, to)
 	c.note("broker %d truncated to %d", f.ID, to)
 	c.cost.invalidate(f.ID)
-	if f.HW() > to {
+	if hw > to || f.ckptHW > to {
 		return f.setHW(to, c.cfg.Topic)
 	}
 	return nil

@@ -148,25 +148,49 @@ func (a *args) finish() error {
 	return nil
 }
 
+// MaxDurationMs is the longest duration ParseDurationMs accepts: 100
+// years (36500d) of virtual time, so that the clock plus a few such
+// durations stays far from int64's range.
+const MaxDurationMs = 36500 * 86400000
+
 // ParseDurationMs reads a duration as Go's time.ParseDuration, plus "d" for
-// days and a bare integer for milliseconds.
+// days and a bare integer for milliseconds, in milliseconds, from 0 to
+// MaxDurationMs. Errors say which limit was missed.
 func ParseDurationMs(s string) (int64, error) {
-	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if v < 0 {
+	const shape = "want a duration such as 500ms, 10s, 5m, 1h or 1d"
+	tooLong := fmt.Errorf("longer than the longest duration, 36500d (100 years, %d ms)", int64(MaxDurationMs))
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		switch {
+		case err != nil || v > MaxDurationMs:
+			if strings.HasPrefix(s, "-") {
+				return 0, errors.New("want a duration >= 0")
+			}
+			return 0, tooLong
+		case v < 0:
 			return 0, errors.New("want a duration >= 0")
 		}
 		return v, nil
 	}
 	if n, ok := strings.CutSuffix(s, "d"); ok {
 		v, err := strconv.ParseFloat(n, 64)
-		if err != nil || v < 0 {
-			return 0, errors.New("want a duration such as 500ms, 10s, 5m, 1h or 1d")
+		if err != nil && !errors.Is(err, strconv.ErrRange) || !(v >= 0) {
+			return 0, errors.New(shape) // NaN is not a duration either
+		}
+		if v*86400000 > MaxDurationMs { // +Inf and out-of-range values included
+			return 0, tooLong
 		}
 		return int64(v * 86400000), nil
 	}
 	d, err := time.ParseDuration(s)
+	if err != nil && !strings.HasPrefix(s, "-") && strings.ContainsAny(s, "0123456789") {
+		// time.ParseDuration also fails past 2562047h (int64 nanoseconds).
+		return 0, errors.New(shape + ", at most 36500d")
+	}
 	if err != nil || d < 0 {
-		return 0, errors.New("want a duration such as 500ms, 10s, 5m, 1h or 1d")
+		return 0, errors.New(shape)
+	}
+	if d.Milliseconds() > MaxDurationMs {
+		return 0, tooLong
 	}
 	return d.Milliseconds(), nil
 }

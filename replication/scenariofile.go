@@ -93,6 +93,9 @@ func RunScenarioFileWith(path, root string, cleaner engine.CleanerConfig) (*File
 	if err != nil {
 		return nil, err
 	}
+	if len(ds) == 0 {
+		return nil, fmt.Errorf("%s: no directive: a scenario file starts with a \"cluster ...\" line and checks what follows (an empty file checks nothing)", path)
+	}
 	r := &Runner{Root: root, Cleaner: cleaner}
 	defer r.Close()
 	res := &FileResult{Path: path}

@@ -85,6 +85,10 @@ type Run struct {
 	// them in bench.txt, with the environment as file-level configuration.
 	Benchmarks []Benchmark `json:"benchmarks,omitempty"`
 	Notes      []string    `json:"notes,omitempty"`
+	// Stopped says why and how far a run stopped before its end (a
+	// signal), "" when it ran to its end: its figures are those of the part
+	// done. Absent in records of complete runs and of older versions.
+	Stopped string `json:"stopped,omitempty"`
 
 	// Path is the record's directory once written; DataDir the kept data
 	// directory and UncleanedDir the kept copy of the logs before the

@@ -21,7 +21,7 @@ func newCleanCmd() *cobra.Command {
 	logCfg := engine.DefaultLogConfig()
 	cleanerCfg := engine.DefaultCleanerConfig()
 	var dir string
-	var force, roll, kafkaRecovery bool
+	var force, roll, kafkaRecovery, acceptTruncated bool
 	var metricsAddr string
 	var firstDirty, highWatermark, nowMs optOffset
 	passes := 1
@@ -56,6 +56,11 @@ error takes the root offline. Every clean is printed, then Kafka's cleaner
 metrics; the exit status is 1 when a partition could not be opened or
 cleaned.
 
+A segment before the last whose index files prove that its .log lost data
+(offset-index entries past the .log's end, a time-index entry for an offset
+it no longer holds) is refused, naming the file, and nothing of its
+partition is changed; --accept-truncated-segments goes on with it as it is.
+
 SIGINT or SIGTERM stops at a safe point: the clean in progress is aborted
 at its next read (its log left as it was, the groups already swapped in
 complete), and the command exits 130 or 143.`,
@@ -72,7 +77,7 @@ complete), and the command exits 130 or 143.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
 			}
 			o := lab.CleanOptions{Log: logCfg, Cleaner: cleanerCfg, Force: force, Roll: roll, KafkaRecovery: kafkaRecovery,
-				Now: nowMs.clock(), Passes: passes, Recovery: inspect.WriteRecovery}
+				AcceptTruncated: acceptTruncated, Now: nowMs.clock(), Passes: passes, Recovery: inspect.WriteRecovery}
 			logFor, set, err := tc.logConfigs(cmd, dir)
 			if err != nil {
 				return err
@@ -127,6 +132,7 @@ complete), and the command exits 130 or 143.`,
 	f.BoolVar(&roll, "roll", false, "roll the active segment first, so that all data is cleanable")
 	f.StringVar(&metricsAddr, "metrics-addr", "", "with --dir LOGDIR: serve Kafka's cleaner metrics at /metrics for Prometheus at host:port while cleaning (\":PORT\" binds 127.0.0.1)")
 	f.BoolVar(&kafkaRecovery, "kafka-recovery-truncation", false, "after an unclean shutdown, cut a bad segment tail even when later segments hold data, and delete those segments, as Kafka's LogLoader does (default: refuse, nothing changed)")
+	f.BoolVar(&acceptTruncated, "accept-truncated-segments", false, "open and clean a segment whose index files prove that its .log lost data, as it is (default: refuse it, naming the file, nothing changed)")
 	f.Var(&firstDirty, "first-dirty-offset", "start at this offset instead of the checkpoint (an offset >= 0; not given: the checkpoint)")
 	f.Var(&highWatermark, "high-watermark", "high watermark bounding the clean (an offset >= 0; not given: the log end offset)")
 	f.Var(&nowMs, "now-ms", "the cleaner's now for delete horizons and compaction lags, ms since the epoch (not given: the clock); timings always use the real clock")

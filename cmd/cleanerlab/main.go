@@ -33,6 +33,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -90,6 +91,7 @@ func signalContext(stderr io.Writer) (context.Context, func() int, func()) {
 				n := int32(s.(syscall.Signal))
 				if !got.CompareAndSwap(0, n) {
 					fmt.Fprintf(stderr, "cleanerlab: second signal (%v): exiting now\n", s)
+					runHardExits()
 					os.Exit(128 + int(n))
 				}
 				fmt.Fprintf(stderr, "cleanerlab: %v: stopping at the next safe point (again to exit at once)\n", s)
@@ -103,6 +105,44 @@ func signalContext(stderr io.Writer) (context.Context, func() int, func()) {
 		cancel()
 	}
 	return ctx, func() int { return int(got.Load()) }, stop
+}
+
+// hardExits are the removals of temporary data that a second signal runs
+// before it exits at once (os.Exit runs no deferred call), keyed by
+// registration.
+var hardExits = struct {
+	sync.Mutex
+	next int
+	m    map[int]func()
+}{m: map[int]func(){}}
+
+// atHardExit registers fn to run if a second signal exits at once; the
+// returned function unregisters it (call it when fn has run or is no
+// longer needed).
+func atHardExit(fn func()) (unregister func()) {
+	hardExits.Lock()
+	defer hardExits.Unlock()
+	id := hardExits.next
+	hardExits.next++
+	hardExits.m[id] = fn
+	return func() {
+		hardExits.Lock()
+		defer hardExits.Unlock()
+		delete(hardExits.m, id)
+	}
+}
+
+// runHardExits runs every registered removal (the second signal's path).
+func runHardExits() {
+	hardExits.Lock()
+	fns := make([]func(), 0, len(hardExits.m))
+	for _, fn := range hardExits.m {
+		fns = append(fns, fn)
+	}
+	hardExits.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
 }
 
 func newRootCmd() *cobra.Command {

@@ -34,12 +34,21 @@ func newReplicasRunCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			root, cleanup, err := replicas.WorkDir(dir)
+			// --dir: the brokers' logs are what the user asked for, kept
+			// (a second signal leaves them too); else a temp dir, removed.
+			keep := dir != ""
+			mkdir := workDir
+			if keep {
+				mkdir = replicas.WorkDir
+			}
+			root, cleanup, err := mkdir(dir)
 			if err != nil {
 				return err
 			}
-			defer cleanup()
-			n, err := replicas.RunFiles(cmd.OutOrStdout(), root, args, cleaner)
+			if !keep {
+				defer cleanup()
+			}
+			n, err := replicas.RunFilesKeep(cmd.OutOrStdout(), root, args, cleaner, keep)
 			if err != nil {
 				return err
 			}
@@ -49,9 +58,21 @@ func newReplicasRunCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "directory for the brokers' log directories (default: a fresh temp dir, removed afterwards)")
+	cmd.Flags().StringVar(&dir, "dir", "", "directory to keep the brokers' log directories in (a replicas-* directory made there; default: a fresh temp dir, removed afterwards)")
 	cmd.Flags().StringVar(&profile, "profile", "", profileUsage)
 	return cmd
+}
+
+// workDir is replicas.WorkDir with its removal also run by a second
+// signal's immediate exit (atHardExit), so that no replicas-* directory is
+// left behind. The returned cleanup removes it and unregisters.
+func workDir(dir string) (string, func(), error) {
+	root, cleanup, err := replicas.WorkDir(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	unregister := atHardExit(cleanup)
+	return root, func() { cleanup(); unregister() }, nil
 }
 
 // profileUsage is the help of the replicas commands' --profile.
@@ -98,16 +119,23 @@ func newReplicasCampaignCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			root, cleanup, err := replicas.WorkDir(dir)
+			root, cleanup, err := workDir(dir)
 			if err != nil {
 				return err
 			}
 			defer cleanup()
-			rec, err := replicas.Campaign(replicas.CampaignOptions{CampaignConfig: replication.CampaignConfig{Root: root, Mode: m, Runs: runs, Seed: seed, Replicas: n, Events: events, Shrink: shrink, Cleaner: cleaner, Profile: profile}, Out: out}, nil)
+			rec, err := replicas.Campaign(replicas.CampaignOptions{CampaignConfig: replication.CampaignConfig{Root: root, Mode: m, Runs: runs, Seed: seed, Replicas: n, Events: events, Shrink: shrink, Cleaner: cleaner, Profile: profile,
+				CheckDone: cmd.Context().Err}, Out: out}, nil)
 			if err != nil {
 				return err
 			}
-			return replicas.WriteCampaign(cmd.OutOrStdout(), rec, format, seed, runs, shrink)
+			if err := replicas.WriteCampaign(cmd.OutOrStdout(), rec, format, seed, runs, shrink); err != nil {
+				return err
+			}
+			if rec.Result.Stopped != "" {
+				return fmt.Errorf("replicas campaign: %s; record %s", rec.Result.Stopped, rec.Run.Path)
+			}
+			return nil
 		},
 	}
 	f := cmd.Flags()
@@ -145,17 +173,21 @@ func newReplicasCostCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			root, cleanup, err := replicas.WorkDir(dir)
+			root, cleanup, err := workDir(dir)
 			if err != nil {
 				return err
 			}
 			defer cleanup()
-			rec, err := replicas.Cost(replicas.CostOptions{Root: root, DowntimesMs: ds, DeleteRetentionMs: ret, Cleaner: cleaner, Profile: profile, Out: out})
+			rec, err := replicas.Cost(replicas.CostOptions{Root: root, DowntimesMs: ds, DeleteRetentionMs: ret, Cleaner: cleaner, Profile: profile, Out: out,
+				CheckDone: cmd.Context().Err})
 			if err != nil {
 				return err
 			}
 			replicas.WriteCostTable(cmd.OutOrStdout(), rec.Points)
 			fmt.Fprintf(cmd.OutOrStdout(), "record %s\n", rec.Run.Path)
+			if rec.Stopped != "" {
+				return fmt.Errorf("replicas cost: %s; record %s", rec.Stopped, rec.Run.Path)
+			}
 			return nil
 		},
 	}

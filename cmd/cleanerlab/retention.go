@@ -15,12 +15,13 @@ import (
 func newRetentionCmd() *cobra.Command {
 	logCfg := engine.DefaultLogConfig()
 	var dir string
+	var acceptTruncated bool
 	var nowMs, highWatermark optOffset
 	deleteRecords := int64(-1)
 	var tc topicConfigFlags
 	cmd := &cobra.Command{
-		Use:   "retention --dir PARTITION_DIR",
-		Short: "Apply Kafka's retention to one partition directory in place (delete old segments)",
+		Use:   "retention --dir PARTITION_DIR|LOGDIR",
+		Short: "Apply Kafka's retention to a partition directory, or every partition of a log directory, in place (delete old segments)",
 		Long: `retention runs Kafka's UnifiedLog.deleteOldSegments over a partition directory,
 in place: run it on a COPY of a real partition. With --cleanup.policy delete
 (or compact,delete), segments go by --retention.ms and --retention.bytes;
@@ -31,16 +32,31 @@ the high watermark). A walk stops at the first segment that may not go; when
 every segment may go, an empty active segment is rolled first. Deleted
 segments are renamed .deleted and removed after --file.delete.delay.ms (the
 rest are removed by the next open). It prints each deleted segment and the
-log start offset after.`,
+log start offset after.
+
+Given a log directory root, it does so for every partition directory, each
+with its topic's config (--server-config, --topic-config, the metadata log);
+a partition without segment files is skipped and said to be; one that fails
+is reported and the others go on (exit 1). --delete-records and
+--high-watermark apply to one partition directory only.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {
 				return errors.New("retention: --dir is required")
 			}
-			o := lab.RetentionOptions{Log: logCfg, Now: nowMs.clock(), HighWatermark: highWatermark.offset(), Recovery: inspect.WriteRecovery}
-			if logFor, _, err := tc.logConfigs(cmd, dir); err != nil {
+			o := lab.RetentionOptions{Log: logCfg, Now: nowMs.clock(), HighWatermark: highWatermark.offset(), Recovery: inspect.WriteRecovery, AcceptTruncated: acceptTruncated}
+			logFor, _, err := tc.logConfigs(cmd, dir)
+			if err != nil {
 				return err
-			} else if logFor != nil {
+			}
+			if cmd.Flags().Changed("delete-records") {
+				d := record.Offset(deleteRecords)
+				o.DeleteRecords = &d
+			}
+			if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
+				return lab.RetentionLogDir(cmd.OutOrStdout(), dir, o, logFor)
+			}
+			if logFor != nil {
 				tp, err := engine.ParseTopicPartition(filepath.Base(filepath.Clean(dir)))
 				if err != nil {
 					return err
@@ -49,16 +65,13 @@ log start offset after.`,
 					return err
 				}
 			}
-			if cmd.Flags().Changed("delete-records") {
-				d := record.Offset(deleteRecords)
-				o.DeleteRecords = &d
-			}
 			return lab.Retention(cmd.OutOrStdout(), dir, o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dir, "dir", "", "partition directory to apply retention to, in place (work on a copy)")
+	f.StringVar(&dir, "dir", "", "partition directory, or log directory root of topic-N partition directories, to apply retention to, in place (work on a copy)")
 	f.Var(&nowMs, "now-ms", "the clock, ms since the epoch (not given: now)")
+	f.BoolVar(&acceptTruncated, "accept-truncated-segments", false, "open a segment whose index files prove that its .log lost data, as it is (default: refuse it, naming the file, nothing changed)")
 	f.Var(&highWatermark, "high-watermark", "high watermark: no segment at or above it is deleted, and --delete-records may not pass it (an offset >= 0; not given: the log end offset)")
 	f.Var(countOf(&deleteRecords), "delete-records", "raise the log start offset to this offset first, as a DeleteRecords request (-1: to the high watermark; not given: no DeleteRecords)")
 	logConfigFlags(f, &logCfg, nil)

@@ -35,7 +35,7 @@ var (
 // as opposed to corruption in the middle.
 type CorruptionError struct {
 	Path     string
-	Pos      int64 // byte position in Path
+	Pos      int64 // byte position in Path; -1 when the problem is the whole file (Error then gives no position)
 	Reason   string
 	TornTail bool
 	Err      error
@@ -47,6 +47,9 @@ func (e *CorruptionError) Error() string {
 		kind = "torn tail"
 	}
 	msg := fmt.Sprintf("%s: %s at byte %d: %s", e.Path, kind, e.Pos, e.Reason)
+	if e.Pos < 0 { // the whole file, no one byte position
+		msg = fmt.Sprintf("%s: %s: %s", e.Path, kind, e.Reason)
+	}
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
 	}

@@ -28,7 +28,8 @@ type checkpointError struct {
 
 // parseCheckpointText splits a checkpoint file of Kafka's CheckpointFile
 // format: a version line ("0"), an entry count line, then that many entry
-// lines of fieldsPerEntry whitespace-separated fields.
+// lines of fieldsPerEntry whitespace-separated fields. An empty file, or
+// one holding only the version line, has no entry (as Kafka reads it).
 func parseCheckpointText(data []byte, fieldsPerEntry int) ([]checkpointLine, *checkpointError) {
 	var lines []checkpointLine
 	var pos int64
@@ -39,11 +40,16 @@ func parseCheckpointText(data []byte, fieldsPerEntry int) ([]checkpointLine, *ch
 		pos += int64(len(line) + 1)
 		text = rest
 	}
-	if len(lines) < 2 {
-		return nil, &checkpointError{pos: pos, line: len(lines) + 1, reason: fmt.Sprintf("a version line and an entry count line, found %d lines", len(lines))}
+	// No line, or a version line alone, is no entry, as Kafka's
+	// CheckpointFile.CheckpointReadBuffer.read returns an empty list.
+	if len(lines) == 0 {
+		return nil, nil
 	}
 	if f := lines[0].fields; len(f) != 1 || f[0] != strconv.Itoa(checkpointVersion) {
 		return nil, &checkpointError{pos: 0, line: 1, reason: fmt.Sprintf("version %d, found %q", checkpointVersion, strings.Join(f, " "))}
+	}
+	if len(lines) == 1 {
+		return nil, nil
 	}
 	f := lines[1].fields
 	count, err := strconv.Atoi(strings.Join(f, " "))

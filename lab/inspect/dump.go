@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
@@ -323,6 +324,21 @@ func (e *checkpointError) corruption(path string) error {
 	return &record.CorruptionError{Path: path, Pos: e.pos, Reason: fmt.Sprintf("line %d: want %s", e.line, e.reason), Err: engine.ErrBadCheckpoint}
 }
 
+// writeCheckpointHeader prints the version and entry count of a checkpoint
+// file holding n entries, or says that it holds no count line (an empty
+// file, or a version line alone), which Kafka reads as no entries.
+func writeCheckpointHeader(w io.Writer, data []byte, n int) {
+	if lines := strings.Count(strings.TrimSuffix(string(data), "\n"), "\n") + 1; len(data) == 0 || lines < 2 {
+		what := "empty file"
+		if len(data) > 0 {
+			what = "version line only"
+		}
+		fmt.Fprintf(w, "%s: no entries (Kafka's CheckpointFile reads it as an empty list)\n", what)
+		return
+	}
+	fmt.Fprintf(w, "version: %d entries: %d\n", checkpointVersion, n)
+}
+
 // dumpOffsetCheckpoint prints every entry of an offset checkpoint file.
 func dumpOffsetCheckpoint(w io.Writer, path string) error {
 	data, err := readFile(path)
@@ -334,7 +350,7 @@ func dumpOffsetCheckpoint(w io.Writer, path string) error {
 	if cerr != nil {
 		return cerr.corruption(path)
 	}
-	fmt.Fprintf(w, "version: %d entries: %d\n", checkpointVersion, len(entries))
+	writeCheckpointHeader(w, data, len(entries))
 	for _, e := range entries {
 		fmt.Fprintf(w, "topic: %s partition: %d offset: %d\n", e.Topic, e.Partition, e.Offset)
 	}
@@ -352,7 +368,7 @@ func dumpLeaderEpochCheckpoint(w io.Writer, path string) error {
 	if cerr != nil {
 		return cerr.corruption(path)
 	}
-	fmt.Fprintf(w, "version: %d entries: %d\n", checkpointVersion, len(entries))
+	writeCheckpointHeader(w, data, len(entries))
 	for _, e := range entries {
 		fmt.Fprintf(w, "epoch: %d startOffset: %d\n", e.Epoch, e.StartOffset)
 	}

@@ -1,6 +1,7 @@
 package replicas
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -36,6 +37,11 @@ type CostOptions struct {
 	Profile  string
 	Out      string
 	NoRecord bool
+	// CheckDone, when set, is called at every tick of every point
+	// (replication.CostConfig.CheckDone): when it returns an error the
+	// sweep stops there, the point in progress dropped, and the record
+	// holds the points done, with CostRecord.Stopped saying how far it got.
+	CheckDone func() error
 
 	// runCost, when set (tests), runs each point instead of
 	// replication.RunCost.
@@ -47,6 +53,9 @@ type CostOptions struct {
 type CostRecord struct {
 	Points []replication.CostResult
 	Run    *results.Run
+	// Stopped says why and how far a stopped sweep got, "" when it ran
+	// every point.
+	Stopped string
 }
 
 // Cost runs the workload of replication.RunCost for every downtime in both
@@ -58,9 +67,15 @@ func Cost(opts CostOptions) (*CostRecord, error) {
 	if runCost == nil {
 		runCost = replication.RunCost
 	}
+	total := 2 * len(opts.DowntimesMs)
+points:
 	for _, d := range opts.DowntimesMs {
 		for _, m := range []replication.Mode{replication.Independent, replication.Coordinated} {
-			r, err := runCost(replication.CostConfig{Root: filepath.Join(opts.Root, "cost"), Mode: m, DowntimeMs: d, DeleteRetentionMs: opts.DeleteRetentionMs, Cleaner: opts.Cleaner})
+			r, err := runCost(replication.CostConfig{Root: filepath.Join(opts.Root, "cost"), Mode: m, DowntimeMs: d, DeleteRetentionMs: opts.DeleteRetentionMs, Cleaner: opts.Cleaner, CheckDone: opts.CheckDone})
+			if errors.Is(err, replication.ErrStopped) {
+				rec.Stopped = fmt.Sprintf("cost sweep stopped after %d of %d points (%v)", len(rec.Points), total, err)
+				break points
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -78,6 +93,10 @@ func Cost(opts CostOptions) (*CostRecord, error) {
 		)
 	}
 	run.Notes = append(run.Notes, "virtual time; workload of replication.RunCost (3 brokers, broker 3 shut down for the downtime); figures measured in this run")
+	if rec.Stopped != "" {
+		run.Stopped = rec.Stopped
+		run.Notes = append(run.Notes, "INTERRUPTED: "+rec.Stopped)
+	}
 	rec.Run = run
 	if opts.NoRecord {
 		return rec, nil
@@ -85,6 +104,9 @@ func Cost(opts CostOptions) (*CostRecord, error) {
 	path, err := writeRecord(run, opts.Root, opts.Out)
 	if err != nil {
 		return rec, err
+	}
+	if len(rec.Points) == 0 {
+		return rec, nil
 	}
 	return rec, costPlot(path, rec.Points)
 }

@@ -48,6 +48,10 @@ func Campaign(opts CampaignOptions, progress func(done int)) (*CampaignRecord, e
 	run.Phases = map[string]time.Duration{"campaign": rec.Wall}
 	run.Rows = campaignRows(res, rec.Wall)
 	run.Notes = append(run.Notes, "divergences are judged after healing every fault, catching up and cleaning past every horizon (replication.Settle); schedules are seeded: run i uses seed "+fmt.Sprint(opts.Seed)+"+i")
+	if res.Stopped != "" {
+		run.Stopped = "campaign " + res.Stopped
+		run.Notes = append(run.Notes, "INTERRUPTED: "+run.Stopped)
+	}
 	rec.Run = run
 	if opts.NoRecord {
 		return rec, nil
@@ -89,6 +93,10 @@ func campaignRows(res *replication.CampaignResult, wall time.Duration) []results
 	rows := []results.Row{
 		{Name: "runs", Value: fmt.Sprint(res.Runs), Unit: "schedules", Meaning: fmt.Sprintf("%d events each on %d brokers, mode %s", res.Events, res.Replicas, res.Mode)},
 		{Name: "diverged", Value: fmt.Sprint(res.Diverged), Unit: "runs", Meaning: "runs with at least one divergence"},
+	}
+	if res.Stopped != "" {
+		rows[0].Value = fmt.Sprint(res.RunsDone)
+		rows[0].Meaning += fmt.Sprintf("; INTERRUPTED after %d of %d schedules", res.RunsDone, res.Runs)
 	}
 	kinds := make([]string, 0, len(res.ByKind))
 	for k := range res.ByKind {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/replication"
@@ -17,18 +18,30 @@ import (
 // "file:line: what was expected". cleaner is every broker's cleaner
 // config (a zero config: replication.DefaultCleanerConfig()).
 func RunFiles(w io.Writer, root string, paths []string, cleaner engine.CleanerConfig) (mismatches int, err error) {
+	return RunFilesKeep(w, root, paths, cleaner, false)
+}
+
+// RunFilesKeep is RunFiles; with keep, each file's brokers' log
+// directories are left in root (scenario-<file name>-*), and a line says
+// where.
+func RunFilesKeep(w io.Writer, root string, paths []string, cleaner engine.CleanerConfig, keep bool) (mismatches int, err error) {
 	for i, p := range paths {
-		dir, err := os.MkdirTemp(root, "scenario-")
+		dir, err := os.MkdirTemp(root, "scenario-"+filepath.Base(p)+"-")
 		if err != nil {
 			return mismatches, err
 		}
 		res, err := replication.RunScenarioFileWith(p, dir, cleaner)
-		os.RemoveAll(dir)
+		if !keep {
+			os.RemoveAll(dir)
+		}
 		if err != nil {
 			return mismatches, err
 		}
 		if len(paths) > 1 {
 			fmt.Fprintf(w, "# %s\n", p)
+		}
+		if keep {
+			fmt.Fprintf(w, "# brokers' log directories kept in %s\n", dir)
 		}
 		fmt.Fprint(w, res.Output)
 		for _, m := range res.Mismatches {

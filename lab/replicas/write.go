@@ -39,7 +39,14 @@ func WriteCampaign(w io.Writer, rec *CampaignRecord, format string, seed uint64,
 		if res.Profile != "" {
 			mode += ", cleaner profile " + res.Profile
 		}
-		fmt.Fprintf(w, "mode %s: %d runs (%d events, %d brokers, seeds %d..%d): %d diverged\n", mode, res.Runs, res.Events, res.Replicas, seed, seed+uint64(runs)-1, res.Diverged)
+		done := res.Runs
+		if res.Stopped != "" {
+			done = res.RunsDone
+		}
+		fmt.Fprintf(w, "mode %s: %d runs (%d events, %d brokers, seeds %d..%d): %d diverged\n", mode, done, res.Events, res.Replicas, seed, seed+uint64(runs)-1, res.Diverged)
+		if res.Stopped != "" {
+			fmt.Fprintf(w, "INTERRUPTED: %s\n", res.Stopped)
+		}
 		for _, k := range replication.Kinds {
 			if c := res.ByKind[k]; c > 0 {
 				fmt.Fprintf(w, "  %-18s %d runs\n", k, c)
@@ -65,10 +72,21 @@ func WorkDir(dir string) (root string, cleanup func(), err error) {
 			return "", nil, err
 		}
 		d, err := os.MkdirTemp(dir, "replicas-")
-		return d, func() { os.RemoveAll(d) }, err
+		return d, func() { removeAll(d) }, err
 	}
 	d, err := os.MkdirTemp("", "cleanerlab-replicas-")
-	return d, func() { os.RemoveAll(d) }, err
+	return d, func() { removeAll(d) }, err
+}
+
+// removeAll removes d and everything in it, trying again while it fails:
+// a schedule still writing into d (a second signal's immediate exit does
+// not wait for them) can make one os.RemoveAll find a new file.
+func removeAll(d string) {
+	for range 10 {
+		if os.RemoveAll(d) == nil {
+			return
+		}
+	}
 }
 
 // ParseDowntimes parses "cleanerlab replicas cost --downtime": a

@@ -10,15 +10,12 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine/record"
 )
 
-const kraftFixture = "../../../shared/fixtures/kafka-real/cp-kraft-ksql-txn"
+const kraftFixture = "../../testdata/kafka-real/cp-kraft-ksql-txn"
 
 func requireFixture(t *testing.T, dir string) {
 	t.Helper()
 	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fixture %s missing: %v", dir, err)
-		}
-		t.Skipf("fixture %s missing: %v", dir, err)
+		t.Fatalf("real-Kafka fixture %s missing (it is in the repository): %v", dir, err)
 	}
 }
 

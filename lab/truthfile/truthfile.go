@@ -15,13 +15,14 @@ package truthfile
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/zeebo/xxh3"
 
@@ -75,16 +76,36 @@ func Write(path string, res *workloads.Result) error {
 	return nil
 }
 
+// entry is one key's line of the truth file, and what the read of the log
+// found last for the key (24 bytes: a truth file of millions of keys is
+// held whole).
 type entry struct {
 	offset    int64
-	tombstone bool
 	hash      uint64
-	line      int
+	line      int32
+	tombstone bool
+	read      readState
 }
 
-// Read parses a truth file: partition dir -> key -> entry. Errors name the
-// file and line.
-func read(path string) (map[string]map[string]entry, error) {
+// readState is what the read of the log found last for a key.
+type readState uint8
+
+const (
+	notRead   readState = iota // never read, or a tombstone read last
+	readSame                   // a value read last, with the truth's hash
+	readOther                  // a value read last, another one
+)
+
+// keyID names a key in memory: its 128-bit xxh3 hash, so that a truth
+// file of millions of keys is held in 40 bytes a key whatever the keys'
+// size (two keys of one partition with one hash, a chance of about n^2 /
+// 2^129, would be reported as a key given twice). Problems name the key
+// by reading its line again (keyAtLines).
+type keyID = xxh3.Uint128
+
+// Read parses a truth file: partition dir -> key's ID -> entry. A key
+// given twice for a partition is an error. Errors name the file and line.
+func read(path string) (map[string]map[keyID]entry, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("truthfile: %w", err)
@@ -92,36 +113,55 @@ func read(path string) (map[string]map[string]entry, error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	out := map[string]map[string]entry{}
+	out := map[string]map[keyID]entry{}
 	n := 0
+	var key []byte
+	var fields [6][]byte
 	for sc.Scan() {
 		n++
-		line := sc.Text()
+		line := sc.Bytes() // parsed in place: no allocation per line but the key's
 		if n == 1 {
-			if line != Header {
+			if string(line) != Header {
 				return nil, fmt.Errorf("truthfile: %s:1: want %q, got %q", path, Header, line)
 			}
 			continue
 		}
-		f := strings.Fields(line)
 		bad := func(what string) error { return fmt.Errorf("truthfile: %s:%d: %s in %q", path, n, what, line) }
-		if len(f) != 5 {
+		nf := 0
+		for rest := line; ; {
+			rest = bytes.TrimLeft(rest, " \t")
+			if len(rest) == 0 {
+				break
+			}
+			if nf == len(fields) {
+				nf++
+				break
+			}
+			i := bytes.IndexAny(rest, " \t")
+			if i < 0 {
+				i = len(rest)
+			}
+			fields[nf], rest = rest[:i], rest[i:]
+			nf++
+		}
+		if nf != 5 {
 			return nil, bad("want 5 fields (partition, key hex, offset, t|v, value hash)")
 		}
-		key, err := hex.DecodeString(f[1])
-		if err != nil {
+		key = key[:0]
+		var err error
+		if key, err = hex.AppendDecode(key, fields[1]); err != nil {
 			return nil, bad("key is not hex")
 		}
-		off, err := strconv.ParseInt(f[2], 10, 64)
+		off, err := strconv.ParseInt(string(fields[2]), 10, 64)
 		if err != nil || off < 0 {
 			return nil, bad("offset is not a number >= 0")
 		}
-		e := entry{offset: off, line: n}
-		switch f[3] {
+		e := entry{offset: off, line: int32(min(n, math.MaxInt32))}
+		switch string(fields[3]) {
 		case "t":
 			e.tombstone = true
 		case "v":
-			h, err := strconv.ParseUint(f[4], 16, 64)
+			h, err := strconv.ParseUint(string(fields[4]), 16, 64)
 			if err != nil {
 				return nil, bad("value hash is not 16 hex digits")
 			}
@@ -129,10 +169,16 @@ func read(path string) (map[string]map[string]entry, error) {
 		default:
 			return nil, bad("want t (tombstone) or v (value)")
 		}
-		if out[f[0]] == nil {
-			out[f[0]] = map[string]entry{}
+		part := out[string(fields[0])]
+		if part == nil {
+			part = map[keyID]entry{}
+			out[string(fields[0])] = part
 		}
-		out[f[0]][string(key)] = e
+		id := xxh3.Hash128(key)
+		if first, dup := part[id]; dup {
+			return nil, bad(fmt.Sprintf("key given again for this partition (first at line %d)", first.line))
+		}
+		part[id] = e
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("truthfile: %s: %w", path, err)
@@ -141,6 +187,40 @@ func read(path string) (map[string]map[string]entry, error) {
 		return nil, fmt.Errorf("truthfile: %s is empty (want %q first)", path, Header)
 	}
 	return out, nil
+}
+
+// keysAtLines reads the keys of the given lines of the truth file at path
+// again (for the problems, which name them; the check holds only their
+// hashes).
+func keysAtLines(path string, lines []int32) (map[int32]string, error) {
+	out := map[int32]string{}
+	if len(lines) == 0 {
+		return out, nil
+	}
+	want := map[int32]bool{}
+	for _, n := range lines {
+		want[n] = true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("truthfile: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := int32(1); sc.Scan(); n++ {
+		if !want[n] {
+			continue
+		}
+		fields := bytes.Fields(sc.Bytes())
+		if len(fields) < 2 {
+			continue
+		}
+		if key, err := hex.DecodeString(string(fields[1])); err == nil {
+			out[n] = string(key)
+		}
+	}
+	return out, sc.Err()
 }
 
 // Report is what Verify found.
@@ -194,38 +274,83 @@ func Verify(dir, truthPath string) (*Report, error) {
 		if err != nil {
 			return rep, fmt.Errorf("truthfile: %w", err)
 		}
-		state, err := l.ReadState(engine.ReadCommitted)
+		// One pass over the log as a read_committed consumer, keeping per
+		// key only what the truth file needs (whether a value is read
+		// last, and its hash), not the values: memory is the truth's
+		// entries plus the keys read that the truth lacks.
+		want := truth[p]
+		extra := map[string]bool{} // keys the workload never wrote: read last?
+		err = l.NewConsumer(-1, engine.ReadCommitted, 0).ReadAll(func(r *engine.ConsumerRecord) error {
+			if r.Key == nil {
+				return nil
+			}
+			id := xxh3.Hash128(r.Key)
+			e, ok := want[id]
+			if !ok {
+				extra[string(r.Key)] = r.Value != nil
+				return nil
+			}
+			switch {
+			case r.Value == nil:
+				e.read = notRead
+			case xxh3.Hash(r.Value) == e.hash && !e.tombstone:
+				e.read = readSame
+			default:
+				e.read = readOther
+			}
+			want[id] = e
+			return nil
+		})
 		l.Close()
 		if err != nil {
 			return rep, fmt.Errorf("truthfile: read %s: %w", pdir, err)
 		}
-		for key, e := range truth[p] {
+		var bad []entry // the keys with a problem, reported in line order
+		for _, e := range want {
 			rep.Keys++
-			v, ok := state[key]
 			if e.tombstone {
 				rep.Tombstones++
-				if ok {
-					nProblems++
-					problem("%s key %q: latest record is the tombstone at offset %d, but a value is read (%s:%d)", p, key, e.offset, truthPath, e.line)
-				}
-				continue
 			}
+			if e.tombstone && e.read != notRead || !e.tombstone && e.read != readSame {
+				bad = append(bad, e)
+			}
+		}
+		sort.Slice(bad, func(i, j int) bool { return bad[i].line < bad[j].line })
+		nProblems += len(bad) // all of them counted; only the first are named
+		if len(bad) > maxProblems {
+			bad = bad[:maxProblems+1]
+		}
+		var lines []int32
+		for _, e := range bad {
+			lines = append(lines, e.line)
+		}
+		keys, err := keysAtLines(truthPath, lines)
+		if err != nil {
+			return rep, err
+		}
+		for _, e := range bad {
+			key := keys[e.line]
 			switch {
-			case !ok:
-				nProblems++
+			case e.tombstone:
+				problem("%s key %q: latest record is the tombstone at offset %d, but a value is read (%s:%d)", p, key, e.offset, truthPath, e.line)
+			case e.read == notRead:
 				problem("%s key %q: latest record at offset %d is missing: the key is not read at all (%s:%d)", p, key, e.offset, truthPath, e.line)
-			case xxh3.Hash(v) != e.hash:
-				nProblems++
+			default:
 				problem("%s key %q: latest record at offset %d is missing: another value is read (%s:%d)", p, key, e.offset, truthPath, e.line)
 			}
-			delete(state, key)
 		}
-		for key := range state {
-			if _, ok := truth[p][key]; !ok {
-				nProblems++
-				problem("%s key %q is read but the workload never wrote it", p, key)
+		extras := make([]string, 0, len(extra))
+		for key, read := range extra {
+			if read {
+				extras = append(extras, key)
 			}
 		}
+		sort.Strings(extras)
+		for _, key := range extras {
+			nProblems++
+			problem("%s key %q is read but the workload never wrote it", p, key)
+		}
+		delete(truth, p) // done with it: its memory may go
 	}
 	if nProblems > 0 {
 		return rep, fmt.Errorf("truthfile: %d problems against %s", nProblems, truthPath)

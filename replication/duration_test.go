@@ -1,0 +1,26 @@
+package replication
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestParseDurationMsLimits: a duration longer than MaxDurationMs (100
+// years of virtual time) is an error saying so, never a value that
+// overflows into a negative number further on; NaN and infinities are
+// errors; the longest duration is accepted.
+func TestParseDurationMsLimits(t *testing.T) {
+	for _, s := range []string{"1e300d", "200000000000d", "9223372036854775807", "2562047h", "36501d", "3153600000001", "NaNd", "+Infd", "Infd"} {
+		ms, err := ParseDurationMs(s)
+		if err == nil {
+			t.Errorf("%q: %d ms, want an error", s, ms)
+		} else if strings.Contains(err.Error(), "-") {
+			t.Errorf("%q: error %q holds a negative number", s, err)
+		}
+	}
+	for s, want := range map[string]int64{"36500d": 36500 * 86400000, "3153600000000": 3153600000000, "1d": 86400000, "10m": 600000, "0": 0} {
+		if ms, err := ParseDurationMs(s); err != nil || ms != want {
+			t.Errorf("%q: %d, %v; want %d", s, ms, err, want)
+		}
+	}
+}
