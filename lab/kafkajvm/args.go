@@ -81,6 +81,7 @@ func TopicConfigs(l engine.LogConfig) []string {
 		"segment.ms":                strconv.FormatInt(l.SegmentMs, 10),
 		"segment.jitter.ms":         strconv.FormatInt(l.SegmentJitterMs, 10),
 		"retention.ms":              strconv.FormatInt(l.RetentionMs, 10),
+		"retention.bytes":           strconv.FormatInt(l.RetentionBytes, 10),
 		"producer.id.expiration.ms": strconv.FormatInt(l.ProducerIDExpirationMs, 10),
 	}
 	out := make([]string, 0, len(m))

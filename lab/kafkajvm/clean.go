@@ -205,6 +205,13 @@ func Compare(ctx context.Context, w io.Writer, dir string, o CleanOptions) error
 	if err := checkPartition(dir); err != nil {
 		return err
 	}
+	if o.Lab.Now == nil {
+		// One clock for both sides, fixed now: each stamps delete
+		// horizons from it, and the files are compared byte for byte.
+		now := time.Now()
+		o.Lab.Now = func() time.Time { return now }
+		fmt.Fprintf(w, "both sides' now: %d ms (--now-ms to choose it)\n", now.UnixMilli())
+	}
 	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Dir(dir)), ".cleanerlab-compare-")
 	if err != nil {
 		return err
