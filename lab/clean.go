@@ -15,6 +15,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
 	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/results/interference"
 )
 
 // CleanOptions are the settings of CleanPartition and CleanLogDir, as
@@ -58,6 +59,10 @@ type CleanOptions struct {
 	// from (a lab/topicconfig Source such as "cluster-metadata"); CleanLogDir
 	// names it beside a partition it does not compact.
 	PolicySource func(engine.TopicPartition) string
+	// OnClean, when set, is handed each pass CleanPartition cleans: its
+	// stats and the interval of the clean (CPU time, interference), as the
+	// rows print them (lab/kafkajvm compares them with Kafka's).
+	OnClean func(*engine.CleanStats, interference.Interval)
 }
 
 // writeNotCompacted prints that the partition tp, whose cleanup.policy
@@ -153,6 +158,9 @@ func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions
 		WriteCleanTable(w, st)
 		fmt.Fprint(w, KafkaLine(st))
 		WriteInterferenceLine(w, iv)
+		if o.OnClean != nil {
+			o.OnClean(st, iv)
+		}
 		first = nil // later passes continue from the checkpoint
 		if !st.MapFull {
 			break

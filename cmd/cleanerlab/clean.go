@@ -3,16 +3,20 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/inspect"
+	"github.com/cleanerlab/cleanerlab/lab/kafkajvm"
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
 	"github.com/cleanerlab/cleanerlab/lab/steady"
 )
@@ -26,6 +30,7 @@ func newCleanCmd() *cobra.Command {
 	var firstDirty, highWatermark, nowMs optOffset
 	passes := 1
 	var tc topicConfigFlags
+	var kj kafkaJVMFlags
 	cmd := &cobra.Command{
 		Use:   "clean --dir PARTITION_DIR|LOGDIR",
 		Short: "Clean a Kafka partition directory, or every compacted partition of a log directory, in place, as Kafka's log cleaner would",
@@ -103,6 +108,9 @@ complete), and the command exits 130 or 143.`,
 			if !cmd.Flags().Changed("cleanup.policy") {
 				sizing.WarnKeyless(cmd.OutOrStdout(), dir, set, cleanerCfg)
 			}
+			if kj.compare || kj.profile() == kafkajvm.ProfileName {
+				return kj.run(cmd, dir, o)
+			}
 			if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
 				if cmd.Flags().Changed("first-dirty-offset") || cmd.Flags().Changed("passes") || cmd.Flags().Changed("high-watermark") {
 					return errors.New("clean: --first-dirty-offset, --passes and --high-watermark apply to one partition directory, not to a log directory")
@@ -140,7 +148,48 @@ complete), and the command exits 130 or 143.`,
 	logConfigFlags(f, &logCfg, nil)
 	cleanerConfigFlags(f, &cleanerCfg)
 	tc.bind(f)
+	kj.bind(f)
 	return cmd
+}
+
+// kafkaJVMFlags are clean's flags of Kafka's own cleaner (lab/kafkajvm).
+type kafkaJVMFlags struct {
+	f              *pflag.FlagSet
+	libs, javaOpts string
+	compare        bool
+	warmup, rounds int
+}
+
+func (k *kafkaJVMFlags) bind(f *pflag.FlagSet) {
+	k.f, k.warmup, k.rounds = f, 1, 1
+	f.Lookup("profile").Value.(*cleanerProfile).jvmOK = true
+	f.StringVar(&k.libs, "kafka-libs", os.Getenv("CLEANERLAB_KAFKA_LIBS"), "Kafka's classes for --profile kafka-jvm and --compare-kafka: the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output (default $CLEANERLAB_KAFKA_LIBS)")
+	f.StringVar(&k.javaOpts, "kafka-java-opts", "", "the JVM options of Kafka's cleaner, blank-separated (default: a broker's G1 options and a pre-touched heap of max(1 GiB, dedupe buffer + 512 MiB))")
+	f.BoolVar(&k.compare, "compare-kafka", false, "clean copies of the partition with Kafka's own cleaner (--kafka-libs) and with --profile's settings, --rounds times interleaved, and diff every segment file byte for byte")
+	f.Var(countOf(&k.warmup), "kafka-warmup", "cleans of a throwaway copy Kafka's JVM does before the measured ones (its JIT warm)")
+	f.Var(countOf(&k.rounds), "rounds", "with --compare-kafka: measured cleans of each side, interleaved")
+}
+
+func (k *kafkaJVMFlags) profile() string { return k.f.Lookup("profile").Value.String() }
+
+func (k *kafkaJVMFlags) run(cmd *cobra.Command, dir string, o lab.CleanOptions) error {
+	for _, n := range []string{"first-dirty-offset", "passes", "high-watermark", "roll", "metrics-addr"} {
+		if k.f.Changed(n) {
+			return fmt.Errorf("clean: --%s is not supported with --profile kafka-jvm or --compare-kafka", n)
+		}
+	}
+	ko := kafkajvm.CleanOptions{Libs: k.libs, Lab: o, OurProfile: k.profile(), CleanedIndexGiven: k.f.Changed("cleaned-index"),
+		Warmup: k.warmup, Rounds: k.rounds, Stderr: cmd.ErrOrStderr()}
+	if k.javaOpts != "" {
+		ko.JavaOpts = strings.Fields(k.javaOpts)
+	}
+	if ko.OurProfile == "" || ko.OurProfile == kafkajvm.ProfileName {
+		ko.OurProfile = engine.ProfileKafka
+	}
+	if k.compare {
+		return kafkajvm.Compare(cmd.Context(), cmd.OutOrStdout(), dir, ko)
+	}
+	return kafkajvm.CleanPartition(cmd.Context(), cmd.OutOrStdout(), dir, ko)
 }
 
 // optOffset is a flag of a non-negative offset or time in ms that may be

@@ -17,6 +17,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/lab/kafkajvm"
 	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
 
@@ -252,12 +253,23 @@ func cleanerConfigFlags(fs *pflag.FlagSet, cfg *engine.CleanerConfig) {
 type cleanerProfile struct {
 	cfg  *engine.CleanerConfig
 	name string
+	// jvmOK: the command runs kafkajvm.ProfileName (Kafka's own cleaner;
+	// its settings here are the kafka profile's, for our side of a
+	// comparison).
+	jvmOK bool
 }
 
 func (p *cleanerProfile) String() string { return p.name }
 func (p *cleanerProfile) Type() string   { return "profile" }
 
 func (p *cleanerProfile) Set(s string) error {
+	if s == kafkajvm.ProfileName {
+		if !p.jvmOK {
+			return fmt.Errorf("profile %s (Kafka's own cleaner) is run by clean only", s)
+		}
+		s = engine.ProfileKafka
+		defer func() { p.name = kafkajvm.ProfileName }()
+	}
 	if err := p.cfg.ApplyProfile(s); err != nil {
 		return err
 	}

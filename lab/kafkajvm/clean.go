@@ -1,0 +1,391 @@
+package kafkajvm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/results/interference"
+)
+
+// ProfileName is the --profile that runs Kafka's own cleaner.
+const ProfileName = "kafka-jvm"
+
+// CleanOptions are the settings of CleanPartition and Compare.
+type CleanOptions struct {
+	// Libs is --kafka-libs (Classpath); JavaOpts the JVM's options (nil:
+	// DefaultJavaOpts); Java and Javac the commands ("": JAVA_HOME or PATH).
+	Libs        string
+	JavaOpts    []string
+	Java, Javac string
+	// Lab is the clean's settings, the same for both sides: the topic
+	// config, the cleaner config (the dedupe buffer, I/O buffer, load
+	// factor, throttle go to Kafka's Cleaner; the rest is our side's), the
+	// cleaner's now. Kafka's side cleans the whole cleanable range
+	// (LogCleanerManager.cleanableOffsets), as --force.
+	Lab lab.CleanOptions
+	// OurProfile names our side's settings in Compare's lines.
+	OurProfile string
+	// CleanedIndexGiven says the user chose Lab.Cleaner.CleanedIndex;
+	// otherwise it is set to the rule of the Kafka version found.
+	CleanedIndexGiven bool
+	// Warmup is the number of cleans of a throwaway copy the JVM does
+	// before the measured ones (its JIT warm, as a broker's after a few
+	// cleans); Rounds the measured cleans of Compare (0 means 1).
+	Warmup, Rounds int
+	// Stderr receives the JVM's standard error and warnings (nil: none).
+	Stderr io.Writer
+}
+
+func (o CleanOptions) nowMs() int64 {
+	if o.Lab.Now != nil {
+		return o.Lab.Now().UnixMilli()
+	}
+	return time.Now().UnixMilli()
+}
+
+// start starts the JVM for o and matches the cleaned-index rule to its
+// Kafka version, printing both.
+func start(w io.Writer, o *CleanOptions) (*JVM, error) {
+	if o.Libs == "" {
+		return nil, errors.New("kafkajvm: --profile kafka-jvm needs --kafka-libs DIR (the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output)")
+	}
+	j, err := Start(Options{Libs: o.Libs, JavaOpts: o.JavaOpts, Java: o.Java, Javac: o.Javac, Stderr: o.Stderr,
+		DriverArgs: DriverArgs(o.Lab.Cleaner, o.Lab.Log.MaxMessageBytes)})
+	if err != nil {
+		return nil, err
+	}
+	rule := CleanedIndexRule(j.Ready.Version)
+	fmt.Fprintf(w, "Kafka's cleaner: version %s (commit %s), Java %s, from %s; its cleaned-index rule: %s\n",
+		j.Ready.VersionText, j.Ready.Commit, j.Ready.Java, o.Libs, rule)
+	if !o.CleanedIndexGiven {
+		o.Lab.Cleaner.CleanedIndex = rule
+	} else if o.Lab.Cleaner.CleanedIndex != rule {
+		fmt.Fprintf(w, "WARNING: --cleaned-index %s is not Kafka %s's rule (%s): the .index and .timeindex files will differ\n", o.Lab.Cleaner.CleanedIndex, j.Ready.VersionText, rule)
+	}
+	return j, nil
+}
+
+// warmup cleans o.Warmup throwaway copies of dir (beside its log directory
+// root) with j.
+func warmup(ctx context.Context, w io.Writer, j *JVM, dir string, o CleanOptions) error {
+	if o.Warmup <= 0 {
+		return nil
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Dir(dir)), ".cleanerlab-kafka-warmup-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for i := range o.Warmup {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%w (%w)", lab.ErrStopped, err)
+		}
+		cp, err := copyPartition(dir, filepath.Join(tmp, fmt.Sprint(i)))
+		if err != nil {
+			return err
+		}
+		r, _, err := j.Clean(cp, o.nowMs(), TopicConfigs(o.Lab.Log), lab.Thresholds())
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "warm-up clean %d of a copy (not measured): %.3f s\n", i+1, r.Wall.Seconds())
+		os.RemoveAll(filepath.Join(tmp, fmt.Sprint(i)))
+	}
+	return nil
+}
+
+// Rows are the figures of one clean by Kafka's Cleaner, named as the
+// lab's rows of its own cleans (lab.CleanRows) where they mean the same.
+func Rows(r Result) []results.Row {
+	mib := func(b int64) string { return fmt.Sprintf("%.1f", float64(b)/(1<<20)) }
+	st := r.Stats(0)
+	tput := 0.0
+	if r.Wall > 0 {
+		tput = float64(r.MapBytesRead+r.BytesRead) / (1 << 20) / r.Wall.Seconds()
+	}
+	return []results.Row{
+		{Name: "map read", Value: mib(r.MapBytesRead), Unit: "MiB", Meaning: "bytes of dirty segments read to build the offset map (CleanerStats.mapBytesRead)"},
+		{Name: "copy read", Value: mib(r.BytesRead), Unit: "MiB", Meaning: "bytes of segments recopied (CleanerStats.bytesRead)"},
+		{Name: "log written", Value: mib(r.BytesWritten), Unit: "MiB", Meaning: "bytes of cleaned segments written (CleanerStats.bytesWritten)"},
+		{Name: "records read", Value: fmt.Sprint(r.MessagesRead), Unit: "records", Meaning: "records read while recopying"},
+		{Name: "records kept", Value: fmt.Sprint(r.MessagesWritten), Unit: "records", Meaning: "records written to cleaned segments"},
+		{Name: "throughput", Value: fmt.Sprintf("%.1f", tput), Unit: "MiB/s", Meaning: "(map read + copy read) / wall time of the clean"},
+		{Name: "clean time", Value: fmt.Sprintf("%.3f", r.Wall.Seconds()), Unit: "s", Meaning: "wall time of Cleaner.doClean (map build, cleanSegments with their flush, replaceSegments), System.nanoTime"},
+		{Name: "map build time", Value: fmt.Sprintf("%.3f", st.MapTime().Seconds()), Unit: "s", Meaning: "building the offset map (CleanerStats, ms clock)"},
+		{Name: "copy time", Value: fmt.Sprintf("%.3f", st.CopyTime().Seconds()), Unit: "s", Meaning: "recopying, flush and swap (CleanerStats, ms clock)"},
+		{Name: "CPU time", Value: fmt.Sprintf("%.3f", r.ProcessCPU.Seconds()), Unit: "s", Meaning: "the JVM's CPU time over doClean, every thread (GC, JIT) included (getProcessCpuTime): the comparable of our side's CPU time"},
+		{Name: "cleaner thread CPU", Value: fmt.Sprintf("%.3f", r.ThreadCPU.Seconds()), Unit: "s", Meaning: "the cleaning thread's CPU time over doClean (getCurrentThreadCpuTime)"},
+		{Name: "GC time", Value: fmt.Sprintf("%.3f", r.GC.Seconds()), Unit: "s", Meaning: "collectors' time over doClean (GarbageCollectorMXBean, ms)"},
+		{Name: "cores used", Value: fmt.Sprintf("%.2f", cores(r.ProcessCPU, r.Wall)), Unit: "cores", Meaning: "CPU time / wall time of the clean"},
+		{Name: "map utilisation", Value: fmt.Sprintf("%.1f", 100*r.BufferUtilization), Unit: "%", Meaning: "CleanerStats.bufferUtilization: keys in the map / slots"},
+	}
+}
+
+func cores(cpu, wall time.Duration) float64 {
+	if wall <= 0 {
+		return 0
+	}
+	return cpu.Seconds() / wall.Seconds()
+}
+
+// writeResult prints one clean by Kafka's Cleaner: the range, Rows,
+// Kafka's log line (LogCleaner.recordStats' text, as the lab prints its
+// own) and the interference line.
+func writeResult(w io.Writer, r Result, iv interference.Interval) {
+	if !r.Cleaned {
+		fmt.Fprintf(w, "not cleaned: no cleanable bytes (dirty range [%d, %d))\n", r.FirstDirty, r.FirstUncleanable)
+		return
+	}
+	fmt.Fprintf(w, "%s: cleaned by Kafka's Cleaner [%d, %d), checkpoint %d\n", r.TopicPartition, r.FirstDirty, r.End, r.End)
+	lab.WriteRows(w, Rows(r))
+	fmt.Fprint(w, r.Stats(0).KafkaMessage(0))
+	fmt.Fprint(w, "the JVM's request, cleanerlab and the JVM as \"this process\": ")
+	lab.WriteInterferenceLine(w, iv)
+}
+
+// CleanPartition cleans the partition directory dir in place with Kafka's
+// own Cleaner (o.Libs), in one JVM holding its dedupe buffer from start,
+// after o.Warmup cleans of throwaway copies, and prints the clean's rows.
+func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions) error {
+	if err := checkPartition(dir); err != nil {
+		return err
+	}
+	j, err := start(w, &o)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	if err := warmup(ctx, w, j, dir, o); err != nil {
+		return err
+	}
+	r, iv, err := j.Clean(dir, o.nowMs(), TopicConfigs(o.Lab.Log), lab.Thresholds())
+	if err != nil {
+		return err
+	}
+	writeResult(w, r, iv)
+	lab.WriteVerdictNote(w, iv)
+	return nil
+}
+
+func checkPartition(dir string) error {
+	if _, err := engine.ParseTopicPartition(filepath.Base(dir)); err != nil {
+		return fmt.Errorf("kafkajvm: --dir %s: the kafka-jvm profile cleans one partition directory (topic-N): %w", dir, err)
+	}
+	if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
+		return fmt.Errorf("kafkajvm: --dir %s is a log directory: the kafka-jvm profile cleans one partition directory", dir)
+	}
+	return nil
+}
+
+// Side is one side's measured clean in Compare.
+type Side struct {
+	Wall, CPU time.Duration
+	Verdict   interference.Verdict
+}
+
+// Compare cleans copies of the partition directory dir (made beside its
+// log directory root, removed after) o.Rounds times with each side, in
+// alternating order (Kafka's first in odd rounds), each copy written back
+// and read into the page cache first: Kafka's Cleaner in one JVM (warmed by
+// o.Warmup cleans) and our cleaner with o.Lab. The first round's cleaned
+// segment files are diffed byte for byte. It prints each round, the
+// medians and the ratios ours / Kafka's of wall and CPU time of the clean,
+// and returns an error when a file differs.
+func Compare(ctx context.Context, w io.Writer, dir string, o CleanOptions) error {
+	if err := checkPartition(dir); err != nil {
+		return err
+	}
+	if o.Lab.Now == nil {
+		// One clock for both sides, fixed now: each stamps delete
+		// horizons from it, and the files are compared byte for byte.
+		now := time.Now()
+		o.Lab.Now = func() time.Time { return now }
+		fmt.Fprintf(w, "both sides' now: %d ms (--now-ms to choose it)\n", now.UnixMilli())
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Dir(dir)), ".cleanerlab-compare-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp) // after the JVM has quit (deferred later, runs first)
+	j, err := start(w, &o)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	if err := warmup(ctx, w, j, dir, o); err != nil {
+		return err
+	}
+	rounds := max(1, o.Rounds)
+	var kafka, ours []Side
+	var diffs []FileDiff
+	for round := 1; round <= rounds; round++ {
+		sides := []string{"kafka", "ours"}
+		if round%2 == 0 {
+			sides = []string{"ours", "kafka"}
+		}
+		dirs := map[string]string{}
+		for _, side := range sides {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("%w (%w)", lab.ErrStopped, err)
+			}
+			cp, err := copyPartition(dir, filepath.Join(tmp, fmt.Sprintf("%s-%d", side, round)))
+			if err != nil {
+				return err
+			}
+			if err := warmCache(cp); err != nil {
+				return err
+			}
+			dirs[side] = cp
+			if side == "kafka" {
+				r, iv, err := j.Clean(cp, o.nowMs(), TopicConfigs(o.Lab.Log), lab.Thresholds())
+				if err != nil {
+					return err
+				}
+				if round == 1 {
+					fmt.Fprintln(w, "== Kafka's Cleaner (round 1)")
+					writeResult(w, r, iv)
+				}
+				kafka = append(kafka, Side{Wall: r.Wall, CPU: r.ProcessCPU, Verdict: iv.Verdict})
+				continue
+			}
+			lo := o.Lab
+			lo.Force = true
+			var got *Side
+			lo.OnClean = func(st *engine.CleanStats, iv interference.Interval) {
+				got = &Side{Wall: st.ElapsedTime(), CPU: time.Duration(iv.CPUSeconds * 1e9), Verdict: iv.Verdict}
+			}
+			out := io.Discard
+			if round == 1 {
+				fmt.Fprintf(w, "== cleanerlab, profile %s (round 1)\n", o.OurProfile)
+				out = w
+			}
+			if err := lab.CleanPartition(ctx, out, cp, lo); err != nil {
+				return err
+			}
+			if got == nil {
+				return fmt.Errorf("kafkajvm: cleanerlab did not clean the copy %s", cp)
+			}
+			ours = append(ours, *got)
+		}
+		if round == 1 {
+			if diffs, err = CompareDirs(dirs["kafka"], dirs["ours"]); err != nil {
+				return err
+			}
+		}
+		k, c := kafka[len(kafka)-1], ours[len(ours)-1]
+		fmt.Fprintf(w, "round %d (%s first): Kafka's Cleaner wall %.3f s CPU %.3f s [%s]; %s wall %.3f s CPU %.3f s [%s]; ratio %s/Kafka wall %.2fx CPU %.2fx\n",
+			round, sides[0], k.Wall.Seconds(), k.CPU.Seconds(), verdict(k.Verdict), o.OurProfile, c.Wall.Seconds(), c.CPU.Seconds(), verdict(c.Verdict),
+			o.OurProfile, ratio(c.Wall, k.Wall), ratio(c.CPU, k.CPU))
+		for _, side := range sides {
+			os.RemoveAll(filepath.Dir(dirs[side]))
+		}
+	}
+	WriteSummary(w, o.OurProfile, kafka, ours)
+	return writeDiffs(w, diffs)
+}
+
+func verdict(v interference.Verdict) string {
+	if v == "" {
+		return "unknown"
+	}
+	return string(v)
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a.Seconds() / b.Seconds()
+}
+
+// WriteSummary prints the medians of wall and CPU time of each side's
+// cleans, the ratios of the medians (ours / Kafka's: below 1 is faster or
+// cheaper than Kafka) with the range of the per-round ratios, and the
+// interference verdicts counted.
+func WriteSummary(w io.Writer, profile string, kafka, ours []Side) {
+	if len(kafka) == 0 || len(kafka) != len(ours) {
+		return
+	}
+	pick := func(s []Side, cpu bool) []time.Duration {
+		out := make([]time.Duration, len(s))
+		for i, x := range s {
+			out[i] = x.Wall
+			if cpu {
+				out[i] = x.CPU
+			}
+		}
+		return out
+	}
+	for _, cpu := range []bool{false, true} {
+		name := "wall"
+		if cpu {
+			name = "CPU "
+		}
+		k, c := pick(kafka, cpu), pick(ours, cpu)
+		lo, hi := 0.0, 0.0
+		for i := range k {
+			r := ratio(c[i], k[i])
+			if i == 0 || r < lo {
+				lo = r
+			}
+			if i == 0 || r > hi {
+				hi = r
+			}
+		}
+		fmt.Fprintf(w, "%s time of the clean, median of %d: Kafka's Cleaner %.3f s, %s %.3f s; %s/Kafka %.2fx (rounds %.2f-%.2f)\n",
+			name, len(k), median(k).Seconds(), profile, median(c).Seconds(), profile, ratio(median(c), median(k)), lo, hi)
+	}
+	count := map[string]int{}
+	for _, s := range append(append([]Side{}, kafka...), ours...) {
+		count[verdict(s.Verdict)]++
+	}
+	var vs []string
+	for v, n := range count {
+		vs = append(vs, fmt.Sprintf("%s %d", v, n))
+	}
+	sort.Strings(vs)
+	fmt.Fprintf(w, "interference verdicts of the %d measured cleans: %s\n", 2*len(kafka), strings.Join(vs, ", "))
+}
+
+// median of d (the mean of the middle two for an even count).
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	n := len(s)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func writeDiffs(w io.Writer, diffs []FileDiff) error {
+	same, bad := 0, []string{}
+	for _, d := range diffs {
+		if d.State == "same" {
+			same++
+		} else {
+			bad = append(bad, d.String())
+		}
+	}
+	fmt.Fprintf(w, "byte comparison of round 1 (a = Kafka's Cleaner, b = cleanerlab): %d of %d segment files identical\n", same, len(diffs))
+	for _, b := range bad {
+		fmt.Fprintln(w, "  "+b)
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("kafkajvm: %d of %d segment files differ from Kafka's cleaner's", len(bad), len(diffs))
+	}
+	return nil
+}

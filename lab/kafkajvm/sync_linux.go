@@ -1,0 +1,5 @@
+package kafkajvm
+
+import "golang.org/x/sys/unix"
+
+func syncAll() { unix.Sync() }
