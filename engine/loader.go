@@ -219,8 +219,10 @@ func Open(dir string, opts Options) (_ *Log, err error) {
 		}
 	}
 	var torn *Truncation
+	recovered := map[record.Offset]bool{}
 	for i, base := range bases {
 		recover := !rep.CleanShutdown && (i == len(bases)-1 || bases[i+1] > rep.RecoveryPoint)
+		recovered[base] = recover
 		s, err := openSegment(fsys, dir, base, &cfg, l.reader, opts.ReadOnly, recover)
 		if err != nil && s == nil {
 			return nil, err
@@ -262,9 +264,17 @@ func Open(dir string, opts Options) (_ *Log, err error) {
 	}
 	// A segment that is not the last whose indexes prove its .log lost
 	// data: refused before anything is changed, unless asked to go on.
+	// A segment recovered here (unclean shutdown, above the recovery point)
+	// was never flushed: its .log and indexes reached the disk in any
+	// order, so an index ahead of the .log is what a power failure leaves,
+	// and its indexes are rebuilt from the .log, as Kafka's
+	// LogLoader.recoverSegment does.
 	if !opts.ReadOnly && !opts.AcceptTruncatedSegments {
 		for i := 0; i+1 < len(l.segments); i++ {
 			s := l.segments[i]
+			if recovered[s.base] {
+				continue
+			}
 			if why := truncationEvidence(fsys, s, l.segments[i+1].base); why != "" {
 				return nil, fmt.Errorf("%w: %s: %s: the .log is shorter than its indexes prove it was "+
 					"(verify lists every such entry; to open it as it is, the lost data gone, opt in with AcceptTruncatedSegments / --accept-truncated-segments)",
@@ -298,10 +308,6 @@ func Open(dir string, opts Options) (_ *Log, err error) {
 	}
 	// A rebuilt or recovered segment's .txnindex must hold every ABORT marker
 	// it has; a corrupt one is rebuilt whatever the shutdown.
-	recovered := map[record.Offset]bool{}
-	for _, b := range rep.RecoveredSegments {
-		recovered[b] = true
-	}
 	rebuilt, err := l.rebuildTxnIndexes(func(s *Segment) bool {
 		return s.txnCorrupt || (recovered[s.base] && txnIndexLacksMarkers(s))
 	})

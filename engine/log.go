@@ -431,12 +431,14 @@ func (l *Log) flush() error {
 	if l.readOnly {
 		return nil
 	}
+	// The .log first, then its indexes, as Kafka's LogSegment.flush: an
+	// index never reaches the disk ahead of the records it points to.
 	for _, s := range l.segments {
-		if err := s.writeIndexes(); err != nil {
-			return err
-		}
 		if err := s.f.Sync(); err != nil {
 			return fmt.Errorf("engine: fsync %s: %w", s.f.Name(), err)
+		}
+		if err := s.writeIndexes(); err != nil {
+			return err
 		}
 	}
 	if err := l.fs.SyncDir(l.dir); err != nil {

@@ -113,3 +113,57 @@ func TestOpenAcceptsEmptyCleanedSegment(t *testing.T) {
 	}
 	l.Close()
 }
+
+// TestOpenRecoversUnflushedSegmentAfterPowerFailure: after an unclean
+// shutdown, a segment above the recovery point was never flushed, so its
+// index files and its .log reached the disk in any order; an index entry
+// past the .log's end is what a power failure leaves there, not proof of
+// lost flushed data. Kafka's LogLoader recovers such a segment (it rebuilds
+// the indexes from the .log), and so does the open. A segment below the
+// recovery point was flushed, .log and indexes both, so the same evidence
+// there is still refused.
+func TestOpenRecoversUnflushedSegmentAfterPowerFailure(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		recoveryPoint int // -1: no recovery-point checkpoint
+		refused       bool
+	}{
+		{"no recovery point", -1, false},
+		{"recovery point below the segment's end", 15, false},
+		{"recovery point above the segment", 20, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultLogConfig()
+			cfg.Compact = true
+			root, dir := truncatedSegmentLog(t, 0, 1024)
+			if err := os.Remove(filepath.Join(root, CleanShutdownFile)); err != nil {
+				t.Fatal(err)
+			}
+			rp := filepath.Join(root, RecoveryPointCheckpointFile)
+			os.Remove(rp)
+			if c.recoveryPoint >= 0 {
+				if err := os.WriteFile(rp, []byte(fmt.Sprintf("0\n1\nt 0 %d\n", c.recoveryPoint)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			l, err := Open(dir, Options{Config: &cfg})
+			if c.refused {
+				if !errors.Is(err, ErrTruncatedSegment) {
+					t.Fatalf("open: %v, want ErrTruncatedSegment", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("open: %v, want a recovery", err)
+			}
+			defer l.Close()
+			recovered := false
+			for _, b := range l.Recovery().RecoveredSegments {
+				recovered = recovered || b == 10
+			}
+			if !recovered {
+				t.Errorf("segment 10 not recovered: %+v", l.Recovery())
+			}
+		})
+	}
+}
