@@ -539,7 +539,7 @@ func (p *Plan) order() {
 	sort.SliceStable(idx, func(a, b int) bool {
 		return p.Partitions[idx[a]].CleanableRatio > p.Partitions[idx[b]].CleanableRatio
 	})
-	p.Order = nil
+	p.Order = []string{}
 	for n, i := range idx {
 		p.Partitions[i].Order = n + 1
 		p.Order = append(p.Order, p.Partitions[i].Name)
