@@ -164,7 +164,7 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	t0 := time.Now()
 	genWatch := WatchPhase(env.DataDir.Device)
 	startProgress(opt.Progress, "generate", e.Workload.LogBytes)
-	gen, err := workloads.Generate(root, e.Workload, e.Log, func(done, total int64) {
+	gen, err := workloads.GenerateContext(ctx, root, e.Workload, e.Log, func(done, total int64) {
 		if opt.Progress != nil {
 			opt.Progress.Set(done)
 		}

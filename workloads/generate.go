@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -94,6 +95,21 @@ type Result struct {
 // an existing partition directory; I/O errors. On error the partition
 // directories this call created are removed.
 func Generate(root string, spec Spec, cfg engine.LogConfig, progress func(done, total int64)) (*Result, error) {
+	return GenerateContext(context.Background(), root, spec, cfg, progress)
+}
+
+// GenerateContext is Generate stopped by ctx: it checks ctx before each
+// append (about 1 MiB) and, once ctx is done, returns an error wrapping
+// ctx.Err() with the partition directories it created removed, and root
+// too when this call created it (so an interrupted generate leaves nothing).
+func GenerateContext(ctx context.Context, root string, spec Spec, cfg engine.LogConfig, progress func(done, total int64)) (res *Result, err error) {
+	if _, serr := os.Stat(root); errors.Is(serr, os.ErrNotExist) {
+		defer func() {
+			if err != nil && ctx.Err() != nil {
+				os.RemoveAll(root)
+			}
+		}()
+	}
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -112,7 +128,7 @@ func Generate(root string, spec Spec, cfg engine.LogConfig, progress func(done, 
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("workloads: create %s: %w", root, err)
 	}
-	res := &Result{LogConfig: cfg}
+	res = &Result{LogConfig: cfg}
 	for p := 0; p < spec.Partitions; p++ {
 		dir := filepath.Join(root, fmt.Sprintf("%s-%d", spec.Topic, p))
 		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
@@ -133,6 +149,7 @@ func Generate(root string, spec Spec, cfg engine.LogConfig, progress func(done, 
 		valueSize:  spec.valueSizer(),
 		total:      (clean + dirty) * int64(spec.Partitions),
 		progress:   progress,
+		ctx:        ctx,
 	}
 	g.key = make([]byte, g.keySize.max)
 	g.value = make([]byte, g.valueSize.max)
@@ -168,6 +185,7 @@ func Generate(root string, spec Spec, cfg engine.LogConfig, progress func(done, 
 
 // generator writes partitions one after the other, reusing its buffers.
 type generator struct {
+	ctx        context.Context
 	spec       *Spec
 	cfg        engine.LogConfig
 	chunkLimit int
@@ -439,6 +457,9 @@ func (g *generator) flush() error {
 func (g *generator) appendChunk(b []byte) error {
 	if len(b) == 0 {
 		return nil
+	}
+	if err := g.ctx.Err(); err != nil {
+		return fmt.Errorf("workloads: generate stopped after %d of %d bytes: %w", g.done, g.total, err)
 	}
 	if err := g.log.Append(b); err != nil {
 		return fmt.Errorf("workloads: %w", err)

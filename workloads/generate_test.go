@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -577,4 +578,51 @@ func TestFewAllocations(t *testing.T) {
 		t.Errorf("%v allocations for %d records", allocs, records)
 	}
 	t.Logf("%v allocations for %d records", allocs, records)
+}
+
+// TestGenerateContextStops: a generate whose context is cancelled stops at
+// its next append with an error wrapping context.Canceled, and leaves
+// nothing: the root it created is removed, partition directories and all.
+// A root that existed before keeps what it held.
+func TestGenerateContextStops(t *testing.T) {
+	for _, existed := range []bool{false, true} {
+		root := filepath.Join(t.TempDir(), "root")
+		if existed {
+			if err := os.MkdirAll(root, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(root, "keep.txt"), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		calls := 0
+		_, err := GenerateContext(ctx, root, smallSpec(), engine.DefaultLogConfig(), func(done, total int64) {
+			calls++
+			if calls == 1 {
+				cancel() // after the first append
+			}
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("existed=%v: err %v, want context.Canceled", existed, err)
+		}
+		if calls != 1 {
+			t.Errorf("existed=%v: %d appends after the cancel, want none", existed, calls-1)
+		}
+		if !existed {
+			if _, err := os.Stat(root); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("root left behind: %v", err)
+			}
+			continue
+		}
+		es, _ := os.ReadDir(root)
+		for _, e := range es {
+			if e.IsDir() {
+				t.Errorf("partition directory %s left behind", e.Name())
+			}
+		}
+		if _, err := os.Stat(filepath.Join(root, "keep.txt")); err != nil {
+			t.Errorf("a file of the existing root was removed: %v", err)
+		}
+	}
 }

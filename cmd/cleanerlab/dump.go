@@ -47,6 +47,7 @@ file's dump with an error naming the file and byte position, and a non-zero
 exit.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			exitOnSignal.Store(true) // read-only: a signal exits at once
 			if (dir == "") == (file == "") {
 				return errors.New("dump: give exactly one of --dir or --file")
 			}

@@ -33,7 +33,7 @@ anything, then check them with cleanerlab verify --dir PARTITION_OR_LOGDIR --tru
 			if truth == "" {
 				truth = filepath.Clean(dir) + "-truth.txt"
 			}
-			res, err := workloads.Generate(dir, spec, logCfg, nil)
+			res, err := workloads.GenerateContext(cmd.Context(), dir, spec, logCfg, nil)
 			if err != nil {
 				return err
 			}

@@ -73,6 +73,11 @@ func cleanerlab(args []string, stderr io.Writer) int {
 	return 0
 }
 
+// exitOnSignal is set by commands that only read (verify, dump): with
+// nothing to stop at a safe point or remove, a signal exits at once with
+// 128 + its number.
+var exitOnSignal atomic.Bool
+
 // signalContext returns a context cancelled by the first SIGINT or
 // SIGTERM, a function giving that signal's number (0: none yet), and stop,
 // which ends the watch. A second signal exits at once with 128 + its number.
@@ -89,6 +94,10 @@ func signalContext(stderr io.Writer) (context.Context, func() int, func()) {
 				return
 			case s := <-ch:
 				n := int32(s.(syscall.Signal))
+				if exitOnSignal.Load() {
+					fmt.Fprintf(stderr, "cleanerlab: %v: exiting (this command only reads)\n", s)
+					os.Exit(128 + int(n))
+				}
 				if !got.CompareAndSwap(0, n) {
 					fmt.Fprintf(stderr, "cleanerlab: second signal (%v): exiting now\n", s)
 					runHardExits()

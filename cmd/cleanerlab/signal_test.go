@@ -213,3 +213,27 @@ func TestKeepUncleanedAndSignalStopsClean(t *testing.T) {
 		t.Errorf("verify after the stop: %v\n%s", err, stdout)
 	}
 }
+
+// TestSignalStopsGenerate: SIGINT in the middle of generate stops it at its
+// next append: exit status 130, and the root it created is gone (no
+// partial partition, no truth file).
+func TestSignalStopsGenerate(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "gen")
+	var buf bytes.Buffer
+	cmd := startChild(t, &buf, "generate", "--dir", root, "--log-bytes", "8GiB", "--keys", "40000000", "--segment.bytes", "16MiB")
+	waitFor(t, "the first segment", func() bool {
+		_, err := os.Stat(filepath.Join(root, "cleanerlab-0", "00000000000000000000.log"))
+		return err == nil
+	})
+	cmd.Process.Signal(syscall.SIGINT)
+	if got := exitStatus(t, cmd.Wait()); got != 130 {
+		t.Fatalf("generate exit status %d, want 130\n%s", got, buf.String())
+	}
+	if _, err := os.Stat(root); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("generate left %s behind (%v)\n%s", root, err, buf.String())
+	}
+	if _, err := os.Stat(root + "-truth.txt"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("generate left its truth file behind")
+	}
+}

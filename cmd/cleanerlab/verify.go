@@ -37,6 +37,7 @@ each file is listed as RECOVERY PENDING with what a read-write open (such as
 clean) would do to it, and verify exits 3 when that is all it found.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			exitOnSignal.Store(true) // read-only: a signal exits at once
 			if dir == "" {
 				return errors.New("verify: --dir is required")
 			}
