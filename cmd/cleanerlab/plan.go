@@ -174,6 +174,7 @@ its error and the plan goes on.`,
 			if nowMs >= 0 {
 				o.Now = func() time.Time { return time.UnixMilli(nowMs) }
 			}
+			exitOnSignal.Store(true) // the plan only reads: a signal exits at once
 			p, err := sizing.MakePlan(dir, o)
 			if err != nil {
 				return err
