@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"math"
 	"sort"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
@@ -256,30 +255,10 @@ func zeroEntries(data []byte, size int) int {
 	return z
 }
 
-// decodeOffsetIndex decodes the bytes of a .index file of the segment with
-// base offset base. Trailing zero entries (the unused part of a
-// preallocated index, see zeroEntries) are not entries. Errors wrap
-// ErrCorruptIndex: a size that is not a whole number of entries, a relative
-// offset or position above 2^31-1, or entries whose offsets do not increase.
+// decodeOffsetIndex is DecodeOffsetIndex without the tail count.
 func decodeOffsetIndex(data []byte, base record.Offset) ([]OffsetIndexEntry, error) {
-	if len(data)%offsetIndexEntrySize != 0 {
-		return nil, fmt.Errorf("%w: size %d is not a multiple of %d", ErrCorruptIndex, len(data), offsetIndexEntrySize)
-	}
-	var out []OffsetIndexEntry
-	end := len(data) - zeroEntries(data, offsetIndexEntrySize)*offsetIndexEntrySize
-	for i := 0; i < end; i += offsetIndexEntrySize {
-		rel := binary.BigEndian.Uint32(data[i:])
-		pos := binary.BigEndian.Uint32(data[i+4:])
-		if rel > math.MaxInt32 || pos > math.MaxInt32 {
-			return nil, fmt.Errorf("%w: entry at byte %d: relative offset %d or position %d above 2^31-1", ErrCorruptIndex, i, rel, pos)
-		}
-		e := OffsetIndexEntry{Offset: base + record.Offset(rel), Pos: FilePos(pos)}
-		if n := len(out); n > 0 && e.Offset <= out[n-1].Offset {
-			return nil, fmt.Errorf("%w: entry at byte %d: offset %d not above the previous entry's %d", ErrCorruptIndex, i, e.Offset, out[n-1].Offset)
-		}
-		out = append(out, e)
-	}
-	return out, nil
+	out, _, err := DecodeOffsetIndex(data, base)
+	return out, err
 }
 
 // readTimeIndex reads and decodes a .timeindex file (decodeTimeIndex).
@@ -295,24 +274,10 @@ func readTimeIndex(f File, base record.Offset) ([]TimeIndexEntry, error) {
 	return out, nil
 }
 
-// decodeTimeIndex decodes the bytes of a .timeindex file; trailing zero
-// entries (see zeroEntries) are not entries. Errors wrap ErrCorruptIndex: a
-// size that is not a whole number of entries or a relative offset above 2^31-1.
+// decodeTimeIndex is DecodeTimeIndex without the tail count.
 func decodeTimeIndex(data []byte, base record.Offset) ([]TimeIndexEntry, error) {
-	if len(data)%timeIndexEntrySize != 0 {
-		return nil, fmt.Errorf("%w: size %d is not a multiple of %d", ErrCorruptIndex, len(data), timeIndexEntrySize)
-	}
-	var out []TimeIndexEntry
-	end := len(data) - zeroEntries(data, timeIndexEntrySize)*timeIndexEntrySize
-	for i := 0; i < end; i += timeIndexEntrySize {
-		ts := int64(binary.BigEndian.Uint64(data[i:]))
-		rel := binary.BigEndian.Uint32(data[i+8:])
-		if rel > math.MaxInt32 {
-			return nil, fmt.Errorf("%w: entry at byte %d: relative offset %d above 2^31-1", ErrCorruptIndex, i, rel)
-		}
-		out = append(out, TimeIndexEntry{Timestamp: ts, Offset: base + record.Offset(rel)})
-	}
-	return out, nil
+	out, _, err := DecodeTimeIndex(data, base)
+	return out, err
 }
 
 func readAll(f File) ([]byte, error) {

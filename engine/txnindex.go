@@ -36,39 +36,9 @@ func appendTxnEntry(dst []byte, a AbortedTxn) []byte {
 	return binary.BigEndian.AppendUint64(dst, uint64(a.LastStableOffset))
 }
 
-// decodeTxnIndex decodes the bytes of a .txnindex file of the segment with
-// base offset base. Errors wrap ErrCorruptIndex and give the byte position
-// of the bad entry: a size that is not a whole number of 34-byte entries, a
-// version other than 0, a last offset below the segment's base offset or not
-// above the previous entry's (Kafka's TransactionIndex keeps them strictly
-// increasing), or a first offset above the last.
+// decodeTxnIndex is DecodeTxnIndex.
 func decodeTxnIndex(data []byte, base record.Offset) ([]AbortedTxn, error) {
-	if len(data)%txnIndexEntrySize != 0 {
-		return nil, fmt.Errorf("%w: size %d is not a multiple of %d", ErrCorruptIndex, len(data), txnIndexEntrySize)
-	}
-	out := make([]AbortedTxn, 0, len(data)/txnIndexEntrySize)
-	be := binary.BigEndian
-	for i := 0; i+txnIndexEntrySize <= len(data); i += txnIndexEntrySize {
-		if v := int16(be.Uint16(data[i:])); v != txnIndexVersion {
-			return nil, fmt.Errorf("%w: entry at byte %d: version %d, want %d", ErrCorruptIndex, i, v, txnIndexVersion)
-		}
-		a := AbortedTxn{
-			ProducerID:       int64(be.Uint64(data[i+2:])),
-			FirstOffset:      record.Offset(be.Uint64(data[i+10:])),
-			LastOffset:       record.Offset(be.Uint64(data[i+18:])),
-			LastStableOffset: record.Offset(be.Uint64(data[i+26:])),
-		}
-		switch {
-		case a.LastOffset < base:
-			return nil, fmt.Errorf("%w: entry at byte %d: last offset %d below the segment's base offset %d", ErrCorruptIndex, i, a.LastOffset, base)
-		case len(out) > 0 && a.LastOffset <= out[len(out)-1].LastOffset:
-			return nil, fmt.Errorf("%w: entry at byte %d: last offset %d not above the previous entry's %d", ErrCorruptIndex, i, a.LastOffset, out[len(out)-1].LastOffset)
-		case a.FirstOffset > a.LastOffset || a.FirstOffset < 0:
-			return nil, fmt.Errorf("%w: entry at byte %d: first offset %d outside [0, last offset %d]", ErrCorruptIndex, i, a.FirstOffset, a.LastOffset)
-		}
-		out = append(out, a)
-	}
-	return out, nil
+	return DecodeTxnIndex(data, base)
 }
 
 // encodeTxnIndex returns the bytes of a .txnindex file holding entries.

@@ -244,8 +244,15 @@ func readFile(path string) ([]byte, error) {
 	return data, nil
 }
 
-func (e *indexError) corruption(path, what string) error {
-	return &record.CorruptionError{Path: path, Pos: e.pos, Reason: what + ": " + e.reason, Err: engine.ErrCorruptIndex}
+// indexCorruption is the corruption error of a bad entry of the index
+// file at path (what: "offset index", ...); err is an *engine.IndexError
+// or an error of reading it.
+func indexCorruption(path, what string, err error) error {
+	var ie *engine.IndexError
+	if !errors.As(err, &ie) {
+		return fmt.Errorf("inspect: %s: %w", path, err)
+	}
+	return &record.CorruptionError{Path: path, Pos: ie.Pos, Reason: what + ": " + ie.Reason, Err: engine.ErrCorruptIndex}
 }
 
 // dumpOffsetIndex prints the entries of a .index file. With the batch
@@ -257,9 +264,9 @@ func dumpOffsetIndex(w io.Writer, path string, base record.Offset, starts map[en
 		return err
 	}
 	fmt.Fprintf(w, "Dumping %s\n", path)
-	entries, tail, ierr := decodeOffsetIndex(data, base)
-	if ierr != nil {
-		return ierr.corruption(path, "offset index")
+	entries, tail, err := engine.DecodeOffsetIndex(data, base)
+	if err != nil {
+		return indexCorruption(path, "offset index", err)
 	}
 	for i, e := range entries {
 		fmt.Fprintf(w, "offset: %d position: %d\n", e.Offset, e.Pos)
@@ -267,7 +274,7 @@ func dumpOffsetIndex(w io.Writer, path string, base record.Offset, starts map[en
 			continue
 		}
 		bad := func(format string, args ...any) error {
-			return badIndex(int64(i*offsetIndexEntryBytes), format, args...).corruption(path, "offset index")
+			return indexCorruption(path, "offset index", &engine.IndexError{Pos: int64(i * engine.OffsetIndexEntryBytes), Reason: fmt.Sprintf(format, args...)})
 		}
 		first, ok := starts[e.Pos]
 		switch {
@@ -279,7 +286,7 @@ func dumpOffsetIndex(w io.Writer, path string, base record.Offset, starts map[en
 			return bad("entry (offset %d, position %d) points at a batch starting at offset %d", e.Offset, e.Pos, first)
 		}
 	}
-	fmt.Fprintf(w, "%d entries (%d bytes, %d of them a zero-filled preallocated tail)\n", len(entries), len(data), tail*offsetIndexEntryBytes)
+	fmt.Fprintf(w, "%d entries (%d bytes, %d of them a zero-filled preallocated tail)\n", len(entries), len(data), tail*engine.OffsetIndexEntryBytes)
 	return nil
 }
 
@@ -290,14 +297,14 @@ func dumpTimeIndex(w io.Writer, path string, base record.Offset) error {
 		return err
 	}
 	fmt.Fprintf(w, "Dumping %s\n", path)
-	entries, tail, ierr := decodeTimeIndex(data, base)
-	if ierr != nil {
-		return ierr.corruption(path, "time index")
+	entries, tail, err := engine.DecodeTimeIndex(data, base)
+	if err != nil {
+		return indexCorruption(path, "time index", err)
 	}
 	for _, e := range entries {
 		fmt.Fprintf(w, "timestamp: %d offset: %d\n", e.Timestamp, e.Offset)
 	}
-	fmt.Fprintf(w, "%d entries (%d bytes, %d of them a zero-filled preallocated tail)\n", len(entries), len(data), tail*timeIndexEntryBytes)
+	fmt.Fprintf(w, "%d entries (%d bytes, %d of them a zero-filled preallocated tail)\n", len(entries), len(data), tail*engine.TimeIndexEntryBytes)
 	return nil
 }
 
@@ -309,12 +316,12 @@ func dumpTxnIndex(w io.Writer, path string, base record.Offset) error {
 		return err
 	}
 	fmt.Fprintf(w, "Dumping %s\n", path)
-	entries, ierr := decodeTxnIndex(data, base)
-	if ierr != nil {
-		return ierr.corruption(path, "txn index")
+	entries, err := engine.DecodeTxnIndex(data, base)
+	if err != nil {
+		return indexCorruption(path, "txn index", err)
 	}
 	for _, e := range entries {
-		fmt.Fprintf(w, "version: %d producerId: %d firstOffset: %d lastOffset: %d lastStableOffset: %d\n", txnIndexVersion, e.ProducerID, e.FirstOffset, e.LastOffset, e.LastStableOffset)
+		fmt.Fprintf(w, "version: %d producerId: %d firstOffset: %d lastOffset: %d lastStableOffset: %d\n", engine.TxnIndexVersion, e.ProducerID, e.FirstOffset, e.LastOffset, e.LastStableOffset)
 	}
 	fmt.Fprintf(w, "%d aborted transactions\n", len(entries))
 	return nil

@@ -3,10 +3,12 @@ package inspect
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
 )
 
@@ -42,7 +44,100 @@ func FuzzDecodeIndexes(f *testing.F) {
 		if tx, err := decodeTxnIndex(data, record.Offset(base)); err == nil && len(tx)*txnIndexEntryBytes != len(data) {
 			t.Fatalf("txn index %x: %d entries", data, len(tx))
 		}
+		crossCheckIndexes(t, data, record.Offset(base))
 	})
+}
+
+// crossCheckIndexes: the engine's index decoders (the one codec dump and
+// verify use) agree with this package's independent test decoders on data:
+// the same entries and zero tail, or an error at the same byte position.
+func crossCheckIndexes(t *testing.T, data []byte, base record.Offset) {
+	t.Helper()
+	pos := func(err error) int64 {
+		var ie *engine.IndexError
+		if !errors.As(err, &ie) {
+			t.Fatalf("engine error %v is not an *engine.IndexError", err)
+		}
+		return ie.Pos
+	}
+	{
+		want, wantTail, werr := decodeOffsetIndex(data, base)
+		got, gotTail, err := engine.DecodeOffsetIndex(data, base)
+		switch {
+		case (werr == nil) != (err == nil):
+			t.Fatalf("offset index %x: independent %v, engine %v", data, werr, err)
+		case err != nil && pos(err) != werr.pos:
+			t.Fatalf("offset index %x: bad at byte %d (independent) and %d (engine)", data, werr.pos, pos(err))
+		case err == nil && (gotTail != wantTail || len(got) != len(want)):
+			t.Fatalf("offset index %x: %d entries, tail %d (independent) and %d, %d (engine)", data, len(want), wantTail, len(got), gotTail)
+		}
+		for i := range got {
+			if got[i].Offset != want[i].Offset || got[i].Pos != want[i].Pos {
+				t.Fatalf("offset index %x: entry %d %+v (engine), %+v (independent)", data, i, got[i], want[i])
+			}
+		}
+	}
+	{
+		want, wantTail, werr := decodeTimeIndex(data, base)
+		got, gotTail, err := engine.DecodeTimeIndex(data, base)
+		switch {
+		case (werr == nil) != (err == nil):
+			t.Fatalf("time index %x: independent %v, engine %v", data, werr, err)
+		case err != nil && pos(err) != werr.pos:
+			t.Fatalf("time index %x: bad at byte %d (independent) and %d (engine)", data, werr.pos, pos(err))
+		case err == nil && (gotTail != wantTail || len(got) != len(want)):
+			t.Fatalf("time index %x: %d entries, tail %d (independent) and %d, %d (engine)", data, len(want), wantTail, len(got), gotTail)
+		}
+		for i := range got {
+			if got[i].Timestamp != want[i].Timestamp || got[i].Offset != want[i].Offset {
+				t.Fatalf("time index %x: entry %d %+v (engine), %+v (independent)", data, i, got[i], want[i])
+			}
+		}
+	}
+	{
+		want, werr := decodeTxnIndex(data, base)
+		got, err := engine.DecodeTxnIndex(data, base)
+		switch {
+		case (werr == nil) != (err == nil):
+			t.Fatalf("txn index %x: independent %v, engine %v", data, werr, err)
+		case err != nil && pos(err) != werr.pos:
+			t.Fatalf("txn index %x: bad at byte %d (independent) and %d (engine)", data, werr.pos, pos(err))
+		case err == nil && len(got) != len(want):
+			t.Fatalf("txn index %x: %d entries (independent), %d (engine)", data, len(want), len(got))
+		}
+		for i := range got {
+			if got[i].ProducerID != want[i].ProducerID || got[i].FirstOffset != want[i].FirstOffset || got[i].LastOffset != want[i].LastOffset || got[i].LastStableOffset != want[i].LastStableOffset {
+				t.Fatalf("txn index %x: entry %d %+v (engine), %+v (independent)", data, i, got[i], want[i])
+			}
+		}
+	}
+}
+
+// TestIndexDecodersAgree: the cross-check on hand-made index files: entries
+// with a zero-filled tail, a single zero entry (an entry, not a tail),
+// all-zero files, a bad size, decreasing offsets, a relative offset of
+// 2^31, and 34-byte transaction entries.
+func TestIndexDecodersAgree(t *testing.T) {
+	be := binary.BigEndian
+	entry := func(rel, pos uint32) []byte { return be.AppendUint32(be.AppendUint32(nil, rel), pos) }
+	cat := func(bs ...[]byte) []byte { return bytes.Join(bs, nil) }
+	for _, data := range [][]byte{
+		nil,
+		make([]byte, 8),
+		make([]byte, 24),
+		make([]byte, 36),
+		cat(entry(3, 4100), entry(7, 8200), make([]byte, 16)),
+		cat(entry(3, 4100), entry(3, 8200)),
+		cat(entry(1<<31, 4100)),
+		make([]byte, 12+5),
+		make([]byte, 34),
+		cat(be.AppendUint16(nil, 0), be.AppendUint64(nil, 9), be.AppendUint64(nil, 10), be.AppendUint64(nil, 20), be.AppendUint64(nil, 10)),
+		cat(be.AppendUint16(nil, 1), make([]byte, 32)),
+	} {
+		for _, base := range []record.Offset{0, 10, 100} {
+			crossCheckIndexes(t, data, base)
+		}
+	}
 }
 
 // FuzzDecodeCheckpoints: the checkpoint decoders never panic, and a decoded

@@ -1,5 +1,10 @@
 package inspect
 
+// An independent decoder of the three index formats, written from Kafka's
+// format apart from the engine's (engine.DecodeOffsetIndex and its
+// siblings, the one codec dump and verify use): the tests check that the
+// two agree on hand-made and fuzzed files (crossCheckIndexes).
+
 import (
 	"encoding/binary"
 	"fmt"
