@@ -79,10 +79,11 @@ func cleanerlab(args []string, stderr io.Writer) int {
 var exitOnSignal atomic.Bool
 
 // signalContext returns a context cancelled by the first SIGINT or
-// SIGTERM, a function giving that signal's number (0: none yet), and stop,
+// SIGTERM (its cause "signal: interrupt" or "signal: terminated"): the one
+// signal handler of every command, a function giving that signal's number (0: none yet), and stop,
 // which ends the watch. A second signal exits at once with 128 + its number.
 func signalContext(stderr io.Writer) (context.Context, func() int, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
 	var got atomic.Int32
@@ -104,14 +105,14 @@ func signalContext(stderr io.Writer) (context.Context, func() int, func()) {
 					os.Exit(128 + int(n))
 				}
 				fmt.Fprintf(stderr, "cleanerlab: %v: stopping at the next safe point (again to exit at once)\n", s)
-				cancel()
+				cancel(fmt.Errorf("signal: %v", s))
 			}
 		}
 	}()
 	stop := func() {
 		signal.Stop(ch)
 		close(done)
-		cancel()
+		cancel(nil)
 	}
 	return ctx, func() int { return int(got.Load()) }, stop
 }

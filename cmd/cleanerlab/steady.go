@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -201,23 +198,9 @@ func steadyMain(cmd *cobra.Command, sf *steadyFlags) error {
 		}
 	}
 
-	// SIGINT and SIGTERM end the run cleanly; the exit status says which.
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	var got atomic.Value // the os.Signal that stopped the run
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case s := <-sigs:
-			got.Store(s)
-			cancel(fmt.Errorf("signal: %v", s))
-		case <-done:
-		}
-	}()
+	// SIGINT and SIGTERM (main's signalContext) end the run cleanly; the
+	// exit status says which.
+	ctx := cmd.Context()
 
 	fmt.Fprintf(errOut, "steady: %d partition(s) under %s, %s/s %s, %v warm-up + %v\n", cfg.Workload.Partitions, root,
 		results.FormatBytes(int64(cfg.WriteRateBytes)), map[bool]string{true: "per partition", false: "in all"}[cfg.PerPartitionRate], cfg.Warmup, cfg.Duration)
@@ -248,11 +231,8 @@ func steadyMain(cmd *cobra.Command, sf *steadyFlags) error {
 	if err := errors.Join(runErr, werr); err != nil {
 		return err
 	}
-	switch got.Load() {
-	case syscall.SIGINT:
-		return exitError{130, fmt.Errorf("steady: stopped by SIGINT after %.1f s; the logs were closed cleanly", res.Final().ElapsedSeconds)}
-	case syscall.SIGTERM:
-		return exitError{143, fmt.Errorf("steady: stopped by SIGTERM after %.1f s; the logs were closed cleanly", res.Final().ElapsedSeconds)}
+	if ctx.Err() != nil {
+		return fmt.Errorf("steady: stopped (%v) after %.1f s; the logs were closed cleanly", context.Cause(ctx), res.Final().ElapsedSeconds)
 	}
 	return nil
 }

@@ -14,33 +14,6 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine"
 )
 
-// steadyChildEnv, when set, makes TestSteadySignalChild run `cleanerlab
-// steady` with the arguments it holds (separated by 0x1f) and exit with
-// the command's exit status.
-const steadyChildEnv = "CLEANERLAB_STEADY_CHILD_ARGS"
-
-// TestSteadySignalChild is the child of TestSteadySignal; it does nothing
-// in a normal test run.
-func TestSteadySignalChild(t *testing.T) {
-	args := os.Getenv(steadyChildEnv)
-	if args == "" {
-		t.Skip("run by TestSteadySignal only")
-	}
-	root := newRootCmd()
-	root.SetArgs(strings.Split(args, "\x1f"))
-	err := root.Execute()
-	code := 0
-	if err != nil {
-		os.Stderr.WriteString("cleanerlab: " + err.Error() + "\n")
-		code = 1
-		var ee exitError
-		if errors.As(err, &ee) {
-			code = ee.code
-		}
-	}
-	os.Exit(code)
-}
-
 // TestSteadySignal sends SIGINT and SIGTERM to a child running `steady`
 // once it has printed samples of its window: the child must exit 130 or
 // 143 well before its 60 s duration, having written its record, and leave
@@ -56,8 +29,9 @@ func TestSteadySignal(t *testing.T) {
 			args := []string{"steady", "--dir", dir, "--keep", "--out", out, "--keys", "200", "--partitions", "2", "--segment.bytes", "8KiB",
 				"--write-rate", "64KiB", "--log.cleaner.backoff.ms", "50", "--log.cleaner.dedupe.buffer.size", "1MiB", "--txn-ratio", "0.5",
 				"--warmup", "200ms", "--duration", "60s", "--sample-interval", "100ms", "--file.delete.delay.ms", "0"}
-			cmd := exec.Command(os.Args[0], "-test.run=^TestSteadySignalChild$")
-			cmd.Env = append(os.Environ(), steadyChildEnv+"="+strings.Join(args, "\x1f"))
+			// The child runs the command line as main does (TestMain, childEnv).
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(args, "\x1f"))
 			stderr, err := cmd.StderrPipe()
 			if err != nil {
 				t.Fatal(err)

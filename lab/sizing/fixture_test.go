@@ -18,15 +18,12 @@ import (
 	"github.com/cleanerlab/cleanerlab/lab"
 )
 
-const fixtures = "../../../shared/fixtures/kafka-real"
+const fixtures = "../../testdata/kafka-real"
 
 func requireDir(t *testing.T, dir string) {
 	t.Helper()
 	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fixture %s missing: %v", dir, err)
-		}
-		t.Skipf("fixture %s missing: %v", dir, err)
+		t.Fatalf("fixture %s missing (the real-broker fixtures are part of the repository): %v", dir, err)
 	}
 }
 
