@@ -132,7 +132,9 @@ var errStop = errors.New("sizing: stop")
 // .txnindex files, as Kafka's buildOffsetMap) is counted apart and not
 // keyed; control records count as control. Legacy (magic 0/1) messages
 // count as records, their keys too. memLimit bounds each exact key set.
-func scanDirty(l *engine.Log, from, to record.Offset, maxKeys int, memLimit int64) (dirtyScan, error) {
+// Without countKeys, only the record counts are filled (no key set, no
+// chunks).
+func scanDirty(l *engine.Log, from, to record.Offset, maxKeys int, memLimit int64, countKeys bool) (dirtyScan, error) {
 	var s dirtyScan
 	if to <= from {
 		return s, nil
@@ -176,9 +178,11 @@ func scanDirty(l *engine.Log, from, to record.Offset, maxKeys int, memLimit int6
 				if m.Value == nil {
 					s.Tombstones++
 				}
-				h := xxh3.Hash(m.Key)
-				keys.add(h)
-				sim.add(h)
+				if countKeys {
+					h := xxh3.Hash(m.Key)
+					keys.add(h)
+					sim.add(h)
+				}
 			}
 			return nil
 		}
@@ -228,9 +232,11 @@ func scanDirty(l *engine.Log, from, to record.Offset, maxKeys int, memLimit int6
 				if r.IsTombstone() {
 					s.Tombstones++
 				}
-				hk := xxh3.Hash(r.Key)
-				keys.add(hk)
-				sim.add(hk)
+				if countKeys {
+					hk := xxh3.Hash(r.Key)
+					keys.add(hk)
+					sim.add(hk)
+				}
 			}
 		}
 		return nil
@@ -238,8 +244,10 @@ func scanDirty(l *engine.Log, from, to record.Offset, maxKeys int, memLimit int6
 	if err != nil && !errors.Is(err, errStop) {
 		return s, err
 	}
-	s.Keys, s.Estimate = keys.count()
-	s.Chunks = sim.finish()
+	if countKeys {
+		s.Keys, s.Estimate = keys.count()
+		s.Chunks = sim.finish()
+	}
 	return s, nil
 }
 

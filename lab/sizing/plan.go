@@ -54,6 +54,14 @@ type Options struct {
 	// log below its end offset and a bad batch there makes the partition
 	// uncleanable; the dirty section is always checked.
 	SkipCleanSectionCRC bool
+	// KeylessOnly reads the dirty section of a partition whose
+	// cleanup.policy is assumed (topicconfig.SourceAssumed) for its record
+	// counts only (records, keyed, keyless, tombstones, control, aborted):
+	// no distinct-key set and no pass simulation, so DirtyKeys and Passes
+	// are not filled; a partition whose policy is known is not read. What
+	// clean's keyless-record warning needs, at the cost of one read of the
+	// dirty section and no memory beyond it.
+	KeylessOnly bool
 }
 
 // Plan is the read-only plan of a log directory (or one partition).
@@ -389,7 +397,10 @@ func planPartition(dir string, o Options, cp CleanerPlan, ckpts, hws map[engine.
 			return pt
 		}
 	}
-	scan, err := scanDirty(l, lt.FirstDirtyOffset, lt.FirstUncleanableOffset, cp.MaxKeysPerPass, o.ExactKeysMemoryBytes)
+	if o.KeylessOnly && res.PolicySource != topicconfig.SourceAssumed {
+		return pt
+	}
+	scan, err := scanDirty(l, lt.FirstDirtyOffset, lt.FirstUncleanableOffset, cp.MaxKeysPerPass, o.ExactKeysMemoryBytes, !o.KeylessOnly)
 	if err != nil {
 		pt.Uncleanable = err.Error()
 		pt.NotCleanable = "uncleanable: " + err.Error()
@@ -539,7 +550,7 @@ func (p *Plan) order() {
 	sort.SliceStable(idx, func(a, b int) bool {
 		return p.Partitions[idx[a]].CleanableRatio > p.Partitions[idx[b]].CleanableRatio
 	})
-	p.Order = nil
+	p.Order = []string{}
 	for n, i := range idx {
 		p.Partitions[i].Order = n + 1
 		p.Order = append(p.Order, p.Partitions[i].Name)

@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -122,5 +123,23 @@ func TestPlanOrderMatchesManager(t *testing.T) {
 	}
 	if strings.Join(p.Order, " ") != strings.Join(got, " ") || len(got) != 3 || got[2] != "b-0" {
 		t.Errorf("plan order %v, manager order %v; want the same three, b-0 (ratio 0.497) last", p.Order, got)
+	}
+}
+
+// TestPlanOrderEmptyIsList: with no partition eligible, the plan's JSON says
+// "order": [] (an empty list a script can iterate), never null.
+func TestPlanOrderEmptyIsList(t *testing.T) {
+	root := t.TempDir()
+	writePartition(t, filepath.Join(root, "d-0"), "ts=1000 a=1")
+	p, err := MakePlan(root, Options{Now: func() time.Time { return time.UnixMilli(10_000) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"order":[]`) {
+		t.Errorf("plan JSON has no empty order list: %s", b)
 	}
 }

@@ -245,7 +245,7 @@ func WarnKeyless(w io.Writer, dir string, set *topicconfig.Set, cc engine.Cleane
 	if set == nil {
 		set = &topicconfig.Set{}
 	}
-	p, err := MakePlan(dir, Options{Configs: set, Cleaner: cc, SkipCleanSectionCRC: true})
+	p, err := MakePlan(dir, Options{Configs: set, Cleaner: cc, SkipCleanSectionCRC: true, KeylessOnly: true})
 	if err != nil {
 		return // the clean reports the problem itself
 	}

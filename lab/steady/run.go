@@ -220,6 +220,9 @@ func Run(ctx context.Context, cfg Config, eventLog io.Writer) (*Result, error) {
 			}
 		}
 	}
+	// Once the buffers are held, the heap's growth is bounded (rss_bytes
+	// flat, not a slow climb to twice the buffers).
+	defer holdHeapHeadroom()()
 	if cfg.onManager != nil {
 		cfg.onManager(mgr)
 	}
