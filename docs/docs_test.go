@@ -236,3 +236,74 @@ func TestLinkParser(t *testing.T) {
 		t.Errorf("anchors = %v, want only t", a)
 	}
 }
+
+var (
+	docPointer = regexp.MustCompile(`\bdocs/([A-Za-z0-9_./-]+\.md)(?: §(\d+))?`)
+	numbered   = regexp.MustCompile(`^(\d+)\. `)
+)
+
+// TestCodePointers checks the pointers into the guide that code comments,
+// scripts and test data hold ("docs/kafka-rules.md §3"): the page exists
+// and, where a section is named by number, the page has a heading "N. ...".
+func TestCodePointers(t *testing.T) {
+	sections := map[string]map[string]bool{}
+	numberedSections := func(rel string) map[string]bool {
+		if s, ok := sections[rel]; ok {
+			return s
+		}
+		s := map[string]bool{}
+		for _, l := range prose(read(t, rel)) {
+			if m := heading.FindStringSubmatch(l); m != nil {
+				if n := numbered.FindStringSubmatch(m[1]); n != nil {
+					s[n[1]] = true
+				}
+			}
+		}
+		sections[rel] = s
+		return s
+	}
+	found := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel == ".git" || rel == "testdata/kafka-real" || rel == "runs" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(rel) {
+		case ".go", ".yaml", ".yml", ".sh", ".md", "":
+		default:
+			return nil
+		}
+		if info, err := d.Info(); err != nil || info.Size() > 1<<20 {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range docPointer.FindAllStringSubmatch(string(b), -1) {
+			page := "docs/" + m[1]
+			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(page))); err != nil {
+				t.Errorf("%s: points at %s, which does not exist", rel, page)
+				continue
+			}
+			found++
+			if m[2] != "" && !numberedSections(page)[m[2]] {
+				t.Errorf("%s: points at %s §%s, which has no heading \"%s. ...\"", rel, page, m[2], m[2])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found == 0 {
+		t.Error("no pointer into docs/ found: the scan is broken")
+	}
+}
