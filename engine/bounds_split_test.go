@@ -10,13 +10,13 @@ import (
 
 // TestMarkersGoBelowMXROWhileTombstonesWaitForMTRO pins the split of the
 // coordinated removal bounds (Redpanda's MTRO and MXRO,
-// docs/REPLICATION-REFERENCE.md §7): a transaction marker whose last
+// docs/replication-model.md §7): a transaction marker whose last
 // offset is below RemovalBounds.TxnMarkers (MXRO) goes once its horizon has
 // passed, while a tombstone at or above RemovalBounds.Tombstones (MTRO)
 // stays, though its horizon passed too; each bound governs its own kind.
 // Log: 0 aborted data of producer 7, 1 its ABORT, 2 T=null, 3 Z=1, active
 // 4 Y=1; delete.retention.ms 100, producer 7 expired. Hand-worked passes
-// (KAFKA-REFERENCE §3): at 1000 the aborted data goes, the ABORT stays (its
+// (docs/kafka-rules.md §3): at 1000 the aborted data goes, the ABORT stays (its
 // transaction's batch was seen), the tombstone gets horizon 1100; at 2000
 // the ABORT, its data gone, gets horizon 2100; at 3000 both horizons have
 // passed: with bounds tombstones<1 markers<4 the ABORT (1 < 4) goes and the

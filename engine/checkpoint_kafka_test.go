@@ -160,7 +160,7 @@ func TestRefusedOpenLeavesRootAsFound(t *testing.T) {
 	}
 }
 
-// TestIOErrorMidCleanLeaves pins what README says an I/O error in the
+// TestIOErrorMidCleanLeaves pins what docs/safe-operation.md says an I/O error in the
 // middle of a clean leaves: for k = 0, 1, ... the k-th write of the clean
 // fails with ENOSPC (a full disk, which stays full: every later write fails
 // too). The clean returns the error; the log still closes without error, so

@@ -368,7 +368,7 @@ func (c *Cleaner) buildOffsetMap(l *Log, start, end record.Offset, stats *CleanS
 	dirty := l.segmentsInRange(start, end)
 	l.acquire(dirty)
 	// Aborted transactions of the whole dirty range: their data never
-	// enters the map (KAFKA-REFERENCE §3).
+	// enters the map (docs/kafka-rules.md §3).
 	txns := newCleanedTxnMetadata()
 	txns.addAborted(collectAbortedTxns(l.segments, start, end))
 	l.mu.Unlock()
@@ -460,7 +460,7 @@ func (c *Cleaner) mapBatch(s *Segment, batch []byte, pos FilePos, start record.O
 		}
 		stats.MapMessagesRead++
 	case txns.onBatchRead(&h):
-		// Aborted data: not put in the map (KAFKA-REFERENCE §3, case C4).
+		// Aborted data: not put in the map (docs/kafka-rules.md §3).
 		stats.MapMessagesRead += int64(h.RecordCount)
 	default:
 		// Gather the batch's keys at or after start, then put them

@@ -435,7 +435,7 @@ func (c *Cleaner) mapHashedBatch(e *mapEntry, start record.Offset, txns *cleaned
 	stats.MapBatchesAhead++
 	h := &e.hdr
 	if txns.onBatchRead(h) {
-		// Aborted data: not put in the map (KAFKA-REFERENCE §3, case C4).
+		// Aborted data: not put in the map (docs/kafka-rules.md §3).
 		stats.MapMessagesRead += int64(h.RecordCount)
 	} else if c.putKeys(nil, e.fps, e.offsets, e.keyRecord, e.records, stats) {
 		return true

@@ -404,7 +404,7 @@ const (
 // the best profile took 0.102 s in the fsyncs of their cleaned segments
 // with 1 MiB, 0.109 s with 4 and 16 MiB, 0.151 s without (medians of 6),
 // and ran 1.095x, 1.083x and 1.024x as fast as without (medians of 35
-// interleaved pairs); README.md's "Speed" has the commands. What an
+// interleaved pairs); docs/speed.md has the commands. What an
 // fsync still takes (20-30 ms a segment there) is the journal commit and
 // the device's cache flush, which no early start shortens.
 const BestWritebackBytes = 1 << 20
@@ -412,7 +412,7 @@ const BestWritebackBytes = 1 << 20
 // BestReadaheadBytes is ProfileBest's ReadaheadBytes: on the lab's machine
 // 32 MiB brought a cold clean's time inside the cleaner's preads to within
 // 10-25 ms per phase of a warm one's, where 8 MiB left 20-30 ms more, and
-// 64 MiB was no faster (README, "Cold cleans").
+// 64 MiB was no faster (docs/results/2026-12-speed.md, "Cold cleans").
 const BestReadaheadBytes = 32 << 20
 
 // ProfileNames lists the names ApplyProfile accepts.

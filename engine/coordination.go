@@ -12,7 +12,7 @@ import (
 const NoBound record.Offset = math.MaxInt64
 
 // RemovalBounds bound what a clean may remove, for cleaning coordinated
-// across replicas (Redpanda's MTRO and MXRO, REPLICATION-REFERENCE §7).
+// across replicas (Redpanda's MTRO and MXRO, docs/replication-model.md §7).
 // The delete horizons still apply on top of them. The zero value is not
 // meaningful; use NoRemovalBounds() for Kafka's behaviour.
 type RemovalBounds struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/vfs/vfstest"
 )
 
-// TestAppendCrashLoop is docs/STYLE.md #5 for the write path: for k = 0, 1, ...
+// TestAppendCrashLoop is docs/contributing.md, "Crash loops", for the write path: for k = 0, 1, ...
 // the k-th mutating file operation of writing a log (creating it, appends
 // that roll segments and preallocate or trim indexes, a flush, the close
 // with its checkpoints and clean-shutdown marker) fails, with ENOSPC after a

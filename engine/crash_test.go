@@ -247,7 +247,7 @@ func checkNoTempFiles(t *testing.T, what, root string) {
 }
 
 // checkSwapOrder checks the order of one fault-free clean's operations for
-// each cleaned segment (KAFKA-REFERENCE §2, Swap): its .log.cleaned is
+// each cleaned segment (docs/kafka-rules.md §2, the swap): its .log.cleaned is
 // fsynced before it becomes .swap; every .cleaned -> .swap rename comes
 // before the old segments' renames to .deleted, which come before the
 // .swap -> final renames, which come before the directory fsync; the

@@ -55,7 +55,7 @@ func truncateTemplate(t *testing.T) (string, *LogConfig, []logBatch) {
 	return root, &cfg, batches
 }
 
-// TestTruncateCrashLoop is docs/STYLE.md #5 for TruncateTo and
+// TestTruncateCrashLoop is docs/contributing.md, "Crash loops", for TruncateTo and
 // TruncateFullyAndStartAt: for k = 0, 1, ... the k-th mutating file
 // operation of the truncation fails (EIO, or ENOSPC after half a write),
 // the process stops as a crash would, and the log is reopened. After every

@@ -37,7 +37,7 @@ func lagLog(t *testing.T, cfg *LogConfig, nowMs int64) *Log {
 	return l
 }
 
-// TestMinCompactionLag is min.compaction.lag.ms (KAFKA-REFERENCE §3): a
+// TestMinCompactionLag is min.compaction.lag.ms (docs/kafka-rules.md §3): a
 // dirty segment whose largest timestamp is newer than now - lag (strictly)
 // and every segment after it are not cleanable. The boundaries, one ms
 // either side, with lag 50: segment [4, 8) (largest timestamp 203) is

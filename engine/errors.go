@@ -53,7 +53,7 @@ var (
 var (
 	// ErrNotCompacted: cleanup.policy does not contain compact.
 	ErrNotCompacted = errors.New("engine: log is not compacted")
-	// ErrLegacyFormat: the cleaner met a magic 0/1 message. By design (README,
+	// ErrLegacyFormat: the cleaner met a magic 0/1 message. By design (docs/file-formats.md,
 	// "Legacy messages") the cleaner stops with this error, inside a
 	// *record.CorruptionError naming the file and byte position, rather than
 	// follow Kafka's legacy cleaning rules; dump and verify decode them.

@@ -14,7 +14,7 @@ import (
 // The fuzz targets of the store. Seeds: testdata/fuzz/<target>/ (real Kafka
 // segment and index bytes, torn and corrupt copies), run by go test; a
 // campaign: go test ./engine -run '^$' -fuzz '^FuzzOpenLog$' -fuzztime 10m
-// (README, "Fuzzing").
+// (docs/safe-operation.md, "Fuzzing").
 
 // FuzzOpenLog writes its inputs as one segment's .log and .index (no
 // clean-shutdown marker: Open recovers it) and opens the partition

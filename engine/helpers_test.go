@@ -255,7 +255,7 @@ func clone(b []byte) []byte {
 	return append([]byte{}, b...)
 }
 
-// expectCleaned is the cleaner's outcome by Kafka's rules (KAFKA-REFERENCE
+// expectCleaned is the cleaner's outcome by Kafka's rules (docs/kafka-rules.md
 // §3, Cleaner.shouldRetainRecord), computed from the records alone, for a
 // clean whose offset map holds every key of [firstDirty, firstUncleanable):
 // below firstUncleanable a data record stays when it has a key, no later

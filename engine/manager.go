@@ -129,7 +129,7 @@ type ThreadStats struct {
 	Dead         bool  // the thread stopped on a panic (Kafka's dead thread)
 }
 
-// CleanerMetrics are the values of Kafka's cleaner metrics (KAFKA-REFERENCE
+// CleanerMetrics are the values of Kafka's cleaner metrics (docs/kafka-rules.md
 // §7), computed as Kafka's gauges compute them.
 type CleanerMetrics struct {
 	// MaxBufferUtilizationPercent: (int)(100 x the largest buffer

@@ -70,7 +70,7 @@ func newTestManager(t *testing.T, nowMs int64, threads int, logs ...*Log) *Clean
 // TestManagerFilthiestChoice: the manager picks the log with the largest
 // cleanable ratio among those strictly above min.cleanable.dirty.ratio
 // (0.5), and a log exactly at the ratio is never picked; max.compaction.lag.ms
-// makes a log with a low ratio eligible (KAFKA-REFERENCE §3).
+// makes a log with a low ratio eligible (docs/kafka-rules.md §3).
 func TestManagerFilthiestChoice(t *testing.T) {
 	root := t.TempDir()
 	cfg := DefaultLogConfig()

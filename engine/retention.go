@@ -63,7 +63,7 @@ func (l *Log) DeleteRecords(offset record.Offset) (record.Offset, error) {
 }
 
 // DeleteOldSegments applies retention at time now, as Kafka's
-// UnifiedLog.deleteOldSegments (KAFKA-REFERENCE §8). With cleanup.policy
+// UnifiedLog.deleteOldSegments (docs/kafka-rules.md §8). With cleanup.policy
 // delete, segments go by retention.ms (now - largest timestamp >
 // retention.ms; the .log file's modification time when no batch has a
 // timestamp), then by retention.bytes (while the log without the segment is

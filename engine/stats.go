@@ -117,7 +117,7 @@ func mbps(bytes int64, d time.Duration) float64 {
 }
 
 // KafkaMessage renders the stats as Kafka's LogCleaner logs one clean
-// (KAFKA-REFERENCE §7; MB = 2^20 bytes, "Mb/sec" is MB/s as in Kafka).
+// (docs/kafka-rules.md §7; MB = 2^20 bytes, "Mb/sec" is MB/s as in Kafka).
 func (s *CleanStats) KafkaMessage(thread int) string {
 	var b strings.Builder
 	elapsed := s.ElapsedTime()

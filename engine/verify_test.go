@@ -406,7 +406,7 @@ func TestVerifyFindsDuplicateKeysBelowCheckpoint(t *testing.T) {
 	mustVerify(t, dir, VerifyOptions{IgnoreCheckpoint: true})
 }
 
-// legacyMessage encodes one magic 0 or 1 message as KAFKA-REFERENCE §1 lays
+// legacyMessage encodes one magic 0 or 1 message as docs/kafka-rules.md §1 lays
 // it out: offset i64, size i32, CRC-32 (IEEE) i32 over the rest, magic i8,
 // attributes i8, [v1: timestamp i64], key (i32 length), value (i32 length).
 func legacyMessage(offset int64, magic byte, ts int64, key, value string) []byte {

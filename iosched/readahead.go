@@ -24,7 +24,7 @@ const readAheadChunkBytes = 1 << 20
 // file. Its pages come in by the kernel's ordinary readahead, in large
 // folios where the file system has them; posix_fadvise WILLNEED, tried
 // first, starts the reads on the calling thread, into 4 KiB folios, and
-// measured slower (README, "Cold cleans").
+// measured slower (docs/results/2026-12-speed.md, "Cold cleans").
 //
 // The reader moves the helper's target in steps of at least half the
 // distance: when what is asked for ahead of the read position has fallen

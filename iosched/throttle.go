@@ -93,7 +93,7 @@ func NewThrottler(kind string, bytesPerSecond float64, clock Clock) (Throttler, 
 // Kafka's LogCleaner (checkIntervalMs = 300).
 const KafkaCheckIntervalMs = 300
 
-// KafkaThrottler is Kafka's Throttler (KAFKA-REFERENCE §5), with its
+// KafkaThrottler is Kafka's Throttler (docs/kafka-rules.md §5), with its
 // throttleDown = true:
 //
 //	maybeThrottle(observed): under the lock, observedSoFar += observed;

@@ -46,7 +46,7 @@ func runSteps(t *testing.T, name string, thr Throttler, c *fakeClock, start time
 	}
 }
 
-// TestKafkaThrottlerSleeps checks Kafka's sleep formula (KAFKA-REFERENCE
+// TestKafkaThrottlerSleeps checks Kafka's sleep formula (docs/kafka-rules.md
 // §5) on sequences worked by hand. At 1000 bytes/s (1 byte/ms):
 //   - 100 B at 0, 500 B at 200 ms, 50 B at 300 ms: no check yet (300 ms is
 //     not more than the 300 ms interval);

@@ -41,7 +41,7 @@ const (
 // makes single Puts as fast as batched ones. A Get has to answer at once;
 // GetBatch hashes 16 keys and prefetches their buckets before probing any
 // ([Batcher]), 2 to 3 times faster than single Gets on the same map (see
-// bench/ and the README).
+// bench/ and docs/speed.md).
 //
 // Offsets are stamped relative to the pass's first Put and Clear is O(1),
 // as Dense (see passWindow). Stats count one probe per bucket read.

@@ -16,7 +16,7 @@ const (
 	Independent Mode = iota
 	// Coordinated: tombstones are removed only below MTRO and markers only
 	// below MXRO, the minimum over all replicas of their MCCO and MXFO, as
-	// Redpanda's compaction coordinator (REPLICATION-REFERENCE §7).
+	// Redpanda's compaction coordinator (docs/replication-model.md §7).
 	Coordinated
 )
 
@@ -48,7 +48,7 @@ const (
 	TruncateByEpoch Truncation = iota
 	// TruncateToHW truncates to the follower's own high watermark, as Kafka
 	// before KIP-101; it loses acknowledged data and lets replicas diverge
-	// (REPLICATION-REFERENCE §4).
+	// (docs/replication-model.md §4).
 	TruncateToHW
 )
 

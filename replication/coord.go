@@ -8,7 +8,7 @@ import (
 )
 
 // coordinator is the leader's side of Redpanda's compaction coordination
-// (REPLICATION-REFERENCE §7): every CoordinationIntervalMs the leader asks
+// (docs/replication-model.md §7): every CoordinationIntervalMs the leader asks
 // each replica it reaches for its MCCO and MXFO, keeps the last value of
 // each (a replica it cannot reach counts with its last known value),
 // computes nothing until every replica has answered once since this leader

@@ -3,7 +3,7 @@
 // engine.Log), under a controller and a virtual clock, to see which data a
 // failover keeps and how independent log cleaning makes replicas diverge.
 //
-// The rules are Kafka's (docs/REPLICATION-REFERENCE.md): the leader's high
+// The rules are Kafka's (docs/replication-model.md): the leader's high
 // watermark as Partition.maybeIncrementLeaderHW, follower fetch state as
 // Replica.updateFetchStateOrThrow, ISR shrink by replica.lag.time.max.ms and
 // expansion by the two bounds of Partition.isFollowerInSync, leader epochs and

@@ -9,7 +9,7 @@ import (
 )
 
 // TestScenarios runs every scenario file of testdata/ (expected outputs
-// worked by hand from REPLICATION-REFERENCE and the engine's cleaner rules).
+// worked by hand from docs/replication-model.md and the engine's cleaner rules).
 func TestScenarios(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		r := &Runner{Root: t.TempDir()}

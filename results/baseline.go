@@ -125,7 +125,7 @@ func ReadBaseline(path string) (*iosched.Baseline, error) {
 // Efficiency is a cleaner's throughput set against the measured limits.
 type Efficiency struct {
 	// OfDeviceRead = log bytes read per second / the device's O_DIRECT
-	// sequential read bandwidth: the cold-cache target (docs/DESIGN.md: 90%).
+	// sequential read bandwidth: the cold-cache target (0.9 of the device's O_DIRECT read: the goal in docs/results/2026-12-speed.md).
 	OfDeviceRead float64 `json:"of_device_read"`
 	// OfMemCopy = log bytes read per second / memory copy bandwidth: how far
 	// a warm-cache clean is from moving bytes at memory speed.

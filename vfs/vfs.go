@@ -1,4 +1,4 @@
-// Package vfs is the narrow file-system seam of the engine (docs/STYLE.md #3):
+// Package vfs is the narrow file-system seam of the engine (docs/contributing.md, "The file-system seam"):
 // every byte the engine reads or writes, every rename, remove and fsync goes
 // through an FS, so tests can log the operations, inject errors at the N-th
 // one, or simulate crashes (see package vfstest). The OS implementation is

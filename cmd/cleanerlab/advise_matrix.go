@@ -27,7 +27,7 @@ type matrixFlags struct {
 }
 
 func (m *matrixFlags) bind(f *pflag.FlagSet) {
-	f.StringVar(&m.spec, "matrix", "", "with --validate: check the model across a matrix of workloads: \"default\" (the shipped one) or a YAML file of rows (see README)")
+	f.StringVar(&m.spec, "matrix", "", "with --validate: check the model across a matrix of workloads: \"default\" (the shipped one) or a YAML file of rows (see docs/sizing-validation.md)")
 	f.StringVar(&m.out, "matrix-out", "", "directory of the matrix's record (matrix.md, matrix.json, the plot); default <--out>/advise-matrix-<UTC time>")
 	f.StringSliceVar(&m.rows, "matrix-rows", nil, "run only these rows of the matrix (names, comma-separated)")
 	m.steadyDuration = 4 * time.Second

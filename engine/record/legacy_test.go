@@ -11,7 +11,7 @@ import (
 )
 
 // legacyMsg hand-builds one magic 0/1 message from the format's definition
-// (KAFKA-REFERENCE §1, Kafka's LegacyRecord): offset, size, CRC-32 IEEE of
+// (docs/kafka-rules.md §1, Kafka's LegacyRecord): offset, size, CRC-32 IEEE of
 // the rest, magic, attributes, [timestamp], key and value with int32
 // lengths (-1 = null).
 func legacyMsg(offset int64, magic int8, attrs int8, ts int64, key, value []byte) []byte {

@@ -22,7 +22,7 @@ import (
 // kafka.(\w+)<type=(.+), name=(.+)><>Value -> kafka_$1_$2_$3, '-' made '_';
 // an extra key such as logDirectory becomes a label). The MBeans are
 // kafka.log:type=LogCleaner,name=... and kafka.log:type=LogCleanerManager,
-// name=... (KAFKA-REFERENCE §7); the per-partition gauges are
+// name=... (docs/kafka-rules.md §7); the per-partition gauges are
 // kafka.log:type=Log,name=Size|NumLogSegments|LogStartOffset|LogEndOffset,
 // topic=...,partition=....
 const (

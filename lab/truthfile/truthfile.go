@@ -249,7 +249,7 @@ func Verify(dir, truthPath string) (*Report, error) {
 	// The truth's entries are the live heap (pointer-free, so cheap to
 	// mark); the read's garbage would otherwise let the heap reach twice
 	// them before a collection (GOGC 100). Collecting at 20% above them
-	// holds the process near the truth's size (README: verify's memory).
+	// holds the process near the truth's size (docs/sizing.md: verify's memory).
 	defer debug.SetGCPercent(debug.SetGCPercent(20))
 	rep := &Report{}
 	parts := make([]string, 0, len(truth))

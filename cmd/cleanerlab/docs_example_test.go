@@ -7,21 +7,21 @@ import (
 	"testing"
 )
 
-// TestReadmeKRaftPlanExample runs README's KRaft plan example from the
-// repository alone (the fixture in testdata/kafka-real, the inputs in
-// docs/examples/kraft-plan) and compares its output, line by line, with
-// the block README shows, the data directory's path aside: README must
+// TestDocsKRaftPlanExample runs the KRaft plan example of docs/sizing.md
+// from the repository alone (the fixture in testdata/kafka-real, the inputs
+// in docs/examples/kraft-plan) and compares its output, line by line, with
+// the block the page shows, the data directory's path aside: the page must
 // stay true.
-func TestReadmeKRaftPlanExample(t *testing.T) {
+func TestDocsKRaftPlanExample(t *testing.T) {
 	needFixtures(t)
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/sizing.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	const cmdLine = "$ cleanerlab plan --dir kafka-data --server-config server.properties --topic-config topics.txt --no-calibration --now-ms 1733097600000\n"
 	i := strings.Index(string(readme), cmdLine)
 	if i < 0 {
-		t.Fatal("README lacks the KRaft plan example")
+		t.Fatal("docs/sizing.md lacks the KRaft plan example")
 	}
 	block := string(readme)[i+len(cmdLine):]
 	block = block[:strings.Index(block, "```")]
@@ -53,6 +53,6 @@ func TestReadmeKRaftPlanExample(t *testing.T) {
 	}
 	got := strings.ReplaceAll(out, dir, "kafka-data")
 	if got != block {
-		t.Errorf("README's KRaft plan example differs from a run from the repository:\n--- README\n%s--- run\n%s", block, got)
+		t.Errorf("docs/sizing.md's KRaft plan example differs from a run from the repository:\n--- docs/sizing.md\n%s--- run\n%s", block, got)
 	}
 }
