@@ -357,18 +357,14 @@ func WriteSummary(w io.Writer, profile string, kafka, ours []Side) {
 	fmt.Fprintf(w, "interference verdicts of the %d measured cleans: %s\n", 2*len(kafka), strings.Join(vs, ", "))
 }
 
-// median of d (the mean of the middle two for an even count).
+// median of d: results.Median, the lab's one median (the mean of the
+// middle two for an even count).
 func median(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	n := len(s)
-	if n == 0 {
-		return 0
+	xs := make([]float64, len(d))
+	for i, x := range d {
+		xs[i] = float64(x)
 	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return time.Duration(results.Median(xs))
 }
 
 func writeDiffs(w io.Writer, diffs []FileDiff) error {
