@@ -155,12 +155,12 @@ func EncodeLeaderEpochCheckpoint(entries []EpochEntry) []byte {
 // DecodeLeaderEpochCheckpoint parses the bytes of a leader-epoch-checkpoint
 // file (path names it in errors): version line "0", a count line, then
 // count lines of two whitespace-separated integers, epoch (int32) and start
-// offset (int64), both >= 0. Errors wrap ErrBadCheckpoint and give the
-// line. The entries are returned as written; Kafka's cache then assigns
+// offset (int64), both >= 0. Errors are *CheckpointError (wrapping
+// ErrBadCheckpoint; the line and its byte position). The entries are returned as written; Kafka's cache then assigns
 // them in order, which drops non-monotonic ones (the Log does the same).
 func DecodeLeaderEpochCheckpoint(path string, data []byte) ([]EpochEntry, error) {
 	out := []EpochEntry{}
-	err := decodeCheckpointText(path, data, 2, "epoch startOffset", "bad epoch or start offset in %q (want two non-negative integers)", func(fields []string) bool {
+	err := decodeCheckpointText(path, data, 2, "epoch startOffset", "bad epoch or start offset in %q (want two non-negative integers)", func(fields []string, _ int, _ int64) bool {
 		epoch, err1 := strconv.ParseInt(fields[0], 10, 32)
 		off, err2 := strconv.ParseInt(fields[1], 10, 64)
 		if err1 != nil || err2 != nil || epoch < 0 || off < 0 {

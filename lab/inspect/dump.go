@@ -327,8 +327,14 @@ func dumpTxnIndex(w io.Writer, path string, base record.Offset) error {
 	return nil
 }
 
-func (e *checkpointError) corruption(path string) error {
-	return &record.CorruptionError{Path: path, Pos: e.pos, Reason: fmt.Sprintf("line %d: want %s", e.line, e.reason), Err: engine.ErrBadCheckpoint}
+// checkpointCorruption is the corruption error of a checkpoint file that
+// is not in Kafka's format; err is an *engine.CheckpointError.
+func checkpointCorruption(path string, err error) error {
+	var ce *engine.CheckpointError
+	if !errors.As(err, &ce) {
+		return fmt.Errorf("inspect: %s: %w", path, err)
+	}
+	return &record.CorruptionError{Path: path, Pos: ce.Pos, Reason: fmt.Sprintf("line %d: %s", ce.Line, ce.Reason), Err: engine.ErrBadCheckpoint}
 }
 
 // writeCheckpointHeader prints the version and entry count of a checkpoint
@@ -353,9 +359,9 @@ func dumpOffsetCheckpoint(w io.Writer, path string) error {
 		return err
 	}
 	fmt.Fprintf(w, "Dumping %s\n", path)
-	entries, cerr := decodeOffsetCheckpoint(data)
-	if cerr != nil {
-		return cerr.corruption(path)
+	entries, err := engine.DecodeOffsetCheckpoint(path, data)
+	if err != nil {
+		return checkpointCorruption(path, err)
 	}
 	writeCheckpointHeader(w, data, len(entries))
 	for _, e := range entries {
@@ -371,9 +377,9 @@ func dumpLeaderEpochCheckpoint(w io.Writer, path string) error {
 		return err
 	}
 	fmt.Fprintf(w, "Dumping %s\n", path)
-	entries, cerr := decodeLeaderEpochCheckpoint(data)
-	if cerr != nil {
-		return cerr.corruption(path)
+	entries, err := engine.DecodeLeaderEpochCheckpoint(path, data)
+	if err != nil {
+		return checkpointCorruption(path, err)
 	}
 	writeCheckpointHeader(w, data, len(entries))
 	for _, e := range entries {
@@ -400,9 +406,9 @@ func dumpPartitionCheckpoints(w io.Writer, dir string) error {
 		if err != nil {
 			return fmt.Errorf("inspect: %w", err)
 		}
-		entries, cerr := decodeOffsetCheckpoint(data)
-		if cerr != nil {
-			return cerr.corruption(p)
+		entries, err := engine.DecodeOffsetCheckpoint(p, data)
+		if err != nil {
+			return checkpointCorruption(p, err)
 		}
 		found := false
 		for _, e := range entries {

@@ -147,6 +147,7 @@ func FuzzDecodeCheckpoints(f *testing.F) {
 	f.Add([]byte("0\n2\norders 0 3\n__consumer_offsets 17 1041962\n"))
 	f.Add([]byte("0\n1\n0 0\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		crossCheckCheckpoints(t, data)
 		decodeLeaderEpochCheckpoint(data)
 		entries, err := decodeOffsetCheckpoint(data)
 		if err != nil {
@@ -167,4 +168,65 @@ func FuzzDecodeCheckpoints(f *testing.F) {
 			}
 		}
 	})
+}
+
+// crossCheckCheckpoints: the engine's checkpoint decoders (the one codec
+// dump and verify use) agree with this package's independent test decoder
+// on data: the same entries, or an error at the same line and byte.
+func crossCheckCheckpoints(t *testing.T, data []byte) {
+	t.Helper()
+	at := func(err error) (int, int64) {
+		var ce *engine.CheckpointError
+		if !errors.As(err, &ce) {
+			t.Fatalf("engine error %v is not an *engine.CheckpointError", err)
+		}
+		return ce.Line, ce.Pos
+	}
+	want, werr := decodeOffsetCheckpoint(data)
+	got, err := engine.DecodeOffsetCheckpoint("ckpt", data)
+	switch {
+	case (werr == nil) != (err == nil):
+		t.Fatalf("offset checkpoint %q: independent %v, engine %v", data, werr, err)
+	case err != nil:
+		if line, pos := at(err); line != werr.line || pos != werr.pos {
+			t.Fatalf("offset checkpoint %q: bad at line %d byte %d (independent), line %d byte %d (engine)", data, werr.line, werr.pos, line, pos)
+		}
+	case len(got) != len(want):
+		t.Fatalf("offset checkpoint %q: %d entries (independent), %d (engine)", data, len(want), len(got))
+	}
+	for i := range got {
+		if got[i].Topic != want[i].Topic || got[i].Partition != want[i].Partition || int64(got[i].Offset) != want[i].Offset {
+			t.Fatalf("offset checkpoint %q: entry %d %+v (engine), %+v (independent)", data, i, got[i], want[i])
+		}
+	}
+	wantE, werr := decodeLeaderEpochCheckpoint(data)
+	gotE, err := engine.DecodeLeaderEpochCheckpoint("ckpt", data)
+	switch {
+	case (werr == nil) != (err == nil):
+		t.Fatalf("leader-epoch checkpoint %q: independent %v, engine %v", data, werr, err)
+	case err != nil:
+		if line, pos := at(err); line != werr.line || pos != werr.pos {
+			t.Fatalf("leader-epoch checkpoint %q: bad at line %d byte %d (independent), line %d byte %d (engine)", data, werr.line, werr.pos, line, pos)
+		}
+	case len(gotE) != len(wantE):
+		t.Fatalf("leader-epoch checkpoint %q: %d entries (independent), %d (engine)", data, len(wantE), len(gotE))
+	}
+	for i := range gotE {
+		if gotE[i].Epoch != wantE[i].Epoch || int64(gotE[i].StartOffset) != wantE[i].StartOffset {
+			t.Fatalf("leader-epoch checkpoint %q: entry %d %+v (engine), %+v (independent)", data, i, gotE[i], wantE[i])
+		}
+	}
+}
+
+// TestCheckpointDecodersAgree: the cross-check on hand-made files: Kafka's
+// line endings, signs, blanks where Java's parseInt and split refuse or
+// drop them, bad counts, negative partitions and epochs.
+func TestCheckpointDecodersAgree(t *testing.T) {
+	for _, text := range []string{
+		"", "0", "0\n", "0\n0\n", "0\n1\nt 0 5\n", "0\r\n1\r\nt 0 5\r\n", "0\r1\rt 0 5", "+0\n+1\nt 0 5",
+		" 0\n0\n", "0 \n0\n", "0\n1 \nt 0 5", "0\n1\n t 0 5", "0\n1\nt 0 5  ", "0\n1\nt\t0\t5", "0\n2\nt 0 5\n",
+		"0\n1\nt -1 5", "0\n1\n3 7\n", "0\n1\n-3 7\n", "0\n1\n3 -7\n", "1\n0\n", "0\n-1\n", "0\n1\n\n", "\n",
+	} {
+		crossCheckCheckpoints(t, []byte(text))
+	}
 }

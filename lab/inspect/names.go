@@ -17,6 +17,10 @@ import (
 // on-disk layout; it must not change.
 const LeaderEpochCheckpointFile = "leader-epoch-checkpoint"
 
+// checkpointVersion is the only version of Kafka's checkpoint text files
+// (CheckpointFile: OffsetCheckpointFile and LeaderEpochCheckpointFile).
+const checkpointVersion = 0
+
 // offsetCheckpointFiles are the log directory root's offset checkpoint
 // files, in the order dump prints them.
 var offsetCheckpointFiles = []string{engine.CleanerCheckpointFile, engine.RecoveryPointCheckpointFile, engine.LogStartOffsetCheckpointFile}

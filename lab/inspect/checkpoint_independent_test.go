@@ -2,18 +2,21 @@ package inspect
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
 
-// checkpointVersion is the only version of Kafka's checkpoint text files
-// (CheckpointFile: OffsetCheckpointFile and LeaderEpochCheckpointFile).
-const checkpointVersion = 0
+// An independent decoder of Kafka's checkpoint text files, written from
+// the format apart from the engine's (engine.DecodeOffsetCheckpoint and
+// engine.DecodeLeaderEpochCheckpoint, the one codec dump and verify use):
+// the tests check that the two agree (crossCheckCheckpoints).
 
 // checkpointLine is one entry line of a checkpoint file: its fields, its
 // 1-based line number and the byte position where it starts.
 type checkpointLine struct {
 	fields []string
+	raw    string
 	line   int
 	pos    int64
 }
@@ -32,39 +35,64 @@ type checkpointError struct {
 // one holding only the version line, has no entry (as Kafka reads it).
 func parseCheckpointText(data []byte, fieldsPerEntry int) ([]checkpointLine, *checkpointError) {
 	var lines []checkpointLine
-	var pos int64
-	text := string(data)
-	for n := 1; text != ""; n++ {
-		line, rest, _ := strings.Cut(text, "\n") // the last newline is optional, as for Kafka's BufferedReader
-		lines = append(lines, checkpointLine{fields: strings.Fields(line), line: n, pos: pos})
-		pos += int64(len(line) + 1)
-		text = rest
+	// Java's BufferedReader.readLine: "\n", "\r" and "\r\n" end a line.
+	var cur []byte
+	var start int64
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if c != '\n' && c != '\r' {
+			cur = append(cur, c)
+			continue
+		}
+		lines = append(lines, checkpointLine{fields: javaSplit(string(cur)), raw: string(cur), line: len(lines) + 1, pos: start})
+		if c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i++
+		}
+		cur, start = nil, int64(i+1)
+	}
+	if len(cur) > 0 {
+		lines = append(lines, checkpointLine{fields: javaSplit(string(cur)), raw: string(cur), line: len(lines) + 1, pos: start})
 	}
 	// No line, or a version line alone, is no entry, as Kafka's
 	// CheckpointFile.CheckpointReadBuffer.read returns an empty list.
 	if len(lines) == 0 {
 		return nil, nil
 	}
-	if f := lines[0].fields; len(f) != 1 || f[0] != strconv.Itoa(checkpointVersion) {
-		return nil, &checkpointError{pos: 0, line: 1, reason: fmt.Sprintf("version %d, found %q", checkpointVersion, strings.Join(f, " "))}
+	// Integer.parseInt: an optional sign and digits, nothing else.
+	if v, err := strconv.ParseInt(lines[0].raw, 10, 32); err != nil || v != 0 {
+		return nil, &checkpointError{pos: 0, line: 1, reason: fmt.Sprintf("version 0, found %q", lines[0].raw)}
 	}
 	if len(lines) == 1 {
 		return nil, nil
 	}
-	f := lines[1].fields
-	count, err := strconv.Atoi(strings.Join(f, " "))
-	if len(f) != 1 || err != nil || count < 0 {
-		return nil, &checkpointError{pos: lines[1].pos, line: 2, reason: fmt.Sprintf("an entry count >= 0, found %q", strings.Join(f, " "))}
+	count, err := strconv.ParseInt(lines[1].raw, 10, 32)
+	if err != nil || count < 0 {
+		return nil, &checkpointError{pos: lines[1].pos, line: 2, reason: fmt.Sprintf("an entry count >= 0, found %q", lines[1].raw)}
 	}
-	if len(lines)-2 != count {
+	if int64(len(lines)-2) != count {
 		return nil, &checkpointError{pos: lines[1].pos, line: 2, reason: fmt.Sprintf("%d entry lines after the count line, found %d", count, len(lines)-2)}
 	}
-	for _, l := range lines[2:] {
-		if len(l.fields) != fieldsPerEntry {
-			return nil, &checkpointError{pos: l.pos, line: l.line, reason: fmt.Sprintf("%d fields, found %d", fieldsPerEntry, len(l.fields))}
-		}
-	}
+	// Field counts are checked line by line with the values (Kafka reads
+	// and parses one line at a time): wrongWidth.
 	return lines[2:], nil
+}
+
+// javaSplit is Java's line.split("\\s+") (Kafka's CheckpointFile): a
+// leading separator gives an empty first field, trailing empty fields go.
+func javaSplit(line string) []string {
+	parts := regexp.MustCompile(`[ \t\n\x0B\f\r]+`).Split(line, -1)
+	for len(parts) > 0 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	return parts
+}
+
+// wrongWidth is the error of an entry line without width fields.
+func wrongWidth(l checkpointLine, width int) *checkpointError {
+	if len(l.fields) == width {
+		return nil
+	}
+	return &checkpointError{pos: l.pos, line: l.line, reason: fmt.Sprintf("%d fields, found %d", width, len(l.fields))}
 }
 
 // offsetCheckpointEntry is one line of an offset checkpoint file
@@ -85,6 +113,9 @@ func decodeOffsetCheckpoint(data []byte) ([]offsetCheckpointEntry, *checkpointEr
 	}
 	out := make([]offsetCheckpointEntry, 0, len(lines))
 	for _, l := range lines {
+		if cerr := wrongWidth(l, 3); cerr != nil {
+			return nil, cerr
+		}
 		p, err1 := strconv.ParseInt(l.fields[1], 10, 32)
 		off, err2 := strconv.ParseInt(l.fields[2], 10, 64)
 		if err1 != nil || err2 != nil || p < 0 {
@@ -112,6 +143,9 @@ func decodeLeaderEpochCheckpoint(data []byte) ([]leaderEpochEntry, *checkpointEr
 	}
 	out := make([]leaderEpochEntry, 0, len(lines))
 	for _, l := range lines {
+		if cerr := wrongWidth(l, 2); cerr != nil {
+			return nil, cerr
+		}
 		e, err1 := strconv.ParseInt(l.fields[0], 10, 32)
 		off, err2 := strconv.ParseInt(l.fields[1], 10, 64)
 		if err1 != nil || err2 != nil || e < 0 || off < 0 {
