@@ -168,6 +168,8 @@ type alterPartition struct {
 	// arrival at the controller.
 	atMs    int64
 	sending bool
+	// resend: the channel sends it again (its request or response was lost).
+	resend bool
 }
 
 // alterPartitionResponse is the controller's answer: an error, or the
@@ -292,12 +294,18 @@ func (c *Cluster) stepAlterPartition(r *alterPartition) error {
 	now := c.Clock.Ms()
 	if r.sending {
 		r.fate = APFate{}
-		quiet := len(c.apFates) == 0
-		if !quiet {
+		again := ""
+		if r.resend {
+			again = " again"
+		}
+		if len(c.apFates) > 0 {
 			r.fate = c.apFates[0]
 			c.apFates = c.apFates[1:]
-			c.note("broker %d sends AlterPartition %s at partition epoch %d: %s", r.leader, r.state, r.partitionEpoch, r.fate)
+			c.note("broker %d sends AlterPartition %s%s at partition epoch %d: %s", r.leader, r.state, again, r.partitionEpoch, r.fate)
+		} else if r.resend {
+			c.note("broker %d sends AlterPartition %s again at partition epoch %d", r.leader, r.state, r.partitionEpoch)
 		}
+		r.resend = true
 		if r.fate.Drop {
 			r.atMs = now + c.cfg.ControllerSocketTimeoutMs
 			return nil
