@@ -154,8 +154,10 @@ type FetchOptions struct {
 type delayedFetch struct {
 	req  fetchRequest
 	atMs int64
-	// sentMs is when the follower sent it.
-	sentMs int64
+	// sentMs is when the follower sent it; senderEpoch the broker epoch
+	// of the process that sent it (whatever the request carries).
+	sentMs      int64
+	senderEpoch int64
 }
 
 // FetchWith makes follower id fetch once with opts (Fetch). A delayed
@@ -189,7 +191,7 @@ func (c *Cluster) FetchWith(id int, opts FetchOptions) (FetchResult, error) {
 		req.lastFetchedEpoch = latestEpoch(f.log)
 	}
 	if opts.DelayMs > 0 {
-		c.delayedFetches = append(c.delayedFetches, &delayedFetch{req: req, atMs: c.Clock.Ms() + opts.DelayMs, sentMs: c.Clock.Ms()})
+		c.delayedFetches = append(c.delayedFetches, &delayedFetch{req: req, atMs: c.Clock.Ms() + opts.DelayMs, sentMs: c.Clock.Ms(), senderEpoch: f.epoch})
 		res.Sent = true
 		return res, nil
 	}
@@ -221,7 +223,7 @@ func (c *Cluster) deliverDelayedFetch(d *delayedFetch) error {
 		return err
 	}
 	lead := fmt.Sprintf("%s reaches leader %d", head, c.leader)
-	if !f.Up() || (d.req.brokerEpoch != -1 && f.epoch != d.req.brokerEpoch) || f.knownLeaderEpoch != d.req.currentLeaderEpoch {
+	if !f.Up() || f.epoch != d.senderEpoch || f.knownLeaderEpoch != d.req.currentLeaderEpoch {
 		c.note("%s; its response is dropped: broker %d is %s with broker epoch %d now", lead, id, f.state, f.epoch)
 		return nil
 	}
