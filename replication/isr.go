@@ -170,6 +170,9 @@ type alterPartition struct {
 	sending bool
 	// resend: the channel sends it again (its request or response was lost).
 	resend bool
+	// senderEpoch is the broker epoch of the leader process that sent it:
+	// a restarted or stopped broker neither resends it nor reads its answer.
+	senderEpoch int64
 }
 
 // alterPartitionResponse is the controller's answer: an error, or the
@@ -214,7 +217,7 @@ func (c *Cluster) isReplicaIsrEligible(id int) bool {
 // partition epoch the leader knows.
 func (c *Cluster) submitAlterPartition(p *pendingIsr) error {
 	req := &alterPartition{leader: c.leader, leaderEpoch: c.leaderEpoch, partitionEpoch: c.partitionEpoch, state: p,
-		atMs: c.Clock.Ms(), sending: true}
+		atMs: c.Clock.Ms(), sending: true, senderEpoch: c.Broker(c.leader).epoch}
 	for _, id := range p.proposed {
 		m := isrMember{id: id, brokerEpoch: -1}
 		if id == c.leader {
@@ -292,6 +295,13 @@ func (c *Cluster) dropInflight(r *alterPartition) {
 // later); an arrival is handled by the controller and answered.
 func (c *Cluster) stepAlterPartition(r *alterPartition) error {
 	now := c.Clock.Ms()
+	sender := c.Broker(r.leader)
+	gone := !sender.Up() || sender.epoch != r.senderEpoch
+	if r.sending && gone {
+		c.dropInflight(r)
+		c.note("broker %d's AlterPartition %s is not sent again: the process that sent it is gone", r.leader, r.state)
+		return nil
+	}
 	if r.sending {
 		r.fate = APFate{}
 		again := ""
@@ -325,6 +335,10 @@ func (c *Cluster) stepAlterPartition(r *alterPartition) error {
 		if changed && c.metadataToLeader() {
 			return c.maybeIncrementLeaderHW()
 		}
+		return nil
+	}
+	if gone {
+		c.note("the answer to broker %d's AlterPartition (%s) goes nowhere: broker %d is %s with broker epoch %d", r.leader, respString(resp), r.leader, sender.state, sender.epoch)
 		return nil
 	}
 	return c.onAlterPartitionResponse(r, resp)

@@ -367,6 +367,13 @@ func (r *Runner) newCluster(a *args) (string, error) {
 			return "", err
 		}
 	}
+	if v, ok, err := a.duration("controller.socket.timeout.ms"); err != nil {
+		return "", err
+	} else if ok && v < 1 {
+		return "", bad("cluster: controller.socket.timeout.ms=%d: want at least 1ms", v)
+	} else {
+		cfg.ControllerSocketTimeoutMs = v
+	}
 	if v, err := a.int("segment.bytes", cfg.Log.SegmentBytes); err != nil {
 		return "", err
 	} else {
