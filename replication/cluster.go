@@ -55,7 +55,7 @@ type Cluster struct {
 	apInflight []*alterPartition
 	apFates    []APFate
 	// delayedFetches are follower fetches still on their way to the
-	// leader (FetchDelayed).
+	// leader (FetchOptions.DelayMs).
 	delayedFetches []*delayedFetch
 
 	remote map[int]*replicaState // the current leader's view of its followers

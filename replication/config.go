@@ -227,6 +227,8 @@ var (
 	ErrBrokerDown = errors.New("BROKER_NOT_AVAILABLE")
 	// ErrIneligibleReplica: an election was asked for a replica the
 	// controller may not choose (Kafka's ELECTION_NOT_NEEDED /
-	// INELIGIBLE_REPLICA family).
+	// INELIGIBLE_REPLICA family), or a proposed ISR holds a broker that is
+	// fenced, shutting down or registered with another broker epoch
+	// (AlterPartition's INELIGIBLE_REPLICA).
 	ErrIneligibleReplica = errors.New("INELIGIBLE_REPLICA")
 )

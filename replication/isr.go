@@ -17,7 +17,7 @@ import (
 // lost, from the metadata the controller publishes. The partition's
 // metadata reaches the brokers at once in this lab; only AlterPartition
 // requests and follower fetches take simulated time (Cluster.QueueAlterPartition,
-// Cluster.FetchDelayed).
+// FetchOptions.DelayMs).
 
 // FirstBrokerEpoch is the broker epoch of the first registration; every
 // later registration (a broker's start) gets the next number, as Kafka's
@@ -189,9 +189,9 @@ type alterPartitionResponse struct {
 // delivered and answered at once.
 func (c *Cluster) QueueAlterPartition(f APFate) { c.apFates = append(c.apFates, f) }
 
-// maximalIsr is Kafka's PartitionState.maximalIsr: the committed ISR plus
-// the replica being added while an expansion is pending; the committed
-// (old) ISR while a shrink is pending.
+// inMaximalIsr reports whether id is in Kafka's PartitionState.maximalIsr:
+// the committed ISR plus the replica being added while an expansion is
+// pending; the committed (old) ISR while a shrink is pending.
 func (c *Cluster) inMaximalIsr(id int) bool {
 	return c.inISR(id) || c.pending != nil && c.pending.expand && c.pending.adding == id
 }
