@@ -232,6 +232,9 @@ func (c *Cluster) reelect() error {
 	if unclean {
 		c.isr = []int{id}
 		c.note("unclean election: broker %d leads with ISR [%d]", id, id)
+		if id == c.leader {
+			return c.partitionChanged()
+		}
 	}
 	if id == c.leader {
 		return nil
@@ -439,6 +442,9 @@ func (c *Cluster) ElectPreferred(id int, unclean bool) error {
 		}
 		c.isr = []int{id}
 		c.note("unclean election: broker %d leads with ISR [%d]", id, id)
+		if c.leader == id {
+			return c.partitionChanged()
+		}
 	}
 	if c.leader == id {
 		return nil
