@@ -576,10 +576,11 @@ func (c *Cluster) Advance(ms int64) error {
 	target := c.Clock.Ms() + ms
 	polls := 0
 	for {
-		if polls >= 2 && c.coord.nextPollMs <= target {
+		if n := c.nextNetworkMs(); polls >= 2 && c.coord.nextPollMs <= target && (n < 0 || n > target) {
 			// Nothing a poll reads changes while the clock only moves (no
 			// append, clean, truncation or reachability change happens in
-			// Advance), and a second poll already equals the first: the
+			// Advance, and no AlterPartition or delayed fetch is due before
+			// the target), and a second poll already equals the first: the
 			// rest of this interval's polls are counted, not rerun.
 			n := (target-c.coord.nextPollMs)/c.cfg.CoordinationIntervalMs + 1
 			c.coord.Polls += int(n)
