@@ -223,8 +223,12 @@ func (c *Cluster) deliverDelayedFetch(d *delayedFetch) error {
 		return err
 	}
 	lead := fmt.Sprintf("%s reaches leader %d", head, c.leader)
-	if !f.Up() || f.epoch != d.senderEpoch || f.knownLeaderEpoch != d.req.currentLeaderEpoch {
+	if !f.Up() || f.epoch != d.senderEpoch {
 		c.note("%s; its response is dropped: broker %d is %s with broker epoch %d now", lead, id, f.state, f.epoch)
+		return nil
+	}
+	if f.knownLeaderEpoch != d.req.currentLeaderEpoch {
+		c.note("%s; its response is dropped: broker %d follows leader epoch %d now", lead, id, f.knownLeaderEpoch)
 		return nil
 	}
 	res, err := c.applyFetchResponse(f, d.req, resp)

@@ -79,3 +79,33 @@ func TestSettleKeepsAStuckPendingChange(t *testing.T) {
 		t.Fatalf("ISR %v, want [1 2]", c.ISR())
 	}
 }
+
+// TestDelayedFetchAcrossLeaderChange: a fetch that reaches the partition
+// after a new leader epoch began is refused (FENCED_LEADER_EPOCH, as
+// Partition.fetchRecords) without touching the new leader's view of the
+// follower, and the follower, now at the new epoch, drops the answer.
+func TestDelayedFetchAcrossLeaderChange(t *testing.T) {
+	c := newTestCluster(t, nil)
+	mustProduce(t, c, "a", "v", AcksLeader)
+	res, err := c.FetchWith(3, FetchOptions{DelayMs: 1000})
+	if err != nil || !res.Sent {
+		t.Fatalf("delayed fetch: %+v, %v", res, err)
+	}
+	if err := c.ElectPreferred(2, false); err != nil {
+		t.Fatal(err)
+	}
+	c.drainNotes()
+	if err := c.Advance(1000); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Broker(3).LEO(); got != 0 {
+		t.Fatalf("broker 3 LEO %d after a stale fetch, want 0", got)
+	}
+	if rs := c.remote[3]; rs.leo != -1 || rs.brokerEpochKnown {
+		t.Fatalf("leader 2's view of broker 3 %+v, want untouched", rs)
+	}
+	notes := c.drainNotes()
+	if len(notes) != 1 || notes[0] != "broker 3's fetch sent at 0s (offset 0, broker epoch 102) reaches leader 2; its response is dropped: broker 3 follows leader epoch 1 now" {
+		t.Fatalf("notes %q", notes)
+	}
+}
