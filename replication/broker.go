@@ -69,6 +69,12 @@ type Broker struct {
 	lastFlushMs int64
 	flushMsgs   int64 // flush.messages (0: never)
 	flushMs     int64 // flush.ms (0: never)
+	// epoch is the broker epoch of its current registration (a new one
+	// at every start, Cluster.register); fenced and shuttingDown are the
+	// controller's flags on that registration.
+	epoch        int64
+	fenced       bool
+	shuttingDown bool
 	// ckptHW is the high watermark in the broker's
 	// replication-offset-checkpoint (read at open, then as last written):
 	// setHW rewrites the file whenever the HW differs from it, also when
@@ -123,6 +129,14 @@ func (b *Broker) maybeFlushByTime() error {
 		return nil
 	}
 	return b.flush()
+}
+
+// ineligibleReason says why the controller would not put b in an ISR.
+func (b *Broker) ineligibleReason() string {
+	if b.shuttingDown {
+		return "in controlled shutdown"
+	}
+	return "fenced"
 }
 
 func (b *Broker) String() string { return "broker " + strconv.Itoa(b.ID) }

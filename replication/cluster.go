@@ -24,6 +24,11 @@ type replicaState struct {
 	lastFetchMs        int64
 	lastCaughtUpMs     int64
 	lastFetchLeaderLEO record.Offset
+	// brokerEpoch is the broker epoch the follower's last fetch carried
+	// (-1: a fetch without one); brokerEpochKnown is false before its
+	// first fetch to this leader (Replica's brokerEpoch None).
+	brokerEpoch      int64
+	brokerEpochKnown bool
 }
 
 // Cluster is the controller, the brokers and the clients of one partition.
@@ -37,6 +42,21 @@ type Cluster struct {
 	leader      int   // broker id; 0: no leader (offline partition)
 	leaderEpoch int32 // -1 before the first election
 	isr         []int // in assignment order
+	// partitionEpoch is bumped by every change of the partition (leader,
+	// ISR); -1 before the first election.
+	partitionEpoch int32
+	// nextBrokerEpoch is the last broker epoch handed out (register).
+	nextBrokerEpoch int64
+
+	// pending is the leader's in-flight ISR change (nil: its partition
+	// state is committed); apInflight the AlterPartition requests on the
+	// wire, apFates the fates queued for the next ones (isr.go).
+	pending    *pendingIsr
+	apInflight []*alterPartition
+	apFates    []APFate
+	// delayedFetches are follower fetches still on their way to the
+	// leader (FetchOptions.DelayMs).
+	delayedFetches []*delayedFetch
 
 	remote map[int]*replicaState // the current leader's view of its followers
 	// cut[id]: broker id cannot reach any other broker (it still reaches the
@@ -65,7 +85,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{cfg: cfg, Clock: &Clock{}, leaderEpoch: -1, remote: map[int]*replicaState{}, cut: map[int]bool{}}
+	c := &Cluster{cfg: cfg, Clock: &Clock{}, leaderEpoch: -1, partitionEpoch: -1, nextBrokerEpoch: FirstBrokerEpoch - 1, remote: map[int]*replicaState{}, cut: map[int]bool{}}
 	c.prod.init()
 	c.cost.init(cfg.Replicas)
 	for id := 1; id <= cfg.Replicas; id++ {
@@ -90,6 +110,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 			return nil, err
 		}
 		b.cleaner = cl
+		c.register(b)
 		if err := b.open(cfg.Topic); err != nil {
 			c.Close()
 			return nil, err
@@ -153,15 +174,21 @@ func (c *Cluster) drainNotes() []string {
 	return n
 }
 
-// eligible: the broker is registered and unfenced (its process runs).
-func (c *Cluster) eligible(id int) bool { return c.Broker(id).Up() }
+// eligible: the broker's process runs and the controller has it neither
+// fenced nor in controlled shutdown (ClusterControlManager.isActive, which
+// elections and ISR eligibility use).
+func (c *Cluster) eligible(id int) bool {
+	b := c.Broker(id)
+	return b.Up() && !b.fenced && !b.shuttingDown
+}
 
-// reachable reports whether brokers a and b can exchange requests.
+// reachable reports whether brokers a and b can exchange requests (a
+// fenced broker or one shutting down still can).
 func (c *Cluster) reachable(a, b int) bool {
 	if a == b {
-		return c.eligible(a)
+		return c.Broker(a).Up()
 	}
-	return c.eligible(a) && c.eligible(b) && !c.cut[a] && !c.cut[b]
+	return c.Broker(a).Up() && c.Broker(b).Up() && !c.cut[a] && !c.cut[b]
 }
 
 func (c *Cluster) inISR(id int) bool { return slices.Contains(c.isr, id) }
@@ -205,6 +232,9 @@ func (c *Cluster) reelect() error {
 	if unclean {
 		c.isr = []int{id}
 		c.note("unclean election: broker %d leads with ISR [%d]", id, id)
+		if id == c.leader {
+			return c.partitionChanged()
+		}
 	}
 	if id == c.leader {
 		return nil
@@ -220,7 +250,12 @@ func (c *Cluster) reelect() error {
 // (becomeFollower). Pending acks=all produces fail
 // (NOT_LEADER_OR_FOLLOWER) and the coordinated-cleaning state restarts.
 func (c *Cluster) setLeader(id int) error {
+	if c.pending != nil {
+		c.note("broker %d's pending %s ends: leader epoch %d follows", c.leader, c.pending, c.leaderEpoch+1)
+		c.pending = nil
+	}
 	c.leaderEpoch++
+	c.partitionEpoch++
 	c.leader = id
 	c.prod.failPending(c)
 	c.coord.leaderChanged()
@@ -270,12 +305,17 @@ func (c *Cluster) setLeader(id int) error {
 // controller's fencing: the last ISR member stays in the ISR and the
 // partition then has no leader.
 func (c *Cluster) fence(id int) error {
+	changed := false
 	if c.inISR(id) && len(c.isr) > 1 {
 		c.isr = slices.DeleteFunc(c.isr, func(x int) bool { return x == id })
-		c.note("ISR shrinks to %v (broker %d fenced)", c.isr, id)
+		c.note("ISR shrinks to %v (broker %d %s)", c.isr, id, c.Broker(id).ineligibleReason())
+		changed = true
 	}
 	if c.leader == id {
 		return c.reelect()
+	}
+	if changed {
+		return c.partitionChanged()
 	}
 	return nil
 }
@@ -294,6 +334,7 @@ func (c *Cluster) Crash(id int, fenced bool) error {
 	}
 	c.cost.invalidate(id)
 	if fenced {
+		b.fenced = true
 		return c.fence(id)
 	}
 	return nil
@@ -322,6 +363,7 @@ func (c *Cluster) PowerFail(id int, fenced bool) error {
 	}
 	c.cost.invalidate(id)
 	if fenced {
+		b.fenced = true
 		return c.fence(id)
 	}
 	return nil
@@ -339,6 +381,7 @@ func (c *Cluster) Shutdown(id int) error {
 		return err
 	}
 	c.cost.invalidate(id)
+	b.fenced = true // a broker that shut down no longer heartbeats
 	return c.fence(id)
 }
 
@@ -355,6 +398,7 @@ func (c *Cluster) Start(id int) error {
 	if err := b.open(c.cfg.Topic); err != nil {
 		return err
 	}
+	c.register(b)
 	c.cost.invalidate(id)
 	b.knownLeaderEpoch = c.leaderEpoch
 	if c.leader == id {
@@ -398,6 +442,9 @@ func (c *Cluster) ElectPreferred(id int, unclean bool) error {
 		}
 		c.isr = []int{id}
 		c.note("unclean election: broker %d leads with ISR [%d]", id, id)
+		if c.leader == id {
+			return c.partitionChanged()
+		}
 	}
 	if c.leader == id {
 		return nil
@@ -412,8 +459,10 @@ func (c *Cluster) effectiveMinISR() int { return min(c.cfg.MinInsyncReplicas, c.
 func (c *Cluster) underMinISR() bool { return len(c.isr) < c.effectiveMinISR() }
 
 // maybeIncrementLeaderHW is Kafka's Partition.maybeIncrementLeaderHW: under
-// min ISR the HW does not move; otherwise it becomes the minimum of the
-// leader's LEO and the LEO of every follower in the (maximal) ISR, and only
+// min ISR (judged on the committed ISR) the HW does not move; otherwise it
+// becomes the minimum of the leader's LEO and the LEO of every follower in
+// the maximal ISR (with a replica whose addition is pending; the old ISR
+// while a shrink is pending) or caught up and eligible to join, and only
 // ever increases. Produces it covers are acknowledged.
 func (c *Cluster) maybeIncrementLeaderHW() error {
 	lb := c.leaderBroker()
@@ -429,7 +478,7 @@ func (c *Cluster) maybeIncrementLeaderHW() error {
 		if id == c.leader {
 			continue
 		}
-		if c.inISR(id) || c.shouldWaitForReplicaToJoinIsr(id, lb.LEO()) {
+		if c.inMaximalIsr(id) || c.shouldWaitForReplicaToJoinIsr(id, lb.LEO()) {
 			candidate = min(candidate, c.remote[id].leo)
 		}
 	}
@@ -446,25 +495,30 @@ func (c *Cluster) maybeIncrementLeaderHW() error {
 const neverCaughtUp = math.MinInt64 / 2
 
 // shouldWaitForReplicaToJoinIsr, as Kafka's (Partition.maybeIncrementLeaderHW):
-// a follower outside the ISR that is eligible to join it and caught up
+// a follower outside the maximal ISR that is eligible to join it
+// (isReplicaIsrEligible: not fenced, not shutting down, the broker epoch
+// of its last fetch current) and caught up
 // (Replica.isCaughtUp: its LEO is the leader's, or it was caught up within
 // replica.lag.time.max.ms) holds the HW at its LEO, so that it can reach
 // the HW and join; without it a follower under a steady stream of writes
 // would trail the HW forever.
 func (c *Cluster) shouldWaitForReplicaToJoinIsr(id int, leaderLEO record.Offset) bool {
 	rs := c.remote[id]
-	if rs == nil || rs.leo < 0 || !c.eligible(id) {
+	if rs == nil || rs.leo < 0 || !c.isReplicaIsrEligible(id) {
 		return false
 	}
 	return rs.leo == leaderLEO || c.Clock.Ms()-rs.lastCaughtUpMs <= c.cfg.ReplicaLagTimeMaxMs
 }
 
-// maybeExpandIsr adds follower id when it is eligible, not in the ISR, and
-// in sync: its LEO >= the leader's HW and >= the start offset of the
-// leader's current epoch (Partition.isFollowerInSync). The controller
-// commits the change at once.
+// maybeExpandIsr proposes adding follower id, as Kafka's
+// Partition.maybeExpandIsr, when no ISR change is in flight, it is not in
+// the ISR and is eligible (Partition.canAddReplicaToIsr), and it is in
+// sync: its LEO >= the leader's HW and >= the start offset of the leader's
+// current epoch (Partition.isFollowerInSync). The partition state becomes
+// PendingExpandIsr (the follower counts in the maximal ISR at once) and
+// AlterPartition goes to the controller.
 func (c *Cluster) maybeExpandIsr(id int) error {
-	if c.inISR(id) || !c.eligible(id) {
+	if c.pending != nil || c.inISR(id) || !c.isReplicaIsrEligible(id) {
 		return nil
 	}
 	lb := c.leaderBroker()
@@ -473,18 +527,22 @@ func (c *Cluster) maybeExpandIsr(id int) error {
 	if rs.leo < lb.HW() || rs.leo < epochStart {
 		return nil
 	}
-	c.isr = append(c.isr, id)
-	slices.Sort(c.isr)
-	c.note("ISR expands to %v (broker %d caught up)", c.isr, id)
-	return c.maybeIncrementLeaderHW()
+	p := &pendingIsr{expand: true, adding: id, proposed: append(slices.Clone(c.isr), id)}
+	slices.Sort(p.proposed)
+	c.pending = p
+	return c.submitAlterPartition(p)
 }
 
-// maybeShrinkIsr removes every follower that is out of sync: its LEO is not
-// the leader's and it has not caught up for more than
-// replica.lag.time.max.ms (Partition.getOutOfSyncReplicas). The leader stays.
+// maybeShrinkIsr proposes removing every follower that is out of sync:
+// its LEO is not the leader's and it has not caught up for more than
+// replica.lag.time.max.ms (Partition.getOutOfSyncReplicas). The leader
+// stays. As Kafka's Partition.maybeShrinkIsr, nothing is proposed while
+// another change is in flight; the state becomes PendingShrinkIsr, whose
+// maximal ISR is the old one (the HW must not run ahead of a shrink the
+// controller may refuse).
 func (c *Cluster) maybeShrinkIsr() error {
 	lb := c.leaderBroker()
-	if lb == nil || !lb.Up() {
+	if lb == nil || !lb.Up() || c.pending != nil {
 		return nil
 	}
 	now, leo := c.Clock.Ms(), lb.LEO()
@@ -501,9 +559,9 @@ func (c *Cluster) maybeShrinkIsr() error {
 	if len(out) == 0 {
 		return nil
 	}
-	c.isr = slices.DeleteFunc(c.isr, func(x int) bool { return slices.Contains(out, x) })
-	c.note("ISR shrinks to %v (%v lagged more than replica.lag.time.max.ms)", c.isr, out)
-	return c.maybeIncrementLeaderHW()
+	p := &pendingIsr{removing: out, proposed: slices.DeleteFunc(slices.Clone(c.isr), func(x int) bool { return slices.Contains(out, x) })}
+	c.pending = p
+	return c.submitAlterPartition(p)
 }
 
 // Advance moves the virtual clock forward by ms, running on the way every
@@ -518,10 +576,11 @@ func (c *Cluster) Advance(ms int64) error {
 	target := c.Clock.Ms() + ms
 	polls := 0
 	for {
-		if polls >= 2 && c.coord.nextPollMs <= target {
+		if n := c.nextNetworkMs(); polls >= 2 && c.coord.nextPollMs <= target && (n < 0 || n > target) {
 			// Nothing a poll reads changes while the clock only moves (no
 			// append, clean, truncation or reachability change happens in
-			// Advance), and a second poll already equals the first: the
+			// Advance, and no AlterPartition or delayed fetch is due before
+			// the target), and a second poll already equals the first: the
 			// rest of this interval's polls are counted, not rerun.
 			n := (target-c.coord.nextPollMs)/c.cfg.CoordinationIntervalMs + 1
 			c.coord.Polls += int(n)
@@ -534,10 +593,19 @@ func (c *Cluster) Advance(ms int64) error {
 		if c.cfg.Mode == Coordinated && c.coord.nextPollMs < next {
 			next = c.coord.nextPollMs
 		}
+		if n := c.nextNetworkMs(); n >= 0 && n < next {
+			next = n
+		}
 		if err := c.cost.account(c, next); err != nil {
 			return err
 		}
 		c.Clock.set(next)
+		if n := c.nextNetworkMs(); n >= 0 && n <= next {
+			if err := c.runNetwork(); err != nil {
+				return err
+			}
+			polls = 0
+		}
 		if next == c.nextShrinkCheckMs {
 			c.nextShrinkCheckMs += max(c.cfg.ReplicaLagTimeMaxMs/2, 1)
 			n := len(c.isr)

@@ -110,6 +110,11 @@ type Config struct {
 	// default, Long.MAX_VALUE). A roll always flushes what is below the
 	// new segment, as Kafka's UnifiedLog.roll.
 	FlushMessages int64
+	// ControllerSocketTimeoutMs is controller.socket.timeout.ms: the
+	// request timeout of the broker-to-controller channel, after which a
+	// lost AlterPartition request (or one whose response was lost) is sent
+	// again. Default 30000, as Kafka.
+	ControllerSocketTimeoutMs int64
 	// FlushMs is flush.ms: a broker fsyncs its log when this long passed
 	// since its last flush with messages unflushed (checked as the clock
 	// advances). 0: never (Kafka's default).
@@ -168,6 +173,9 @@ func (c Config) withDefaults() (Config, error) {
 	if c.FS == nil {
 		c.FS = NoSyncFS{}
 	}
+	if c.ControllerSocketTimeoutMs == 0 {
+		c.ControllerSocketTimeoutMs = 30000
+	}
 	if c.FetchMaxBytes == 0 {
 		c.FetchMaxBytes = 1 << 20
 	}
@@ -178,6 +186,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("replication: min.insync.replicas %d must be at least 1", c.MinInsyncReplicas)
 	case c.ReplicaLagTimeMaxMs < 1:
 		return c, fmt.Errorf("replication: replica.lag.time.max.ms %d must be at least 1", c.ReplicaLagTimeMaxMs)
+	case c.ControllerSocketTimeoutMs < 1:
+		return c, fmt.Errorf("replication: controller.socket.timeout.ms %d must be at least 1", c.ControllerSocketTimeoutMs)
 	case c.CoordinationIntervalMs < 1:
 		return c, fmt.Errorf("replication: coordination interval %d ms must be at least 1", c.CoordinationIntervalMs)
 	}
@@ -217,6 +227,8 @@ var (
 	ErrBrokerDown = errors.New("BROKER_NOT_AVAILABLE")
 	// ErrIneligibleReplica: an election was asked for a replica the
 	// controller may not choose (Kafka's ELECTION_NOT_NEEDED /
-	// INELIGIBLE_REPLICA family).
+	// INELIGIBLE_REPLICA family), or a proposed ISR holds a broker that is
+	// fenced, shutting down or registered with another broker epoch
+	// (AlterPartition's INELIGIBLE_REPLICA).
 	ErrIneligibleReplica = errors.New("INELIGIBLE_REPLICA")
 )

@@ -14,6 +14,10 @@ type fetchRequest struct {
 	currentLeaderEpoch int32
 	fetchOffset        record.Offset
 	lastFetchedEpoch   int32 // -1: not sent (empty log, or TruncateToHW)
+	// brokerEpoch is the follower's broker epoch (FetchRequest's
+	// ReplicaState.ReplicaEpoch, KIP-903); -1: not sent, which skips the
+	// leader's broker epoch check.
+	brokerEpoch int64
 }
 
 // fetchResponse is the leader's answer.
@@ -79,6 +83,7 @@ func (c *Cluster) handleFetch(req fetchRequest) (fetchResponse, error) {
 	rs.leo = req.fetchOffset
 	rs.lastFetchMs = now
 	rs.lastFetchLeaderLEO = resp.leo
+	rs.brokerEpoch, rs.brokerEpochKnown = req.brokerEpoch, true
 	if err := c.maybeExpandIsr(req.replica); err != nil {
 		return resp, err
 	}
@@ -113,6 +118,8 @@ type FetchResult struct {
 	TruncatedTo record.Offset
 	// Appended is the number of offsets appended.
 	Appended int64
+	// Sent: the fetch was sent with a delay; its outcome comes later.
+	Sent bool
 }
 
 // Fetch makes follower id fetch once from the leader, as one iteration of
@@ -126,6 +133,36 @@ type FetchResult struct {
 // models a response lost on the way (the follower crashed or the link
 // failed after the leader handled the request).
 func (c *Cluster) Fetch(id int, dropResponse bool) (FetchResult, error) {
+	return c.FetchWith(id, FetchOptions{DropResponse: dropResponse})
+}
+
+// FetchOptions vary one follower fetch.
+type FetchOptions struct {
+	// DropResponse loses the response (the leader handled the request).
+	DropResponse bool
+	// NoBrokerEpoch sends the fetch without the follower's broker epoch
+	// (-1, as a fetch of a version before KIP-903): the leader skips its
+	// broker epoch check.
+	NoBrokerEpoch bool
+	// DelayMs is how long the request takes to reach the leader; 0: at
+	// once. A delayed fetch is handled when the clock passes its arrival
+	// (Advance) and reported as a note.
+	DelayMs int64
+}
+
+// delayedFetch is a fetch request on its way to the leader.
+type delayedFetch struct {
+	req  fetchRequest
+	atMs int64
+	// sentMs is when the follower sent it; senderEpoch the broker epoch
+	// of the process that sent it (whatever the request carries).
+	sentMs      int64
+	senderEpoch int64
+}
+
+// FetchWith makes follower id fetch once with opts (Fetch). A delayed
+// fetch returns a result with Sent set; its outcome comes later.
+func (c *Cluster) FetchWith(id int, opts FetchOptions) (FetchResult, error) {
 	res := FetchResult{Broker: id}
 	f := c.Broker(id)
 	if f == nil {
@@ -146,17 +183,74 @@ func (c *Cluster) Fetch(id int, dropResponse bool) (FetchResult, error) {
 		}
 		return res, nil
 	}
-	req := fetchRequest{replica: id, currentLeaderEpoch: f.knownLeaderEpoch, fetchOffset: f.LEO(), lastFetchedEpoch: -1}
+	req := fetchRequest{replica: id, currentLeaderEpoch: f.knownLeaderEpoch, fetchOffset: f.LEO(), lastFetchedEpoch: -1, brokerEpoch: f.epoch}
+	if opts.NoBrokerEpoch {
+		req.brokerEpoch = -1
+	}
 	if c.cfg.Truncation == TruncateByEpoch {
 		req.lastFetchedEpoch = latestEpoch(f.log)
+	}
+	if opts.DelayMs > 0 {
+		c.delayedFetches = append(c.delayedFetches, &delayedFetch{req: req, atMs: c.Clock.Ms() + opts.DelayMs, sentMs: c.Clock.Ms(), senderEpoch: f.epoch})
+		res.Sent = true
+		return res, nil
 	}
 	resp, err := c.handleFetch(req)
 	if err != nil {
 		return res, err
 	}
-	if dropResponse {
+	if opts.DropResponse {
 		return res, nil
 	}
+	return c.applyFetchResponse(f, req, resp)
+}
+
+// deliverDelayedFetch hands a delayed fetch to whoever leads now (the
+// request's leader epoch decides whether it is still current) and its
+// response back to the follower, which drops it unless it is still the
+// process that sent it (same broker epoch: a restarted broker's fetcher
+// never sent it). The outcome is a note.
+func (c *Cluster) deliverDelayedFetch(d *delayedFetch) error {
+	id := d.req.replica
+	f := c.Broker(id)
+	head := fmt.Sprintf("broker %d's fetch sent at %s (offset %d, broker epoch %d)", id, fmtMs(d.sentMs), d.req.fetchOffset, d.req.brokerEpoch)
+	if c.leader == 0 || c.leader == id || !c.Broker(c.leader).Up() || c.cut[id] || c.cut[c.leader] {
+		c.note("%s is lost: no leader it can reach", head)
+		return nil
+	}
+	resp, err := c.handleFetch(d.req)
+	if err != nil {
+		return err
+	}
+	lead := fmt.Sprintf("%s reaches leader %d", head, c.leader)
+	if !f.Up() || f.epoch != d.senderEpoch {
+		c.note("%s; its response is dropped: broker %d is %s with broker epoch %d now", lead, id, f.state, f.epoch)
+		return nil
+	}
+	if f.knownLeaderEpoch != d.req.currentLeaderEpoch {
+		c.note("%s; its response is dropped: broker %d follows leader epoch %d now", lead, id, f.knownLeaderEpoch)
+		return nil
+	}
+	res, err := c.applyFetchResponse(f, d.req, resp)
+	if err != nil {
+		return err
+	}
+	switch {
+	case res.Err != nil:
+		c.note("%s: error %v", lead, res.Err)
+	case res.Truncated:
+		c.note("%s: truncated to %d, HW %d", lead, res.TruncatedTo, f.HW())
+	default:
+		c.note("%s: +%d, LEO %d HW %d", lead, res.Appended, f.LEO(), f.HW())
+	}
+	return nil
+}
+
+// applyFetchResponse is the follower's handling of the leader's answer to
+// req (Fetch).
+func (c *Cluster) applyFetchResponse(f *Broker, req fetchRequest, resp fetchResponse) (FetchResult, error) {
+	id := f.ID
+	res := FetchResult{Broker: id}
 	switch {
 	case resp.diverging:
 		// AbstractFetcherThread.truncateOnFetchResponse / getOffsetTruncationState.

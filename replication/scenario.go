@@ -221,6 +221,14 @@ func (r *Runner) Exec(line string) (string, error) {
 		err = r.fetch(a, &out)
 	case "crash", "restart", "offline", "back", "cut", "heal", "power-fail":
 		err = r.brokerEvent(a, &out)
+	case "fence", "unfence", "controlled-shutdown":
+		err = r.registrationEvent(a, &out)
+	case "alter-partition":
+		err = r.alterPartition(a, &out)
+	case "controller":
+		if err = a.finish(); err == nil {
+			r.controller(&out)
+		}
 	case "advance":
 		err = r.advance(a, &out)
 	case "consume":
@@ -240,7 +248,7 @@ func (r *Runner) Exec(line string) (string, error) {
 	case "check":
 		err = r.check(a, &out)
 	default:
-		return "", bad("unknown command %q: want cluster, produce, commit, abort, fetch, crash, power-fail, restart, offline, back, cut, heal, advance, clean, consume, delete-records, elect, state, log or check", cmd)
+		return "", bad("unknown command %q: want cluster, produce, commit, abort, fetch, crash, power-fail, restart, offline, back, cut, heal, fence, unfence, controlled-shutdown, alter-partition, advance, clean, consume, delete-records, elect, state, controller, log or check", cmd)
 	}
 	if err != nil {
 		return out.String(), err
@@ -358,6 +366,13 @@ func (r *Runner) newCluster(a *args) (string, error) {
 		if err := ms(key, dst); err != nil {
 			return "", err
 		}
+	}
+	if v, ok, err := a.duration("controller.socket.timeout.ms"); err != nil {
+		return "", err
+	} else if ok && v < 1 {
+		return "", bad("cluster: controller.socket.timeout.ms=%d: want at least 1ms", v)
+	} else {
+		cfg.ControllerSocketTimeoutMs = v
 	}
 	if v, err := a.int("segment.bytes", cfg.Log.SegmentBytes); err != nil {
 		return "", err
@@ -511,21 +526,30 @@ func (r *Runner) fetch(a *args, out *strings.Builder) error {
 		return bad("fetch: rounds=%d: want 1..1000", rounds)
 	}
 	drop := a.has("drop-response")
+	noEpoch := a.has("no-broker-epoch")
+	delay, hasDelay, err := a.duration("delay")
+	if err != nil {
+		return err
+	}
 	one := 0
 	if _, ok := a.str("broker"); ok {
 		if one, err = r.broker(a); err != nil {
 			return err
 		}
-	} else if drop {
-		return bad("fetch: drop-response needs broker=N")
+	} else if drop || noEpoch || hasDelay {
+		return bad("fetch: drop-response, no-broker-epoch and delay need broker=N")
+	}
+	if hasDelay && (delay == 0 || drop || rounds != 1) {
+		return bad("fetch: delay=D wants a duration above 0, one round and no drop-response")
 	}
 	if err := a.finish(); err != nil {
 		return err
 	}
+	opts := FetchOptions{DropResponse: drop, NoBrokerEpoch: noEpoch, DelayMs: delay}
 	for i := int64(0); i < rounds; i++ {
 		var results []FetchResult
 		if one != 0 {
-			res, err := r.c.Fetch(one, drop)
+			res, err := r.c.FetchWith(one, opts)
 			if err != nil {
 				return err
 			}
@@ -540,6 +564,8 @@ func (r *Runner) fetch(a *args, out *strings.Builder) error {
 				fmt.Fprintf(out, "broker %d: error %v\n", res.Broker, res.Err)
 			case drop:
 				fmt.Fprintf(out, "broker %d: response lost (leader HW %d)\n", res.Broker, r.c.leaderBroker().HW())
+			case res.Sent:
+				fmt.Fprintf(out, "broker %d: fetch from %d sent, reaches the leader at %s\n", res.Broker, b.LEO(), fmtMs(r.c.Clock.Ms()+delay))
 			case res.Truncated:
 				fmt.Fprintf(out, "broker %d: truncated to %d, HW %d\n", res.Broker, res.TruncatedTo, b.HW())
 			default:
@@ -723,6 +749,9 @@ func (r *Runner) state(out *strings.Builder) error {
 		leader = strconv.Itoa(c.leader)
 	}
 	fmt.Fprintf(out, "t=%s leader %s epoch %d ISR %s\n", fmtMs(c.Clock.Ms()), leader, c.leaderEpoch, fmtIDs(c.isr))
+	if c.pending != nil {
+		fmt.Fprintf(out, "pending %s\n", c.pending)
+	}
 	for _, b := range c.brokers {
 		v, err := c.View(b.ID)
 		if err != nil {
@@ -749,6 +778,12 @@ func writeReplicaLine(out *strings.Builder, c *Cluster, b *Broker, v *ReplicaVie
 	extra := ""
 	if c.cut[b.ID] {
 		extra = " cut-off"
+	}
+	if b.fenced {
+		extra += " fenced"
+	}
+	if b.shuttingDown {
+		extra += " shutting-down"
 	}
 	coord := ""
 	if c.cfg.Mode == Coordinated {
@@ -988,4 +1023,111 @@ func (r *Runner) deleteRecords(a *args, out *strings.Builder) error {
 	}
 	fmt.Fprintf(out, "leader %d: log start %d\n", r.c.leader, start)
 	return nil
+}
+
+// registrationEvent is "fence broker=N", "unfence broker=N" or
+// "controlled-shutdown broker=N": the controller changes a running
+// broker's registration (Cluster.FenceBroker, UnfenceBroker,
+// BeginControlledShutdown).
+func (r *Runner) registrationEvent(a *args, out *strings.Builder) error {
+	id, err := r.broker(a)
+	if err != nil {
+		return err
+	}
+	if err := a.finish(); err != nil {
+		return err
+	}
+	c := r.c
+	b := c.Broker(id)
+	switch a.cmd {
+	case "fence":
+		if b.fenced {
+			return bad("fence: broker %d is already fenced", id)
+		}
+		err = c.FenceBroker(id)
+	case "unfence":
+		if !b.fenced {
+			return bad("unfence: broker %d is not fenced", id)
+		}
+		err = c.UnfenceBroker(id)
+	case "controlled-shutdown":
+		if b.shuttingDown {
+			return bad("controlled-shutdown: broker %d is already shutting down", id)
+		}
+		err = c.BeginControlledShutdown(id)
+	}
+	if errors.Is(err, ErrBrokerDown) {
+		return bad("%s: %v", a.cmd, err)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "broker %d %s (broker epoch %d)\n", id, map[string]string{"fence": "fenced by the controller, still running", "unfence": "unfenced", "controlled-shutdown": "in controlled shutdown, still running"}[a.cmd], b.epoch)
+	return nil
+}
+
+// alterPartition is "alter-partition drop | drop-response | delay=D |
+// error=NAME" (delay may go with error or drop-response): the fate of the
+// next AlterPartition request sent; fates queue in order.
+func (r *Runner) alterPartition(a *args, out *strings.Builder) error {
+	var f APFate
+	f.Drop = a.has("drop")
+	f.DropResponse = a.has("drop-response")
+	d, hasDelay, err := a.duration("delay")
+	if err != nil {
+		return err
+	}
+	f.DelayMs = d
+	if name, ok := a.str("error"); ok {
+		e, known := ParseAlterPartitionError(name)
+		if !known {
+			return bad("alter-partition: error=%q: want one of %s", name, strings.Join(AlterPartitionErrorNames(), ", "))
+		}
+		f.Err = e
+	}
+	if err := a.finish(); err != nil {
+		return err
+	}
+	switch {
+	case !f.Drop && !f.DropResponse && !hasDelay && f.Err == nil:
+		return bad("alter-partition: want drop, drop-response, delay=D or error=NAME")
+	case f.Drop && (f.DropResponse || hasDelay || f.Err != nil):
+		return bad("alter-partition: drop goes alone (the request never arrives)")
+	case f.DropResponse && f.Err != nil:
+		return bad("alter-partition: drop-response and error=NAME: want one of them")
+	case hasDelay && d == 0:
+		return bad("alter-partition: delay=0: want a duration above 0")
+	}
+	r.c.QueueAlterPartition(f)
+	fmt.Fprintf(out, "AlterPartition request %d from now: %s\n", len(r.c.apFates), f)
+	return nil
+}
+
+// controller prints the controller's registrations and partition and the
+// leader's ISR state with the AlterPartition requests on the wire.
+func (r *Runner) controller(out *strings.Builder) {
+	c := r.c
+	fmt.Fprintf(out, "partition epoch %d, leader %s, leader epoch %d, ISR %s\n", c.partitionEpoch, c.leaderName(), c.leaderEpoch, fmtIDs(c.isr))
+	for _, b := range c.brokers {
+		st := "active"
+		switch {
+		case b.shuttingDown:
+			st = "in controlled shutdown"
+		case b.fenced:
+			st = "fenced"
+		}
+		fmt.Fprintf(out, "broker %d: broker epoch %d, %s, process %s\n", b.ID, b.epoch, st, b.state)
+	}
+	if c.pending != nil {
+		fmt.Fprintf(out, "leader %d: pending %s\n", c.leader, c.pending)
+	} else if c.leader != 0 {
+		fmt.Fprintf(out, "leader %d: committed\n", c.leader)
+	}
+	for _, req := range c.apInflight {
+		step := "reaches the controller"
+		if req.sending {
+			step = "is sent again"
+		}
+		fmt.Fprintf(out, "AlterPartition from broker %d (%s, partition epoch %d) %s at %s\n", req.leader, req.state, req.partitionEpoch, step, fmtMs(req.atMs))
+	}
 }

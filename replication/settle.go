@@ -20,7 +20,8 @@ type SettleOptions struct {
 const FillerKey = "~filler"
 
 // Settle heals every fault and lets the cluster reach its steady state,
-// for the end-of-run check: every cut healed, every broker down restarted
+// for the end-of-run check: every cut healed, queued AlterPartition faults
+// forgotten, fenced brokers unfenced and controlled shutdowns finished, every broker down restarted
 // (recovery at open after a crash), a leader elected, every open
 // transaction aborted by the coordinator (transaction.timeout.ms), every
 // follower caught up and in the ISR, then Passes times: a filler write,
@@ -33,6 +34,22 @@ func (c *Cluster) Settle(opts SettleOptions) error {
 	}
 	for id := range c.cut {
 		c.Heal(id)
+	}
+	// AlterPartition faults end; requests on the wire and delayed fetches
+	// arrive as the clock moves. A broker fenced while running is
+	// unfenced, one in controlled shutdown finishes it and starts again.
+	c.apFates = nil
+	for _, b := range c.brokers {
+		switch {
+		case b.Up() && b.shuttingDown:
+			if err := c.Shutdown(b.ID); err != nil {
+				return err
+			}
+		case b.Up() && b.fenced:
+			if err := c.UnfenceBroker(b.ID); err != nil {
+				return err
+			}
+		}
 	}
 	for _, b := range c.brokers {
 		if !b.Up() {
