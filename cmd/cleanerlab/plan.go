@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cleanerlab/cleanerlab/settings"
 	"runtime"
 	"time"
 
@@ -82,7 +83,7 @@ func (c *calibrationFlags) bind(f *pflag.FlagSet) {
 	f.DurationVar(&c.maxAge, "calibration-max-age", sizing.DefaultCalibrationMaxAge, "a cached calibration older than this is measured again")
 	f.StringVar(&c.dataDir, "calibration-dir", "", "parent of the calibration runs' data (default the OS temp dir): put it on the disk to size")
 	c.logBytes = 64 << 20
-	f.Var((*byteSize)(&c.logBytes), "calibration-log-bytes", "log size of each calibration run (bytes)")
+	f.Var(settings.Bytes(&c.logBytes), "calibration-log-bytes", "log size of each calibration run (bytes)")
 	f.IntVar(&c.runs, "calibration-runs", 3, "least calibration runs: the fastest this many must agree within --calibration-spread (the fastest is kept)")
 	f.IntVar(&c.maxRuns, "calibration-max-runs", 0, "most calibration runs (per thread count of the curve) before it says it could not meet --calibration-spread (0: 3 x --calibration-runs)")
 	f.Float64Var(&c.spread, "calibration-spread", sizing.DefaultSpreadBound, "bound on the spread (fastest - slowest) / fastest of the fastest --calibration-runs runs")
@@ -129,7 +130,7 @@ func (c *calibrationFlags) get(cmd *cobra.Command, cc engine.CleanerConfig, keyB
 func newPlanCmd() *cobra.Command {
 	cc := engine.DefaultCleanerConfig()
 	var dir, format string
-	var nowMs int64
+	var nowMs optOffset
 	var exactBytes int64 = sizing.DefaultExactKeysMemoryBytes
 	var tc topicConfigFlags
 	var cal calibrationFlags
@@ -171,8 +172,8 @@ its error and the plan goes on.`,
 				return err
 			}
 			o := sizing.Options{Configs: set, Cleaner: resolved, ExactKeysMemoryBytes: exactBytes, Calibration: calib}
-			if nowMs >= 0 {
-				o.Now = func() time.Time { return time.UnixMilli(nowMs) }
+			if now := nowMs.clock(); now != nil {
+				o.Now = now
 			}
 			p, err := sizing.MakePlan(dir, o)
 			if err != nil {
@@ -191,8 +192,8 @@ its error and the plan goes on.`,
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "log directory root or partition directory (read-only)")
 	f.StringVar(&format, "format", "table", "output: table (for people) or json (for scripts)")
-	f.Int64Var(&nowMs, "now-ms", -1, "the clock for lags and eligibility (ms since the epoch; -1: now)")
-	f.Var((*byteSize)(&exactBytes), "exact-keys-memory", "memory bound of each exact distinct-key set; past it the count is a HyperLogLog estimate (bytes)")
+	f.Var(&nowMs, "now-ms", "the clock for lags and eligibility (ms since the epoch; not given: now)")
+	f.Var(settings.Bytes(&exactBytes), "exact-keys-memory", "memory bound of each exact distinct-key set; past it the count is a HyperLogLog estimate (bytes)")
 	tc.bind(f)
 	cal.bind(f)
 	cleanerConfigFlags(f, &cc)
@@ -218,7 +219,7 @@ func (t *topicConfigFlags) logConfigs(cmd *cobra.Command, dir string) (func(engi
 		}
 		cfg := res.Log
 		over := pflag.NewFlagSet("overrides", pflag.ContinueOnError)
-		logConfigFlags(over, &cfg, nil)
+		logConfigFlags(over, &cfg)
 		var ferr error
 		cmd.Flags().Visit(func(f *pflag.Flag) {
 			if over.Lookup(f.Name) != nil && ferr == nil {
