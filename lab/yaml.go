@@ -2,6 +2,7 @@ package lab
 
 import (
 	"encoding"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/settings"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
@@ -182,14 +184,23 @@ func LoadYAML(path string, opts LoadOptions) (*File, error) {
 }
 
 // Blame names where a validation error of an experiment built from the
-// file comes from: err prefixed with the "file:line:col" of the first given
-// value that alone, set on DefaultExperiment, fails Experiment.Validate with
+// file comes from: err prefixed with the "file:line:col" of the value of
+// the setting an *engine.ConfigError names, when the file gave it; else of
+// the first given value that alone, set on DefaultExperiment, fails Experiment.Validate with
 // the same error (a value out of its range: keys -5, a dirty ratio of 1.5);
 // else, when the error is only that of values together (a key count too
 // small for the log size), err prefixed with the file's path. nil stays nil.
 func (f *File) Blame(err error) error {
 	if err == nil {
 		return nil
+	}
+	var ce *engine.ConfigError
+	if errors.As(err, &ce) { // a config of the log or the cleaner: its setting
+		for i := len(f.Given) - 1; i >= 0; i-- {
+			if s, ok := Settings.Lookup(f.Given[i].Name); ok && s.Name == ce.Config {
+				return fmt.Errorf("%s: %w", f.Given[i].Where, err)
+			}
+		}
 	}
 	for _, p := range f.Given {
 		d := DefaultExperiment()

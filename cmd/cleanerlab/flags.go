@@ -34,6 +34,18 @@ func bindSettings[R any](fs *pflag.FlagSet, list []settings.Setting[R], r *R) {
 	}
 }
 
+// flagsGiven returns the flags given on the command line (fs.Visit) that
+// are settings of reg, as values FromFlag, in the command line's order.
+func flagsGiven[R any](reg *settings.Registry[R], fs *pflag.FlagSet) []settings.Given {
+	var out []settings.Given
+	fs.Visit(func(f *pflag.Flag) {
+		if _, ok := reg.Lookup(f.Name); ok {
+			out = append(out, settings.Given{Key: f.Name, Value: f.Value.String(), From: settings.FromFlag, Where: "--" + f.Name})
+		}
+	})
+	return out
+}
+
 // logConfigFlags binds Kafka's topic configs as flags named after them
 // (lab.LogSettings).
 func logConfigFlags(fs *pflag.FlagSet, cfg *engine.LogConfig) {

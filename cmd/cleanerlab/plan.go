@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
 	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
 )
@@ -28,34 +29,15 @@ func (t *topicConfigFlags) bind(f *pflag.FlagSet) {
 
 // load reads the config sources of the data directory dir (a root or one
 // partition; __cluster_metadata-0 in the root is read too) and resolves the
-// cleaner config: server.properties and dynamic broker configs over cc's
-// defaults, the log.cleaner.* flags given on the command line over both.
+// cleaner config (lab.ResolveCleaner): server.properties and dynamic broker
+// configs over cc's defaults, the cleaner flags given over both.
 func (t *topicConfigFlags) load(cmd *cobra.Command, dir string, cc engine.CleanerConfig) (*topicconfig.Set, engine.CleanerConfig, error) {
 	set, err := topicconfig.Load(topicconfig.LoadOptions{ServerConfig: t.server, TopicConfig: t.topics, LogDir: topicconfig.LogDirRoot(dir)})
 	if err != nil {
 		return nil, cc, err
 	}
-	resolved, err := set.CleanerConfig(cc)
+	resolved, _, err := lab.ResolveCleaner(cc, set, flagsGiven(lab.CleanerRegistry, cmd.Flags()))
 	if err != nil {
-		return nil, cc, err
-	}
-	f := cmd.Flags()
-	if f.Changed("log.cleaner.threads") || f.Changed("threads") {
-		resolved.Threads = cc.Threads
-	}
-	if f.Changed("log.cleaner.dedupe.buffer.size") {
-		resolved.DedupeBufferBytes = cc.DedupeBufferBytes
-	}
-	if f.Changed("log.cleaner.io.buffer.size") {
-		resolved.IOBufferBytes = cc.IOBufferBytes
-	}
-	if f.Changed("log.cleaner.io.buffer.load.factor") {
-		resolved.LoadFactor = cc.LoadFactor
-	}
-	if f.Changed("throttle") || f.Changed("log.cleaner.io.max.bytes.per.second") {
-		resolved.MaxIOBytesPerSecond = cc.MaxIOBytesPerSecond
-	}
-	if err := resolved.Validate(); err != nil {
 		return nil, cc, err
 	}
 	return set, resolved, nil
@@ -217,17 +199,9 @@ func (t *topicConfigFlags) logConfigs(cmd *cobra.Command, dir string) (func(engi
 		if err != nil {
 			return engine.LogConfig{}, err
 		}
-		cfg := res.Log
-		over := pflag.NewFlagSet("overrides", pflag.ContinueOnError)
-		logConfigFlags(over, &cfg)
-		var ferr error
-		cmd.Flags().Visit(func(f *pflag.Flag) {
-			if over.Lookup(f.Name) != nil && ferr == nil {
-				ferr = over.Set(f.Name, f.Value.String())
-			}
-		})
-		if ferr != nil {
-			return cfg, ferr
+		cfg, _, err := lab.LogRegistry.Resolve(res.Log, flagsGiven(lab.LogRegistry, cmd.Flags())...)
+		if err != nil {
+			return cfg, err
 		}
 		return cfg, cfg.Validate()
 	}, set, nil

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -137,14 +138,16 @@ func steadyMain(cmd *cobra.Command, sf *steadyFlags) error {
 		if advice, err = steady.ReadAdvice(sf.fromAdvice); err != nil {
 			return err
 		}
-		if !f.Changed("log.cleaner.dedupe.buffer.size") {
-			cfg.Cleaner.DedupeBufferBytes = advice.DedupeBufferBytes
+		// The advice's sizes over the flags' defaults, the flags given over
+		// the advice (lab.CleanerRegistry.Resolve).
+		fromAdvice := func(name string, v int64) settings.Given {
+			return settings.Given{Key: name, Value: strconv.FormatInt(v, 10), From: settings.FromFile, Where: sf.fromAdvice}
 		}
-		if !f.Changed("log.cleaner.threads") && !f.Changed("threads") {
-			cfg.Cleaner.Threads = advice.Threads
-		}
-		if !f.Changed("log.cleaner.io.buffer.size") {
-			cfg.Cleaner.IOBufferBytes = advice.IOBufferBytes
+		given := append([]settings.Given{fromAdvice("log.cleaner.dedupe.buffer.size", advice.DedupeBufferBytes),
+			fromAdvice("log.cleaner.threads", int64(advice.Threads)), fromAdvice("log.cleaner.io.buffer.size", advice.IOBufferBytes)},
+			flagsGiven(lab.CleanerRegistry, f)...)
+		if cfg.Cleaner, _, err = lab.CleanerRegistry.Resolve(cfg.Cleaner, given...); err != nil {
+			return err
 		}
 	}
 	var addr string

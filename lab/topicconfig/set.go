@@ -1,6 +1,7 @@
 package topicconfig
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -359,19 +360,18 @@ func (s *Set) CleanerConfig(base engine.CleanerConfig) (engine.CleanerConfig, er
 	return c, nil
 }
 
-// blame prefixes an engine range error ("engine: KEY VALUE ...") with the
+// blame prefixes an engine range error (*engine.ConfigError) with the
 // file, line and key the offending value was read from, as a parse error
 // is ("server.properties:2: log.cleaner.threads: engine: ..."); a topic
 // config set through a broker synonym is named by the synonym the file
 // holds (log.segment.bytes for segment.bytes). An error naming no config
 // with a known source is returned as it is.
 func (s *Set) blame(err error, values map[string]Value) error {
-	msg := err.Error()
-	rest, ok := strings.CutPrefix(msg, "engine: ")
-	if !ok {
+	var ce *engine.ConfigError
+	if !errors.As(err, &ce) {
 		return err
 	}
-	name, _, _ := strings.Cut(rest, " ")
+	name := ce.Config
 	v, ok := values[name]
 	if !ok || v.Where == "" {
 		return err
