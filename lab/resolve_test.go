@@ -25,11 +25,12 @@ func loadServer(t *testing.T, props string) (*topicconfig.Set, string) {
 	return set, path
 }
 
-// TestResolveCleaner: Kafka's defaults < server.properties < flags, each
+// TestResolveCleaner: topicconfig.Set.CleanerConfig, the one merge of the
+// cleaner's settings: Kafka's defaults < server.properties < flags, each
 // value's origin, and Kafka's Double.MaxValue rate read as no limit.
 func TestResolveCleaner(t *testing.T) {
 	set, path := loadServer(t, "log.cleaner.dedupe.buffer.size=268435456\nlog.cleaner.threads=2\nlog.cleaner.io.max.bytes.per.second=1.7976931348623157E308\n")
-	c, origins, err := ResolveCleaner(engine.DefaultCleanerConfig(), set, []settings.Given{{Key: "threads", Value: "4", From: settings.FromFlag, Where: "--threads"}})
+	c, origins, err := set.CleanerConfig(engine.DefaultCleanerConfig(), []settings.Given{{Key: "threads", Value: "4", From: settings.FromFlag, Where: "--threads"}}...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,13 +53,13 @@ func TestResolveCleaner(t *testing.T) {
 // error's setting, not its text.
 func TestResolveCleanerBlamesTheLine(t *testing.T) {
 	set, path := loadServer(t, "# sizes\nlog.cleaner.threads=0\n")
-	_, _, err := ResolveCleaner(engine.DefaultCleanerConfig(), set, nil)
+	_, _, err := set.CleanerConfig(engine.DefaultCleanerConfig())
 	var ce *engine.ConfigError
 	if !errors.As(err, &ce) || ce.Config != "log.cleaner.threads" || !strings.HasPrefix(err.Error(), path+":2: log.cleaner.threads: engine: log.cleaner.threads 0") {
 		t.Errorf("threads=0: %v", err)
 	}
 	// The same value as a flag is not blamed on a file.
-	_, _, err = ResolveCleaner(engine.DefaultCleanerConfig(), nil, []settings.Given{{Key: "log.cleaner.threads", Value: "0", From: settings.FromFlag, Where: "--log.cleaner.threads"}})
+	_, _, err = new(topicconfig.Set).CleanerConfig(engine.DefaultCleanerConfig(), settings.Given{Key: "log.cleaner.threads", Value: "0", From: settings.FromFlag, Where: "--log.cleaner.threads"})
 	if err == nil || !strings.HasPrefix(err.Error(), "engine: log.cleaner.threads 0") {
 		t.Errorf("--log.cleaner.threads 0: %v", err)
 	}
@@ -113,5 +114,19 @@ func TestConfigErrorsNameSettings(t *testing.T) {
 		if !errors.As(err, &ce) || ce.Config != s.Name {
 			t.Errorf("%s: %v, want an engine.ConfigError of %s", c.setting, err, s.Name)
 		}
+	}
+}
+
+// TestTopicConfigsBySetting: a topic's configs from server.properties are
+// parsed by their settings, synonyms in their own units (Kafka's
+// log.roll.jitter.hours is segment.jitter.ms, which the lab used to drop).
+func TestTopicConfigsBySetting(t *testing.T) {
+	set, _ := loadServer(t, "log.roll.jitter.hours=1\nlog.segment.bytes=1048576\nlog.retention.bytes=-1\n")
+	r, err := set.For("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Log.SegmentJitterMs != 3_600_000 || r.Log.SegmentBytes != 1<<20 || r.Log.RetentionBytes != -1 {
+		t.Errorf("log config %+v", r.Log)
 	}
 }

@@ -41,11 +41,11 @@ func SettingInfos() []SettingInfo {
 	var out []SettingInfo
 	for _, s := range Settings.All() {
 		info := SettingInfo{Name: s.Name, Kafka: s.Kafka, Flags: s.Flags(), Path: s.Path, Unit: s.Unit(), Default: Settings.Default(s), Doc: s.Doc}
-		if p, ok := LogRegistry.Lookup(s.Name); ok && LogRegistry.Default(p) != info.Default {
-			info.KafkaDefault = LogRegistry.Default(p)
+		if p, ok := settings.LogRegistry.Lookup(s.Name); ok && settings.LogRegistry.Default(p) != info.Default {
+			info.KafkaDefault = settings.LogRegistry.Default(p)
 		}
-		if p, ok := CleanerRegistry.Lookup(s.Name); ok && CleanerRegistry.Default(p) != info.Default {
-			info.KafkaDefault = CleanerRegistry.Default(p)
+		if p, ok := settings.CleanerRegistry.Lookup(s.Name); ok && settings.CleanerRegistry.Default(p) != info.Default {
+			info.KafkaDefault = settings.CleanerRegistry.Default(p)
 		}
 		out = append(out, info)
 	}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // leafPaths lists the field paths of v's leaves (as experiment files name
@@ -83,8 +85,8 @@ func TestSettingsNames(t *testing.T) {
 			t.Errorf("%s: path %q default %q, want %q %q", c.name, s.Path, Settings.Default(s), c.path, c.def)
 		}
 	}
-	kafka, _ := LogRegistry.Lookup("segment.bytes")
-	if d := LogRegistry.Default(kafka); d != "1073741824" { // Kafka's 1 GiB
+	kafka, _ := settings.LogRegistry.Lookup("segment.bytes")
+	if d := settings.LogRegistry.Default(kafka); d != "1073741824" { // Kafka's 1 GiB
 		t.Errorf("Kafka's segment.bytes default %s", d)
 	}
 }

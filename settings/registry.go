@@ -7,8 +7,11 @@
 // docs/settings.md; Resolve merges the sources of a run's values in one
 // place and says where each value came from.
 //
-// The package is a leaf: it knows units and parsers, not the lab's
-// structs. The lab's table of settings is lab.Settings.
+// Units, values, Registry and Resolve know nothing of the lab; table.go
+// declares the settings of the engine's configs and of the workload
+// (Cleaner, Log, Workload), which lab.Settings lifts into the experiment's.
+// The package uses engine and workloads and is used by lab and
+// lab/topicconfig (which maps a broker's configs through it).
 package settings
 
 import (

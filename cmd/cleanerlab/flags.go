@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cleanerlab/cleanerlab/engine"
-	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/kafkajvm"
 	"github.com/cleanerlab/cleanerlab/settings"
 )
@@ -47,16 +46,16 @@ func flagsGiven[R any](reg *settings.Registry[R], fs *pflag.FlagSet) []settings.
 }
 
 // logConfigFlags binds Kafka's topic configs as flags named after them
-// (lab.LogSettings).
+// (settings.Log).
 func logConfigFlags(fs *pflag.FlagSet, cfg *engine.LogConfig) {
-	bindSettings(fs, lab.LogSettings, cfg)
+	bindSettings(fs, settings.Log, cfg)
 }
 
-// cleanerConfigFlags binds the cleaner's settings (lab.CleanerSettings:
+// cleanerConfigFlags binds the cleaner's settings (settings.Cleaner:
 // Kafka's log.cleaner.* configs under their names, and the lab's own) and
 // --profile.
 func cleanerConfigFlags(fs *pflag.FlagSet, cfg *engine.CleanerConfig) {
-	bindSettings(fs, lab.CleanerSettings, cfg)
+	bindSettings(fs, settings.Cleaner, cfg)
 	profileFlag(fs, cfg)
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cleanerlab/cleanerlab/engine"
-	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
 	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
 )
@@ -29,14 +28,14 @@ func (t *topicConfigFlags) bind(f *pflag.FlagSet) {
 
 // load reads the config sources of the data directory dir (a root or one
 // partition; __cluster_metadata-0 in the root is read too) and resolves the
-// cleaner config (lab.ResolveCleaner): server.properties and dynamic broker
+// cleaner config (topicconfig.Set.CleanerConfig): server.properties and dynamic broker
 // configs over cc's defaults, the cleaner flags given over both.
 func (t *topicConfigFlags) load(cmd *cobra.Command, dir string, cc engine.CleanerConfig) (*topicconfig.Set, engine.CleanerConfig, error) {
 	set, err := topicconfig.Load(topicconfig.LoadOptions{ServerConfig: t.server, TopicConfig: t.topics, LogDir: topicconfig.LogDirRoot(dir)})
 	if err != nil {
 		return nil, cc, err
 	}
-	resolved, _, err := lab.ResolveCleaner(cc, set, flagsGiven(lab.CleanerRegistry, cmd.Flags()))
+	resolved, _, err := set.CleanerConfig(cc, flagsGiven(settings.CleanerRegistry, cmd.Flags())...)
 	if err != nil {
 		return nil, cc, err
 	}
@@ -199,7 +198,7 @@ func (t *topicConfigFlags) logConfigs(cmd *cobra.Command, dir string) (func(engi
 		if err != nil {
 			return engine.LogConfig{}, err
 		}
-		cfg, _, err := lab.LogRegistry.Resolve(res.Log, flagsGiven(lab.LogRegistry, cmd.Flags())...)
+		cfg, _, err := settings.LogRegistry.Resolve(res.Log, flagsGiven(settings.LogRegistry, cmd.Flags())...)
 		if err != nil {
 			return cfg, err
 		}

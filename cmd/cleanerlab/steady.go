@@ -139,14 +139,14 @@ func steadyMain(cmd *cobra.Command, sf *steadyFlags) error {
 			return err
 		}
 		// The advice's sizes over the flags' defaults, the flags given over
-		// the advice (lab.CleanerRegistry.Resolve).
+		// the advice (settings.CleanerRegistry.Resolve).
 		fromAdvice := func(name string, v int64) settings.Given {
 			return settings.Given{Key: name, Value: strconv.FormatInt(v, 10), From: settings.FromFile, Where: sf.fromAdvice}
 		}
 		given := append([]settings.Given{fromAdvice("log.cleaner.dedupe.buffer.size", advice.DedupeBufferBytes),
 			fromAdvice("log.cleaner.threads", int64(advice.Threads)), fromAdvice("log.cleaner.io.buffer.size", advice.IOBufferBytes)},
-			flagsGiven(lab.CleanerRegistry, f)...)
-		if cfg.Cleaner, _, err = lab.CleanerRegistry.Resolve(cfg.Cleaner, given...); err != nil {
+			flagsGiven(settings.CleanerRegistry, f)...)
+		if cfg.Cleaner, _, err = settings.CleanerRegistry.Resolve(cfg.Cleaner, given...); err != nil {
 			return err
 		}
 	}
