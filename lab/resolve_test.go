@@ -66,7 +66,7 @@ func TestResolveCleanerBlamesTheLine(t *testing.T) {
 }
 
 // TestConfigErrorsNameSettings: each range check of the log and cleaner
-// configs returns an *engine.ConfigError naming the setting at fault, by
+// configs and of the workload returns an *engine.ConfigError naming the setting at fault, by
 // the name Settings declares.
 func TestConfigErrorsNameSettings(t *testing.T) {
 	for _, c := range []struct {
@@ -101,6 +101,12 @@ func TestConfigErrorsNameSettings(t *testing.T) {
 		{"segment.jitter.ms", func(e *Experiment) { e.Log.SegmentJitterMs = -1 }},
 		{"retention.ms", func(e *Experiment) { e.Log.RetentionMs = -2 }},
 		{"retention.bytes", func(e *Experiment) { e.Log.RetentionBytes = -2 }},
+		{"keys", func(e *Experiment) { e.Workload.Keys = 0 }},
+		{"dirty-ratio", func(e *Experiment) { e.Workload.DirtyRatio = 1.5 }},
+		{"distribution", func(e *Experiment) { e.Workload.Distribution = "gaussian" }},
+		{"batches-per-txn", func(e *Experiment) { e.Workload.Txn.BatchesPerTxn = 0 }},
+		// 16 records of 100-byte values do not fit a 1 KiB segment.
+		{"records-per-batch", func(e *Experiment) { e.Workload.SegmentBytes = 1024 }},
 	} {
 		e := DefaultExperiment()
 		c.set(&e)
@@ -109,7 +115,7 @@ func TestConfigErrorsNameSettings(t *testing.T) {
 			t.Errorf("%s: no such setting", c.setting)
 			continue
 		}
-		err := errors.Join(e.Log.Validate(), e.Cleaner.Validate())
+		err := errors.Join(e.Log.Validate(), e.Cleaner.Validate(), e.Workload.Validate())
 		var ce *engine.ConfigError
 		if !errors.As(err, &ce) || ce.Config != s.Name {
 			t.Errorf("%s: %v, want an engine.ConfigError of %s", c.setting, err, s.Name)

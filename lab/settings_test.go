@@ -122,3 +122,21 @@ func TestSettingsPageUpToDate(t *testing.T) {
 		t.Errorf("format yaml: %v", err)
 	}
 }
+
+// TestBlameByType: a validation error of an experiment file's value is
+// located through the setting its *engine.ConfigError names: the line and
+// column of that value, even when other values are given after it.
+func TestBlameByType(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "e.yaml")
+	if err := os.WriteFile(path, []byte("workload:\n  Keys: 1e4\n  DirtyRatio: 1.5\ncleaner:\n  Threads: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, f, err := LoadRunFile(path, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = f.Blame(e.Validate())
+	if err == nil || !strings.HasPrefix(err.Error(), path+":3:15: workloads: dirty ratio 1.5") {
+		t.Errorf("Blame: %v", err)
+	}
+}

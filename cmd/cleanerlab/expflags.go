@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -21,29 +20,26 @@ func bindExperimentFlags(f *pflag.FlagSet, e *lab.Experiment) {
 
 // experimentFlagNames are the names bindExperimentFlags binds.
 func experimentFlagNames() []string {
-	fs := pflag.NewFlagSet("", pflag.ContinueOnError)
-	var e lab.Experiment
-	bindExperimentFlags(fs, &e)
-	var names []string
-	fs.VisitAll(func(fl *pflag.Flag) { names = append(names, fl.Name) })
+	names := []string{"profile"}
+	for _, s := range lab.Settings.All() {
+		names = append(names, s.Flags()...)
+	}
 	return names
 }
 
 // setExperimentFlag sets the run flag name of e from value, as the command
-// line would.
+// line would: by its setting's parser (lab.Settings), or --profile's.
 func setExperimentFlag(e *lab.Experiment, name, value string) error {
-	fs := pflag.NewFlagSet("", pflag.ContinueOnError)
-	bindExperimentFlags(fs, e)
-	fl := fs.Lookup(name)
-	if fl == nil {
+	var err error
+	if name == "profile" {
+		err = e.Cleaner.ApplyProfile(value)
+	} else if s, ok := lab.Settings.Lookup(name); ok && slices.Contains(s.Flags(), name) {
+		err = s.Var(e).Set(value)
+	} else {
 		return fmt.Errorf("unknown parameter %q%s", name, lab.Suggest(name, experimentFlagNames()))
 	}
-	if err := fs.Set(name, value); err != nil {
-		msg := err.Error()
-		if _, cause, ok := strings.Cut(msg, " flag: "); ok && strings.HasPrefix(msg, "invalid argument") {
-			msg = cause // pflag's "invalid argument %q for %q flag: " repeats what we say
-		}
-		return fmt.Errorf("%s: %q is not a valid value: %s", name, value, msg)
+	if err != nil {
+		return fmt.Errorf("%s: %q is not a valid value: %s", name, value, err)
 	}
 	return nil
 }
@@ -51,10 +47,7 @@ func setExperimentFlag(e *lab.Experiment, name, value string) error {
 // flagSetter is a lab.Setter of run flag name, for sweeps over flags; ok
 // is false when no experiment flag has that name.
 func flagSetter(name string) (lab.Setter, bool) {
-	fs := pflag.NewFlagSet("", pflag.ContinueOnError)
-	var e lab.Experiment
-	bindExperimentFlags(fs, &e)
-	if fs.Lookup(name) == nil {
+	if !slices.Contains(experimentFlagNames(), name) {
 		return nil, false
 	}
 	return func(e *lab.Experiment, value string) error { return setExperimentFlag(e, name, value) }, true
