@@ -151,3 +151,40 @@ func group(s SettingInfo) string {
 	}
 	return ""
 }
+
+// WriteOrigins writes the resolved value of each setting of list and where
+// it came from (settings.Registry.Resolve's origins), as format text or
+// json (an array of {name, value, from, where}). Error: an unknown format,
+// or w's.
+func WriteOrigins[R any](w io.Writer, format string, list []settings.Setting[R], origins map[string]settings.Origin) error {
+	type row struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+		From  string `json:"from"`
+		Where string `json:"where,omitempty"`
+	}
+	var rows []row
+	for _, s := range list {
+		if o, ok := origins[s.Name]; ok {
+			rows = append(rows, row{Name: s.Name, Value: o.Value, From: o.From.String(), Where: o.Where})
+		}
+	}
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	case "text":
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tVALUE\tFROM")
+		for _, r := range rows {
+			from := r.From
+			if r.Where != "" {
+				from = r.Where
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Name, r.Value, from)
+		}
+		return tw.Flush()
+	}
+	return fmt.Errorf("settings: format %q: want text or json", format)
+}

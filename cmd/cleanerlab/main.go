@@ -15,7 +15,8 @@
 //	generate   write a workload's log and its ground truth without cleaning (verify --truth checks it)
 //	hashers    list the offset map's hashers and layouts: density and collision risk
 //	replicas   the divergence lab: scenario files, random campaigns, the cost of coordinated cleaning (package replication)
-//	settings   list every setting: Kafka name, flag, path, unit, default, doc (package settings, lab.Settings; docs/settings.md)
+//	settings   list every setting: Kafka name, flag, path, unit, default, doc (package settings, lab.Settings; docs/settings.md);
+//	           with --server-config, where each cleaner setting's value comes from
 //
 // "cleanerlab COMMAND --help" gives each one's flags.
 //

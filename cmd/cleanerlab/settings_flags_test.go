@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -111,4 +113,38 @@ func TestSettingsCommand(t *testing.T) {
 		}
 	}
 	t.Errorf("settings lists no log.cleaner.dedupe.buffer.size:\n%s", out)
+}
+
+// TestSettingsOrigins: settings --server-config shows each cleaner
+// setting's value and where it came from: the file's line, a flag (which
+// wins over the file), or the default.
+func TestSettingsOrigins(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "server.properties")
+	if err := os.WriteFile(path, []byte("log.cleaner.dedupe.buffer.size=268435456\nlog.cleaner.threads=2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cli(t, "settings", "--server-config", path, "--threads", "4", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct{ Name, Value, From, Where string }
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"log.cleaner.dedupe.buffer.size": "268435456 server.properties " + path + ":1",
+		"log.cleaner.threads":            "4 flag --threads",
+		"log.cleaner.io.buffer.size":     "524288 default ",
+	}
+	for _, r := range rows {
+		if w, ok := want[r.Name]; ok {
+			if got := r.Value + " " + r.From + " " + r.Where; got != w {
+				t.Errorf("%s: %q, want %q", r.Name, got, w)
+			}
+			delete(want, r.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("missing %v in\n%s", want, out)
+	}
 }
