@@ -140,3 +140,25 @@ func TestBlameByType(t *testing.T) {
 		t.Errorf("Blame: %v", err)
 	}
 }
+
+// TestSegmentBytesGivenTwice: an experiment file that gives the workload's
+// and the log's segment size differently is refused, whichever comes
+// first.
+func TestSegmentBytesGivenTwice(t *testing.T) {
+	for _, body := range []string{
+		"workload:\n  SegmentBytes: 1MiB\nlog:\n  SegmentBytes: 2MiB\n",
+		"log:\n  SegmentBytes: 2MiB\nworkload:\n  SegmentBytes: 1MiB\n",
+	} {
+		path := filepath.Join(t.TempDir(), "e.yaml")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e, _, err := LoadRunFile(path, LoadOptions{})
+		if err == nil {
+			err = e.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), "differ") {
+			t.Errorf("%q: %v, want the two sizes refused", body, err)
+		}
+	}
+}

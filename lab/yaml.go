@@ -288,8 +288,11 @@ func SetPath(e *Experiment, path, value string) error {
 	if _, err := setNode(e, fv, n, path, nil); err != nil {
 		return err
 	}
-	if path == "workload.SegmentBytes" {
+	switch path {
+	case "workload.SegmentBytes":
 		e.Log.SegmentBytes = e.Workload.SegmentBytes
+	case "log.SegmentBytes":
+		e.Workload.SegmentBytes = e.Log.SegmentBytes
 	}
 	return nil
 }
@@ -430,6 +433,12 @@ func setScalar(e *Experiment, s, path string) error {
 	st, ok := Settings.Lookup(path)
 	if !ok || st.Path != path {
 		return fmt.Errorf("no setting is declared for %s (lab.Settings)", path)
+	}
+	if path == "log.SegmentBytes" {
+		// The log's field alone, as the file says: syncSegmentBytes and
+		// SetPath make the two equal when only one is given, and a file
+		// giving both differently is refused by Validate.
+		return settings.Bytes(&e.Log.SegmentBytes).Set(s)
 	}
 	return st.Var(e).Set(s)
 }
