@@ -99,39 +99,39 @@ func DefaultLogConfig() LogConfig {
 	}
 }
 
-// Validate returns an error naming the first config out of range.
+// Validate returns a *ConfigError naming the first config out of range.
 func (c *LogConfig) Validate() error {
 	switch {
 	case c.SegmentBytes < 14 || c.SegmentBytes > math.MaxInt32:
-		return fmt.Errorf("engine: segment.bytes %d out of range [14, %d]", c.SegmentBytes, math.MaxInt32)
+		return configError("segment.bytes", "engine: segment.bytes %d out of range [14, %d]", c.SegmentBytes, math.MaxInt32)
 	case c.SegmentIndexBytes < 4*timeIndexEntrySize:
-		return fmt.Errorf("engine: segment.index.bytes %d below %d", c.SegmentIndexBytes, 4*timeIndexEntrySize)
+		return configError("segment.index.bytes", "engine: segment.index.bytes %d below %d", c.SegmentIndexBytes, 4*timeIndexEntrySize)
 	case c.IndexIntervalBytes < 0:
-		return fmt.Errorf("engine: index.interval.bytes %d is negative", c.IndexIntervalBytes)
+		return configError("index.interval.bytes", "engine: index.interval.bytes %d is negative", c.IndexIntervalBytes)
 	case c.DeleteRetentionMs < 0:
-		return fmt.Errorf("engine: delete.retention.ms %d is negative", c.DeleteRetentionMs)
+		return configError("delete.retention.ms", "engine: delete.retention.ms %d is negative", c.DeleteRetentionMs)
 	case c.MinCompactionLagMs < 0:
-		return fmt.Errorf("engine: min.compaction.lag.ms %d is negative", c.MinCompactionLagMs)
+		return configError("min.compaction.lag.ms", "engine: min.compaction.lag.ms %d is negative", c.MinCompactionLagMs)
 	case c.MaxCompactionLagMs < 1:
-		return fmt.Errorf("engine: max.compaction.lag.ms %d must be at least 1", c.MaxCompactionLagMs)
+		return configError("max.compaction.lag.ms", "engine: max.compaction.lag.ms %d must be at least 1", c.MaxCompactionLagMs)
 	case c.MaxCompactionLagMs < c.MinCompactionLagMs:
-		return fmt.Errorf("engine: max.compaction.lag.ms %d is below min.compaction.lag.ms %d", c.MaxCompactionLagMs, c.MinCompactionLagMs)
+		return configError("max.compaction.lag.ms", "engine: max.compaction.lag.ms %d is below min.compaction.lag.ms %d", c.MaxCompactionLagMs, c.MinCompactionLagMs)
 	case c.MinCleanableDirtyRatio < 0 || c.MinCleanableDirtyRatio > 1:
-		return fmt.Errorf("engine: min.cleanable.dirty.ratio %v out of range [0, 1]", c.MinCleanableDirtyRatio)
+		return configError("min.cleanable.dirty.ratio", "engine: min.cleanable.dirty.ratio %v out of range [0, 1]", c.MinCleanableDirtyRatio)
 	case c.FileDeleteDelayMs < 0:
-		return fmt.Errorf("engine: file.delete.delay.ms %d is negative", c.FileDeleteDelayMs)
+		return configError("file.delete.delay.ms", "engine: file.delete.delay.ms %d is negative", c.FileDeleteDelayMs)
 	case c.ProducerIDExpirationMs < 0:
-		return fmt.Errorf("engine: producer.id.expiration.ms %d is negative", c.ProducerIDExpirationMs)
+		return configError("producer.id.expiration.ms", "engine: producer.id.expiration.ms %d is negative", c.ProducerIDExpirationMs)
 	case c.MaxMessageBytes < 0:
-		return fmt.Errorf("engine: max.message.bytes %d is negative", c.MaxMessageBytes)
+		return configError("max.message.bytes", "engine: max.message.bytes %d is negative", c.MaxMessageBytes)
 	case c.SegmentMs < 1:
-		return fmt.Errorf("engine: segment.ms %d must be at least 1", c.SegmentMs)
+		return configError("segment.ms", "engine: segment.ms %d must be at least 1", c.SegmentMs)
 	case c.SegmentJitterMs < 0:
-		return fmt.Errorf("engine: segment.jitter.ms %d is negative", c.SegmentJitterMs)
+		return configError("segment.jitter.ms", "engine: segment.jitter.ms %d is negative", c.SegmentJitterMs)
 	case c.RetentionMs < -1:
-		return fmt.Errorf("engine: retention.ms %d is below -1", c.RetentionMs)
+		return configError("retention.ms", "engine: retention.ms %d is below -1", c.RetentionMs)
 	case c.RetentionBytes < -1:
-		return fmt.Errorf("engine: retention.bytes %d is below -1", c.RetentionBytes)
+		return configError("retention.bytes", "engine: retention.bytes %d is below -1", c.RetentionBytes)
 	}
 	return nil
 }
@@ -474,39 +474,39 @@ func (c *CleanerConfig) IgnoredSettings() []string {
 	return notes
 }
 
-// Validate returns an error naming the first config out of range.
+// Validate returns a *ConfigError naming the first config out of range.
 func (c *CleanerConfig) Validate() error {
 	switch {
 	case c.Threads < 1:
-		return fmt.Errorf("engine: log.cleaner.threads %d must be at least 1", c.Threads)
+		return configError("log.cleaner.threads", "engine: log.cleaner.threads %d must be at least 1", c.Threads)
 	case c.DedupeBufferBytes/int64(c.Threads) < 24:
-		return fmt.Errorf("engine: log.cleaner.dedupe.buffer.size %d gives each of %d threads less than one 24-byte map entry", c.DedupeBufferBytes, c.Threads)
+		return configError("log.cleaner.dedupe.buffer.size", "engine: log.cleaner.dedupe.buffer.size %d gives each of %d threads less than one 24-byte map entry", c.DedupeBufferBytes, c.Threads)
 	case c.DedupeBufferBytes/int64(c.Threads) > math.MaxInt32:
 		// Kafka's limit: the per-thread map is one ByteBuffer.
-		return fmt.Errorf("engine: log.cleaner.dedupe.buffer.size %d per thread exceeds 2 GiB", c.DedupeBufferBytes/int64(c.Threads))
+		return configError("log.cleaner.dedupe.buffer.size", "engine: log.cleaner.dedupe.buffer.size %d per thread exceeds 2 GiB", c.DedupeBufferBytes/int64(c.Threads))
 	case c.IOBufferBytes/int64(c.Threads)/2 < record.BatchHeaderSize:
 		// Kafka accepts any size and grows the buffers to the first batch;
 		// below one batch header nothing useful is read.
-		return fmt.Errorf("engine: log.cleaner.io.buffer.size %d gives each of %d threads buffers under %d bytes (one batch header)", c.IOBufferBytes, c.Threads, record.BatchHeaderSize)
+		return configError("log.cleaner.io.buffer.size", "engine: log.cleaner.io.buffer.size %d gives each of %d threads buffers under %d bytes (one batch header)", c.IOBufferBytes, c.Threads, record.BatchHeaderSize)
 	case c.LoadFactor <= 0 || c.LoadFactor > 1:
-		return fmt.Errorf("engine: log.cleaner.io.buffer.load.factor %v out of range (0, 1]", c.LoadFactor)
+		return configError("log.cleaner.io.buffer.load.factor", "engine: log.cleaner.io.buffer.load.factor %v out of range (0, 1]", c.LoadFactor)
 	case c.ReadaheadBytes < 0:
-		return fmt.Errorf("engine: readahead bytes %d is negative (0: off)", c.ReadaheadBytes)
+		return configError("readahead-bytes", "engine: readahead bytes %d is negative (0: off)", c.ReadaheadBytes)
 	case !(c.MaxIOBytesPerSecond >= 0) || math.IsInf(c.MaxIOBytesPerSecond, 1):
-		return fmt.Errorf("engine: log.cleaner.io.max.bytes.per.second %v: want a finite rate >= 0 (0: no limit)", c.MaxIOBytesPerSecond)
+		return configError("log.cleaner.io.max.bytes.per.second", "engine: log.cleaner.io.max.bytes.per.second %v: want a finite rate >= 0 (0: no limit)", c.MaxIOBytesPerSecond)
 	case c.WritebackBytes < 0:
-		return fmt.Errorf("engine: WritebackBytes %d is negative (0: off)", c.WritebackBytes)
+		return configError("writeback-bytes", "engine: WritebackBytes %d is negative (0: off)", c.WritebackBytes)
 	case c.WriteDirectBytes < 0 || c.WriteDirectBytes > 1<<30:
-		return fmt.Errorf("engine: WriteDirectBytes %d: want 0 (off) to 1 GiB", c.WriteDirectBytes)
+		return configError("write-direct-bytes", "engine: WriteDirectBytes %d: want 0 (off) to 1 GiB", c.WriteDirectBytes)
 	}
 	if _, err := iosched.ParseReadPath(string(c.IOPath)); err != nil {
-		return fmt.Errorf("engine: io path: %w", err)
+		return configError("io", "engine: io path: %w", err)
 	}
 	if _, err := iosched.ParseReadaheadHint(string(c.Readahead)); err != nil {
-		return fmt.Errorf("engine: readahead: %w", err)
+		return configError("readahead", "engine: readahead: %w", err)
 	}
 	if _, err := iosched.ParseThrottlerKind(string(c.Throttler)); err != nil {
-		return fmt.Errorf("engine: throttler: %w", err)
+		return configError("throttler", "engine: throttler: %w", err)
 	}
 	// Names are checked here, not only when the cleaner allocates its map,
 	// so that a caller learns of a typo before generating or reading a log.
@@ -514,14 +514,33 @@ func (c *CleanerConfig) Validate() error {
 	// is given in CleanerOptions.
 	if c.Hasher != "" {
 		if _, err := offsetmap.NewHasher(c.Hasher); err != nil {
-			return fmt.Errorf("engine: hasher: %w", err)
+			return configError("hasher", "engine: hasher: %w", err)
 		}
 	}
 	if c.CleanedIndex != "" && !slices.Contains(CleanedIndexRules(), c.CleanedIndex) {
-		return fmt.Errorf("engine: cleaned index rule %q unknown (valid: %s)", c.CleanedIndex, strings.Join(CleanedIndexRules(), ", "))
+		return configError("cleaned-index", "engine: cleaned index rule %q unknown (valid: %s)", c.CleanedIndex, strings.Join(CleanedIndexRules(), ", "))
 	}
 	if !slices.Contains(offsetmap.LayoutNames(), strings.ToLower(string(c.OffsetMap))) && c.OffsetMap != "" {
-		return fmt.Errorf("engine: offset map %q unknown (valid: %s)", c.OffsetMap, strings.Join(offsetmap.LayoutNames(), ", "))
+		return configError("offset-map", "engine: offset map %q unknown (valid: %s)", c.OffsetMap, strings.Join(offsetmap.LayoutNames(), ", "))
 	}
 	return nil
+}
+
+// ConfigError is a config out of its range, or a name that names nothing:
+// Config is the setting at fault, by Kafka's name where Kafka has one
+// (log.cleaner.dedupe.buffer.size), else by the lab's flag name
+// (writeback-bytes); so that a caller can say where the value came from
+// (a line of server.properties, of an experiment file, a flag) without
+// reading the message.
+type ConfigError struct {
+	Config string
+	Err    error
+}
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// configError is a *ConfigError of config with fmt.Errorf's message.
+func configError(config, format string, args ...any) error {
+	return &ConfigError{Config: config, Err: fmt.Errorf(format, args...)}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cleanerlab/cleanerlab/settings"
 	"io"
 	"path/filepath"
 	"sort"
@@ -562,16 +563,7 @@ func Retention(w io.Writer, dir string, o RetentionOptions) error {
 
 // CleanupPolicyName is cleanup.policy as Kafka writes it: "compact",
 // "delete" or "compact,delete".
-func CleanupPolicyName(c engine.LogConfig) string {
-	var parts []string
-	if c.Compact {
-		parts = append(parts, "compact")
-	}
-	if c.Delete {
-		parts = append(parts, "delete")
-	}
-	return strings.Join(parts, ",")
-}
+func CleanupPolicyName(c engine.LogConfig) string { return settings.CleanupPolicyName(c) }
 
 // RetentionLogDir applies Retention to every partition directory of the
 // log directory root (engine.PartitionDirs), each with logFor's config for

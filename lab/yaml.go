@@ -2,6 +2,7 @@ package lab
 
 import (
 	"encoding"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -12,7 +13,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/settings"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
 
@@ -35,13 +37,13 @@ import (
 //	  workload.Keys: [1e4, 1e5, 1e6]
 //	  cleaner.Hasher: [md5, xxh3-128]
 //
-// Fields not given keep DefaultExperiment's values. Integer fields take
-// counts (ParseCount: 1e6); fields whose name ends in Bytes take byte
-// sizes (ParseBytes: 64MiB) or -1 (Kafka's "no limit", as retention.bytes); MaxIOBytesPerSecond takes a rate (50MiB/s);
-// Codec takes a codec name (lz4); KeySize and ValueSize take the
-// workload's size distribution form (uniform:20-200). Unknown keys, a value
-// that does not parse or names nothing (an unknown hasher, layout, read
-// path, ...) are errors naming the file, line and column.
+// Fields not given keep DefaultExperiment's values. Each field is set by
+// its setting (Settings), with the parser of its unit, the same as its
+// flag's: byte counts take 64MiB, counts 1e6, durations in ms 60000 or 1m,
+// rates 50MiB/s; KeySize and ValueSize take the workload's size
+// distribution form (uniform:20-200) or a mapping of its fields. Unknown
+// keys, a value that does not parse or names nothing (an unknown hasher,
+// layout, read path, ...) are errors naming the file, line and column.
 
 // Param is one value given in an experiment file or on a command line.
 type Param struct {
@@ -154,7 +156,7 @@ func LoadYAML(path string, opts LoadOptions) (*File, error) {
 			if k.Value == "repetitions" {
 				f.RepetitionsGiven = true
 			}
-			given, err := setNode(fv, v, k.Value, where)
+			given, err := setNode(&f.Experiment, fv, v, k.Value, where)
 			if err != nil {
 				return nil, err
 			}
@@ -182,14 +184,23 @@ func LoadYAML(path string, opts LoadOptions) (*File, error) {
 }
 
 // Blame names where a validation error of an experiment built from the
-// file comes from: err prefixed with the "file:line:col" of the first given
-// value that alone, set on DefaultExperiment, fails Experiment.Validate with
+// file comes from: err prefixed with the "file:line:col" of the value of
+// the setting an *engine.ConfigError names, when the file gave it; else of
+// the first given value that alone, set on DefaultExperiment, fails Experiment.Validate with
 // the same error (a value out of its range: keys -5, a dirty ratio of 1.5);
 // else, when the error is only that of values together (a key count too
 // small for the log size), err prefixed with the file's path. nil stays nil.
 func (f *File) Blame(err error) error {
 	if err == nil {
 		return nil
+	}
+	var ce *engine.ConfigError
+	if errors.As(err, &ce) { // a config of the log or the cleaner: its setting
+		for i := len(f.Given) - 1; i >= 0; i-- {
+			if s, ok := Settings.Lookup(f.Given[i].Name); ok && s.Name == ce.Config {
+				return fmt.Errorf("%s: %w", f.Given[i].Where, err)
+			}
+		}
 	}
 	for _, p := range f.Given {
 		d := DefaultExperiment()
@@ -274,7 +285,7 @@ func SetPath(e *Experiment, path, value string) error {
 		return err
 	}
 	n := &yaml.Node{Kind: yaml.ScalarNode, Value: value}
-	if _, err := setNode(fv, n, path, nil); err != nil {
+	if _, err := setNode(e, fv, n, path, nil); err != nil {
 		return err
 	}
 	switch path {
@@ -349,7 +360,6 @@ func fieldByName(v reflect.Value, name string) (reflect.Value, bool) {
 
 var (
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
-	codecType           = reflect.TypeFor[record.Codec]()
 	sizeDistType        = reflect.TypeFor[workloads.SizeDist]()
 )
 
@@ -358,10 +368,11 @@ func isLeaf(v reflect.Value) bool {
 	return v.Type() == sizeDistType || reflect.PointerTo(v.Type()).Implements(textUnmarshalerType)
 }
 
-// setNode sets v (at path) from n and returns the values it set, as
-// Params; where is nil for a value from SetPath (errors then name the path
-// only).
-func setNode(v reflect.Value, n *yaml.Node, path string, where func(*yaml.Node) string) ([]Param, error) {
+// setNode sets v (the field of e at path) from n and returns the values
+// it set, as Params; where is nil for a value from SetPath (errors then
+// name the path only). A leaf is set by its setting (Settings): its unit's
+// parser, the same as its flag's.
+func setNode(e *Experiment, v reflect.Value, n *yaml.Node, path string, where func(*yaml.Node) string) ([]Param, error) {
 	fail := func(format string, args ...any) error {
 		msg := fmt.Sprintf(format, args...)
 		if where == nil {
@@ -392,7 +403,7 @@ func setNode(v reflect.Value, n *yaml.Node, path string, where func(*yaml.Node) 
 				names := fieldNames(v.Type())
 				return nil, fmt.Errorf("%s: %s: unknown key %q (valid: %s)%s", where(k), path, k.Value, strings.Join(names, ", "), suggest(k.Value, names))
 			}
-			g, err := setNode(fv, c, path+"."+k.Value, where)
+			g, err := setNode(e, fv, c, path+"."+k.Value, where)
 			if err != nil {
 				return nil, err
 			}
@@ -411,101 +422,25 @@ func setNode(v reflect.Value, n *yaml.Node, path string, where func(*yaml.Node) 
 	if n.Kind != yaml.ScalarNode {
 		return nil, fail("want one value (lists go under sweep:)")
 	}
-	if err := setScalar(v, n.Value, path); err != nil {
+	if err := setScalar(e, n.Value, path); err != nil {
 		return nil, fail("%q is not a valid value: %v", n.Value, err)
 	}
 	return []Param{{Name: path, Value: n.Value, Where: at()}}, nil
 }
 
-// setScalar parses s into v by v's type and the field's name (the last
-// part of path).
-func setScalar(v reflect.Value, s, path string) error {
-	name := path[strings.LastIndexByte(path, '.')+1:]
-	switch {
-	case v.Type() == codecType:
-		c, err := record.ParseCodec(s)
-		if err != nil {
-			return err
-		}
-		v.Set(reflect.ValueOf(c))
-		return nil
-	case v.Type() == sizeDistType:
-		d, err := workloads.ParseSizeDist(s)
-		if err != nil {
-			return err
-		}
-		v.Set(reflect.ValueOf(d))
-		return nil
-	case reflect.PointerTo(v.Type()).Implements(textUnmarshalerType):
-		return v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s))
+// setScalar sets the leaf of e at path from s, by its setting.
+func setScalar(e *Experiment, s, path string) error {
+	st, ok := Settings.Lookup(path)
+	if !ok || st.Path != path {
+		return fmt.Errorf("no setting is declared for %s (lab.Settings)", path)
 	}
-	switch v.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		var n int64
-		var err error
-		if strings.HasSuffix(name, "Bytes") && strings.TrimSpace(s) != "-1" { // -1: Kafka's "no limit"
-			n, err = ParseBytes(s)
-		} else {
-			n, err = ParseCount(s)
-		}
-		if err != nil {
-			return err
-		}
-		if v.OverflowInt(n) {
-			return fmt.Errorf("out of range")
-		}
-		v.SetInt(n)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		n, err := ParseCount(s)
-		if err != nil {
-			return err
-		}
-		if n < 0 || v.OverflowUint(uint64(n)) {
-			return fmt.Errorf("out of range")
-		}
-		v.SetUint(uint64(n))
-	case reflect.Float32, reflect.Float64:
-		var f float64
-		var err error
-		if strings.HasSuffix(name, "BytesPerSecond") {
-			f, err = ParseByteRate(s)
-		} else {
-			f, err = strconv.ParseFloat(strings.TrimSpace(s), 64)
-		}
-		if err != nil {
-			return err
-		}
-		v.SetFloat(f)
-	case reflect.Bool:
-		b, err := strconv.ParseBool(strings.TrimSpace(s))
-		if err != nil {
-			return fmt.Errorf("want true or false")
-		}
-		v.SetBool(b)
-	case reflect.String:
-		if check := nameChecks[path]; check != nil {
-			if err := check(s); err != nil {
-				return err
-			}
-		}
-		v.SetString(s)
-	default:
-		return fmt.Errorf("a field of kind %s cannot be set from text", v.Kind())
+	if path == "log.SegmentBytes" {
+		// The log's field alone, as the file says: syncSegmentBytes and
+		// SetPath make the two equal when only one is given, and a file
+		// giving both differently is refused by Validate.
+		return settings.Bytes(&e.Log.SegmentBytes).Set(s)
 	}
-	return nil
-}
-
-// nameChecks check the string fields that name something and are no
-// typed setting (the typed ones, offsetmap.HasherName, LayoutName,
-// iosched.ReadPath, ... check themselves in UnmarshalText), so that a typo
-// is reported where it was written rather than when the run starts.
-var nameChecks = map[string]func(string) error{
-	"workload.Distribution": func(v string) error {
-		if !slices.Contains(workloads.Distributions, v) {
-			return fmt.Errorf("unknown distribution (valid: %s)", strings.Join(workloads.Distributions, ", "))
-		}
-		return nil
-	},
+	return st.Var(e).Set(s)
 }
 
 // suggest returns `; did you mean "x"?` for the closest of names within
@@ -573,7 +508,7 @@ func YAML(e Experiment, axes []Axis, seed *uint64) ([]byte, error) {
 			swept[a.Path] = true
 		}
 	}
-	if err := writeYAMLValue(&b, reflect.ValueOf(e), "", swept); err != nil {
+	if err := writeYAMLValue(&b, &e, reflect.ValueOf(e), "", swept); err != nil {
 		return nil, err
 	}
 	if len(axes) > 0 {
@@ -589,9 +524,9 @@ func YAML(e Experiment, axes []Axis, seed *uint64) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-// writeYAMLValue writes the fields of struct v (at path prefix) but the
-// swept ones.
-func writeYAMLValue(b *strings.Builder, v reflect.Value, prefix string, swept map[string]bool) error {
+// writeYAMLValue writes the fields of struct v (the part of e at path
+// prefix) but the swept ones, each as its setting's text.
+func writeYAMLValue(b *strings.Builder, e *Experiment, v reflect.Value, prefix string, swept map[string]bool) error {
 	t := v.Type()
 	pad := strings.Repeat("  ", strings.Count(prefix, "."))
 	for i := range t.NumField() {
@@ -606,49 +541,28 @@ func writeYAMLValue(b *strings.Builder, v reflect.Value, prefix string, swept ma
 		}
 		if fv.Kind() == reflect.Struct && !isLeaf(fv) {
 			fmt.Fprintf(b, "%s%s:\n", pad, name)
-			if err := writeYAMLValue(b, fv, prefix+name+".", swept); err != nil {
+			if err := writeYAMLValue(b, e, fv, prefix+name+".", swept); err != nil {
 				return err
 			}
 			continue
 		}
-		s, err := scalarText(fv)
+		st, ok := Settings.Lookup(prefix + name)
+		if !ok {
+			return fmt.Errorf("lab: yaml %s: no setting is declared for it", prefix+name)
+		}
+		val := st.Var(e)
+		text, err := val.MarshalText()
 		if err != nil {
 			return fmt.Errorf("lab: yaml %s: %w", name, err)
 		}
-		if fv.Kind() != reflect.String && fv.Type() != codecType && fv.Type() != sizeDistType {
-			fmt.Fprintf(b, "%s%s: %s\n", pad, name, s) // a number or a bool
-		} else {
-			fmt.Fprintf(b, "%s%s: %s\n", pad, name, yamlScalar(s))
+		switch val.Unit() {
+		case settings.UnitEnum, settings.UnitText:
+			fmt.Fprintf(b, "%s%s: %s\n", pad, name, yamlScalar(string(text)))
+		default:
+			fmt.Fprintf(b, "%s%s: %s\n", pad, name, text) // a number or a bool
 		}
 	}
 	return nil
-}
-
-// scalarText is the text setScalar reads back as v.
-func scalarText(v reflect.Value) (string, error) {
-	switch {
-	case v.Type() == codecType:
-		return v.Interface().(record.Codec).String(), nil
-	case v.Type() == sizeDistType:
-		return v.Interface().(workloads.SizeDist).String(), nil
-	}
-	if m, ok := v.Interface().(encoding.TextMarshaler); ok {
-		b, err := m.MarshalText()
-		return string(b), err
-	}
-	switch v.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return strconv.FormatInt(v.Int(), 10), nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return strconv.FormatUint(v.Uint(), 10), nil
-	case reflect.Float32, reflect.Float64:
-		return strconv.FormatFloat(v.Float(), 'g', -1, 64), nil
-	case reflect.Bool:
-		return strconv.FormatBool(v.Bool()), nil
-	case reflect.String:
-		return v.String(), nil
-	}
-	return "", fmt.Errorf("kind %s", v.Kind())
 }
 
 // yamlScalar quotes s when YAML would not read it back as the same string.
@@ -658,16 +572,6 @@ func yamlScalar(s string) string {
 		return strconv.Quote(s)
 	}
 	return strings.TrimSuffix(string(out), "\n")
-}
-
-// CheckSetting checks value for the string field at path against the
-// names it may take (the workload's distribution), as the experiment file
-// checks it; nil for a path without such a check.
-func CheckSetting(path, value string) error {
-	if check := nameChecks[path]; check != nil {
-		return check(value)
-	}
-	return nil
 }
 
 // ApplyAxis sets one value of axis a in e, through its Setter or as a

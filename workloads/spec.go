@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
 )
 
@@ -244,55 +245,57 @@ func (s *Spec) Validate() error {
 // validateShape is Validate without the clean base's reachability, which
 // a Stream (no base) does not need.
 func (s *Spec) validateShape() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("workloads: "+format, args...)
+	// bad is an *engine.ConfigError of the setting at fault, by its flag
+	// name (lab.Settings), so that a caller can say where it was given.
+	bad := func(setting, format string, args ...any) error {
+		return &engine.ConfigError{Config: setting, Err: fmt.Errorf("workloads: "+format, args...)}
 	}
 	switch {
 	case s.Keys < 1 || s.Keys > MaxKeys:
-		return bad("keys %d out of range [1, %d]", s.Keys, int64(MaxKeys))
+		return bad("keys", "keys %d out of range [1, %d]", s.Keys, int64(MaxKeys))
 	case s.Partitions < 1 || s.Partitions > MaxPartitions:
-		return bad("partitions %d out of range [1, %d]", s.Partitions, MaxPartitions)
+		return bad("partitions", "partitions %d out of range [1, %d]", s.Partitions, MaxPartitions)
 	case s.Keys < int64(s.Partitions):
-		return bad("keys %d is fewer than partitions %d: some partition would have no key", s.Keys, s.Partitions)
+		return bad("keys", "keys %d is fewer than partitions %d: some partition would have no key", s.Keys, s.Partitions)
 	case s.KeySize.IsFixed() && s.KeyBytes < s.keyFloor():
-		return bad("key bytes %d cannot hold %d distinct keys: need %d (prefix %q + %d digits)",
+		return bad("key-bytes", "key bytes %d cannot hold %d distinct keys: need %d (prefix %q + %d digits)",
 			s.KeyBytes, s.Keys, s.keyFloor(), KeyPrefix, s.keyDigits())
 	case s.KeyBytes < 0 || s.KeyBytes > math.MaxInt32/4:
-		return bad("key bytes %d out of range [0, %d]", s.KeyBytes, math.MaxInt32/4)
+		return bad("key-bytes", "key bytes %d out of range [0, %d]", s.KeyBytes, math.MaxInt32/4)
 	case s.ValueBytes < 0 || s.ValueBytes > math.MaxInt32/4:
-		return bad("value bytes %d out of range [0, %d]", s.ValueBytes, math.MaxInt32/4)
+		return bad("value-bytes", "value bytes %d out of range [0, %d]", s.ValueBytes, math.MaxInt32/4)
 	case !(s.TombstoneRatio >= 0 && s.TombstoneRatio <= 1):
-		return bad("tombstone ratio %v out of range [0, 1]", s.TombstoneRatio)
+		return bad("tombstone-ratio", "tombstone ratio %v out of range [0, 1]", s.TombstoneRatio)
 	case !(s.DirtyRatio > 0 && s.DirtyRatio < 1):
-		return bad("dirty ratio %v out of range (0, 1)", s.DirtyRatio)
+		return bad("dirty-ratio", "dirty ratio %v out of range (0, 1)", s.DirtyRatio)
 	case s.SegmentBytes < 1 || s.SegmentBytes > math.MaxInt32:
-		return bad("segment bytes %d out of range [1, %d]", s.SegmentBytes, math.MaxInt32)
+		return bad("segment.bytes", "segment bytes %d out of range [1, %d]", s.SegmentBytes, math.MaxInt32)
 	case s.LogBytes < 1:
-		return bad("log bytes %d must be positive", s.LogBytes)
+		return bad("log-bytes", "log bytes %d must be positive", s.LogBytes)
 	case s.RecordsPerBatch < 1 || s.RecordsPerBatch > MaxRecordsPerBatch:
-		return bad("records per batch %d out of range [1, %d]", s.RecordsPerBatch, MaxRecordsPerBatch)
+		return bad("records-per-batch", "records per batch %d out of range [1, %d]", s.RecordsPerBatch, MaxRecordsPerBatch)
 	case s.Codec < record.CodecNone || s.Codec > record.CodecZstd:
-		return bad("codec %v unknown (want none, gzip, snappy, lz4 or zstd)", s.Codec)
+		return bad("compression", "codec %v unknown (want none, gzip, snappy, lz4 or zstd)", s.Codec)
 	case !slices.Contains(Distributions, s.Distribution):
-		return bad("unknown distribution %q (valid: %s)", s.Distribution, strings.Join(Distributions, ", "))
+		return bad("distribution", "unknown distribution %q (valid: %s)", s.Distribution, strings.Join(Distributions, ", "))
 	case !(s.ZipfConstant > 0 && s.ZipfConstant < 1):
-		return bad("zipf constant %v out of range (0, 1)", s.ZipfConstant)
+		return bad("zipf-constant", "zipf constant %v out of range (0, 1)", s.ZipfConstant)
 	case !(s.HotKeyShare > 0 && s.HotKeyShare < 1):
-		return bad("hot key share %v out of range (0, 1)", s.HotKeyShare)
+		return bad("hot-key-share", "hot key share %v out of range (0, 1)", s.HotKeyShare)
 	case !(s.HotWriteShare >= 0 && s.HotWriteShare <= 1):
-		return bad("hot write share %v out of range [0, 1]", s.HotWriteShare)
+		return bad("hot-write-share", "hot write share %v out of range [0, 1]", s.HotWriteShare)
 	case s.StartTimeMs < 0:
-		return bad("start time %d ms is negative", s.StartTimeMs)
+		return bad("start-time-ms", "start time %d ms is negative", s.StartTimeMs)
 	case s.RecordsPerSecond < 1 || s.RecordsPerSecond > MaxRecordsPerSecond:
-		return bad("records per second %d out of range [1, %d]", s.RecordsPerSecond, MaxRecordsPerSecond)
+		return bad("records-per-sec", "records per second %d out of range [1, %d]", s.RecordsPerSecond, MaxRecordsPerSecond)
 	case !(s.Txn.Ratio >= 0 && s.Txn.Ratio <= 1):
-		return bad("transaction ratio %v out of range [0, 1]", s.Txn.Ratio)
+		return bad("txn-ratio", "transaction ratio %v out of range [0, 1]", s.Txn.Ratio)
 	case !(s.Txn.AbortRatio >= 0 && s.Txn.AbortRatio <= 1):
-		return bad("abort ratio %v out of range [0, 1]", s.Txn.AbortRatio)
+		return bad("abort-ratio", "abort ratio %v out of range [0, 1]", s.Txn.AbortRatio)
 	case s.Txn.Producers < 1 || s.Txn.Producers > MaxProducers:
-		return bad("producers %d out of range [1, %d]", s.Txn.Producers, MaxProducers)
+		return bad("producers", "producers %d out of range [1, %d]", s.Txn.Producers, MaxProducers)
 	case s.Txn.BatchesPerTxn < 1 || s.Txn.BatchesPerTxn > MaxRecordsPerBatch:
-		return bad("batches per transaction %d out of range [1, %d]", s.Txn.BatchesPerTxn, MaxRecordsPerBatch)
+		return bad("batches-per-txn", "batches per transaction %d out of range [1, %d]", s.Txn.BatchesPerTxn, MaxRecordsPerBatch)
 	}
 	if err := validSize("key", s.KeySize); err != nil {
 		return err
@@ -307,10 +310,10 @@ func (s *Spec) validateShape() error {
 	// must fit a segment: Log.Append refuses anything larger than segment.bytes.
 	ks, vs := s.keySizer(), s.valueSizer()
 	if int64(ks.max)+int64(vs.max) > math.MaxInt32/2 {
-		return bad("key bytes %d + value bytes %d too large for one record", ks.max, vs.max)
+		return bad("value-bytes", "key bytes %d + value bytes %d too large for one record", ks.max, vs.max)
 	}
 	if b := s.maxBatchBytes(); b > s.SegmentBytes {
-		return bad("a batch of %d records takes up to %d bytes, more than segment bytes %d: lower records per batch or raise segment bytes",
+		return bad("records-per-batch", "a batch of %d records takes up to %d bytes, more than segment bytes %d: lower records per batch or raise segment bytes",
 			s.RecordsPerBatch, b, s.SegmentBytes)
 	}
 	return nil

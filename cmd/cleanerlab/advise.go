@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cleanerlab/cleanerlab/settings"
 	"runtime"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
+	"github.com/cleanerlab/cleanerlab/workloads"
 )
 
 func newAdviseCmd() *cobra.Command {
@@ -141,24 +143,24 @@ whether the advised threads keep up): an error table, a summary and a plot.`,
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "advise for this log directory or partition (its read-only plan) instead of a workload description")
 	f.StringVar(&format, "format", "table", "output: table (for people) or json (for scripts)")
-	f.Var(countOf(&w.Keys), "keys", "key cardinality of the topic (split evenly over the partitions)")
-	f.IntVar(&w.KeyBytes, "key-bytes", w.KeyBytes, "bytes per key")
-	f.IntVar(&w.ValueBytes, "value-bytes", w.ValueBytes, "bytes per value")
-	f.StringVar(&w.Distribution, "distribution", w.Distribution, "key choice of the writes (uniform has an exact distinct-key model; the others are taken at their upper bound)")
-	f.Float64Var(&w.TombstoneRatio, "tombstone-ratio", w.TombstoneRatio, "share of writes that are tombstones")
-	f.IntVar(&w.Partitions, "partitions", w.Partitions, "partitions of the topic")
-	f.Var((*byteSize)(&w.SegmentBytes), "segment.bytes", "segment.bytes of the topic (bytes)")
-	f.Float64Var(&w.MinCleanableDirtyRatio, "min.cleanable.dirty.ratio", w.MinCleanableDirtyRatio, "min.cleanable.dirty.ratio: the ratio at which a clean starts")
-	f.Int64Var(&w.MaxCompactionLagMs, "max.compaction.lag.ms", w.MaxCompactionLagMs, "max.compaction.lag.ms: with --write-rate, a clean starts at the latest this long after a write (ms)")
-	f.IntVar(&w.RecordsPerBatch, "records-per-batch", w.RecordsPerBatch, "records per producer batch")
-	f.Var((*byteRate)(&w.WriteBytesPerSecond), "write-rate", "bytes of log written per second over all partitions (suffixes KiB, MiB, GiB; e.g. 50MiB/s); sizes the threads")
+	f.Var(settings.Count(&w.Keys), "keys", "key cardinality of the topic (split evenly over the partitions)")
+	f.Var(settings.Bytes(&w.KeyBytes), "key-bytes", "bytes per key")
+	f.Var(settings.Bytes(&w.ValueBytes), "value-bytes", "bytes per value")
+	f.Var(settings.Name(&w.Distribution, "distribution", func() []string { return workloads.Distributions }), "distribution", "key choice of the writes (uniform has an exact distinct-key model; the others are taken at their upper bound)")
+	f.Var(settings.Ratio(&w.TombstoneRatio), "tombstone-ratio", "share of writes that are tombstones")
+	f.Var(settings.Count(&w.Partitions), "partitions", "partitions of the topic")
+	f.Var(settings.Bytes(&w.SegmentBytes), "segment.bytes", "segment.bytes of the topic (bytes)")
+	f.Var(settings.Ratio(&w.MinCleanableDirtyRatio), "min.cleanable.dirty.ratio", "min.cleanable.dirty.ratio: the ratio at which a clean starts")
+	f.Var(settings.Millis(&w.MaxCompactionLagMs), "max.compaction.lag.ms", "max.compaction.lag.ms: with --write-rate, a clean starts at the latest this long after a write (ms)")
+	f.Var(settings.Count(&w.RecordsPerBatch), "records-per-batch", "records per producer batch")
+	f.Var(settings.Rate(&w.WriteBytesPerSecond), "write-rate", "bytes of log written per second over all partitions (suffixes KiB, MiB, GiB; e.g. 50MiB/s); sizes the threads")
 	f.IntVar(&w.Disks, "disks", 0, "disks the partitions are spread over (bounds the threads; 0: no bound)")
 	f.IntVar(&cores, "cores", cores, "cores the cleaner may use (bounds the threads)")
-	f.Int64Var(&backoffMs, "log.cleaner.backoff.ms", backoffMs, "log.cleaner.backoff.ms: how long an idle cleaner thread sleeps (ms), part of the predicted max compaction delay (as steady's flag)")
+	f.Var(settings.Millis(&backoffMs), "log.cleaner.backoff.ms", "log.cleaner.backoff.ms: how long an idle cleaner thread sleeps (ms), part of the predicted max compaction delay (as steady's flag)")
 	f.StringVar(&curveCache, "thread-curve-cache", curveCache, "which measured contention curve sizes the threads: warm or cold (page cache of the segments cleaned)")
 	f.BoolVar(&validate, "validate", false, "run the recommendation and one step below at a scaled-down size and report predicted vs measured passes and clean time")
 	f.IntVar(&validateRuns, "validate-runs", validateRuns, "repetitions of each validated configuration, each after one calibration run (the fastest is compared)")
-	f.Var((*byteSize)(&validateBytes), "validate-log-bytes", "size of the scaled-down log of --validate, all partitions (bytes)")
+	f.Var(settings.Bytes(&validateBytes), "validate-log-bytes", "size of the scaled-down log of --validate, all partitions (bytes)")
 	tc.bind(f)
 	cal.bind(f)
 	mf.bind(f)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cleanerlab/cleanerlab/settings"
 	"path/filepath"
 	"time"
 
@@ -34,7 +35,7 @@ func (m *matrixFlags) bind(f *pflag.FlagSet) {
 	f.DurationVar(&m.steadyDuration, "matrix-steady-duration", m.steadyDuration, "measured window of each row's steady run")
 	f.DurationVar(&m.steadyWarmup, "matrix-steady-warmup", 0, "warm-up of each row's steady run (0: three fills of its log at its write rate, 1s to 10s)")
 	m.steadyBytes = 8 << 20
-	f.Var((*byteSize)(&m.steadyBytes), "matrix-steady-log-bytes", "each row's steady log at its trigger, all partitions (bytes)")
+	f.Var(settings.Bytes(&m.steadyBytes), "matrix-steady-log-bytes", "each row's steady log at its trigger, all partitions (bytes)")
 	f.BoolVar(&m.recalibrate, "matrix-recalibrate", true, "interleave a calibration run with each validation repetition, as --validate does, so that predictions see the same machine load as the measurements (false: the cached calibration of each record shape)")
 }
 

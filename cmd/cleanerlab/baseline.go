@@ -8,6 +8,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/iosched"
 	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 func newBaselineCmd() *cobra.Command {
@@ -64,28 +65,11 @@ share of the device's read bandwidth and of memory copy bandwidth.`,
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "a directory on the device to measure (the test file is made and removed there)")
 	f.StringVar(&out, "out", "runs", "directory of run records, where the baseline is cached for run")
-	f.Var((*byteSize)(&o.FileBytes), "file-bytes", "size of the test file (bytes; suffixes KiB, MiB, GiB); default 1 GiB, or twice --device-cache-bytes when larger")
-	f.Var((*byteSize)(&o.DeviceCacheBytes), "device-cache-bytes", "the device's own cache, when known (Linux does not tell it); the default file is twice it")
-	f.Var((*intByteSize)(&o.BlockBytes), "block-bytes", "bytes per O_DIRECT read or write (a multiple of 4096)")
+	f.Var(settings.Bytes(&o.FileBytes), "file-bytes", "size of the test file (bytes; suffixes KiB, MiB, GiB); default 1 GiB, or twice --device-cache-bytes when larger")
+	f.Var(settings.Bytes(&o.DeviceCacheBytes), "device-cache-bytes", "the device's own cache, when known (Linux does not tell it); the default file is twice it")
+	f.Var(settings.Bytes(&o.BlockBytes), "block-bytes", "bytes per O_DIRECT read or write (a multiple of 4096)")
 	f.IntVar(&o.Runs, "runs", o.Runs, "repetitions of each measurement (medians are reported)")
-	f.Var((*byteSize)(&o.MemBytes), "mem-bytes", "buffer copied to measure memory bandwidth (bytes)")
+	f.Var(settings.Bytes(&o.MemBytes), "mem-bytes", "buffer copied to measure memory bandwidth (bytes)")
 	f.BoolVar(&o.DropCaches, "drop-caches", o.DropCaches, "also write 3 to /proc/sys/vm/drop_caches before each read: the whole machine's page cache (root only; falls back to fadvise DONTNEED, always done, and says so)")
 	return cmd
-}
-
-// intByteSize is byteSize for an int.
-type intByteSize int
-
-func (b *intByteSize) String() string { return fmt.Sprint(int(*b)) }
-func (b *intByteSize) Type() string   { return "bytes" }
-func (b *intByteSize) Set(s string) error {
-	v, err := parseByteSize(s)
-	if err != nil {
-		return err
-	}
-	if int64(int(v)) != v {
-		return fmt.Errorf("%q is too large", s)
-	}
-	*b = intByteSize(v)
-	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/lab/kafkajvm"
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
 	"github.com/cleanerlab/cleanerlab/lab/steady"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 func newCleanCmd() *cobra.Command {
@@ -144,8 +145,8 @@ complete), and the command exits 130 or 143.`,
 	f.Var(&firstDirty, "first-dirty-offset", "start at this offset instead of the checkpoint (an offset >= 0; not given: the checkpoint)")
 	f.Var(&highWatermark, "high-watermark", "high watermark bounding the clean (an offset >= 0; not given: the log end offset)")
 	f.Var(&nowMs, "now-ms", "the cleaner's now for delete horizons and compaction lags, ms since the epoch (not given: the clock); timings always use the real clock")
-	f.Var(countOf(&passes), "passes", "clean again while the offset map filled before the dirty range ended, up to this many times")
-	logConfigFlags(f, &logCfg, nil)
+	f.Var(settings.Count(&passes), "passes", "clean again while the offset map filled before the dirty range ended, up to this many times")
+	logConfigFlags(f, &logCfg)
 	cleanerConfigFlags(f, &cleanerCfg)
 	tc.bind(f)
 	kj.bind(f)
@@ -166,8 +167,8 @@ func (k *kafkaJVMFlags) bind(f *pflag.FlagSet) {
 	f.StringVar(&k.libs, "kafka-libs", os.Getenv("CLEANERLAB_KAFKA_LIBS"), "Kafka's classes for --profile kafka-jvm and --compare-kafka: the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output (default $CLEANERLAB_KAFKA_LIBS)")
 	f.StringVar(&k.javaOpts, "kafka-java-opts", "", "the JVM options of Kafka's cleaner, blank-separated (default: a broker's G1 options and a pre-touched heap of max(1 GiB, dedupe buffer + 512 MiB))")
 	f.BoolVar(&k.compare, "compare-kafka", false, "clean copies of the partition with Kafka's own cleaner (--kafka-libs) and with --profile's settings, --rounds times interleaved, and diff every segment file byte for byte")
-	f.Var(countOf(&k.warmup), "kafka-warmup", "cleans of a throwaway copy Kafka's JVM does before the measured ones (its JIT warm)")
-	f.Var(countOf(&k.rounds), "rounds", "with --compare-kafka: measured cleans of each side, interleaved")
+	f.Var(settings.Count(&k.warmup), "kafka-warmup", "cleans of a throwaway copy Kafka's JVM does before the measured ones (its JIT warm)")
+	f.Var(settings.Count(&k.rounds), "rounds", "with --compare-kafka: measured cleans of each side, interleaved")
 }
 
 func (k *kafkaJVMFlags) profile() string { return k.f.Lookup("profile").Value.String() }

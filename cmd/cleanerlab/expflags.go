@@ -2,8 +2,7 @@ package main
 
 import (
 	"fmt"
-	"reflect"
-	"strings"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -11,44 +10,36 @@ import (
 )
 
 // bindExperimentFlags binds the flags that set an Experiment's fields to
-// e: the workload's, Kafka's topic and cleaner configs, and the lab
-// settings that are part of the experiment (cache, fsync, hot set, verify).
+// e: every setting of lab.Settings that has a flag (the workload's,
+// Kafka's topic and cleaner configs, and the lab settings of an
+// experiment: cache, fsync, hot set, verify), and --profile.
 func bindExperimentFlags(f *pflag.FlagSet, e *lab.Experiment) {
-	workloadFlags(f, &e.Workload)
-	logConfigFlags(f, &e.Log, &e.Workload.SegmentBytes)
-	cleanerConfigFlags(f, &e.Cleaner)
-	f.Var(textVar(&e.Cache, "cache"), "cache", "page cache before the clean: cold (fdatasync + fadvise DONTNEED every segment) or warm (read every segment once)")
-	f.Var(textVar(&e.Fsync, "policy"), "fsync", "fsync policy of cleaned segments: segment (fsync each before the swap, as Kafka), fdatasync, bytes=N (start write-back every N bytes, fdatasync at the end) or none (no sync at all, not even of the directory: a crash can lose cleaned data that the swap already replaced)")
-	f.Var(bytesOf(&e.HotBytes), "hot-bytes", "hot file kept in the page cache beside the logs, to measure the cache pollution of the clean (bytes; 0: only the active segments)")
-	f.Var(countOf(&e.HotRereadMs), "hot-reread-ms", "re-read the hot file every this many ms during the clean, as a workload would (0: never)")
-	f.BoolVar(&e.Verify, "verify", e.Verify, "verify the cleaned log against the workload's ground truth")
+	bindSettings(f, lab.Settings.All(), e)
+	profileFlag(f, &e.Cleaner)
 }
 
 // experimentFlagNames are the names bindExperimentFlags binds.
 func experimentFlagNames() []string {
-	fs := pflag.NewFlagSet("", pflag.ContinueOnError)
-	var e lab.Experiment
-	bindExperimentFlags(fs, &e)
-	var names []string
-	fs.VisitAll(func(fl *pflag.Flag) { names = append(names, fl.Name) })
+	names := []string{"profile"}
+	for _, s := range lab.Settings.All() {
+		names = append(names, s.Flags()...)
+	}
 	return names
 }
 
 // setExperimentFlag sets the run flag name of e from value, as the command
-// line would.
+// line would: by its setting's parser (lab.Settings), or --profile's.
 func setExperimentFlag(e *lab.Experiment, name, value string) error {
-	fs := pflag.NewFlagSet("", pflag.ContinueOnError)
-	bindExperimentFlags(fs, e)
-	fl := fs.Lookup(name)
-	if fl == nil {
+	var err error
+	if name == "profile" {
+		err = e.Cleaner.ApplyProfile(value)
+	} else if s, ok := lab.Settings.Lookup(name); ok && slices.Contains(s.Flags(), name) {
+		err = s.Var(e).Set(value)
+	} else {
 		return fmt.Errorf("unknown parameter %q%s", name, lab.Suggest(name, experimentFlagNames()))
 	}
-	if err := fs.Set(name, value); err != nil {
-		msg := err.Error()
-		if _, cause, ok := strings.Cut(msg, " flag: "); ok && strings.HasPrefix(msg, "invalid argument") {
-			msg = cause // pflag's "invalid argument %q for %q flag: " repeats what we say
-		}
-		return fmt.Errorf("%s: %q is not a valid value: %s", name, value, msg)
+	if err != nil {
+		return fmt.Errorf("%s: %q is not a valid value: %s", name, value, err)
 	}
 	return nil
 }
@@ -56,44 +47,19 @@ func setExperimentFlag(e *lab.Experiment, name, value string) error {
 // flagSetter is a lab.Setter of run flag name, for sweeps over flags; ok
 // is false when no experiment flag has that name.
 func flagSetter(name string) (lab.Setter, bool) {
-	fs := pflag.NewFlagSet("", pflag.ContinueOnError)
-	var e lab.Experiment
-	bindExperimentFlags(fs, &e)
-	if fs.Lookup(name) == nil {
+	if !slices.Contains(experimentFlagNames(), name) {
 		return nil, false
 	}
 	return func(e *lab.Experiment, value string) error { return setExperimentFlag(e, name, value) }, true
 }
 
 // flagPath returns the field path of the Experiment that run flag name
-// sets ("keys" -> "workload.Keys"), found by the address the flag's value
-// points at; "" for a flag that sets more than one field (cleanup.policy).
+// sets ("keys" -> "workload.Keys"), as lab.Settings declares it; "" for a
+// flag of no one field (cleanup.policy, profile) or of no setting.
 func flagPath(name string) string {
-	fs := pflag.NewFlagSet("", pflag.ContinueOnError)
-	var e lab.Experiment
-	bindExperimentFlags(fs, &e)
-	fl := fs.Lookup(name)
-	if fl == nil {
+	s, ok := lab.Settings.Lookup(name)
+	if !ok || !slices.Contains(s.Flags(), name) {
 		return ""
 	}
-	var addr uintptr
-	switch v := fl.Value.(type) {
-	case *cleanupPolicy:
-		return ""
-	case interface{ addr() uintptr }:
-		addr = v.addr()
-	case segmentBytes:
-		addr = reflect.ValueOf(v.log).Pointer()
-	case textValue:
-		addr = reflect.ValueOf(v.v).Pointer()
-	case nameValue:
-		addr = reflect.ValueOf(v.p).Pointer()
-	default:
-		rv := reflect.ValueOf(fl.Value)
-		if rv.Kind() != reflect.Pointer {
-			return ""
-		}
-		addr = rv.Pointer()
-	}
-	return lab.FieldPathAt(&e, addr)
+	return s.Path
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cleanerlab/cleanerlab/settings"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -69,10 +70,10 @@ found; a signal stops it between schedules (the record says interrupted).`,
 		},
 	}
 	f := cmd.Flags()
-	f.Uint64Var(&o.Seed, "seed", o.Seed, "the first schedule's seed (schedule i runs seed + i)")
+	f.Var(settings.Unsigned(&o.Seed), "seed", "the first schedule's seed (schedule i runs seed + i)")
 	f.IntVar(&o.Schedules, "schedules", o.Schedules, "schedules to run")
 	f.IntVar(&o.Steps, "steps", o.Steps, "steps per schedule")
-	f.IntVar(&o.Keys, "keys", o.Keys, "key space of the appends")
+	f.Var(settings.Count(&o.Keys), "keys", "key space of the appends")
 	f.Float64Var(&o.FaultRate, "fault-rate", o.FaultRate, "share of the drawn fault steps kept (about 4% of the steps at 1; 0: crashes only)")
 	f.StringVar(&o.Dir, "dir", "", "parent of the schedules' directories (default the OS temp dir; a tmpfs such as /dev/shm makes the fsyncs free: the crash model, not the disk, decides what survives)")
 	f.BoolVar(&noShrink, "no-shrink", false, "print failing schedules whole instead of shrinking them")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"github.com/cleanerlab/cleanerlab/settings"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -48,8 +49,8 @@ anything, then check them with cleanerlab verify --dir PARTITION_OR_LOGDIR --tru
 	f.StringVar(&dir, "dir", "", "log directory root to write the partitions into (created; the partition directories must not exist)")
 	f.StringVar(&truth, "truth", "", "ground truth file to write (default LOGDIR-truth.txt)")
 	workloadFlags(f, &spec)
-	f.Var((*byteSize)(&logCfg.SegmentBytes), "segment.bytes", "segment.bytes the log is written with (bytes)")
-	f.Int64Var(&logCfg.SegmentIndexBytes, "segment.index.bytes", logCfg.SegmentIndexBytes, "segment.index.bytes (bytes)")
+	f.Var(settings.Bytes(&logCfg.SegmentBytes), "segment.bytes", "segment.bytes the log is written with (bytes)")
+	f.Var(settings.Bytes(&logCfg.SegmentIndexBytes), "segment.index.bytes", "segment.index.bytes (bytes)")
 	f.StringVar(&spec.Topic, "topic", spec.Topic, "topic name of the partition directories")
 	return cmd
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // hashersKeysDefault is the default --keys of cleanerlab hashers: issue 4's
@@ -33,6 +34,6 @@ figures are computed, not measured; see bench/ for speeds.`,
 		},
 	}
 	keys = hashersKeysDefault
-	cmd.Flags().Var(countOf(&keys), "keys", "distinct keys in one pass, for the collision probability (1e7 is accepted)")
+	cmd.Flags().Var(settings.Count(&keys), "keys", "distinct keys in one pass, for the collision probability (1e7 is accepted)")
 	return cmd
 }

@@ -15,6 +15,8 @@
 //	generate   write a workload's log and its ground truth without cleaning (verify --truth checks it)
 //	hashers    list the offset map's hashers and layouts: density and collision risk
 //	replicas   the divergence lab: scenario files, random campaigns, the cost of coordinated cleaning (package replication)
+//	settings   list every setting: Kafka name, flag, path, unit, default, doc (package settings, lab.Settings; docs/settings.md);
+//	           with --server-config, where each cleaner setting's value comes from
 //
 // "cleanerlab COMMAND --help" gives each one's flags.
 //
@@ -167,7 +169,7 @@ workload's ground truth and reports throughput, page-cache and disk counters.`,
 	}
 	root.SuggestionsMinimumDistance = 2
 	bindMachineFlags(root)
-	root.AddCommand(newRunCmd(), newCleanCmd(), newDumpCmd(), newVerifyCmd(), newRetentionCmd(), newHashersCmd(), newSweepCmd(), newReportCmd(), newBaselineCmd(), newPlanCmd(), newAdviseCmd(), newGenerateCmd(), newReplicasCmd(), newSteadyCmd(), newInterferenceCmd(), newFaultsCmd())
+	root.AddCommand(newRunCmd(), newCleanCmd(), newDumpCmd(), newVerifyCmd(), newRetentionCmd(), newHashersCmd(), newSweepCmd(), newReportCmd(), newBaselineCmd(), newPlanCmd(), newAdviseCmd(), newGenerateCmd(), newReplicasCmd(), newSteadyCmd(), newInterferenceCmd(), newFaultsCmd(), newSettingsCmd())
 	suggestFlags(root)
 	return root
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cleanerlab/cleanerlab/settings"
 	"runtime"
 	"time"
 
@@ -27,34 +28,15 @@ func (t *topicConfigFlags) bind(f *pflag.FlagSet) {
 
 // load reads the config sources of the data directory dir (a root or one
 // partition; __cluster_metadata-0 in the root is read too) and resolves the
-// cleaner config: server.properties and dynamic broker configs over cc's
-// defaults, the log.cleaner.* flags given on the command line over both.
+// cleaner config (topicconfig.Set.CleanerConfig): server.properties and dynamic broker
+// configs over cc's defaults, the cleaner flags given over both.
 func (t *topicConfigFlags) load(cmd *cobra.Command, dir string, cc engine.CleanerConfig) (*topicconfig.Set, engine.CleanerConfig, error) {
 	set, err := topicconfig.Load(topicconfig.LoadOptions{ServerConfig: t.server, TopicConfig: t.topics, LogDir: topicconfig.LogDirRoot(dir)})
 	if err != nil {
 		return nil, cc, err
 	}
-	resolved, err := set.CleanerConfig(cc)
+	resolved, _, err := set.CleanerConfig(cc, flagsGiven(settings.CleanerRegistry, cmd.Flags())...)
 	if err != nil {
-		return nil, cc, err
-	}
-	f := cmd.Flags()
-	if f.Changed("log.cleaner.threads") || f.Changed("threads") {
-		resolved.Threads = cc.Threads
-	}
-	if f.Changed("log.cleaner.dedupe.buffer.size") {
-		resolved.DedupeBufferBytes = cc.DedupeBufferBytes
-	}
-	if f.Changed("log.cleaner.io.buffer.size") {
-		resolved.IOBufferBytes = cc.IOBufferBytes
-	}
-	if f.Changed("log.cleaner.io.buffer.load.factor") {
-		resolved.LoadFactor = cc.LoadFactor
-	}
-	if f.Changed("throttle") || f.Changed("log.cleaner.io.max.bytes.per.second") {
-		resolved.MaxIOBytesPerSecond = cc.MaxIOBytesPerSecond
-	}
-	if err := resolved.Validate(); err != nil {
 		return nil, cc, err
 	}
 	return set, resolved, nil
@@ -82,7 +64,7 @@ func (c *calibrationFlags) bind(f *pflag.FlagSet) {
 	f.DurationVar(&c.maxAge, "calibration-max-age", sizing.DefaultCalibrationMaxAge, "a cached calibration older than this is measured again")
 	f.StringVar(&c.dataDir, "calibration-dir", "", "parent of the calibration runs' data (default the OS temp dir): put it on the disk to size")
 	c.logBytes = 64 << 20
-	f.Var((*byteSize)(&c.logBytes), "calibration-log-bytes", "log size of each calibration run (bytes)")
+	f.Var(settings.Bytes(&c.logBytes), "calibration-log-bytes", "log size of each calibration run (bytes)")
 	f.IntVar(&c.runs, "calibration-runs", 3, "least calibration runs: the fastest this many must agree within --calibration-spread (the fastest is kept)")
 	f.IntVar(&c.maxRuns, "calibration-max-runs", 0, "most calibration runs (per thread count of the curve) before it says it could not meet --calibration-spread (0: 3 x --calibration-runs)")
 	f.Float64Var(&c.spread, "calibration-spread", sizing.DefaultSpreadBound, "bound on the spread (fastest - slowest) / fastest of the fastest --calibration-runs runs")
@@ -129,7 +111,7 @@ func (c *calibrationFlags) get(cmd *cobra.Command, cc engine.CleanerConfig, keyB
 func newPlanCmd() *cobra.Command {
 	cc := engine.DefaultCleanerConfig()
 	var dir, format string
-	var nowMs int64
+	var nowMs optOffset
 	var exactBytes int64 = sizing.DefaultExactKeysMemoryBytes
 	var tc topicConfigFlags
 	var cal calibrationFlags
@@ -171,8 +153,8 @@ its error and the plan goes on.`,
 				return err
 			}
 			o := sizing.Options{Configs: set, Cleaner: resolved, ExactKeysMemoryBytes: exactBytes, Calibration: calib}
-			if nowMs >= 0 {
-				o.Now = func() time.Time { return time.UnixMilli(nowMs) }
+			if now := nowMs.clock(); now != nil {
+				o.Now = now
 			}
 			exitOnSignal.Store(true) // the plan only reads: a signal exits at once
 			p, err := sizing.MakePlan(dir, o)
@@ -192,8 +174,8 @@ its error and the plan goes on.`,
 	f := cmd.Flags()
 	f.StringVar(&dir, "dir", "", "log directory root or partition directory (read-only)")
 	f.StringVar(&format, "format", "table", "output: table (for people) or json (for scripts)")
-	f.Int64Var(&nowMs, "now-ms", -1, "the clock for lags and eligibility (ms since the epoch; -1: now)")
-	f.Var((*byteSize)(&exactBytes), "exact-keys-memory", "memory bound of each exact distinct-key set; past it the count is a HyperLogLog estimate (bytes)")
+	f.Var(&nowMs, "now-ms", "the clock for lags and eligibility (ms since the epoch; not given: now)")
+	f.Var(settings.Bytes(&exactBytes), "exact-keys-memory", "memory bound of each exact distinct-key set; past it the count is a HyperLogLog estimate (bytes)")
 	tc.bind(f)
 	cal.bind(f)
 	cleanerConfigFlags(f, &cc)
@@ -217,17 +199,9 @@ func (t *topicConfigFlags) logConfigs(cmd *cobra.Command, dir string) (func(engi
 		if err != nil {
 			return engine.LogConfig{}, err
 		}
-		cfg := res.Log
-		over := pflag.NewFlagSet("overrides", pflag.ContinueOnError)
-		logConfigFlags(over, &cfg, nil)
-		var ferr error
-		cmd.Flags().Visit(func(f *pflag.Flag) {
-			if over.Lookup(f.Name) != nil && ferr == nil {
-				ferr = over.Set(f.Name, f.Value.String())
-			}
-		})
-		if ferr != nil {
-			return cfg, ferr
+		cfg, _, err := settings.LogRegistry.Resolve(res.Log, flagsGiven(settings.LogRegistry, cmd.Flags())...)
+		if err != nil {
+			return cfg, err
 		}
 		return cfg, cfg.Validate()
 	}, set, nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cleanerlab/cleanerlab/settings"
 
 	"github.com/spf13/cobra"
 
@@ -141,7 +142,8 @@ func newReplicasCampaignCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&mode, "mode", "independent", "cleaning mode: independent (Kafka) or coordinated (Redpanda's MTRO/MXRO)")
 	f.IntVar(&runs, "runs", 100, "number of seeded schedules")
-	f.Uint64Var(&seed, "seed", 1, "seed of the first schedule (schedule i uses seed+i)")
+	seed = 1
+	f.Var(settings.Unsigned(&seed), "seed", "seed of the first schedule (schedule i uses seed+i)")
 	f.IntVar(&n, "replicas", 3, "brokers (replication factor)")
 	f.IntVar(&events, "events", 200, "events per schedule")
 	f.StringVar(&format, "format", "text", "output: text or json (mode, runs, diverged, by_kind, cost, record)")

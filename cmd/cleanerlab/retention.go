@@ -10,6 +10,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/inspect"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 func newRetentionCmd() *cobra.Command {
@@ -73,8 +74,8 @@ is reported and the others go on (exit 1). --delete-records and
 	f.Var(&nowMs, "now-ms", "the clock, ms since the epoch (not given: now)")
 	f.BoolVar(&acceptTruncated, "accept-truncated-segments", false, "open a segment whose index files prove that its .log lost data, as it is (default: refuse it, naming the file, nothing changed)")
 	f.Var(&highWatermark, "high-watermark", "high watermark: no segment at or above it is deleted, and --delete-records may not pass it (an offset >= 0; not given: the log end offset)")
-	f.Var(countOf(&deleteRecords), "delete-records", "raise the log start offset to this offset first, as a DeleteRecords request (-1: to the high watermark; not given: no DeleteRecords)")
-	logConfigFlags(f, &logCfg, nil)
+	f.Var(settings.Count(&deleteRecords), "delete-records", "raise the log start offset to this offset first, as a DeleteRecords request (-1: to the high watermark; not given: no DeleteRecords)")
+	logConfigFlags(f, &logCfg)
 	tc.bind(f)
 	return cmd
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -124,16 +123,14 @@ func resolveRun(f *pflag.FlagSet, rf *runFlags) (lab.Experiment, error) {
 		if e, file, err = lab.LoadRunFile(rf.experiment, lab.LoadOptions{Param: flagSetter}); err != nil {
 			return lab.Experiment{}, err
 		}
-		// The flags given on the command line win over the file.
-		var errs []error
-		f.Visit(func(fl *pflag.Flag) {
-			if !runLabFlags[fl.Name] {
-				if err := setExperimentFlag(&e, fl.Name, fl.Value.String()); err != nil {
-					errs = append(errs, err)
-				}
+		// The flags given on the command line win over the file: --profile
+		// first, then each setting's flag (lab.Settings.Resolve).
+		if p := f.Lookup("profile"); p.Changed {
+			if err := e.Cleaner.ApplyProfile(p.Value.String()); err != nil {
+				return lab.Experiment{}, err
 			}
-		})
-		if err := errors.Join(errs...); err != nil {
+		}
+		if e, _, err = lab.Settings.Resolve(e, flagsGiven(lab.Settings, f)...); err != nil {
 			return lab.Experiment{}, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/steady"
 	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/settings"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
 
@@ -22,13 +24,13 @@ import (
 // configs.
 type steadyFlags struct {
 	cfg         steady.Config
-	writeRate   byteRate
+	writeRate   float64
 	dir, out    string
 	keep        bool
 	metricsAddr string
 	fromAdvice  string
 	quiet       bool
-	fsync       string
+	fsync       iosched.FsyncPolicy
 }
 
 // steadyConfigRecord is the configuration run.json records for steady.
@@ -97,13 +99,14 @@ written, and the exit status is 130 or 143.`,
 	for _, name := range []string{"dirty-ratio", "log-bytes", "records-per-sec", "start-time-ms"} {
 		f.MarkHidden(name) // the generator's, not a live producer's
 	}
-	logConfigFlags(f, &sf.cfg.Log, nil)
-	f.Int64Var(&sf.cfg.Log.SegmentJitterMs, "segment.jitter.ms", 0, "segment.jitter.ms: each segment rolls for time up to this much before segment.ms (ms)")
+	logConfigFlags(f, &sf.cfg.Log)
 	cleanerConfigFlags(f, &sf.cfg.Cleaner)
-	f.Int64Var(&sf.cfg.BackoffMs, "log.cleaner.backoff.ms", sf.cfg.BackoffMs, "log.cleaner.backoff.ms: how long an idle cleaner thread sleeps (ms)")
-	f.Int64Var(&sf.cfg.RetentionCheckIntervalMs, "log.retention.check.interval.ms", sf.cfg.RetentionCheckIntervalMs, "log.retention.check.interval.ms: how often the retention task runs on logs whose cleanup.policy lacks compact (ms; compacted logs' retention runs in the cleaner threads)")
-	f.StringVar(&sf.fsync, "fsync", string(iosched.FsyncSegment), "fsync policy of cleaned segments: segment, fdatasync, bytes=N or none (see run --help)")
-	f.Var(&sf.writeRate, "write-rate", "producers' rate in bytes/s of encoded batches, all partitions together (suffixes KiB, MiB, GiB; /s optional)")
+	f.Var(settings.Millis(&sf.cfg.BackoffMs), "log.cleaner.backoff.ms", "log.cleaner.backoff.ms: how long an idle cleaner thread sleeps (ms)")
+	f.Var(settings.Millis(&sf.cfg.RetentionCheckIntervalMs), "log.retention.check.interval.ms", "log.retention.check.interval.ms: how often the retention task runs on logs whose cleanup.policy lacks compact (ms; compacted logs' retention runs in the cleaner threads)")
+	sf.fsync = iosched.FsyncSegment
+	fsync, _ := lab.Settings.Lookup("fsync")
+	f.Var(settings.Enum(&sf.fsync, "policy"), "fsync", fsync.Doc)
+	f.Var(settings.Rate(&sf.writeRate), "write-rate", "producers' rate in bytes/s of encoded batches, all partitions together (suffixes KiB, MiB, GiB; /s optional)")
 	f.BoolVar(&sf.cfg.PerPartitionRate, "per-partition", false, "--write-rate is each partition's rate")
 	f.DurationVar(&sf.cfg.Duration, "duration", sf.cfg.Duration, "measured real time after the warm-up")
 	f.DurationVar(&sf.cfg.Warmup, "warmup", sf.cfg.Warmup, "real time before the measured window (its samples are recorded, not summarised)")
@@ -123,8 +126,8 @@ func steadyMain(cmd *cobra.Command, sf *steadyFlags) error {
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	cfg := sf.cfg
 	var err error
-	cfg.WriteRateBytes = float64(sf.writeRate)
-	if cfg.CleanerOptions.FsyncPolicy, err = iosched.ParseFsyncPolicy(sf.fsync); err != nil {
+	cfg.WriteRateBytes = sf.writeRate
+	if cfg.CleanerOptions.FsyncPolicy, err = iosched.ParseFsyncPolicy(string(sf.fsync)); err != nil {
 		return fmt.Errorf("steady: --fsync: %w", err)
 	}
 	var advice *steady.Advice
@@ -132,14 +135,16 @@ func steadyMain(cmd *cobra.Command, sf *steadyFlags) error {
 		if advice, err = steady.ReadAdvice(sf.fromAdvice); err != nil {
 			return err
 		}
-		if !f.Changed("log.cleaner.dedupe.buffer.size") {
-			cfg.Cleaner.DedupeBufferBytes = advice.DedupeBufferBytes
+		// The advice's sizes over the flags' defaults, the flags given over
+		// the advice (settings.CleanerRegistry.Resolve).
+		fromAdvice := func(name string, v int64) settings.Given {
+			return settings.Given{Key: name, Value: strconv.FormatInt(v, 10), From: settings.FromFile, Where: sf.fromAdvice}
 		}
-		if !f.Changed("log.cleaner.threads") && !f.Changed("threads") {
-			cfg.Cleaner.Threads = advice.Threads
-		}
-		if !f.Changed("log.cleaner.io.buffer.size") {
-			cfg.Cleaner.IOBufferBytes = advice.IOBufferBytes
+		given := append([]settings.Given{fromAdvice("log.cleaner.dedupe.buffer.size", advice.DedupeBufferBytes),
+			fromAdvice("log.cleaner.threads", int64(advice.Threads)), fromAdvice("log.cleaner.io.buffer.size", advice.IOBufferBytes)},
+			flagsGiven(settings.CleanerRegistry, f)...)
+		if cfg.Cleaner, _, err = settings.CleanerRegistry.Resolve(cfg.Cleaner, given...); err != nil {
+			return err
 		}
 	}
 	var addr string

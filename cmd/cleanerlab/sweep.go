@@ -12,6 +12,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/shard"
 	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // sweepFlags are the flags of cleanerlab sweep: its own, and one string
@@ -73,8 +74,8 @@ command then exits 1 (failed runs) or 2 (failed verification).`,
 	f := cmd.Flags()
 	f.SortFlags = false
 	f.StringVar(&sf.experiment, "experiment", "", "YAML experiment file (see scripts/experiments/); flags given too win over it")
-	f.Var(countOf(&sf.count), "count", "repetitions of each point")
-	f.Var((*uintCount)(&sf.shuffleSeed), "shuffle-seed", "seed of the order in which the runs are carried out")
+	f.Var(settings.Count(&sf.count), "count", "repetitions of each point")
+	f.Var(settings.Unsigned(&sf.shuffleSeed), "shuffle-seed", "seed of the order in which the runs are carried out")
 	f.StringVar(&sf.out, "out", "runs", "directory under which the sweep's directory is made")
 	f.StringVar(&sf.dir, "dir", "", "data directory on the disk under test (default: a fresh temp dir per run)")
 	f.StringVar(&sf.progress, "progress", "auto", "progress bar: auto (when stderr is a terminal), always, never")

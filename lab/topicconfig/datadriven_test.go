@@ -78,7 +78,7 @@ func TestDataDriven(t *testing.T) {
 					r.Log.SegmentBytes, r.Log.SegmentMs, r.Log.RetentionMs, r.Log.DeleteRetentionMs, r.Log.MinCleanableDirtyRatio, r.Log.MaxCompactionLagMs)
 				return b.String()
 			case "cleaner":
-				c, err := s.CleanerConfig(defaultCleaner())
+				c, _, err := s.CleanerConfig(defaultCleaner())
 				if err != nil {
 					return "error: " + err.Error() + "\n"
 				}

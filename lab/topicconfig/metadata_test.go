@@ -204,7 +204,7 @@ func TestMetadataRecordsInOrder(t *testing.T) {
 	if r.Policy != "compact" || r.Configs["min.cleanable.dirty.ratio"].Value != "0.5" {
 		t.Errorf("orders: policy %q ratio %+v, want compact and the default 0.5 after the delete", r.Policy, r.Configs["min.cleanable.dirty.ratio"])
 	}
-	c, err := s.CleanerConfig(defaultCleaner())
+	c, _, err := s.CleanerConfig(defaultCleaner())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,13 @@
 package topicconfig
 
 import (
+	"errors"
 	"fmt"
-	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // Source says where a resolved value came from.
@@ -303,75 +303,53 @@ func (s *Set) Broker() map[string]Value {
 	return out
 }
 
-// CleanerConfig returns the engine's cleaner config from the broker
-// configs: log.cleaner.threads, .dedupe.buffer.size, .io.buffer.size,
-// .io.buffer.load.factor and .io.max.bytes.per.second (Kafka's
-// Double.MaxValue default is "no limit", 0 here); the lab-only fields keep
-// base's values.
-func (s *Set) CleanerConfig(base engine.CleanerConfig) (engine.CleanerConfig, error) {
-	c := base
-	get := func(key string) Value { return s.brokerOr(key) }
-	var err error
-	parseI := func(key string) int64 {
-		v := get(key)
-		n, e := strconv.ParseInt(strings.TrimSpace(v.Value), 10, 64)
-		if e != nil && err == nil {
-			err = fmt.Errorf("topicconfig: %s %s: %q is not an integer", v.Where, key, v.Value)
+// CleanerConfig is the one merge of the cleaner's settings
+// (settings.CleanerRegistry.Resolve): base (the command's defaults, with
+// what its flags set) < the broker configs of s that are cleaner settings,
+// by their Kafka names (log.cleaner.threads, .dedupe.buffer.size,
+// .io.buffer.size, .io.buffer.load.factor, .io.max.bytes.per.second, whose
+// Double.MaxValue default is "no limit", 0 here) < flags, the values given
+// on the command line. It returns the config, validated, and where each
+// setting came from. A value of s out of range is named by its file, line
+// and key ("server.properties:2: log.cleaner.threads: engine: ...").
+func (s *Set) CleanerConfig(base engine.CleanerConfig, flags ...settings.Given) (engine.CleanerConfig, map[string]settings.Origin, error) {
+	var given []settings.Given
+	for name, v := range s.Broker() {
+		if st, ok := settings.CleanerRegistry.Lookup(name); !ok || !st.Kafka || st.Name != name || v.Source == SourceDefault {
+			continue
 		}
-		return n
+		given = append(given, settings.Given{Key: name, Value: v.Value, From: settings.FromServerProperties, Where: v.Where})
 	}
-	parseF := func(key string) float64 {
-		v := get(key)
-		f, e := strconv.ParseFloat(strings.TrimSpace(v.Value), 64)
-		if e != nil && err == nil {
-			err = fmt.Errorf("topicconfig: %s %s: %q is not a number", v.Where, key, v.Value)
-		}
-		return f
-	}
-	if v := get("log.cleaner.threads"); v.Source != SourceDefault {
-		c.Threads = int(parseI("log.cleaner.threads"))
-	}
-	if v := get("log.cleaner.dedupe.buffer.size"); v.Source != SourceDefault {
-		c.DedupeBufferBytes = parseI("log.cleaner.dedupe.buffer.size")
-	}
-	if v := get("log.cleaner.io.buffer.size"); v.Source != SourceDefault {
-		c.IOBufferBytes = parseI("log.cleaner.io.buffer.size")
-	}
-	if v := get("log.cleaner.io.buffer.load.factor"); v.Source != SourceDefault {
-		c.LoadFactor = parseF("log.cleaner.io.buffer.load.factor")
-	}
-	if v := get("log.cleaner.io.max.bytes.per.second"); v.Source != SourceDefault {
-		r := parseF("log.cleaner.io.max.bytes.per.second")
-		if r >= math.MaxFloat64/2 {
-			r = 0
-		}
-		c.MaxIOBytesPerSecond = r
-	}
+	sort.Slice(given, func(i, j int) bool { return given[i].Key < given[j].Key })
+	c, origins, err := settings.CleanerRegistry.Resolve(base, append(given, flags...)...)
 	if err != nil {
-		return c, err
+		return c, origins, fmt.Errorf("topicconfig: %w", err)
 	}
 	if verr := c.Validate(); verr != nil {
-		if blamed := s.blame(verr, s.Broker()); blamed != verr {
-			return c, blamed
+		var ce *engine.ConfigError
+		if errors.As(verr, &ce) && origins[ce.Config].From == settings.FromFlag {
+			return c, origins, verr // it names its flag
 		}
-		return c, fmt.Errorf("topicconfig: %w", verr)
+		if blamed := s.blame(verr, s.Broker()); blamed != verr {
+			return c, origins, blamed
+		}
+		return c, origins, fmt.Errorf("topicconfig: %w", verr)
 	}
-	return c, nil
+	return c, origins, nil
 }
 
-// blame prefixes an engine range error ("engine: KEY VALUE ...") with the
+// blame prefixes an engine range error (*engine.ConfigError) with the
 // file, line and key the offending value was read from, as a parse error
 // is ("server.properties:2: log.cleaner.threads: engine: ..."); a topic
 // config set through a broker synonym is named by the synonym the file
 // holds (log.segment.bytes for segment.bytes). An error naming no config
 // with a known source is returned as it is.
 func (s *Set) blame(err error, values map[string]Value) error {
-	msg := err.Error()
-	rest, ok := strings.CutPrefix(msg, "engine: ")
-	if !ok {
+	var ce *engine.ConfigError
+	if !errors.As(err, &ce) {
 		return err
 	}
-	name, _, _ := strings.Cut(rest, " ")
+	name := ce.Config
 	v, ok := values[name]
 	if !ok || v.Where == "" {
 		return err
@@ -388,43 +366,27 @@ func (s *Set) blame(err error, values map[string]Value) error {
 	return fmt.Errorf("%s: %s: %w", v.Where, key, err)
 }
 
-// toLogConfig builds the engine's LogConfig from resolved topic configs.
+// toLogConfig builds the engine's LogConfig from resolved topic configs:
+// each one that is a setting of settings.Log (but cleanup.policy, which
+// the caller sets), parsed by its setting, over Kafka's defaults, then
+// validated (Kafka allows retention.ms = -1 and retention.bytes = -1: no
+// limit; the engine's Validate names any value out of its range).
 func toLogConfig(cfg map[string]Value, pidExpiry Value) (engine.LogConfig, error) {
-	lc := engine.DefaultLogConfig()
-	var err error
-	i64 := func(name string) int64 {
-		v := cfg[name]
-		n, e := strconv.ParseInt(strings.TrimSpace(v.Value), 10, 64)
-		if e != nil && err == nil {
-			err = fmt.Errorf("%s (%s %s): %q is not an integer", name, v.Source, v.Where, v.Value)
+	var given []settings.Given
+	for name, v := range cfg {
+		if st, ok := settings.LogRegistry.Lookup(name); !ok || st.Name != name || name == "cleanup.policy" || v.Source == SourceDefault {
+			continue
 		}
-		return n
+		given = append(given, settings.Given{Key: name, Value: v.Value, From: settings.FromServerProperties, Where: strings.TrimSpace(string(v.Source) + " " + v.Where)})
 	}
-	lc.SegmentBytes = i64("segment.bytes")
-	lc.SegmentIndexBytes = i64("segment.index.bytes")
-	lc.IndexIntervalBytes = i64("index.interval.bytes")
-	lc.DeleteRetentionMs = i64("delete.retention.ms")
-	lc.MinCompactionLagMs = i64("min.compaction.lag.ms")
-	lc.MaxCompactionLagMs = i64("max.compaction.lag.ms")
-	lc.MaxMessageBytes = int(i64("max.message.bytes"))
-	lc.FileDeleteDelayMs = i64("file.delete.delay.ms")
-	lc.SegmentMs = i64("segment.ms")
-	lc.RetentionMs = i64("retention.ms")
-	lc.RetentionBytes = i64("retention.bytes")
-	ratio := cfg["min.cleanable.dirty.ratio"]
-	f, e := strconv.ParseFloat(strings.TrimSpace(ratio.Value), 64)
-	if e != nil && err == nil {
-		err = fmt.Errorf("min.cleanable.dirty.ratio (%s %s): %q is not a number", ratio.Source, ratio.Where, ratio.Value)
+	if pidExpiry.Source != SourceDefault {
+		given = append(given, settings.Given{Key: "producer.id.expiration.ms", Value: pidExpiry.Value, From: settings.FromServerProperties, Where: strings.TrimSpace(string(pidExpiry.Source) + " " + pidExpiry.Where)})
 	}
-	lc.MinCleanableDirtyRatio = f
-	if n, e := strconv.ParseInt(strings.TrimSpace(pidExpiry.Value), 10, 64); e == nil {
-		lc.ProducerIDExpirationMs = n
-	}
+	sort.Slice(given, func(i, j int) bool { return given[i].Key < given[j].Key })
+	lc, _, err := settings.LogRegistry.Resolve(engine.DefaultLogConfig(), given...)
 	if err != nil {
 		return lc, err
 	}
-	// Kafka allows retention.ms = -1 (no limit) and retention.bytes = -1;
-	// the engine's Validate names any value out of its range.
 	if verr := lc.Validate(); verr != nil {
 		return lc, verr
 	}

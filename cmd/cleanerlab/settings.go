@@ -1,0 +1,52 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
+	"github.com/cleanerlab/cleanerlab/settings"
+)
+
+func newSettingsCmd() *cobra.Command {
+	format := "text"
+	var server string
+	cc := engine.DefaultCleanerConfig()
+	cmd := &cobra.Command{
+		Use:   "settings [--server-config FILE] [cleaner flags]",
+		Short: "List every setting: Kafka name, flag, field path, unit, default and doc (docs/settings.md); or where each cleaner setting's value comes from",
+		Long: `settings lists every setting of the lab as it is declared once (lab.Settings):
+its name (Kafka's config name where Kafka has one), its flag, its path in
+experiment files and run.json, its unit, its default and its doc line.
+--format markdown writes docs/settings.md.
+
+With --server-config or a cleaner flag, it shows instead the cleaner
+settings as plan and advise resolve them (Kafka's defaults <
+server.properties < the flags given) and where each value came from.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			flags := flagsGiven(settings.CleanerRegistry, cmd.Flags())
+			if server == "" && len(flags) == 0 {
+				return lab.WriteSettings(cmd.OutOrStdout(), format)
+			}
+			set := new(topicconfig.Set)
+			if server != "" {
+				var err error
+				if set, err = topicconfig.Load(topicconfig.LoadOptions{ServerConfig: server}); err != nil {
+					return err
+				}
+			}
+			_, origins, err := set.CleanerConfig(cc, flags...)
+			if err != nil {
+				return err
+			}
+			return lab.WriteOrigins(cmd.OutOrStdout(), format, settings.Cleaner, origins)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&format, "format", format, "output: text (for people), json (for scripts) or markdown (docs/settings.md; the listing only)")
+	f.StringVar(&server, "server-config", "", "a broker's server.properties: show the cleaner settings it resolves to, and from where")
+	bindSettings(f, settings.Cleaner, &cc)
+	return cmd
+}
