@@ -264,6 +264,9 @@ func MakePlan(dir string, o Options) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Dir: dir, NowMs: o.Now().UnixMilli(), Cleaner: cp, Warnings: append([]string(nil), o.Configs.Warnings...)}
+	if c := o.Calibration; c != nil && (c.Verdict == "busy" || c.Verdict == "unusable") {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("the calibration's runs were %s: the predicted clean times rest on rates bent by other load; measure again on a quieter machine (--calibrate)", c.Verdict))
+	}
 	if len(dirs) > 1 || dirs[0] != dir {
 		if skipped, err := engine.SkippedDirs(nil, dir); err == nil {
 			for _, s := range skipped {

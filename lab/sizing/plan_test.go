@@ -143,3 +143,30 @@ func TestPlanOrderEmptyIsList(t *testing.T) {
 		t.Errorf("plan JSON has no empty order list: %s", b)
 	}
 }
+
+// TestPlanWarnsOfBusyCalibration: a plan whose calibration was measured
+// with every run busy or unusable says so among its warnings (as advise
+// does), since its predicted clean times rest on rates bent by other load;
+// a quiet calibration gives no such warning.
+func TestPlanWarnsOfBusyCalibration(t *testing.T) {
+	root := t.TempDir()
+	writePartition(t, filepath.Join(root, "a-0"), "ts=1000 a=1 b=2 c=3\nts=2000 a=4 b=5 d=6\nts=3000 e=7")
+	now := func() time.Time { return time.UnixMilli(10_000) }
+	for _, c := range []struct {
+		verdict string
+		warn    bool
+	}{{"unusable", true}, {"busy", true}, {"quiet", false}} {
+		cal := &Calibration{MapBuildBytesPerSecond: 100 << 20, CopyBytesPerSecond: 100 << 20, Verdict: c.verdict}
+		p, err := MakePlan(root, Options{Now: now, Calibration: cal})
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := false
+		for _, w := range p.Warnings {
+			warned = warned || strings.Contains(w, "calibration") && strings.Contains(w, c.verdict)
+		}
+		if warned != c.warn {
+			t.Errorf("calibration %s: warnings %q, want a warning: %v", c.verdict, p.Warnings, c.warn)
+		}
+	}
+}
