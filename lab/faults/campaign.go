@@ -62,7 +62,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		o.Log = func(string, ...any) {}
 	}
 	t0 := time.Now()
-	res := &Result{FirstSeed: o.Seed}
+	res := &Result{FirstSeed: o.Seed, Findings: []Finding{}}
 	for i := 0; i < o.Schedules; i++ {
 		if ctx.Err() != nil {
 			res.Interrupted = true

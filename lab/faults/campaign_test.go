@@ -2,6 +2,7 @@ package faults
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"reflect"
@@ -95,5 +96,21 @@ func TestCampaignInterrupted(t *testing.T) {
 	res, err = Run(ctx, Options{Seed: 1, Schedules: 50, Steps: 10, Dir: memDir(t)})
 	if err != nil || !res.Interrupted || res.Schedules != 0 || !strings.Contains(res.Summary(), "(interrupted)") {
 		t.Fatalf("cancelled: %+v, %v", res, err)
+	}
+}
+
+// TestFindingsEmptyList: a campaign without findings writes "findings": []
+// in its JSON (a list a script can iterate), never null.
+func TestFindingsEmptyList(t *testing.T) {
+	res, err := Run(context.Background(), Options{Dir: t.TempDir(), Schedules: 1, Steps: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"findings":[]`) {
+		t.Errorf("JSON %s has no empty findings list", b)
 	}
 }
