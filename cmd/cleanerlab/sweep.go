@@ -89,7 +89,11 @@ command then exits 1 (failed runs) or 2 (failed verification).`,
 	probe.VisitAll(func(fl *pflag.Flag) {
 		v := new(string)
 		sf.params[fl.Name] = v
-		f.StringVar(v, fl.Name, "", fmt.Sprintf("%s (run's default %s; a comma-separated list sweeps it)", fl.Usage, fl.DefValue))
+		def := fl.DefValue
+		if def == "" {
+			def = "none"
+		}
+		f.StringVar(v, fl.Name, "", fmt.Sprintf("%s (run's default %s; a comma-separated list sweeps it)", fl.Usage, def))
 		if fl.Value.Type() == "bool" {
 			f.Lookup(fl.Name).NoOptDefVal = "true" // --verify alone, as for run
 		}
