@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,20 @@ type CampaignConfig struct {
 	Events int
 	// Shrink the first diverging schedule to a minimal reproducer.
 	Shrink bool
+	// ShrinkKind, when set (with Shrink), shrinks the first schedule that
+	// shows this kind, keeping this kind, instead of the first diverging
+	// schedule's first kind. It must be one of Kinds.
+	ShrinkKind Kind
+	// ClusterLine starts each run's cluster. Default
+	// ClusterLine(Mode, Replicas); a sweep's cell replaces its knobs'
+	// keys in it (SweepCell).
+	ClusterLine string
+	// DowntimeMs, when > 0, is how long every fault of a schedule lasts
+	// in virtual time: a crashed, offline or cut broker recovers (restart,
+	// back, heal) at the first event once DowntimeMs passed since its
+	// fault, and no recovery is drawn at random. 0: recoveries are drawn
+	// at random (the campaign's space without a sweep).
+	DowntimeMs int64
 	// Cleaner, when its Threads is not 0, is every broker's cleaner config
 	// in each run's cluster and in the shrink's replays (as
 	// Runner.Cleaner). Default DefaultCleanerConfig(): Kafka's cleaner
@@ -78,8 +93,37 @@ func (c *CampaignConfig) defaults() error {
 		return fmt.Errorf("replication: campaign replicas %d: want 2..9", c.Replicas)
 	case c.Events < 1:
 		return fmt.Errorf("replication: campaign events %d: want at least 1", c.Events)
+	case c.DowntimeMs < 0:
+		return fmt.Errorf("replication: campaign downtime %d ms: want >= 0", c.DowntimeMs)
+	}
+	if c.ShrinkKind != "" {
+		if _, err := ParseKind(string(c.ShrinkKind)); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// clusterLine is ClusterLine, or its default.
+func (c *CampaignConfig) clusterLine() string {
+	if c.ClusterLine != "" {
+		return c.ClusterLine
+	}
+	return ClusterLine(c.Mode, c.Replicas)
+}
+
+// ParseKind is the kind named s (one of Kinds); the error lists them.
+func ParseKind(s string) (Kind, error) {
+	for _, k := range Kinds {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = string(k)
+	}
+	return "", fmt.Errorf("replication: divergence kind %q: want one of %s", s, strings.Join(names, ", "))
 }
 
 // ErrStopped is wrapped by the error of a schedule or cost run that
@@ -124,6 +168,10 @@ type CampaignResult struct {
 	Seed     uint64       `json:"seed"`
 	Replicas int          `json:"replicas"`
 	Events   int          `json:"events_per_run"`
+	// ClusterLine started every run's cluster; DowntimeMs is
+	// CampaignConfig.DowntimeMs.
+	ClusterLine string `json:"cluster"`
+	DowntimeMs  int64  `json:"downtime_ms"`
 	Diverged int          `json:"diverged"`
 	ByKind   map[Kind]int `json:"by_kind"`
 	// Profile is CampaignConfig.Profile: the brokers' cleaner profile.
@@ -131,8 +179,11 @@ type CampaignResult struct {
 	// FirstDiverged is the seed of the first diverging run, -1 if none.
 	FirstDiverged int64 `json:"first_diverged_seed"`
 	// Reproducer is the shrunk scenario file of the first divergence
-	// (with Shrink), expected outputs included.
-	Reproducer string `json:"reproducer,omitempty"`
+	// (with Shrink), expected outputs included; ReproducerSeed and
+	// ReproducerKind say which schedule and which kind it keeps.
+	Reproducer     string `json:"reproducer,omitempty"`
+	ReproducerSeed uint64 `json:"reproducer_seed,omitempty"`
+	ReproducerKind Kind   `json:"reproducer_kind,omitempty"`
 	// RunsDone is the number of schedules run to their end: Runs, unless
 	// the campaign was stopped.
 	RunsDone int `json:"runs_done"`
@@ -146,6 +197,9 @@ type CampaignResult struct {
 	MeanDelayMs          float64      `json:"mean_horizon_to_removal_ms"`
 	MaxDelayMs           int64        `json:"max_horizon_to_removal_ms"`
 	DiskBytes            int64        `json:"disk_bytes_at_end"`
+	// Coordination totals the leader's coordination over every run
+	// (Coordination: polls, broadcasts, bytes; all 0 in Independent mode).
+	Coordination
 	Outcomes             []RunOutcome `json:"runs_detail,omitempty"`
 }
 
@@ -155,7 +209,7 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	res := &CampaignResult{Mode: cfg.Mode.String(), Runs: cfg.Runs, Seed: cfg.Seed, Replicas: cfg.Replicas, Events: cfg.Events, ByKind: map[Kind]int{}, FirstDiverged: -1, Profile: cfg.Profile}
+	res := &CampaignResult{Mode: cfg.Mode.String(), Runs: cfg.Runs, Seed: cfg.Seed, Replicas: cfg.Replicas, Events: cfg.Events, ClusterLine: cfg.clusterLine(), DowntimeMs: cfg.DowntimeMs, ByKind: map[Kind]int{}, FirstDiverged: -1, Profile: cfg.Profile}
 	// Runs are independent: they go to Workers goroutines, and their
 	// outcomes are taken in run order, so the result is the same whatever
 	// the number of workers.
@@ -230,13 +284,21 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 			}
 			if res.FirstDiverged < 0 {
 				res.FirstDiverged = int64(seed)
-				if cfg.Shrink && stopErr == nil {
-					rep, err := Shrink(filepath.Join(cfg.Root, "shrink"), ClusterLine(cfg.Mode, cfg.Replicas), cfg.Cleaner, out.Schedule, out.Kinds[0])
-					if err != nil {
-						return res, err
-					}
-					res.Reproducer = reproducerHeader(seed, cfg.Mode, out.Kinds[0], cfg.Profile) + rep
+			}
+			kind := out.Kinds[0]
+			if cfg.ShrinkKind != "" {
+				kind = ""
+				if slices.Contains(out.Kinds, cfg.ShrinkKind) {
+					kind = cfg.ShrinkKind
 				}
+			}
+			if cfg.Shrink && stopErr == nil && res.Reproducer == "" && kind != "" {
+				rep, err := Shrink(filepath.Join(cfg.Root, "shrink"), cfg.clusterLine(), cfg.Cleaner, out.Schedule, kind)
+				if err != nil {
+					return res, err
+				}
+				res.Reproducer = reproducerHeader(seed, cfg.Mode, kind, cfg.Profile) + rep
+				res.ReproducerSeed, res.ReproducerKind = seed, kind
 			}
 		}
 		res.TombstoneByteSeconds += out.Cost.TombstoneByteSeconds
@@ -245,6 +307,7 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 		delaySum += out.Cost.DelaySumMs
 		res.MaxDelayMs = max(res.MaxDelayMs, out.Cost.DelayMaxMs)
 		res.DiskBytes += out.DiskBytes
+		res.Coordination.add(out.Cost.Coordination)
 	}
 	if res.Removals > 0 {
 		res.MeanDelayMs = float64(delaySum) / float64(res.Removals)
@@ -260,12 +323,52 @@ type gen struct {
 	c    *Cluster
 	n    int
 	keys []string
+	// downtimeMs is CampaignConfig.DowntimeMs; hurtAt, by broker ID, the
+	// virtual time (ms) of the fault that took it down or cut it off.
+	downtimeMs int64
+	hurtAt     map[int]int64
+}
+
+// hurt reports whether broker id is down or cut off.
+func (g *gen) hurt(id int) bool { return !g.c.Broker(id).Up() || g.c.cut[id] }
+
+// recovery is the event that ends broker id's fault.
+func (g *gen) recovery(id int) string {
+	switch {
+	case g.c.cut[id]:
+		return fmt.Sprintf("heal broker=%d", id)
+	case g.c.Broker(id).state == crashed:
+		return fmt.Sprintf("restart broker=%d", id)
+	}
+	return fmt.Sprintf("back broker=%d", id)
+}
+
+// due is the recovery of the first broker (by ID) whose fault has lasted
+// downtimeMs, "" when none has (or downtimeMs is 0). It draws nothing
+// from the random stream, so a schedule's draws stay those of its seed.
+func (g *gen) due() string {
+	if g.downtimeMs <= 0 {
+		return ""
+	}
+	now := g.c.Clock.Ms()
+	for _, b := range g.c.brokers {
+		at, ok := g.hurtAt[b.ID]
+		if ok && g.hurt(b.ID) && now-at >= g.downtimeMs {
+			delete(g.hurtAt, b.ID)
+			return g.recovery(b.ID)
+		}
+	}
+	return ""
 }
 
 func (g *gen) pick(n int) int { return g.rng.IntN(n) }
 
 // next returns the next event line.
 func (g *gen) next() string {
+	if ev := g.due(); ev != "" {
+		g.n++
+		return ev
+	}
 	c := g.c
 	b := 1 + g.pick(len(c.brokers))
 	br := c.Broker(b)
@@ -300,6 +403,9 @@ func (g *gen) next() string {
 		if !br.Up() || c.cut[b] {
 			return "fetch"
 		}
+		if g.hurtAt != nil {
+			g.hurtAt[b] = c.Clock.Ms()
+		}
 		switch g.pick(3) {
 		case 0:
 			return fmt.Sprintf("crash broker=%d", b)
@@ -315,18 +421,11 @@ func (g *gen) next() string {
 				hurt = append(hurt, x.ID)
 			}
 		}
-		if len(hurt) == 0 {
+		if len(hurt) == 0 || g.downtimeMs > 0 {
+			// With a downtime, faults end when it has passed (due).
 			return "fetch"
 		}
-		h := hurt[g.pick(len(hurt))]
-		x := c.Broker(h)
-		switch {
-		case c.cut[h]:
-			return fmt.Sprintf("heal broker=%d", h)
-		case x.state == crashed:
-			return fmt.Sprintf("restart broker=%d", h)
-		}
-		return fmt.Sprintf("back broker=%d", h)
+		return g.recovery(hurt[g.pick(len(hurt))])
 	case p < 80:
 		d := []string{"10s", "45s", "2m", "11m"}[g.pick(4)]
 		return "advance by=" + d
@@ -364,14 +463,17 @@ func (c *CampaignConfig) randomRun(dir string, seed uint64) (*RunOutcome, error)
 	defer os.RemoveAll(dir)
 	r := &Runner{Root: dir, Cleaner: c.Cleaner}
 	defer r.Close()
-	line := ClusterLine(c.Mode, c.Replicas)
+	line := c.clusterLine()
 	if _, err := r.Exec(line); err != nil {
 		return nil, err
 	}
 	if c.onCluster != nil {
 		c.onCluster(r.c)
 	}
-	g := &gen{rng: rand.New(rand.NewPCG(seed, 0x7265706c)), c: r.c, keys: []string{"K0", "K1", "K2", "K3", "K4", "K5", "K6", "K7"}}
+	g := &gen{rng: rand.New(rand.NewPCG(seed, 0x7265706c)), c: r.c, keys: []string{"K0", "K1", "K2", "K3", "K4", "K5", "K6", "K7"}, downtimeMs: c.DowntimeMs}
+	if c.DowntimeMs > 0 {
+		g.hurtAt = map[int]int64{}
+	}
 	out := &RunOutcome{Seed: seed, Events: c.Events, clusterArg: line}
 	for i := 0; i < c.Events; i++ {
 		if i > 0 {
@@ -459,12 +561,27 @@ func Shrink(dir, clusterLine string, cleaner engine.CleanerConfig, events []stri
 		}
 		return false, nil, nil
 	}
-	ok, cur, err := has(events)
+	cur, err := shrinkEvents(events, has)
 	if err != nil {
 		return "", err
 	}
-	if !ok {
+	if cur == nil {
 		return "", fmt.Errorf("replication: shrink: the schedule does not show %s when replayed", kind)
+	}
+	return renderScenario(dir, cleaner, append(append([]string{clusterLine}, cur...), "check"))
+}
+
+// shrinkEvents is Shrink's search: has reports whether a candidate
+// schedule still shows the kind, and the events of it that were kept
+// (those it could express). It returns nil when events itself does not
+// show it; otherwise a schedule that does and from which no single event
+// can be removed without losing it (1-minimal): chunks of half the
+// schedule, then of halves of that, are removed first (delta debugging),
+// and at single events whole passes repeat until one removes nothing.
+func shrinkEvents(events []string, has func([]string) (bool, []string, error)) ([]string, error) {
+	ok, cur, err := has(events)
+	if err != nil || !ok {
+		return nil, err
 	}
 	for chunk := len(cur) / 2; chunk >= 1; {
 		removed := false
@@ -472,7 +589,7 @@ func Shrink(dir, clusterLine string, cleaner engine.CleanerConfig, events []stri
 			cand := append(append([]string(nil), cur[:i]...), cur[min(i+chunk, len(cur)):]...)
 			ok, kept, err := has(cand)
 			if err != nil {
-				return "", err
+				return nil, err
 			}
 			if ok {
 				cur, removed = kept, true
@@ -480,15 +597,16 @@ func Shrink(dir, clusterLine string, cleaner engine.CleanerConfig, events []stri
 			}
 			i += chunk
 		}
-		// Halve the chunk; at single events, repeat until a whole pass
-		// removes nothing (1-minimal).
 		if chunk > 1 {
 			chunk /= 2
 		} else if !removed {
 			break
 		}
 	}
-	return renderScenario(dir, cleaner, append(append([]string{clusterLine}, cur...), "check"))
+	if cur == nil {
+		cur = []string{}
+	}
+	return cur, nil
 }
 
 // renderScenario runs lines, every broker with cleaner config cleaner, and
