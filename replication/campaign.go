@@ -163,17 +163,17 @@ type RunOutcome struct {
 
 // CampaignResult is a whole campaign.
 type CampaignResult struct {
-	Mode     string       `json:"mode"`
-	Runs     int          `json:"runs"`
-	Seed     uint64       `json:"seed"`
-	Replicas int          `json:"replicas"`
-	Events   int          `json:"events_per_run"`
+	Mode     string `json:"mode"`
+	Runs     int    `json:"runs"`
+	Seed     uint64 `json:"seed"`
+	Replicas int    `json:"replicas"`
+	Events   int    `json:"events_per_run"`
 	// ClusterLine started every run's cluster; DowntimeMs is
 	// CampaignConfig.DowntimeMs.
-	ClusterLine string `json:"cluster"`
-	DowntimeMs  int64  `json:"downtime_ms"`
-	Diverged int          `json:"diverged"`
-	ByKind   map[Kind]int `json:"by_kind"`
+	ClusterLine string       `json:"cluster"`
+	DowntimeMs  int64        `json:"downtime_ms"`
+	Diverged    int          `json:"diverged"`
+	ByKind      map[Kind]int `json:"by_kind"`
 	// Profile is CampaignConfig.Profile: the brokers' cleaner profile.
 	Profile string `json:"cleaner_profile,omitempty"`
 	// FirstDiverged is the seed of the first diverging run, -1 if none.
@@ -191,16 +191,18 @@ type CampaignResult struct {
 	// every schedule); its figures are those of the RunsDone schedules.
 	Stopped string `json:"stopped,omitempty"`
 	// Totals of the cost over every run.
-	TombstoneByteSeconds float64      `json:"tombstone_byte_seconds"`
-	MarkerByteSeconds    float64      `json:"marker_byte_seconds"`
-	Removals             int          `json:"removals"`
-	MeanDelayMs          float64      `json:"mean_horizon_to_removal_ms"`
-	MaxDelayMs           int64        `json:"max_horizon_to_removal_ms"`
-	DiskBytes            int64        `json:"disk_bytes_at_end"`
+	TombstoneByteSeconds float64 `json:"tombstone_byte_seconds"`
+	MarkerByteSeconds    float64 `json:"marker_byte_seconds"`
+	Removals             int     `json:"removals"`
+	MeanDelayMs          float64 `json:"mean_horizon_to_removal_ms"`
+	MaxDelayMs           int64   `json:"max_horizon_to_removal_ms"`
+	DiskBytes            int64   `json:"disk_bytes_at_end"`
 	// Coordination totals the leader's coordination over every run
 	// (Coordination: polls, broadcasts, bytes; all 0 in Independent mode).
 	Coordination
-	Outcomes             []RunOutcome `json:"runs_detail,omitempty"`
+	Outcomes []RunOutcome `json:"runs_detail,omitempty"`
+	// delaySumMs sums the removals' delays (MeanDelayMs's numerator).
+	delaySumMs int64
 }
 
 // RunCampaign runs the campaign; progress, when set, is called after each
@@ -260,7 +262,6 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 		}()
 	}
 	wg.Wait()
-	var delaySum int64
 	defer func() {
 		res.RunsDone = len(res.Outcomes)
 		if stopErr != nil {
@@ -276,15 +277,8 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 		if out == nil {
 			continue
 		}
-		res.Outcomes = append(res.Outcomes, *out)
+		res.add(out)
 		if len(out.Kinds) > 0 {
-			res.Diverged++
-			for _, k := range out.Kinds {
-				res.ByKind[k]++
-			}
-			if res.FirstDiverged < 0 {
-				res.FirstDiverged = int64(seed)
-			}
 			kind := out.Kinds[0]
 			if cfg.ShrinkKind != "" {
 				kind = ""
@@ -301,18 +295,35 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 				res.ReproducerSeed, res.ReproducerKind = seed, kind
 			}
 		}
-		res.TombstoneByteSeconds += out.Cost.TombstoneByteSeconds
-		res.MarkerByteSeconds += out.Cost.MarkerByteSeconds
-		res.Removals += out.Cost.Removals
-		delaySum += out.Cost.DelaySumMs
-		res.MaxDelayMs = max(res.MaxDelayMs, out.Cost.DelayMaxMs)
-		res.DiskBytes += out.DiskBytes
-		res.Coordination.add(out.Cost.Coordination)
-	}
-	if res.Removals > 0 {
-		res.MeanDelayMs = float64(delaySum) / float64(res.Removals)
 	}
 	return res, nil
+}
+
+// add counts one schedule's outcome into the campaign's figures, in run
+// order: runs done, divergences by kind, the first diverging seed, and
+// the cost totals (the mean delay over every removal so far).
+func (res *CampaignResult) add(out *RunOutcome) {
+	res.Outcomes = append(res.Outcomes, *out)
+	res.RunsDone = len(res.Outcomes)
+	if len(out.Kinds) > 0 {
+		res.Diverged++
+		for _, k := range out.Kinds {
+			res.ByKind[k]++
+		}
+		if res.FirstDiverged < 0 {
+			res.FirstDiverged = int64(out.Seed)
+		}
+	}
+	res.TombstoneByteSeconds += out.Cost.TombstoneByteSeconds
+	res.MarkerByteSeconds += out.Cost.MarkerByteSeconds
+	res.Removals += out.Cost.Removals
+	res.delaySumMs += out.Cost.DelaySumMs
+	if res.Removals > 0 {
+		res.MeanDelayMs = float64(res.delaySumMs) / float64(res.Removals)
+	}
+	res.MaxDelayMs = max(res.MaxDelayMs, out.Cost.DelayMaxMs)
+	res.DiskBytes += out.DiskBytes
+	res.Coordination.add(out.Cost.Coordination)
 }
 
 // gen draws the events of one schedule, looking at the cluster as it runs
@@ -549,19 +560,9 @@ func replay(dir, clusterLine string, cleaner engine.CleanerConfig, events []stri
 // broker's cleaner config (Runner.Cleaner: a zero config means
 // DefaultCleanerConfig()).
 func Shrink(dir, clusterLine string, cleaner engine.CleanerConfig, events []string, kind Kind) (string, error) {
-	has := func(evs []string) (bool, []string, error) {
-		kinds, kept, err := replay(dir, clusterLine, cleaner, evs)
-		if err != nil {
-			return false, nil, err
-		}
-		for _, k := range kinds {
-			if k == kind {
-				return true, kept, nil
-			}
-		}
-		return false, nil, nil
-	}
-	cur, err := shrinkEvents(events, has)
+	cur, err := shrinkForKind(events, kind, func(evs []string) ([]Kind, []string, error) {
+		return replay(dir, clusterLine, cleaner, evs)
+	})
 	if err != nil {
 		return "", err
 	}
@@ -569,6 +570,18 @@ func Shrink(dir, clusterLine string, cleaner engine.CleanerConfig, events []stri
 		return "", fmt.Errorf("replication: shrink: the schedule does not show %s when replayed", kind)
 	}
 	return renderScenario(dir, cleaner, append(append([]string{clusterLine}, cur...), "check"))
+}
+
+// shrinkForKind is shrinkEvents keeping kind: run replays a candidate and
+// returns the kinds it shows and the events it kept.
+func shrinkForKind(events []string, kind Kind, run func([]string) ([]Kind, []string, error)) ([]string, error) {
+	return shrinkEvents(events, func(evs []string) (bool, []string, error) {
+		kinds, kept, err := run(evs)
+		if err != nil || !slices.Contains(kinds, kind) {
+			return false, nil, err
+		}
+		return true, kept, nil
+	})
 }
 
 // shrinkEvents is Shrink's search: has reports whether a candidate
@@ -583,7 +596,8 @@ func shrinkEvents(events []string, has func([]string) (bool, []string, error)) (
 	if err != nil || !ok {
 		return nil, err
 	}
-	for chunk := len(cur) / 2; chunk >= 1; {
+	// A schedule of one event tries it too (chunk 1, not len/2 = 0).
+	for chunk := max(len(cur)/2, 1); ; {
 		removed := false
 		for i := 0; i < len(cur); {
 			cand := append(append([]string(nil), cur[:i]...), cur[min(i+chunk, len(cur)):]...)
