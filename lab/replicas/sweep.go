@@ -3,8 +3,8 @@ package replicas
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
