@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/vfs"
 )
 
 // CampaignConfig is a random campaign: Runs seeded schedules, each a
@@ -55,6 +56,12 @@ type CampaignConfig struct {
 	// reproducer's header, so that a replay uses the same cleaners; ""
 	// when none was named.
 	Profile string
+	// OnDisk puts every run's brokers on the file system under Root
+	// (NoSyncFS, as scenario files run). Default false: each run, and
+	// each replay of the shrink, has its own in-memory file system
+	// (vfs.MemFS), which gives the same schedules and findings without a
+	// system call per file operation (docs/replication-campaigns.md §5).
+	OnDisk bool
 	// Workers run schedules at once. Default runtime.GOMAXPROCS(0).
 	Workers int
 	// CheckDone, when set, is called before each schedule and between
@@ -102,6 +109,15 @@ func (c *CampaignConfig) defaults() error {
 		}
 	}
 	return nil
+}
+
+// newFS is a run's file system: nil (the Runner's default, NoSyncFS on
+// disk) with OnDisk, else a fresh MemFS.
+func (c *CampaignConfig) newFS() engine.FS {
+	if c.OnDisk {
+		return nil
+	}
+	return vfs.NewMemFS()
 }
 
 // clusterLine is ClusterLine, or its default.
@@ -287,7 +303,7 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 				}
 			}
 			if cfg.Shrink && stopErr == nil && res.Reproducer == "" && kind != "" {
-				rep, err := Shrink(filepath.Join(cfg.Root, "shrink"), cfg.clusterLine(), cfg.Cleaner, out.Schedule, kind)
+				rep, err := shrink(filepath.Join(cfg.Root, "shrink"), cfg.clusterLine(), cfg.Cleaner, out.Schedule, kind, cfg.newFS)
 				if err != nil {
 					return res, err
 				}
@@ -472,7 +488,7 @@ func (c *CampaignConfig) randomRun(dir string, seed uint64) (*RunOutcome, error)
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	r := &Runner{Root: dir, Cleaner: c.Cleaner}
+	r := &Runner{Root: dir, Cleaner: c.Cleaner, FS: c.newFS()}
 	defer r.Close()
 	line := c.clusterLine()
 	if _, err := r.Exec(line); err != nil {
@@ -526,11 +542,20 @@ func (r *Runner) finish() (*Report, error) {
 // made impossible to express) and the check, every broker with cleaner
 // config cleaner; it returns the kinds found and the events kept.
 func replay(dir, clusterLine string, cleaner engine.CleanerConfig, events []string) ([]Kind, []string, error) {
+	return replayOn(dir, clusterLine, cleaner, events, nil)
+}
+
+// replayOn is replay with the brokers on the file system newFS makes (on
+// disk when newFS or what it returns is nil).
+func replayOn(dir, clusterLine string, cleaner engine.CleanerConfig, events []string, newFS func() engine.FS) ([]Kind, []string, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, nil, err
 	}
 	defer os.RemoveAll(dir)
 	r := &Runner{Root: dir, Cleaner: cleaner}
+	if newFS != nil {
+		r.FS = newFS()
+	}
 	defer r.Close()
 	if _, err := r.Exec(clusterLine); err != nil {
 		return nil, nil, err
@@ -560,8 +585,14 @@ func replay(dir, clusterLine string, cleaner engine.CleanerConfig, events []stri
 // broker's cleaner config (Runner.Cleaner: a zero config means
 // DefaultCleanerConfig()).
 func Shrink(dir, clusterLine string, cleaner engine.CleanerConfig, events []string, kind Kind) (string, error) {
+	return shrink(dir, clusterLine, cleaner, events, kind, nil)
+}
+
+// shrink is Shrink with every replay's brokers on the file system newFS
+// makes (on disk when newFS is nil).
+func shrink(dir, clusterLine string, cleaner engine.CleanerConfig, events []string, kind Kind, newFS func() engine.FS) (string, error) {
 	cur, err := shrinkForKind(events, kind, func(evs []string) ([]Kind, []string, error) {
-		return replay(dir, clusterLine, cleaner, evs)
+		return replayOn(dir, clusterLine, cleaner, evs, newFS)
 	})
 	if err != nil {
 		return "", err
@@ -569,7 +600,7 @@ func Shrink(dir, clusterLine string, cleaner engine.CleanerConfig, events []stri
 	if cur == nil {
 		return "", fmt.Errorf("replication: shrink: the schedule does not show %s when replayed", kind)
 	}
-	return renderScenario(dir, cleaner, append(append([]string{clusterLine}, cur...), "check"))
+	return renderScenario(dir, cleaner, append(append([]string{clusterLine}, cur...), "check"), newFS)
 }
 
 // shrinkForKind is shrinkEvents keeping kind: run replays a candidate and
@@ -625,12 +656,15 @@ func shrinkEvents(events []string, has func([]string) (bool, []string, error)) (
 
 // renderScenario runs lines, every broker with cleaner config cleaner, and
 // writes them as a scenario file, each with "----" and its output.
-func renderScenario(dir string, cleaner engine.CleanerConfig, lines []string) (string, error) {
+func renderScenario(dir string, cleaner engine.CleanerConfig, lines []string, newFS func() engine.FS) (string, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return "", err
 	}
 	defer os.RemoveAll(dir)
 	r := &Runner{Root: dir, Cleaner: cleaner}
+	if newFS != nil {
+		r.FS = newFS()
+	}
 	defer r.Close()
 	var b strings.Builder
 	for _, ln := range lines {

@@ -46,8 +46,11 @@ type Runner struct {
 	// Cleaner, when its Threads is not 0, is every broker's cleaner config
 	// in the clusters the runner creates; otherwise DefaultCleanerConfig().
 	Cleaner engine.CleanerConfig
-	c       *Cluster
-	n       int
+	// FS, when set, is every broker's file system in the clusters the
+	// runner creates (Config.FS); otherwise NoSyncFS.
+	FS engine.FS
+	c  *Cluster
+	n  int
 }
 
 // Cluster is the current cluster (nil before the first "cluster" line).
@@ -308,6 +311,7 @@ func (r *Runner) newCluster(a *args) (string, error) {
 	if r.Cleaner.Threads != 0 {
 		cfg.Cleaner = r.Cleaner
 	}
+	cfg.FS = r.FS
 	n, err := a.int("replicas", 3)
 	if err != nil {
 		return "", err
