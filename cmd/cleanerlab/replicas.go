@@ -98,7 +98,7 @@ func newReplicasCampaignCmd() *cobra.Command {
 		mode, format, dir, out, profile string
 		runs, n, events                 int
 		seed                            uint64
-		shrink                          bool
+		shrink, onDisk                  bool
 		sweeps                          []string
 		downtime, kind                  string
 	)
@@ -139,7 +139,7 @@ func newReplicasCampaignCmd() *cobra.Command {
 				return err
 			}
 			defer cleanup()
-			cc := replication.CampaignConfig{Root: root, Mode: m, Runs: runs, Seed: seed, Replicas: n, Events: events, Shrink: shrink, ShrinkKind: shrinkKind, Cleaner: cleaner, Profile: profile,
+			cc := replication.CampaignConfig{Root: root, Mode: m, Runs: runs, Seed: seed, Replicas: n, Events: events, Shrink: shrink, ShrinkKind: shrinkKind, Cleaner: cleaner, Profile: profile, OnDisk: onDisk,
 				CheckDone: cmd.Context().Err}
 			if len(axes) > 0 {
 				rec, err := replicas.Sweep(replicas.SweepOptions{SweepConfig: replication.SweepConfig{Campaign: cc, Axes: axes}, Out: out}, nil)
@@ -178,7 +178,8 @@ func newReplicasCampaignCmd() *cobra.Command {
 	f.StringVar(&kind, "kind", "", "with --shrink: shrink the first schedule showing this divergence kind, keeping it (resurrected-key, aborted-visible, committed-hidden, lso-stuck, lost-acknowledged, offsets-differ, consumer-keeps-deleted)")
 	f.StringArrayVar(&sweeps, "sweep", nil, "knob=v1,v2,...: run the campaign once per cell of the grid of every --sweep (repeatable; knobs delete.retention.ms, downtime, replica.lag.time.max.ms, segment.bytes, min.insync.replicas); every cell runs the same seeds")
 	f.StringVar(&downtime, "downtime", "", "D1,D2,...: a sweep axis of how long each fault lasts in virtual time (as --sweep downtime=D1,D2; 0: recoveries drawn at random)")
-	f.StringVar(&dir, "dir", "", "directory for the brokers' log directories (default: a temp dir; a tmpfs such as /dev/shm is much faster)")
+	f.StringVar(&dir, "dir", "", "directory for the brokers' log directories with --on-disk (default: a temp dir; a tmpfs such as /dev/shm is much faster)")
+	f.BoolVar(&onDisk, "on-disk", false, "put the brokers' logs on the file system under --dir (default: each schedule in its own in-memory file system, same findings, no system calls)")
 	f.StringVar(&out, "out", "runs", "runs directory for the record")
 	f.StringVar(&profile, "profile", "", profileUsage)
 	return cmd

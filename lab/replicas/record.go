@@ -89,6 +89,9 @@ func campaignConfigJSON(c *replication.CampaignConfig) map[string]any {
 	if c.ShrinkKind != "" {
 		m["shrink_kind"] = c.ShrinkKind
 	}
+	if c.OnDisk {
+		m["on_disk"] = true
+	}
 	if c.Cleaner.Threads != 0 {
 		m["cleaner"] = c.Cleaner
 	}
