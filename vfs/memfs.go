@@ -63,7 +63,7 @@ func memErr(op, path string, err error) error { return &fs.PathError{Op: op, Pat
 func (m *MemFS) parentOK(path string) bool { return m.dirs[filepath.Dir(path)] }
 
 func (m *MemFS) open(op, path string, create, trunc, appendOnly, readOnly bool) (File, error) {
-	path = filepath.Clean(path)
+	path = cleanPath(path)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.dirs[path] && !readOnly {
@@ -102,7 +102,7 @@ func (m *MemFS) OpenReadWrite(path string) (File, error) {
 // Rename moves a file (replacing a file at newpath) or a directory with
 // everything under it (onto a missing or empty directory).
 func (m *MemFS) Rename(oldpath, newpath string) error {
-	oldpath, newpath = filepath.Clean(oldpath), filepath.Clean(newpath)
+	oldpath, newpath = cleanPath(oldpath), cleanPath(newpath)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.parentOK(newpath) {
@@ -159,7 +159,7 @@ func (m *MemFS) hasChildren(dir string) bool {
 }
 
 func (m *MemFS) Remove(path string) error {
-	path = filepath.Clean(path)
+	path = cleanPath(path)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.files[path]; ok {
@@ -177,7 +177,7 @@ func (m *MemFS) Remove(path string) error {
 }
 
 func (m *MemFS) ReadDir(dir string) ([]fs.DirEntry, error) {
-	dir = filepath.Clean(dir)
+	dir = cleanPath(dir)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.dirs[dir] {
@@ -202,7 +202,7 @@ func (m *MemFS) ReadDir(dir string) ([]fs.DirEntry, error) {
 }
 
 func (m *MemFS) Stat(path string) (fs.FileInfo, error) {
-	path = filepath.Clean(path)
+	path = cleanPath(path)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if n, ok := m.files[path]; ok {
@@ -215,7 +215,7 @@ func (m *MemFS) Stat(path string) (fs.FileInfo, error) {
 }
 
 func (m *MemFS) MkdirAll(dir string) error {
-	dir = filepath.Clean(dir)
+	dir = cleanPath(dir)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for d := dir; !m.dirs[d]; d = filepath.Dir(d) {
@@ -229,7 +229,7 @@ func (m *MemFS) MkdirAll(dir string) error {
 
 // SyncDir checks that dir exists; nothing is durable.
 func (m *MemFS) SyncDir(dir string) error {
-	dir = filepath.Clean(dir)
+	dir = cleanPath(dir)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.dirs[dir] {
@@ -239,7 +239,7 @@ func (m *MemFS) SyncDir(dir string) error {
 }
 
 func (m *MemFS) Chtimes(path string, _, mtime time.Time) error {
-	path = filepath.Clean(path)
+	path = cleanPath(path)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n, ok := m.files[path]
@@ -408,3 +408,23 @@ func (i memInfo) Mode() fs.FileMode {
 func (i memInfo) ModTime() time.Time { return i.mtime }
 func (i memInfo) IsDir() bool        { return i.dir }
 func (i memInfo) Sys() any           { return nil }
+
+// cleanPath is filepath.Clean, skipping the work for a path that is
+// already clean (the engine's paths always are: they come from
+// filepath.Join): absolute, no empty, "." or ".." element, no trailing
+// separator.
+func cleanPath(p string) string {
+	if len(p) < 2 || p[0] != '/' || p[len(p)-1] == '/' {
+		return filepath.Clean(p)
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		rest := p[i+1:]
+		if rest == "" || rest[0] == '/' || rest == "." || rest == ".." || strings.HasPrefix(rest, "./") || strings.HasPrefix(rest, "../") {
+			return filepath.Clean(p)
+		}
+	}
+	return p
+}

@@ -104,3 +104,12 @@ func TestMemFSMatchesOS(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanPath: cleanPath is filepath.Clean on every shape of path.
+func TestCleanPath(t *testing.T) {
+	for _, p := range []string{"/a/b", "/a/b/", "/a//b", "/a/./b", "/a/../b", "/a/.", "/a/..", "a/b", "./a", "/", "", "/.a/b..", "/a/.b/..c", "//a", "/a/b/."} {
+		if got, want := cleanPath(p), filepath.Clean(p); got != want {
+			t.Errorf("cleanPath(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
