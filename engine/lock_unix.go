@@ -28,6 +28,13 @@ func lockRootDir(fsys FS, root string) (File, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.Fd() == ^uintptr(0) {
+		// A file system without descriptors (vfs.MemFS) lives in this
+		// process alone: no other process can open the directory, and
+		// this process's registry of roots (rootEntry) already refuses a
+		// second owner, so there is no kernel lock to take.
+		return f, nil
+	}
 	path := filepath.Join(root, LockFile)
 	busy := func() error {
 		f.Close()

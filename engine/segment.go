@@ -28,8 +28,20 @@ const (
 
 // segmentFileName is the 20-digit zero-padded base offset plus ext, as Kafka's
 // LogFileUtils.filenamePrefixFromOffset.
+//
+// It is built without fmt: every path of a segment's files goes through
+// it, and a replication campaign renames segments thousands of times.
 func segmentFileName(base record.Offset, ext string) string {
-	return fmt.Sprintf("%020d%s", int64(base), ext)
+	if base < 0 {
+		return fmt.Sprintf("%020d%s", int64(base), ext)
+	}
+	var digits [20]byte
+	d := strconv.AppendInt(digits[:0], int64(base), 10)
+	b := make([]byte, 0, 20+len(ext))
+	for range 20 - len(d) {
+		b = append(b, '0')
+	}
+	return string(append(append(b, d...), ext...))
 }
 
 // ParseSegmentFileName returns the base offset of a segment file name such as

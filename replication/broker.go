@@ -159,7 +159,7 @@ func (b *Broker) open(topic string) error {
 	}
 	b.log = l
 	b.state = running
-	hw, err := readHWCheckpoint(filepath.Join(b.Root, HWCheckpointFile), topic)
+	hw, err := readHWCheckpoint(b.fs, filepath.Join(b.Root, HWCheckpointFile), topic)
 	if err != nil {
 		l.Close()
 		b.log = nil
@@ -252,10 +252,11 @@ func writeHWCheckpoint(fsys engine.FS, path, topic string, hw record.Offset) err
 	return nil
 }
 
-// readHWCheckpoint reads the high watermark of topic-0; 0 when the file does
-// not exist yet. A malformed file is an error naming the line.
-func readHWCheckpoint(path, topic string) (record.Offset, error) {
-	data, err := os.ReadFile(path)
+// readHWCheckpoint reads the high watermark of topic-0 through fsys (the
+// broker's FS, which wrote it); 0 when the file does not exist yet. A
+// malformed file is an error naming the line.
+func readHWCheckpoint(fsys engine.FS, path, topic string) (record.Offset, error) {
+	data, err := readFile(fsys, path)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
 	}

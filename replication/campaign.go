@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/vfs"
 )
 
 // CampaignConfig is a random campaign: Runs seeded schedules, each a
@@ -30,6 +32,20 @@ type CampaignConfig struct {
 	Events int
 	// Shrink the first diverging schedule to a minimal reproducer.
 	Shrink bool
+	// ShrinkKind, when set (with Shrink), shrinks the first schedule that
+	// shows this kind, keeping this kind, instead of the first diverging
+	// schedule's first kind. It must be one of Kinds.
+	ShrinkKind Kind
+	// ClusterLine starts each run's cluster. Default
+	// ClusterLine(Mode, Replicas); a sweep's cell replaces its knobs'
+	// keys in it (SweepCell).
+	ClusterLine string
+	// DowntimeMs, when > 0, is how long every fault of a schedule lasts
+	// in virtual time: a crashed, offline or cut broker recovers (restart,
+	// back, heal) at the first event once DowntimeMs passed since its
+	// fault, and no recovery is drawn at random. 0: recoveries are drawn
+	// at random (the campaign's space without a sweep).
+	DowntimeMs int64
 	// Cleaner, when its Threads is not 0, is every broker's cleaner config
 	// in each run's cluster and in the shrink's replays (as
 	// Runner.Cleaner). Default DefaultCleanerConfig(): Kafka's cleaner
@@ -40,6 +56,12 @@ type CampaignConfig struct {
 	// reproducer's header, so that a replay uses the same cleaners; ""
 	// when none was named.
 	Profile string
+	// OnDisk puts every run's brokers on the file system under Root
+	// (NoSyncFS, as scenario files run). Default false: each run, and
+	// each replay of the shrink, has its own in-memory file system
+	// (vfs.MemFS), which gives the same schedules and findings without a
+	// system call per file operation (docs/replication-campaigns.md §5).
+	OnDisk bool
 	// Workers run schedules at once. Default runtime.GOMAXPROCS(0).
 	Workers int
 	// CheckDone, when set, is called before each schedule and between
@@ -78,8 +100,46 @@ func (c *CampaignConfig) defaults() error {
 		return fmt.Errorf("replication: campaign replicas %d: want 2..9", c.Replicas)
 	case c.Events < 1:
 		return fmt.Errorf("replication: campaign events %d: want at least 1", c.Events)
+	case c.DowntimeMs < 0:
+		return fmt.Errorf("replication: campaign downtime %d ms: want >= 0", c.DowntimeMs)
+	}
+	if c.ShrinkKind != "" {
+		if _, err := ParseKind(string(c.ShrinkKind)); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// newFS is a run's file system: nil (the Runner's default, NoSyncFS on
+// disk) with OnDisk, else a fresh MemFS.
+func (c *CampaignConfig) newFS() engine.FS {
+	if c.OnDisk {
+		return nil
+	}
+	return vfs.NewMemFS()
+}
+
+// clusterLine is ClusterLine, or its default.
+func (c *CampaignConfig) clusterLine() string {
+	if c.ClusterLine != "" {
+		return c.ClusterLine
+	}
+	return ClusterLine(c.Mode, c.Replicas)
+}
+
+// ParseKind is the kind named s (one of Kinds); the error lists them.
+func ParseKind(s string) (Kind, error) {
+	for _, k := range Kinds {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = string(k)
+	}
+	return "", fmt.Errorf("replication: divergence kind %q: want one of %s", s, strings.Join(names, ", "))
 }
 
 // ErrStopped is wrapped by the error of a schedule or cost run that
@@ -119,20 +179,27 @@ type RunOutcome struct {
 
 // CampaignResult is a whole campaign.
 type CampaignResult struct {
-	Mode     string       `json:"mode"`
-	Runs     int          `json:"runs"`
-	Seed     uint64       `json:"seed"`
-	Replicas int          `json:"replicas"`
-	Events   int          `json:"events_per_run"`
-	Diverged int          `json:"diverged"`
-	ByKind   map[Kind]int `json:"by_kind"`
+	Mode     string `json:"mode"`
+	Runs     int    `json:"runs"`
+	Seed     uint64 `json:"seed"`
+	Replicas int    `json:"replicas"`
+	Events   int    `json:"events_per_run"`
+	// ClusterLine started every run's cluster; DowntimeMs is
+	// CampaignConfig.DowntimeMs.
+	ClusterLine string       `json:"cluster"`
+	DowntimeMs  int64        `json:"downtime_ms"`
+	Diverged    int          `json:"diverged"`
+	ByKind      map[Kind]int `json:"by_kind"`
 	// Profile is CampaignConfig.Profile: the brokers' cleaner profile.
 	Profile string `json:"cleaner_profile,omitempty"`
 	// FirstDiverged is the seed of the first diverging run, -1 if none.
 	FirstDiverged int64 `json:"first_diverged_seed"`
 	// Reproducer is the shrunk scenario file of the first divergence
-	// (with Shrink), expected outputs included.
-	Reproducer string `json:"reproducer,omitempty"`
+	// (with Shrink), expected outputs included; ReproducerSeed and
+	// ReproducerKind say which schedule and which kind it keeps.
+	Reproducer     string `json:"reproducer,omitempty"`
+	ReproducerSeed uint64 `json:"reproducer_seed,omitempty"`
+	ReproducerKind Kind   `json:"reproducer_kind,omitempty"`
 	// RunsDone is the number of schedules run to their end: Runs, unless
 	// the campaign was stopped.
 	RunsDone int `json:"runs_done"`
@@ -140,13 +207,18 @@ type CampaignResult struct {
 	// every schedule); its figures are those of the RunsDone schedules.
 	Stopped string `json:"stopped,omitempty"`
 	// Totals of the cost over every run.
-	TombstoneByteSeconds float64      `json:"tombstone_byte_seconds"`
-	MarkerByteSeconds    float64      `json:"marker_byte_seconds"`
-	Removals             int          `json:"removals"`
-	MeanDelayMs          float64      `json:"mean_horizon_to_removal_ms"`
-	MaxDelayMs           int64        `json:"max_horizon_to_removal_ms"`
-	DiskBytes            int64        `json:"disk_bytes_at_end"`
-	Outcomes             []RunOutcome `json:"runs_detail,omitempty"`
+	TombstoneByteSeconds float64 `json:"tombstone_byte_seconds"`
+	MarkerByteSeconds    float64 `json:"marker_byte_seconds"`
+	Removals             int     `json:"removals"`
+	MeanDelayMs          float64 `json:"mean_horizon_to_removal_ms"`
+	MaxDelayMs           int64   `json:"max_horizon_to_removal_ms"`
+	DiskBytes            int64   `json:"disk_bytes_at_end"`
+	// Coordination totals the leader's coordination over every run
+	// (Coordination: polls, broadcasts, bytes; all 0 in Independent mode).
+	Coordination
+	Outcomes []RunOutcome `json:"runs_detail,omitempty"`
+	// delaySumMs sums the removals' delays (MeanDelayMs's numerator).
+	delaySumMs int64
 }
 
 // RunCampaign runs the campaign; progress, when set, is called after each
@@ -155,7 +227,7 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	res := &CampaignResult{Mode: cfg.Mode.String(), Runs: cfg.Runs, Seed: cfg.Seed, Replicas: cfg.Replicas, Events: cfg.Events, ByKind: map[Kind]int{}, FirstDiverged: -1, Profile: cfg.Profile}
+	res := &CampaignResult{Mode: cfg.Mode.String(), Runs: cfg.Runs, Seed: cfg.Seed, Replicas: cfg.Replicas, Events: cfg.Events, ClusterLine: cfg.clusterLine(), DowntimeMs: cfg.DowntimeMs, ByKind: map[Kind]int{}, FirstDiverged: -1, Profile: cfg.Profile}
 	// Runs are independent: they go to Workers goroutines, and their
 	// outcomes are taken in run order, so the result is the same whatever
 	// the number of workers.
@@ -206,7 +278,6 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 		}()
 	}
 	wg.Wait()
-	var delaySum int64
 	defer func() {
 		res.RunsDone = len(res.Outcomes)
 		if stopErr != nil {
@@ -222,34 +293,53 @@ func RunCampaign(cfg CampaignConfig, progress func(done int)) (*CampaignResult, 
 		if out == nil {
 			continue
 		}
-		res.Outcomes = append(res.Outcomes, *out)
+		res.add(out)
 		if len(out.Kinds) > 0 {
-			res.Diverged++
-			for _, k := range out.Kinds {
-				res.ByKind[k]++
-			}
-			if res.FirstDiverged < 0 {
-				res.FirstDiverged = int64(seed)
-				if cfg.Shrink && stopErr == nil {
-					rep, err := Shrink(filepath.Join(cfg.Root, "shrink"), ClusterLine(cfg.Mode, cfg.Replicas), cfg.Cleaner, out.Schedule, out.Kinds[0])
-					if err != nil {
-						return res, err
-					}
-					res.Reproducer = reproducerHeader(seed, cfg.Mode, out.Kinds[0], cfg.Profile) + rep
+			kind := out.Kinds[0]
+			if cfg.ShrinkKind != "" {
+				kind = ""
+				if slices.Contains(out.Kinds, cfg.ShrinkKind) {
+					kind = cfg.ShrinkKind
 				}
 			}
+			if cfg.Shrink && stopErr == nil && res.Reproducer == "" && kind != "" {
+				rep, err := shrink(filepath.Join(cfg.Root, "shrink"), cfg.clusterLine(), cfg.Cleaner, out.Schedule, kind, cfg.newFS)
+				if err != nil {
+					return res, err
+				}
+				res.Reproducer = reproducerHeader(seed, cfg.Mode, kind, cfg.Profile) + rep
+				res.ReproducerSeed, res.ReproducerKind = seed, kind
+			}
 		}
-		res.TombstoneByteSeconds += out.Cost.TombstoneByteSeconds
-		res.MarkerByteSeconds += out.Cost.MarkerByteSeconds
-		res.Removals += out.Cost.Removals
-		delaySum += out.Cost.DelaySumMs
-		res.MaxDelayMs = max(res.MaxDelayMs, out.Cost.DelayMaxMs)
-		res.DiskBytes += out.DiskBytes
-	}
-	if res.Removals > 0 {
-		res.MeanDelayMs = float64(delaySum) / float64(res.Removals)
 	}
 	return res, nil
+}
+
+// add counts one schedule's outcome into the campaign's figures, in run
+// order: runs done, divergences by kind, the first diverging seed, and
+// the cost totals (the mean delay over every removal so far).
+func (res *CampaignResult) add(out *RunOutcome) {
+	res.Outcomes = append(res.Outcomes, *out)
+	res.RunsDone = len(res.Outcomes)
+	if len(out.Kinds) > 0 {
+		res.Diverged++
+		for _, k := range out.Kinds {
+			res.ByKind[k]++
+		}
+		if res.FirstDiverged < 0 {
+			res.FirstDiverged = int64(out.Seed)
+		}
+	}
+	res.TombstoneByteSeconds += out.Cost.TombstoneByteSeconds
+	res.MarkerByteSeconds += out.Cost.MarkerByteSeconds
+	res.Removals += out.Cost.Removals
+	res.delaySumMs += out.Cost.DelaySumMs
+	if res.Removals > 0 {
+		res.MeanDelayMs = float64(res.delaySumMs) / float64(res.Removals)
+	}
+	res.MaxDelayMs = max(res.MaxDelayMs, out.Cost.DelayMaxMs)
+	res.DiskBytes += out.DiskBytes
+	res.Coordination.add(out.Cost.Coordination)
 }
 
 // gen draws the events of one schedule, looking at the cluster as it runs
@@ -260,12 +350,52 @@ type gen struct {
 	c    *Cluster
 	n    int
 	keys []string
+	// downtimeMs is CampaignConfig.DowntimeMs; hurtAt, by broker ID, the
+	// virtual time (ms) of the fault that took it down or cut it off.
+	downtimeMs int64
+	hurtAt     map[int]int64
+}
+
+// hurt reports whether broker id is down or cut off.
+func (g *gen) hurt(id int) bool { return !g.c.Broker(id).Up() || g.c.cut[id] }
+
+// recovery is the event that ends broker id's fault.
+func (g *gen) recovery(id int) string {
+	switch {
+	case g.c.cut[id]:
+		return fmt.Sprintf("heal broker=%d", id)
+	case g.c.Broker(id).state == crashed:
+		return fmt.Sprintf("restart broker=%d", id)
+	}
+	return fmt.Sprintf("back broker=%d", id)
+}
+
+// due is the recovery of the first broker (by ID) whose fault has lasted
+// downtimeMs, "" when none has (or downtimeMs is 0). It draws nothing
+// from the random stream, so a schedule's draws stay those of its seed.
+func (g *gen) due() string {
+	if g.downtimeMs <= 0 {
+		return ""
+	}
+	now := g.c.Clock.Ms()
+	for _, b := range g.c.brokers {
+		at, ok := g.hurtAt[b.ID]
+		if ok && g.hurt(b.ID) && now-at >= g.downtimeMs {
+			delete(g.hurtAt, b.ID)
+			return g.recovery(b.ID)
+		}
+	}
+	return ""
 }
 
 func (g *gen) pick(n int) int { return g.rng.IntN(n) }
 
 // next returns the next event line.
 func (g *gen) next() string {
+	if ev := g.due(); ev != "" {
+		g.n++
+		return ev
+	}
 	c := g.c
 	b := 1 + g.pick(len(c.brokers))
 	br := c.Broker(b)
@@ -300,6 +430,9 @@ func (g *gen) next() string {
 		if !br.Up() || c.cut[b] {
 			return "fetch"
 		}
+		if g.hurtAt != nil {
+			g.hurtAt[b] = c.Clock.Ms()
+		}
 		switch g.pick(3) {
 		case 0:
 			return fmt.Sprintf("crash broker=%d", b)
@@ -315,18 +448,11 @@ func (g *gen) next() string {
 				hurt = append(hurt, x.ID)
 			}
 		}
-		if len(hurt) == 0 {
+		if len(hurt) == 0 || g.downtimeMs > 0 {
+			// With a downtime, faults end when it has passed (due).
 			return "fetch"
 		}
-		h := hurt[g.pick(len(hurt))]
-		x := c.Broker(h)
-		switch {
-		case c.cut[h]:
-			return fmt.Sprintf("heal broker=%d", h)
-		case x.state == crashed:
-			return fmt.Sprintf("restart broker=%d", h)
-		}
-		return fmt.Sprintf("back broker=%d", h)
+		return g.recovery(hurt[g.pick(len(hurt))])
 	case p < 80:
 		d := []string{"10s", "45s", "2m", "11m"}[g.pick(4)]
 		return "advance by=" + d
@@ -362,16 +488,19 @@ func (c *CampaignConfig) randomRun(dir string, seed uint64) (*RunOutcome, error)
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	r := &Runner{Root: dir, Cleaner: c.Cleaner}
+	r := &Runner{Root: dir, Cleaner: c.Cleaner, FS: c.newFS()}
 	defer r.Close()
-	line := ClusterLine(c.Mode, c.Replicas)
+	line := c.clusterLine()
 	if _, err := r.Exec(line); err != nil {
 		return nil, err
 	}
 	if c.onCluster != nil {
 		c.onCluster(r.c)
 	}
-	g := &gen{rng: rand.New(rand.NewPCG(seed, 0x7265706c)), c: r.c, keys: []string{"K0", "K1", "K2", "K3", "K4", "K5", "K6", "K7"}}
+	g := &gen{rng: rand.New(rand.NewPCG(seed, 0x7265706c)), c: r.c, keys: []string{"K0", "K1", "K2", "K3", "K4", "K5", "K6", "K7"}, downtimeMs: c.DowntimeMs}
+	if c.DowntimeMs > 0 {
+		g.hurtAt = map[int]int64{}
+	}
 	out := &RunOutcome{Seed: seed, Events: c.Events, clusterArg: line}
 	for i := 0; i < c.Events; i++ {
 		if i > 0 {
@@ -413,11 +542,20 @@ func (r *Runner) finish() (*Report, error) {
 // made impossible to express) and the check, every broker with cleaner
 // config cleaner; it returns the kinds found and the events kept.
 func replay(dir, clusterLine string, cleaner engine.CleanerConfig, events []string) ([]Kind, []string, error) {
+	return replayOn(dir, clusterLine, cleaner, events, nil)
+}
+
+// replayOn is replay with the brokers on the file system newFS makes (on
+// disk when newFS or what it returns is nil).
+func replayOn(dir, clusterLine string, cleaner engine.CleanerConfig, events []string, newFS func() engine.FS) ([]Kind, []string, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, nil, err
 	}
 	defer os.RemoveAll(dir)
 	r := &Runner{Root: dir, Cleaner: cleaner}
+	if newFS != nil {
+		r.FS = newFS()
+	}
 	defer r.Close()
 	if _, err := r.Exec(clusterLine); err != nil {
 		return nil, nil, err
@@ -447,32 +585,56 @@ func replay(dir, clusterLine string, cleaner engine.CleanerConfig, events []stri
 // broker's cleaner config (Runner.Cleaner: a zero config means
 // DefaultCleanerConfig()).
 func Shrink(dir, clusterLine string, cleaner engine.CleanerConfig, events []string, kind Kind) (string, error) {
-	has := func(evs []string) (bool, []string, error) {
-		kinds, kept, err := replay(dir, clusterLine, cleaner, evs)
-		if err != nil {
-			return false, nil, err
-		}
-		for _, k := range kinds {
-			if k == kind {
-				return true, kept, nil
-			}
-		}
-		return false, nil, nil
-	}
-	ok, cur, err := has(events)
+	return shrink(dir, clusterLine, cleaner, events, kind, nil)
+}
+
+// shrink is Shrink with every replay's brokers on the file system newFS
+// makes (on disk when newFS is nil).
+func shrink(dir, clusterLine string, cleaner engine.CleanerConfig, events []string, kind Kind, newFS func() engine.FS) (string, error) {
+	cur, err := shrinkForKind(events, kind, func(evs []string) ([]Kind, []string, error) {
+		return replayOn(dir, clusterLine, cleaner, evs, newFS)
+	})
 	if err != nil {
 		return "", err
 	}
-	if !ok {
+	if cur == nil {
 		return "", fmt.Errorf("replication: shrink: the schedule does not show %s when replayed", kind)
 	}
-	for chunk := len(cur) / 2; chunk >= 1; {
+	return renderScenario(dir, cleaner, append(append([]string{clusterLine}, cur...), "check"), newFS)
+}
+
+// shrinkForKind is shrinkEvents keeping kind: run replays a candidate and
+// returns the kinds it shows and the events it kept.
+func shrinkForKind(events []string, kind Kind, run func([]string) ([]Kind, []string, error)) ([]string, error) {
+	return shrinkEvents(events, func(evs []string) (bool, []string, error) {
+		kinds, kept, err := run(evs)
+		if err != nil || !slices.Contains(kinds, kind) {
+			return false, nil, err
+		}
+		return true, kept, nil
+	})
+}
+
+// shrinkEvents is Shrink's search: has reports whether a candidate
+// schedule still shows the kind, and the events of it that were kept
+// (those it could express). It returns nil when events itself does not
+// show it; otherwise a schedule that does and from which no single event
+// can be removed without losing it (1-minimal): chunks of half the
+// schedule, then of halves of that, are removed first (delta debugging),
+// and at single events whole passes repeat until one removes nothing.
+func shrinkEvents(events []string, has func([]string) (bool, []string, error)) ([]string, error) {
+	ok, cur, err := has(events)
+	if err != nil || !ok {
+		return nil, err
+	}
+	// A schedule of one event tries it too (chunk 1, not len/2 = 0).
+	for chunk := max(len(cur)/2, 1); ; {
 		removed := false
 		for i := 0; i < len(cur); {
 			cand := append(append([]string(nil), cur[:i]...), cur[min(i+chunk, len(cur)):]...)
 			ok, kept, err := has(cand)
 			if err != nil {
-				return "", err
+				return nil, err
 			}
 			if ok {
 				cur, removed = kept, true
@@ -480,25 +642,29 @@ func Shrink(dir, clusterLine string, cleaner engine.CleanerConfig, events []stri
 			}
 			i += chunk
 		}
-		// Halve the chunk; at single events, repeat until a whole pass
-		// removes nothing (1-minimal).
 		if chunk > 1 {
 			chunk /= 2
 		} else if !removed {
 			break
 		}
 	}
-	return renderScenario(dir, cleaner, append(append([]string{clusterLine}, cur...), "check"))
+	if cur == nil {
+		cur = []string{}
+	}
+	return cur, nil
 }
 
 // renderScenario runs lines, every broker with cleaner config cleaner, and
 // writes them as a scenario file, each with "----" and its output.
-func renderScenario(dir string, cleaner engine.CleanerConfig, lines []string) (string, error) {
+func renderScenario(dir string, cleaner engine.CleanerConfig, lines []string, newFS func() engine.FS) (string, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return "", err
 	}
 	defer os.RemoveAll(dir)
 	r := &Runner{Root: dir, Cleaner: cleaner}
+	if newFS != nil {
+		r.FS = newFS()
+	}
 	defer r.Close()
 	var b strings.Builder
 	for _, ln := range lines {

@@ -238,7 +238,7 @@ func TestHWCheckpoint(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), HWCheckpointFile)
 	os.WriteFile(path, []byte("0\n1\nt 0 x\n"), 0o644)
-	if _, err := readHWCheckpoint(path, "t"); err == nil || err.Error() != "replication: "+path+":3: bad offset \"x\"" {
+	if _, err := readHWCheckpoint(NoSyncFS{}, path, "t"); err == nil || err.Error() != "replication: "+path+":3: bad offset \"x\"" {
 		t.Fatalf("bad checkpoint: %v", err)
 	}
 }

@@ -28,6 +28,51 @@ type Cost struct {
 	// maximum of (time of the clean that removed one - its delete horizon).
 	Removals               int
 	DelaySumMs, DelayMaxMs int64
+	// Coordination is the leader's coordination over the run (Coordinated
+	// mode; all 0 in Independent mode).
+	Coordination
+}
+
+// Coordination is the load of Redpanda's compaction coordination
+// (docs/replication-model.md §7): the leader's polls of MCCO and MXFO and
+// its broadcasts of MTRO and MXRO, and the bytes they put on the wire.
+type Coordination struct {
+	// Polls counts the leader's recalculations (one every
+	// coordination.interval.ms while a leader is up), Broadcasts those
+	// that had every replica's report and so sent MTRO and MXRO.
+	Polls      int `json:"coordination_polls"`
+	Broadcasts int `json:"coordination_broadcasts"`
+	// Bytes is the payload bytes of the coordination's messages, counted
+	// as if every poll and broadcast reached every follower (the leader
+	// reads its own offsets locally): per follower a poll is a request of
+	// PollRequestBytes and a reply of PollResponseBytes, a broadcast a
+	// message of BroadcastBytes. A follower the leader cannot reach gets
+	// nothing, so with faults this is an upper bound. Framing (RPC and
+	// TCP headers) is not counted.
+	Bytes int64 `json:"coordination_bytes"`
+}
+
+// The payload of the coordination's messages as this lab counts them: a
+// poll request names the partition and the leader's epoch (int32 each), a
+// reply carries MCCO and MXFO (int64 each), a broadcast the leader's epoch,
+// MTRO and MXRO. Our model's sizes, not Redpanda's wire format.
+const (
+	PollRequestBytes  = 4 + 4
+	PollResponseBytes = 8 + 8
+	BroadcastBytes    = 4 + 8 + 8
+)
+
+// coordinationOf is the Coordination of polls and broadcasts by a leader
+// with followers followers.
+func coordinationOf(polls, broadcasts, followers int) Coordination {
+	b := int64(polls)*int64(followers)*(PollRequestBytes+PollResponseBytes) + int64(broadcasts)*int64(followers)*BroadcastBytes
+	return Coordination{Polls: polls, Broadcasts: broadcasts, Bytes: b}
+}
+
+func (c *Coordination) add(o Coordination) {
+	c.Polls += o.Polls
+	c.Broadcasts += o.Broadcasts
+	c.Bytes += o.Bytes
 }
 
 // MeanDelayMs is the mean delay from horizon to removal (0 without removals).
@@ -143,8 +188,13 @@ func (m *costMeter) afterClean(c *Cluster, b *Broker) error {
 	return nil
 }
 
-// Cost returns the cost measured so far.
-func (c *Cluster) Cost() Cost { return c.cost.Cost }
+// Cost returns the cost measured so far,
+// with the coordination's polls, broadcasts and bytes.
+func (c *Cluster) Cost() Cost {
+	r := c.cost.Cost
+	r.Coordination = coordinationOf(c.coord.Polls, c.coord.Broadcasts, len(c.brokers)-1)
+	return r
+}
 
 // DiskBytes is the sum of every replica's segment bytes (.log files) now;
 // replicas down count with the bytes they held when they went down.

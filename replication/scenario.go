@@ -46,8 +46,11 @@ type Runner struct {
 	// Cleaner, when its Threads is not 0, is every broker's cleaner config
 	// in the clusters the runner creates; otherwise DefaultCleanerConfig().
 	Cleaner engine.CleanerConfig
-	c       *Cluster
-	n       int
+	// FS, when set, is every broker's file system in the clusters the
+	// runner creates (Config.FS); otherwise NoSyncFS.
+	FS engine.FS
+	c  *Cluster
+	n  int
 }
 
 // Cluster is the current cluster (nil before the first "cluster" line).
@@ -274,25 +277,31 @@ func (r *Runner) Exec(line string) (string, error) {
 
 // ackedSet is the set of writes and transaction markers acknowledged now.
 func (c *Cluster) ackedSet() map[string]bool {
-	s := map[string]bool{}
-	for _, n := range c.ackedNames() {
+	names := c.ackedNames()
+	s := make(map[string]bool, len(names))
+	for _, n := range names {
 		s[n] = true
 	}
 	return s
 }
 
+// ackedNames runs before and after every line: it builds its names
+// without fmt (a campaign spent a fifth of its CPU time here).
 func (c *Cluster) ackedNames() []string {
 	var out []string
+	var buf []byte
 	for i := range c.model.Writes {
 		w := &c.model.Writes[i]
 		if w.State == Acked && w.Key != FillerKey {
-			out = append(out, fmt.Sprintf("%s@%d", w.Key, w.Offset))
+			buf = strconv.AppendInt(append(append(buf[:0], w.Key...), '@'), int64(w.Offset), 10)
+			out = append(out, string(buf))
 		}
 	}
 	for i := range c.model.Txns {
 		t := &c.model.Txns[i]
 		if t.MarkerAcked {
-			out = append(out, fmt.Sprintf("%s of %s", strings.ToUpper(map[Outcome]string{Committed: "commit", Aborted: "abort"}[t.Outcome]), t.Producer))
+			verb := map[Outcome]string{Committed: "COMMIT", Aborted: "ABORT"}[t.Outcome]
+			out = append(out, verb+" of "+t.Producer)
 		}
 	}
 	return out
@@ -316,6 +325,7 @@ func (r *Runner) newCluster(a *args) (string, error) {
 	if r.Cleaner.Threads != 0 {
 		cfg.Cleaner = r.Cleaner
 	}
+	cfg.FS = r.FS
 	n, err := a.int("replicas", 3)
 	if err != nil {
 		return "", err

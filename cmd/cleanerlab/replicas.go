@@ -99,7 +99,9 @@ func newReplicasCampaignCmd() *cobra.Command {
 		mode, format, dir, out, profile string
 		runs, n, events                 int
 		seed                            uint64
-		shrink                          bool
+		shrink, onDisk                  bool
+		sweeps                          []string
+		downtime, kind                  string
 	)
 	cmd := &cobra.Command{
 		Use:   "campaign",
@@ -120,13 +122,40 @@ func newReplicasCampaignCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			var shrinkKind replication.Kind
+			if kind != "" {
+				if !shrink {
+					return fmt.Errorf("--kind %s: shrinks a schedule showing that kind: add --shrink", kind)
+				}
+				if shrinkKind, err = replication.ParseKind(kind); err != nil {
+					return fmt.Errorf("--kind: %w", err)
+				}
+			}
+			axes, err := sweepAxes(sweeps, downtime)
+			if err != nil {
+				return err
+			}
 			root, cleanup, err := workDir(dir)
 			if err != nil {
 				return err
 			}
 			defer cleanup()
-			rec, err := replicas.Campaign(replicas.CampaignOptions{CampaignConfig: replication.CampaignConfig{Root: root, Mode: m, Runs: runs, Seed: seed, Replicas: n, Events: events, Shrink: shrink, Cleaner: cleaner, Profile: profile,
-				CheckDone: cmd.Context().Err}, Out: out}, nil)
+			cc := replication.CampaignConfig{Root: root, Mode: m, Runs: runs, Seed: seed, Replicas: n, Events: events, Shrink: shrink, ShrinkKind: shrinkKind, Cleaner: cleaner, Profile: profile, OnDisk: onDisk,
+				CheckDone: cmd.Context().Err}
+			if len(axes) > 0 {
+				rec, err := replicas.Sweep(replicas.SweepOptions{SweepConfig: replication.SweepConfig{Campaign: cc, Axes: axes}, Out: out}, nil)
+				if err != nil {
+					return err
+				}
+				if err := replicas.WriteSweep(cmd.OutOrStdout(), rec, format); err != nil {
+					return err
+				}
+				if rec.Result.Stopped != "" {
+					return fmt.Errorf("replicas campaign: %s; record %s", rec.Result.Stopped, rec.Run.Path)
+				}
+				return nil
+			}
+			rec, err := replicas.Campaign(replicas.CampaignOptions{CampaignConfig: cc, Out: out}, nil)
 			if err != nil {
 				return err
 			}
@@ -147,11 +176,37 @@ func newReplicasCampaignCmd() *cobra.Command {
 	f.IntVar(&n, "replicas", 3, "brokers (replication factor)")
 	f.IntVar(&events, "events", 200, "events per schedule")
 	f.StringVar(&format, "format", "text", "output: text or json (mode, runs, diverged, by_kind, cost, record)")
-	f.BoolVar(&shrink, "shrink", false, "shrink the first diverging schedule and print it as a scenario file (also saved as reproducer.scenario in the record)")
-	f.StringVar(&dir, "dir", "", "directory for the brokers' log directories (default: a temp dir; a tmpfs such as /dev/shm is much faster)")
+	f.BoolVar(&shrink, "shrink", false, "shrink the first diverging schedule and print it as a scenario file (also saved as reproducer.scenario in the record; with --sweep, one per cell: cell-N.scenario)")
+	f.StringVar(&kind, "kind", "", "with --shrink: shrink the first schedule showing this divergence kind, keeping it (resurrected-key, aborted-visible, committed-hidden, lso-stuck, lost-acknowledged, offsets-differ, consumer-keeps-deleted)")
+	f.StringArrayVar(&sweeps, "sweep", nil, "knob=v1,v2,...: run the campaign once per cell of the grid of every --sweep (repeatable; knobs delete.retention.ms, downtime, replica.lag.time.max.ms, segment.bytes, min.insync.replicas); every cell runs the same seeds")
+	f.StringVar(&downtime, "downtime", "", "D1,D2,...: a sweep axis of how long each fault lasts in virtual time (as --sweep downtime=D1,D2; 0: recoveries drawn at random)")
+	f.StringVar(&dir, "dir", "", "directory for the brokers' log directories with --on-disk (default: a temp dir; a tmpfs such as /dev/shm is much faster)")
+	f.BoolVar(&onDisk, "on-disk", false, "put the brokers' logs on the file system under --dir (default: each schedule in its own in-memory file system, same findings, no system calls)")
 	f.StringVar(&out, "out", "runs", "runs directory for the record")
 	f.StringVar(&profile, "profile", "", profileUsage)
 	return cmd
+}
+
+// sweepAxes parses the campaign's --sweep values and --downtime into the
+// sweep's axes, in the order given (--downtime last); the error names the
+// flag.
+func sweepAxes(sweeps []string, downtime string) ([]replication.SweepAxis, error) {
+	var axes []replication.SweepAxis
+	for _, s := range sweeps {
+		ax, err := replication.ParseSweepAxis(s)
+		if err != nil {
+			return nil, fmt.Errorf("--sweep: %w", err)
+		}
+		axes = append(axes, ax)
+	}
+	if downtime != "" {
+		ax, err := replication.ParseSweepAxis(replication.KnobDowntime + "=" + downtime)
+		if err != nil {
+			return nil, fmt.Errorf("--downtime: %w", err)
+		}
+		axes = append(axes, ax)
+	}
+	return axes, nil
 }
 
 func newReplicasCostCmd() *cobra.Command {

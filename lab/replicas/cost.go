@@ -90,6 +90,7 @@ points:
 			results.Row{Name: fmt.Sprintf("%s downtime=%s: markers held", p.Mode, fmtDur(p.DowntimeMs)), Value: fmt.Sprintf("%.0f", p.MarkerByteSeconds), Unit: "byte-seconds"},
 			results.Row{Name: fmt.Sprintf("%s downtime=%s: horizon to removal", p.Mode, fmtDur(p.DowntimeMs)), Value: fmt.Sprintf("%.0f", p.MeanDelayMs()), Unit: "ms (mean)", Meaning: fmt.Sprintf("max %d ms over %d removals", p.DelayMaxMs, p.Removals)},
 			results.Row{Name: fmt.Sprintf("%s downtime=%s: disk at end", p.Mode, fmtDur(p.DowntimeMs)), Value: fmt.Sprint(p.DiskBytesAtEnd), Unit: "bytes"},
+			results.Row{Name: fmt.Sprintf("%s downtime=%s: coordination", p.Mode, fmtDur(p.DowntimeMs)), Value: fmt.Sprint(p.Bytes), Unit: "bytes", Meaning: fmt.Sprintf("%d polls, %d broadcasts; payload, every follower reached", p.Polls, p.Broadcasts)},
 		)
 	}
 	run.Notes = append(run.Notes, "virtual time; workload of replication.RunCost (3 brokers, broker 3 shut down for the downtime); figures measured in this run")
@@ -130,7 +131,7 @@ func costConfigJSON(o *CostOptions) map[string]any {
 // WriteCostTable prints the sweep as a table.
 func WriteCostTable(w io.Writer, points []replication.CostResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "downtime\tmode\ttombstone B·s\tmarker B·s\tremovals\tmean delay\tmax delay\tdisk B at end\tdivergences\t")
+	fmt.Fprintln(tw, "downtime\tmode\ttombstone B·s\tmarker B·s\tremovals\tmean delay\tmax delay\tdisk B at end\tpolls\tbroadcasts\tcoord B\tdivergences\t")
 	for _, p := range points {
 		div := "-"
 		if len(p.Findings) > 0 {
@@ -140,8 +141,8 @@ func WriteCostTable(w io.Writer, points []replication.CostResult) {
 			}
 			div = strings.Join(s, ",")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%d\t%s\t%s\t%d\t%s\t\n", fmtDur(p.DowntimeMs), p.Mode, p.TombstoneByteSeconds, p.MarkerByteSeconds, p.Removals,
-			fmtDur(int64(p.MeanDelayMs())), fmtDur(p.DelayMaxMs), p.DiskBytesAtEnd, div)
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.0f\t%d\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t\n", fmtDur(p.DowntimeMs), p.Mode, p.TombstoneByteSeconds, p.MarkerByteSeconds, p.Removals,
+			fmtDur(int64(p.MeanDelayMs())), fmtDur(p.DelayMaxMs), p.DiskBytesAtEnd, p.Polls, p.Broadcasts, p.Bytes, div)
 	}
 	tw.Flush()
 }

@@ -80,6 +80,18 @@ func Campaign(opts CampaignOptions, progress func(done int)) (*CampaignRecord, e
 func campaignConfigJSON(c *replication.CampaignConfig) map[string]any {
 	m := map[string]any{"kind": "replicas-campaign", "mode": c.Mode.String(), "runs": c.Runs, "seed": c.Seed, "replicas": c.Replicas, "events": c.Events, "shrink": c.Shrink,
 		"cluster": replication.ClusterLine(c.Mode, c.Replicas)}
+	if c.ClusterLine != "" {
+		m["cluster"] = c.ClusterLine
+	}
+	if c.DowntimeMs != 0 {
+		m["downtime_ms"] = c.DowntimeMs
+	}
+	if c.ShrinkKind != "" {
+		m["shrink_kind"] = c.ShrinkKind
+	}
+	if c.OnDisk {
+		m["on_disk"] = true
+	}
 	if c.Cleaner.Threads != 0 {
 		m["cleaner"] = c.Cleaner
 	}
@@ -111,6 +123,8 @@ func campaignRows(res *replication.CampaignResult, wall time.Duration) []results
 		results.Row{Name: "marker bytes held", Value: fmt.Sprintf("%.0f", res.MarkerByteSeconds), Unit: "byte-seconds", Meaning: "all replicas, all runs, virtual time"},
 		results.Row{Name: "horizon to removal", Value: fmt.Sprintf("%.0f", res.MeanDelayMs), Unit: "ms (mean)", Meaning: fmt.Sprintf("over %d removals; max %d ms", res.Removals, res.MaxDelayMs)},
 		results.Row{Name: "disk at end", Value: fmt.Sprint(res.DiskBytes), Unit: "bytes", Meaning: "segment bytes of every replica, summed over runs"},
+		results.Row{Name: "coordination polls", Value: fmt.Sprint(res.Polls), Unit: "polls", Meaning: fmt.Sprintf("the leader's MCCO/MXFO polls, all runs; %d broadcasts of MTRO/MXRO", res.Broadcasts)},
+		results.Row{Name: "coordination bytes", Value: fmt.Sprint(res.Bytes), Unit: "bytes", Meaning: "payload of polls, replies and broadcasts, every follower reached (replication.Coordination)"},
 		results.Row{Name: "wall time", Value: fmt.Sprintf("%.2f", wall.Seconds()), Unit: "s", Meaning: "measured in this campaign, this machine"},
 	)
 	return rows

@@ -16,7 +16,8 @@ import (
 // (the campaign's wall time in seconds). Any other format is text: the
 // mode, runs, events, brokers, the seed range seed..seed+runs-1 and the
 // diverged count; one line per divergence kind seen; the cost (tombstone
-// and marker byte-seconds, horizon-to-removal delay in ms); the wall time
+// and marker byte-seconds, horizon-to-removal delay in ms); the
+// coordination's polls, broadcasts and bytes when it polled; the wall time
 // and the record's path. With shrink and a reproducer, the reproducer
 // scenario follows the text after a blank line; JSON output stays one object,
 // the reproducer in its "reproducer" field. The error is JSON encoding's.
@@ -53,6 +54,9 @@ func WriteCampaign(w io.Writer, rec *CampaignRecord, format string, seed uint64,
 			}
 		}
 		fmt.Fprintf(w, "tombstone bytes held %.0f B·s, marker bytes held %.0f B·s, horizon to removal mean %.0f ms (max %d ms, %d removals)\n", res.TombstoneByteSeconds, res.MarkerByteSeconds, res.MeanDelayMs, res.MaxDelayMs, res.Removals)
+		if res.Polls > 0 {
+			fmt.Fprintf(w, "coordination: %d polls, %d broadcasts, %d bytes\n", res.Polls, res.Broadcasts, res.Bytes)
+		}
 		fmt.Fprintf(w, "wall time %.1f s; record %s\n", rec.Wall.Seconds(), rec.Run.Path)
 		if shrink && res.Reproducer != "" {
 			fmt.Fprint(w, "\n"+res.Reproducer)
