@@ -414,8 +414,9 @@ const (
 	// with 32 MiB of read-ahead (ReadaheadBytes: a helper keeps the disk
 	// reading ahead of a cold clean), write-behind output (a second core
 	// writes each full buffer), the dirty section's records decided from
-	// the map build (SkipDirtyLookups), the copy phase's other lookups
-	// made ahead on the second core (ParallelLookups), the map build's
+	// the map build (SkipDirtyLookups), the copy phase's groups copied two
+	// at a time (ParallelCopy), each dirty batch's CRC checked once
+	// (VerifyCRCOnce), the map build's
 	// reading, decoding and hashing on the second core (ParallelMapBuild), the output's
 	// write-back started every BestWritebackBytes (WritebackBytes), so the
 	// fsync before each swap is short, and that fsync and the swap run
@@ -423,6 +424,10 @@ const (
 	// (WriteDirectBytes) stays off: bench/ measured it slower here.
 	// LookAhead stays off: bench/ measured it slower (the second walk of
 	// the next batch costs more than the cache misses it hides).
+	// ParallelLookups stays off: its goroutine reads and decodes every
+	// copied segment a second time to spare the filter its lookups;
+	// ParallelCopy puts the second core to work without redoing any
+	// (docs/speed.md has the measurements).
 	// Buffer sizes, load factor and fsync policy are left as they are, so
 	// it compares with ProfileKafka at Kafka's sizes.
 	ProfileBest = "best"
@@ -450,7 +455,8 @@ func ProfileNames() []string { return []string{ProfileKafka, ProfileBest} }
 // ApplyProfile sets Hasher, OffsetMap, IOPath, Readahead, ReadaheadBytes,
 // WriteBehind, SyncBehind, WriteDirectBytes (0 in both: O_DIRECT output
 // measured slower on the lab's disk), WritebackBytes, LookAhead,
-// SkipDirtyLookups, ParallelLookups, ParallelMapBuild, ParallelRecompress
+// SkipDirtyLookups, ParallelLookups, ParallelMapBuild, ParallelCopy,
+// VerifyCRCOnce, ParallelRecompress
 // (off in both: measured slower on the lab's machine) and MapHugePages (off
 // in both) to those of the named profile (ProfileKafka,
 // ProfileBest) and leaves every other field alone. Error: an unknown name.
@@ -459,11 +465,11 @@ func (c *CleanerConfig) ApplyProfile(name string) error {
 	case ProfileKafka:
 		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherMD5, offsetmap.LayoutSkimpy, false, false
 		c.SkipDirtyLookups, c.ParallelLookups, c.WritebackBytes, c.ReadaheadBytes = false, false, 0, 0
-		c.SyncBehind, c.ParallelMapBuild = false, false
+		c.SyncBehind, c.ParallelMapBuild, c.ParallelCopy, c.VerifyCRCOnce = false, false, false, false
 	case ProfileBest:
 		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherXXH3_128, offsetmap.LayoutBucket16, true, false
-		c.SkipDirtyLookups, c.ParallelLookups, c.WritebackBytes, c.ReadaheadBytes = true, true, BestWritebackBytes, BestReadaheadBytes
-		c.SyncBehind, c.ParallelMapBuild = true, true
+		c.SkipDirtyLookups, c.ParallelLookups, c.WritebackBytes, c.ReadaheadBytes = true, false, BestWritebackBytes, BestReadaheadBytes
+		c.SyncBehind, c.ParallelMapBuild, c.ParallelCopy, c.VerifyCRCOnce = true, true, true, true
 	default:
 		return fmt.Errorf("engine: unknown cleaner profile %q (valid: %s)", name, strings.Join(ProfileNames(), ", "))
 	}
