@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -164,5 +165,84 @@ func TestParallelCopyCorruptBatch(t *testing.T) {
 				t.Errorf("the failed cleans left different files: %s", d)
 			}
 		})
+	}
+}
+
+// TestParallelCopyCheckDone: the clean's CheckDone failing at its n-th
+// call, whichever goroutine makes it (the cleaner's or the copy worker's),
+// stops the clean with its error: nothing of the group in progress is
+// swapped in, no .cleaned or .swap file stays, no goroutine is left, and
+// the log verifies with its next offset unchanged (the groups swapped in
+// before are complete). Then a clean without the failure finishes the
+// job: the records are those of an uninterrupted clean.
+func TestParallelCopyCheckDone(t *testing.T) {
+	const base = int64(1_700_000_000_000)
+	src := parallelCopyLog(t, base)
+	cfg := parallelCopyLogConfig()
+	want := filepath.Join(t.TempDir(), "pcopy-0")
+	copyDir(t, src, want)
+	l, err := Open(want, Options{Config: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parallelCopyCleaner(t, base, false).Clean(l, CleanOptions{Force: true, OverrideFirstDirty: true}); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	_, wantRecs, _ := readPartition(t, want)
+	stop := errors.New("stopped by the test")
+	for n := 1; ; n++ {
+		dir := filepath.Join(t.TempDir(), "pcopy-0")
+		copyDir(t, src, dir)
+		l, err := Open(dir, Options{Config: &cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, before := readPartition(t, dir)
+		goroutines := runtime.NumGoroutine()
+		var calls atomic.Int64
+		check := func() error {
+			if calls.Add(1) >= int64(n) {
+				return stop
+			}
+			return nil
+		}
+		_, err = parallelCopyCleaner(t, base, true).Clean(l, CleanOptions{Force: true, OverrideFirstDirty: true, CheckDone: check})
+		if err == nil && n > 1 {
+			// The clean makes fewer than n calls: every stop point is covered.
+			l.Close()
+			break
+		}
+		if !errors.Is(err, stop) {
+			t.Fatalf("CheckDone failing at call %d: Clean = %v, want its error", n, err)
+		}
+		deadline := time.Now().Add(2 * time.Second)
+		for runtime.NumGoroutine() > goroutines && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if g := runtime.NumGoroutine(); g > goroutines {
+			t.Errorf("call %d: %d goroutines after the clean, %d before", n, g, goroutines)
+		}
+		l.Close()
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), CleanedFileSuffix) || strings.HasSuffix(e.Name(), SwapFileSuffix) {
+				t.Errorf("call %d: %s left behind", n, e.Name())
+			}
+		}
+		mustVerify(t, dir, VerifyOptions{Config: &cfg})
+		if _, _, after := readPartition(t, dir); after != before {
+			t.Errorf("call %d: next offset %d after the stopped clean, %d before", n, after, before)
+		}
+		l, err = Open(dir, Options{Config: &cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := parallelCopyCleaner(t, base, true).Clean(l, CleanOptions{Force: true, OverrideFirstDirty: true}); err != nil {
+			t.Fatal(err)
+		}
+		l.Close()
+		_, got, _ := readPartition(t, dir)
+		compareRecords(t, fmt.Sprintf("call %d: the clean after the stopped one", n), wantRecs, got)
 	}
 }
