@@ -75,9 +75,12 @@ func (c *Cleaner) copyWorker(maxMessageBytes int) (*Cleaner, error) {
 // transaction state txns: one group after another, or, with a copy
 // worker (copyWorker), two at a time (copyPair).
 func (c *Cleaner) copyGroups(l *Log, groups [][]*Segment, firstUncleanable record.Offset, nowMs int64, cfg *LogConfig, active map[int64]ProducerEntry, txns *cleanedTxnMetadata, stats *CleanStats) error {
-	w, err := c.copyWorker(cfg.MaxMessageBytes)
-	if err != nil {
-		return err
+	var w *Cleaner
+	if len(groups) > 1 {
+		var err error
+		if w, err = c.copyWorker(cfg.MaxMessageBytes); err != nil {
+			return err
+		}
 	}
 	for k := 0; k < len(groups); {
 		if w == nil || k+1 == len(groups) {
