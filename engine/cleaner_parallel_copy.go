@@ -21,7 +21,8 @@ import (
 // the state the second starts from exactly when the first group changes
 // nothing of it (cleanedTxnMetadata.changes: no transactional batch, no
 // marker, no aborted transaction reached or queued). When the first group
-// did change it, the worker's copy is discarded and the cleaner copies the
+// did change it, the worker's copy is discarded (the worker stops at its
+// next read once the first change is made) and the cleaner copies the
 // second group again, in order, as the sequential copy would. A log with
 // no transactions therefore has every pair copied at once; a
 // transactional one pays a wasted copy on the other core where a pair's
@@ -33,8 +34,13 @@ import (
 // first changed the transaction state, in which case the cleaner copies
 // the second again and reports what it finds.
 
-// errCopyStopped stops a copy worker whose pair's first group failed.
-var errCopyStopped = errors.New("engine: copy worker stopped: the group before its own failed")
+// errCopyStopped stops a copy worker whose pair's first group failed;
+// errCopyVoid one whose copy will be thrown away, the first group having
+// changed the transaction state the worker started from.
+var (
+	errCopyStopped = errors.New("engine: copy worker stopped: the group before its own failed")
+	errCopyVoid    = errors.New("engine: copy worker stopped: the group before its own changed the transaction state")
+)
 
 // copyWorker returns the cleaner's copy worker, made on first use, ready
 // for a round of the current clean; nil when ParallelCopy is off, the
@@ -116,11 +122,17 @@ func (c *Cleaner) copyPair(l *Log, w *Cleaner, first, second []*Segment, firstUn
 	spec := txns.clone()
 	before := txns.changes
 	var ws CleanStats
-	var stop atomic.Bool
+	var stop, void atomic.Bool
+	// The first group's first change of the transaction state makes the
+	// worker's copy void: the worker stops at its next read.
+	txns.onChange = func() { void.Store(true) }
 	check := c.checkDone
 	w.checkDone = func() error {
 		if stop.Load() {
 			return errCopyStopped
+		}
+		if void.Load() {
+			return errCopyVoid
 		}
 		if check != nil {
 			return check()
@@ -133,6 +145,7 @@ func (c *Cleaner) copyPair(l *Log, w *Cleaner, first, second []*Segment, firstUn
 		done <- copyResult{cleaned, pending, err}
 	}()
 	err := c.cleanSegments(l, first, firstUncleanable, nowMs, cfg, active, txns, stats)
+	txns.onChange = nil
 	if err != nil {
 		stop.Store(true)
 	}

@@ -32,6 +32,17 @@ type cleanedTxnMetadata struct {
 	// transaction marker): a walk that leaves it as it was leaves the
 	// state as it found it (ParallelCopy relies on this).
 	changes int64
+	// onChange, when set, is called after each change counted in changes
+	// (ParallelCopy: it stops a copy worker whose copy is void).
+	onChange func()
+}
+
+// changed counts one change of the state.
+func (t *cleanedTxnMetadata) changed() {
+	t.changes++
+	if t.onChange != nil {
+		t.onChange()
+	}
 }
 
 type abortedTxnState struct {
@@ -68,7 +79,7 @@ func (t *cleanedTxnMetadata) clone() *cleanedTxnMetadata {
 // the producer's transaction already ongoing and is dropped.
 func (t *cleanedTxnMetadata) addAborted(txns []AbortedTxn) {
 	if len(txns) > 0 {
-		t.changes++
+		t.changed()
 	}
 	for _, a := range txns {
 		heap.Push(&t.pending, a)
@@ -80,7 +91,7 @@ func (t *cleanedTxnMetadata) addAborted(txns []AbortedTxn) {
 func (t *cleanedTxnMetadata) consumeUpTo(off record.Offset) {
 	for t.pending.Len() > 0 && t.pending[0].FirstOffset <= off {
 		a := heap.Pop(&t.pending).(AbortedTxn)
-		t.changes++
+		t.changed()
 		if _, ok := t.ongoingAborted[a.ProducerID]; !ok {
 			t.ongoingAborted[a.ProducerID] = &abortedTxnState{txn: a, lastObservedBatch: -1}
 		}
@@ -94,7 +105,7 @@ func (t *cleanedTxnMetadata) onBatchRead(h *record.BatchHeader) bool {
 	if !h.Attributes.Transactional() {
 		return false
 	}
-	t.changes++
+	t.changed()
 	if st, ok := t.ongoingAborted[h.ProducerID]; ok {
 		st.lastObservedBatch = h.LastOffset()
 		return true
@@ -117,7 +128,7 @@ func (t *cleanedTxnMetadata) onControlBatchRead(h *record.BatchHeader, typ recor
 	}
 	pid := h.ProducerID
 	if typ.IsTxnMarker() {
-		t.changes++
+		t.changed()
 	}
 	switch typ {
 	case record.ControlAbort:
