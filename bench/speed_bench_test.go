@@ -47,14 +47,27 @@ func kafkaProfile() speedProfile {
 // bestProfile is engine.ProfileBest (bucket16 with xxh3-128: write-behind
 // Puts, batched lookups; pread with read-ahead; write-behind output on the
 // second core; early write-back; the dirty records decided by the map
-// build; lookups ahead on a second goroutine) with its map prefaulted (huge
-// pages); fsync per segment as Kafka.
+// build; the copy's groups two at a time; each dirty batch's CRC checked
+// once) with its map prefaulted; fsync per segment as Kafka.
 func bestProfile() speedProfile {
 	cfg := engine.DefaultCleanerConfig()
 	if err := cfg.ApplyProfile(engine.ProfileBest); err != nil {
 		panic(err)
 	}
 	return speedProfile{name: "best", cfg: cfg, fsync: iosched.FsyncSegment, prefault: true}
+}
+
+// previousBestProfile is bestProfile as it was before ParallelCopy and
+// VerifyCRCOnce (issue 23): the copy phase's lookups made ahead on a
+// second goroutine that reads every copied segment again
+// (ParallelLookups), one group at a time, every CRC checked on every
+// read. It is what row=best-vs-previous measures the best profile
+// against, on the same files in the same run.
+func previousBestProfile() speedProfile {
+	p := bestProfile()
+	p.name = "previous"
+	p.cfg.ParallelLookups, p.cfg.ParallelCopy, p.cfg.VerifyCRCOnce = true, false, false
+	return p
 }
 
 // scaledBest is bestProfile with a dedupe buffer of 128 MiB, or, for a
@@ -255,6 +268,10 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	row=best-vs-kafka/values=1024/cache=warm: the same at 1 KiB values,
 //	    plus memcpy-MB/s (one copy of 256 MiB, measured each iteration)
 //	    and best/memcpy.
+//	row=best-vs-previous/values=V/cache=warm: the best profile as it was
+//	    before ParallelCopy and VerifyCRCOnce (previous-MB/s:
+//	    previousBestProfile) and as it is (best-MB/s, speedup), V 100
+//	    and 1024.
 //	row=kafka-prefault/values=1024/cache=warm: Kafka's profile with the map
 //	    faulted in by the clean (kafka-MB/s) and allocated and prefaulted
 //	    beforehand (prefaulted-MB/s, speedup).
@@ -262,11 +279,16 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	    the copy loop's look-ahead (without-MB/s), and with it (with-MB/s,
 //	    speedup): whether CleanerConfig.LookAhead pays.
 //	row=skip-dirty-lookups/values=100/cache=warm,
-//	row=parallel-lookups/values=100/cache=warm,
 //	row=sync-behind/values=100/cache=warm,
-//	row=parallel-map-build/values=100/cache=warm and
-//	row=write-behind/values=100/cache=warm: the best profile without that
-//	    setting (without-MB/s) and with it (with-MB/s, speedup).
+//	row=parallel-map-build/values=100/cache=warm,
+//	row=write-behind/values=100/cache=warm,
+//	row=parallel-copy/values=V/cache=warm and
+//	row=verify-crc-once/values=V/cache=warm (V 100 and 1024): the best
+//	    profile without that setting (without-MB/s) and with it
+//	    (with-MB/s, speedup).
+//	row=parallel-lookups/values=V/cache=warm: the best profile as it is
+//	    (without-MB/s) and with CleanerConfig.ParallelLookups turned on
+//	    (with-MB/s, speedup), V 100 and 1024.
 //	row=parallel-recompress/codec=C/values=100/cache=warm: the best profile
 //	    without and with CleanerConfig.ParallelRecompress (without-MB/s,
 //	    with-MB/s, speedup) on a log whose every batch is compressed with
@@ -342,6 +364,14 @@ func BenchmarkSpeed(b *testing.B) {
 		b.ReportMetric(medianOf(memcpy), "memcpy-MB/s")
 		b.ReportMetric(medianOf(share), "best/memcpy")
 	})
+	for _, values := range []int{100, 1024} {
+		b.Run(fmt.Sprintf("row=best-vs-previous/values=%d/cache=warm", values), func(b *testing.B) {
+			previous, best, ratio := pairs(b, fixture(b, logBytes, values), previousBestProfile(), bestProfile(), lab.CacheWarm)
+			b.ReportMetric(medianOf(previous), "previous-MB/s")
+			b.ReportMetric(medianOf(best), "best-MB/s")
+			b.ReportMetric(medianOf(ratio), "speedup")
+		})
+	}
 	b.Run("row=kafka-prefault/values=1024/cache=warm", func(b *testing.B) {
 		faulting := kafkaProfile()
 		faulting.name, faulting.prefault = "kafka-faulting", false
@@ -361,20 +391,36 @@ func BenchmarkSpeed(b *testing.B) {
 	// Each of the best profile's copy-phase settings against the best
 	// profile without it.
 	for _, setting := range []struct {
-		name string
-		off  func(*engine.CleanerConfig)
+		name   string
+		off    func(*engine.CleanerConfig)
+		values []int
 	}{
-		{"skip-dirty-lookups", func(c *engine.CleanerConfig) { c.SkipDirtyLookups = false }},
-		{"parallel-lookups", func(c *engine.CleanerConfig) { c.ParallelLookups = false }},
-		{"sync-behind", func(c *engine.CleanerConfig) { c.SyncBehind = false }},
-		{"parallel-map-build", func(c *engine.CleanerConfig) { c.ParallelMapBuild = false }},
-		{"write-behind", func(c *engine.CleanerConfig) { c.WriteBehind = false }},
+		{"skip-dirty-lookups", func(c *engine.CleanerConfig) { c.SkipDirtyLookups = false }, []int{100}},
+		{"sync-behind", func(c *engine.CleanerConfig) { c.SyncBehind = false }, []int{100}},
+		{"parallel-map-build", func(c *engine.CleanerConfig) { c.ParallelMapBuild = false }, []int{100}},
+		{"write-behind", func(c *engine.CleanerConfig) { c.WriteBehind = false }, []int{100}},
+		{"parallel-copy", func(c *engine.CleanerConfig) { c.ParallelCopy = false }, []int{100, 1024}},
+		{"verify-crc-once", func(c *engine.CleanerConfig) { c.VerifyCRCOnce = false }, []int{100, 1024}},
 	} {
-		b.Run("row="+setting.name+"/values=100/cache=warm", func(b *testing.B) {
-			off := bestProfile()
-			off.name = "best-without-" + setting.name
-			setting.off(&off.cfg)
-			without, with, ratio := pairs(b, fixture(b, logBytes, 100), off, bestProfile(), lab.CacheWarm)
+		for _, values := range setting.values {
+			b.Run(fmt.Sprintf("row=%s/values=%d/cache=warm", setting.name, values), func(b *testing.B) {
+				off := bestProfile()
+				off.name = "best-without-" + setting.name
+				setting.off(&off.cfg)
+				without, with, ratio := pairs(b, fixture(b, logBytes, values), off, bestProfile(), lab.CacheWarm)
+				b.ReportMetric(medianOf(without), "without-MB/s")
+				b.ReportMetric(medianOf(with), "with-MB/s")
+				b.ReportMetric(medianOf(ratio), "speedup")
+			})
+		}
+	}
+	// ParallelLookups is off in the best profile: the row measures the
+	// best profile as it is (without-MB/s) against it turned on.
+	for _, values := range []int{100, 1024} {
+		b.Run(fmt.Sprintf("row=parallel-lookups/values=%d/cache=warm", values), func(b *testing.B) {
+			on := bestProfile()
+			on.name, on.cfg.ParallelLookups = "best-with-parallel-lookups", true
+			without, with, ratio := pairs(b, fixture(b, logBytes, values), bestProfile(), on, lab.CacheWarm)
 			b.ReportMetric(medianOf(without), "without-MB/s")
 			b.ReportMetric(medianOf(with), "with-MB/s")
 			b.ReportMetric(medianOf(ratio), "speedup")

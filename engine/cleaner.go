@@ -108,6 +108,13 @@ type Cleaner struct {
 	// the cleaner waited for such groups.
 	behind     *groupBehind
 	behindWait time.Duration
+	// worker is ParallelCopy's copy worker (made on first use); concurrent,
+	// set on a copy worker only, is the map its lookups go through.
+	worker     *Cleaner
+	concurrent offsetmap.ConcurrentGetter
+	// crcChecked are the byte ranges of the dirty segments whose batches'
+	// CRCs the current clean's map build checked (VerifyCRCOnce).
+	crcChecked crcRanges
 }
 
 // NewCleaner allocates a cleaner's offset map (of layout cfg.OffsetMap) and
@@ -279,6 +286,7 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (_ *CleanStats, err error) {
 	c.checkDone = opts.CheckDone
 	defer func() { c.checkDone = nil }()
 	readBefore, writeBefore := c.reader.Stats(), c.writer.Stats()
+	wrBefore, wwBefore, _ := c.workerIO()
 	c.startIO(stats)
 	defer c.stopIO(stats)
 
@@ -326,12 +334,8 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (_ *CleanStats, err error) {
 	groups := groupSegmentsBySize(segs, cfg.SegmentBytes, cfg.SegmentIndexBytes, lt.FirstUncleanableOffset)
 	// One transaction tracker for the whole round (KAFKA-8351, case C2).
 	txns := newCleanedTxnMetadata()
-	for _, g := range groups {
-		if err := c.cleanSegments(l, g, lt.FirstUncleanableOffset, nowMs, &cfg, active, txns, stats); err != nil {
-			return nil, err
-		}
-		stats.Groups++
-		stats.SegmentsCleaned += len(g)
+	if err := c.copyGroups(l, groups, lt.FirstUncleanableOffset, nowMs, &cfg, active, txns, stats); err != nil {
+		return nil, err
 	}
 	if err := c.waitBehind(); err != nil {
 		return nil, err
@@ -339,6 +343,11 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (_ *CleanStats, err error) {
 	stats.IO.SyncBehindWait = c.behindWait - waitedBefore
 	endCopy()
 	rs, ws := c.reader.Stats(), c.writer.Stats()
+	// The copy worker's reads and writes (ParallelCopy) are the clean's too.
+	wr, ww, _ := c.workerIO()
+	rs.Time += wr.Time - wrBefore.Time
+	ws = addWriteStats(ws, ww)
+	writeBefore = addWriteStats(writeBefore, wwBefore)
 	stats.ReadTime = rs.Time - readBefore.Time
 	stats.WriteTime = ws.WriteTime - writeBefore.WriteTime
 	stats.SyncTime = ws.SyncTime - writeBefore.SyncTime
@@ -360,6 +369,7 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (_ *CleanStats, err error) {
 func (c *Cleaner) buildOffsetMap(l *Log, start, end record.Offset, stats *CleanStats) error {
 	c.offsetMap.Clear()
 	c.verdicts.on = false
+	c.crcChecked.reset(c.cfg.VerifyCRC && c.cfg.VerifyCRCOnce)
 	if c.cfg.SkipDirtyLookups {
 		c.verdicts.start(c.offsetMap, int64(start), int64(end), c.maxEntries)
 		defer c.verdicts.stop(c.offsetMap)
@@ -448,6 +458,7 @@ func (c *Cleaner) mapBatch(s *Segment, batch []byte, pos FilePos, start record.O
 	if err != nil {
 		return false, err
 	}
+	c.crcChecked.note(s, int64(pos), int64(len(batch)))
 	c.countMapRead(len(batch), stats)
 	switch {
 	case h.Attributes.Control():

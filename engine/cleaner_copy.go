@@ -13,15 +13,31 @@ import (
 )
 
 // cleanSegments cleans one group into a single .cleaned segment with the
-// first segment's base offset and swaps it in, as Kafka's Cleaner.cleanSegments.
-// The aborted transactions of each segment's whole offset range (KAFKA-13727,
-// case C7) join the round's transaction tracker txns before its batches are
-// read; ABORT markers kept put their AbortedTxn in the cleaned segment's
-// .txnindex. On error the .cleaned files are removed and the log is unchanged.
-func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable record.Offset, nowMs int64, cfg *LogConfig, active map[int64]ProducerEntry, txns *cleanedTxnMetadata, stats *CleanStats) (err error) {
-	cleaned, err := createSegment(l.fs, l.dir, group[0].base, CleanedFileSuffix, cfg)
+// first segment's base offset and swaps it in, as Kafka's Cleaner.cleanSegments:
+// copyGroup, then finishCopied. On error the .cleaned files are removed and
+// the log is unchanged.
+func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable record.Offset, nowMs int64, cfg *LogConfig, active map[int64]ProducerEntry, txns *cleanedTxnMetadata, stats *CleanStats) error {
+	cleaned, pending, err := c.copyGroup(l, group, firstUncleanable, nowMs, cfg, active, txns, stats)
 	if err != nil {
 		return err
+	}
+	return c.finishCopied(l, cleaned, group, pending)
+}
+
+// copyGroup copies one group into a new .cleaned segment and writes its
+// .log out: under SyncBehind the last buffer is written and the sync is
+// returned pending (iosched.Writer.FinishBehind), otherwise the segment is
+// synced per the fsync policy (Finish). The aborted transactions of each
+// segment's whole offset range (KAFKA-13727, case C7) join the round's
+// transaction tracker txns before its batches are read; ABORT markers kept
+// put their AbortedTxn in the cleaned segment's .txnindex. On error the
+// .cleaned files are removed. It reads and writes only the cleaner's own
+// buffers, the group's segments and the cleaned segment, so that a second
+// cleaner can copy another group at the same time (ParallelCopy).
+func (c *Cleaner) copyGroup(l *Log, group []*Segment, firstUncleanable record.Offset, nowMs int64, cfg *LogConfig, active map[int64]ProducerEntry, txns *cleanedTxnMetadata, stats *CleanStats) (_ *Segment, pending iosched.PendingSync, err error) {
+	cleaned, err := createSegment(l.fs, l.dir, group[0].base, CleanedFileSuffix, cfg)
+	if err != nil {
+		return nil, pending, err
 	}
 	defer func() {
 		txns.cleanedIndex = nil
@@ -41,15 +57,35 @@ func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable recor
 		txns.addAborted(collectAbortedTxns(l.segments, s.base, upper))
 		l.mu.Unlock()
 		if err := c.cleanInto(s, cleaned, firstUncleanable, nowMs, cfg, active, txns, stats); err != nil {
-			return err
+			return nil, pending, err
 		}
 	}
 	cleaned.ix.onBecomeInactive()
 	if c.cfg.SyncBehind {
-		pending, err := c.writer.FinishBehind()
-		if err != nil {
-			return fmt.Errorf("engine: write %s: %w", cleaned.f.Name(), err)
+		if pending, err = c.writer.FinishBehind(); err != nil {
+			return nil, pending, fmt.Errorf("engine: write %s: %w", cleaned.f.Name(), err)
 		}
+		return cleaned, pending, nil
+	}
+	if err := c.writer.Finish(); err != nil {
+		return nil, pending, fmt.Errorf("engine: write %s: %w", cleaned.f.Name(), err)
+	}
+	return cleaned, pending, nil
+}
+
+// finishCopied swaps in a group's cleaned segment, written out by
+// copyGroup (pending is its sync under SyncBehind): under SyncBehind it
+// waits for the group behind, calls CheckDone and starts this group's
+// sync and swap behind the next group's copy (startBehind); otherwise it
+// finishes the group at once (finishGroup). On error the cleaned
+// segment is discarded (discardCleaned).
+func (c *Cleaner) finishCopied(l *Log, cleaned *Segment, group []*Segment, pending iosched.PendingSync) (err error) {
+	defer func() {
+		if err != nil {
+			discardCleaned(l, cleaned)
+		}
+	}()
+	if c.cfg.SyncBehind {
 		// The previous group's sync and swap come first: the swaps stay in
 		// the order of the groups, and at most one group is behind.
 		if err := c.waitBehind(); err != nil {
@@ -62,9 +98,6 @@ func (c *Cleaner) cleanSegments(l *Log, group []*Segment, firstUncleanable recor
 		}
 		c.startBehind(l, cleaned, group, pending)
 		return nil
-	}
-	if err := c.writer.Finish(); err != nil {
-		return fmt.Errorf("engine: write %s: %w", cleaned.f.Name(), err)
 	}
 	return finishGroup(l, cleaned, group, c.checkDone, c.writer.Policy().SyncsDir(), c.truncGen)
 }
@@ -215,7 +248,11 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 		if ahead != nil {
 			ab, _ = ahead.take(int64(pos))
 		}
-		h, recs, err := c.decodeChecked(src, batch, pos, ab.crcOK)
+		checked := c.crcChecked.covers(src, int64(pos), int64(len(batch)))
+		if checked {
+			stats.CRCsSkipped++
+		}
+		h, recs, err := c.decodeChecked(src, batch, pos, ab.crcOK || checked)
 		if err != nil {
 			return err
 		}
@@ -388,6 +425,9 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 	case ab.looked && len(ab.found) == len(sc.keys):
 		copy(sc.sizeFound(), ab.found)
 		stats.LookupsAhead += int64(len(sc.keys))
+	case c.concurrent != nil:
+		// A copy worker: its lookups run beside the cleaner's.
+		c.concurrent.GetConcurrent(sc.keys, sc.sizeFound())
 	default:
 		sc.lookup(c.offsetMap)
 	}

@@ -239,7 +239,8 @@ func (c *Cleaner) readStats() iosched.ReadStats {
 }
 
 func (c *Cleaner) ioSnapshot() ioSnapshot {
-	s := ioSnapshot{start: time.Now(), read: c.readStats(), write: c.writer.Stats(), ahead: c.ahead.readBytes}
+	wr, ww, wa := c.workerIO()
+	s := ioSnapshot{start: time.Now(), read: c.readStats().Add(wr), write: addWriteStats(c.writer.Stats(), ww), ahead: c.ahead.readBytes + wa}
 	if c.metered != nil {
 		s.slept = c.metered.slept
 	}
@@ -270,7 +271,8 @@ func (c *Cleaner) stopIO(stats *CleanStats) {
 	if c.metered != nil {
 		c.metered.written = nil
 	}
-	rs, ws := c.readStats(), c.writer.Stats()
+	wr, ww, _ := c.workerIO()
+	rs, ws := c.readStats().Add(wr), addWriteStats(c.writer.Stats(), ww)
 	stats.IO.ReadFallbacks = rs.Fallbacks - c.ioStart.read.Fallbacks
 	if stats.IO.ReadFallbacks > 0 {
 		stats.IO.ReadFallbackReason = rs.LastFallbackReason

@@ -420,6 +420,8 @@ func (c *Cleaner) mapSegmentAhead(a *mapAhead, seg int, s *Segment, start, next 
 				return full, false, err
 			}
 		default:
+			// The goroutine checked its CRC (under VerifyCRC).
+			c.crcChecked.note(s, e.pos, int64(e.size))
 			if c.mapHashedBatch(&e, start, txns, stats) {
 				return true, false, nil
 			}

@@ -27,6 +27,22 @@ type cleanedTxnMetadata struct {
 	// cleanedIndex receives the AbortedTxn of every ABORT marker kept: the
 	// cleaned segment being written (nil while building the map).
 	cleanedIndex *Segment
+	// changes counts the calls that changed the state above (an aborted
+	// transaction queued or made ongoing, a transactional data batch, a
+	// transaction marker): a walk that leaves it as it was leaves the
+	// state as it found it (ParallelCopy relies on this).
+	changes int64
+	// onChange, when set, is called after each change counted in changes
+	// (ParallelCopy: it stops a copy worker whose copy is void).
+	onChange func()
+}
+
+// changed counts one change of the state.
+func (t *cleanedTxnMetadata) changed() {
+	t.changes++
+	if t.onChange != nil {
+		t.onChange()
+	}
 }
 
 type abortedTxnState struct {
@@ -40,11 +56,31 @@ func newCleanedTxnMetadata() *cleanedTxnMetadata {
 	return &cleanedTxnMetadata{ongoingCommitted: map[int64]struct{}{}, ongoingAborted: map[int64]*abortedTxnState{}}
 }
 
+// clone returns a copy of t that shares nothing with it, without a
+// cleaned index: the state a second cleaner starts a group from
+// (ParallelCopy).
+func (t *cleanedTxnMetadata) clone() *cleanedTxnMetadata {
+	o := newCleanedTxnMetadata()
+	for pid := range t.ongoingCommitted {
+		o.ongoingCommitted[pid] = struct{}{}
+	}
+	for pid, st := range t.ongoingAborted {
+		cp := *st
+		o.ongoingAborted[pid] = &cp
+	}
+	o.pending = append(abortedHeap(nil), t.pending...)
+	o.changes = t.changes
+	return o
+}
+
 // addAborted queues aborted transactions found in the txn indexes. The same
 // transaction may be added twice (Kafka collects per segment, and a
 // transaction spanning segments overlaps both ranges); the second copy finds
 // the producer's transaction already ongoing and is dropped.
 func (t *cleanedTxnMetadata) addAborted(txns []AbortedTxn) {
+	if len(txns) > 0 {
+		t.changed()
+	}
 	for _, a := range txns {
 		heap.Push(&t.pending, a)
 	}
@@ -55,6 +91,7 @@ func (t *cleanedTxnMetadata) addAborted(txns []AbortedTxn) {
 func (t *cleanedTxnMetadata) consumeUpTo(off record.Offset) {
 	for t.pending.Len() > 0 && t.pending[0].FirstOffset <= off {
 		a := heap.Pop(&t.pending).(AbortedTxn)
+		t.changed()
 		if _, ok := t.ongoingAborted[a.ProducerID]; !ok {
 			t.ongoingAborted[a.ProducerID] = &abortedTxnState{txn: a, lastObservedBatch: -1}
 		}
@@ -68,6 +105,7 @@ func (t *cleanedTxnMetadata) onBatchRead(h *record.BatchHeader) bool {
 	if !h.Attributes.Transactional() {
 		return false
 	}
+	t.changed()
 	if st, ok := t.ongoingAborted[h.ProducerID]; ok {
 		st.lastObservedBatch = h.LastOffset()
 		return true
@@ -89,6 +127,9 @@ func (t *cleanedTxnMetadata) onControlBatchRead(h *record.BatchHeader, typ recor
 		return true, nil
 	}
 	pid := h.ProducerID
+	if typ.IsTxnMarker() {
+		t.changed()
+	}
 	switch typ {
 	case record.ControlAbort:
 		st, ok := t.ongoingAborted[pid]

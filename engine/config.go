@@ -167,6 +167,17 @@ type CleanerConfig struct {
 	// VerifyCRC re-checks the CRC of every batch read while cleaning, so that
 	// corruption is reported rather than copied. Default true.
 	VerifyCRC bool
+	// VerifyCRCOnce, with VerifyCRC, checks each batch's CRC once per
+	// clean: a batch of the dirty section whose CRC the map build checked
+	// is not checked again when the copy phase reads it back from the same
+	// segment file, which nothing writes while it is cleaned (the active
+	// segment is never cleaned; a truncation aborts the clean). The batches
+	// below the first dirty offset are checked by the copy as before. It
+	// gives up the second check's defence against bytes that change
+	// between the two reads (a page evicted and read back wrong from the
+	// device). Same results on any log whose files do not change under the
+	// cleaner. Default false: every read is checked. Not a Kafka config.
+	VerifyCRCOnce bool `json:",omitempty"`
 	// IOPath is how the cleaner reads segments (iosched.ReadPaths): "pread"
 	// into a reusable buffer (Kafka's way), "mmap" with madvise, or "direct"
 	// (O_DIRECT; a segment whose file system refuses it is read with pread,
@@ -331,6 +342,24 @@ type CleanerConfig struct {
 	// and it runs on the cleaner's thread otherwise. Same bytes. Default
 	// false, as Kafka. Not a Kafka config.
 	ParallelRecompress bool `json:",omitempty"`
+	// ParallelCopy copies the copy phase's groups two at a time: the
+	// cleaner copies one while a copy worker (a second set of the
+	// cleaner's buffers: a read buffer and the write buffers, IOBufferBytes
+	// / Threads more, on a goroutine of its own, with its own write-behind
+	// and look-ahead goroutines when those are on) copies the next, both
+	// reading the offset map, which the copy phase does not change; the
+	// groups are swapped in in their order. The worker copies a group from
+	// the transaction state the group before it starts from: when that
+	// group changes the state (a transactional batch, a marker, an aborted
+	// transaction reached), the worker's copy is thrown away and the
+	// cleaner copies the group again, so the output is always the
+	// sequential copy's, byte for byte, and a transactional log may cost
+	// wasted copies (CleanStats.GroupsRecopied). The worker's thread is not
+	// in the copy phase's kernel counters (PhaseStats.OS). Needs a map that
+	// answers concurrent lookups (offsetmap.ConcurrentGetter: bucket16);
+	// others ignore it, and so does a throttled cleaner. Default false, as
+	// Kafka (one thread per clean). Not a Kafka config.
+	ParallelCopy bool `json:",omitempty"`
 	// CleanedIndex is how a cleaned segment's .index and .timeindex get
 	// their entries, one of CleanedIndexRules: CleanedIndexPerAppend (the
 	// default, written empty: a run record without the field keeps its
@@ -385,8 +414,9 @@ const (
 	// with 32 MiB of read-ahead (ReadaheadBytes: a helper keeps the disk
 	// reading ahead of a cold clean), write-behind output (a second core
 	// writes each full buffer), the dirty section's records decided from
-	// the map build (SkipDirtyLookups), the copy phase's other lookups
-	// made ahead on the second core (ParallelLookups), the map build's
+	// the map build (SkipDirtyLookups), the copy phase's groups copied two
+	// at a time (ParallelCopy), each dirty batch's CRC checked once
+	// (VerifyCRCOnce), the map build's
 	// reading, decoding and hashing on the second core (ParallelMapBuild), the output's
 	// write-back started every BestWritebackBytes (WritebackBytes), so the
 	// fsync before each swap is short, and that fsync and the swap run
@@ -394,6 +424,10 @@ const (
 	// (WriteDirectBytes) stays off: bench/ measured it slower here.
 	// LookAhead stays off: bench/ measured it slower (the second walk of
 	// the next batch costs more than the cache misses it hides).
+	// ParallelLookups stays off: its goroutine reads and decodes every
+	// copied segment a second time to spare the filter its lookups;
+	// ParallelCopy puts the second core to work without redoing any
+	// (docs/speed.md has the measurements).
 	// Buffer sizes, load factor and fsync policy are left as they are, so
 	// it compares with ProfileKafka at Kafka's sizes.
 	ProfileBest = "best"
@@ -421,7 +455,8 @@ func ProfileNames() []string { return []string{ProfileKafka, ProfileBest} }
 // ApplyProfile sets Hasher, OffsetMap, IOPath, Readahead, ReadaheadBytes,
 // WriteBehind, SyncBehind, WriteDirectBytes (0 in both: O_DIRECT output
 // measured slower on the lab's disk), WritebackBytes, LookAhead,
-// SkipDirtyLookups, ParallelLookups, ParallelMapBuild, ParallelRecompress
+// SkipDirtyLookups, ParallelLookups, ParallelMapBuild, ParallelCopy,
+// VerifyCRCOnce, ParallelRecompress
 // (off in both: measured slower on the lab's machine) and MapHugePages (off
 // in both) to those of the named profile (ProfileKafka,
 // ProfileBest) and leaves every other field alone. Error: an unknown name.
@@ -430,11 +465,11 @@ func (c *CleanerConfig) ApplyProfile(name string) error {
 	case ProfileKafka:
 		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherMD5, offsetmap.LayoutSkimpy, false, false
 		c.SkipDirtyLookups, c.ParallelLookups, c.WritebackBytes, c.ReadaheadBytes = false, false, 0, 0
-		c.SyncBehind, c.ParallelMapBuild = false, false
+		c.SyncBehind, c.ParallelMapBuild, c.ParallelCopy, c.VerifyCRCOnce = false, false, false, false
 	case ProfileBest:
 		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherXXH3_128, offsetmap.LayoutBucket16, true, false
-		c.SkipDirtyLookups, c.ParallelLookups, c.WritebackBytes, c.ReadaheadBytes = true, true, BestWritebackBytes, BestReadaheadBytes
-		c.SyncBehind, c.ParallelMapBuild = true, true
+		c.SkipDirtyLookups, c.ParallelLookups, c.WritebackBytes, c.ReadaheadBytes = true, false, BestWritebackBytes, BestReadaheadBytes
+		c.SyncBehind, c.ParallelMapBuild, c.ParallelCopy, c.VerifyCRCOnce = true, true, true, true
 	default:
 		return fmt.Errorf("engine: unknown cleaner profile %q (valid: %s)", name, strings.Join(ProfileNames(), ", "))
 	}
@@ -452,6 +487,9 @@ func (c *CleanerConfig) ApplyProfile(name string) error {
 // same results; the CLI prints the sentences as warnings.
 func (c *CleanerConfig) IgnoredSettings() []string {
 	var notes []string
+	if c.ParallelCopy && c.MaxIOBytesPerSecond > 0 {
+		notes = append(notes, "--parallel-copy is ignored: log.cleaner.io.max.bytes.per.second throttles the cleaner thread's own reads, so the copy runs on that thread")
+	}
 	if c.ParallelMapBuild && c.MaxIOBytesPerSecond > 0 {
 		notes = append(notes, "--parallel-map-build is ignored: log.cleaner.io.max.bytes.per.second throttles the cleaner thread's own reads, so the map build reads on that thread")
 	}
@@ -467,6 +505,9 @@ func (c *CleanerConfig) IgnoredSettings() []string {
 	}
 	if c.ParallelLookups {
 		notes = append(notes, fmt.Sprintf("--parallel-lookups is ignored: the %s offset map cannot answer lookups from two goroutines (bucket16 can)", layout))
+	}
+	if c.ParallelCopy {
+		notes = append(notes, fmt.Sprintf("--parallel-copy is ignored: the %s offset map cannot answer lookups from two goroutines (bucket16 can)", layout))
 	}
 	if c.ParallelMapBuild {
 		notes = append(notes, fmt.Sprintf("--parallel-map-build is ignored: the %s offset map cannot put keys hashed on another goroutine (bucket16 can)", layout))

@@ -19,9 +19,12 @@ func TestApplyProfile(t *testing.T) {
 		t.Errorf("best: hasher %s map %s write-behind %v look-ahead %v io %s readahead %s readahead bytes %d skip-dirty-lookups %v",
 			cfg.Hasher, cfg.OffsetMap, cfg.WriteBehind, cfg.LookAhead, cfg.IOPath, cfg.Readahead, cfg.ReadaheadBytes, cfg.SkipDirtyLookups)
 	}
-	if !cfg.SkipDirtyLookups || !cfg.ParallelLookups || !cfg.SyncBehind || !cfg.ParallelMapBuild {
-		t.Errorf("best: skip-dirty-lookups %v parallel-lookups %v sync-behind %v parallel-map-build %v, want all on",
-			cfg.SkipDirtyLookups, cfg.ParallelLookups, cfg.SyncBehind, cfg.ParallelMapBuild)
+	if !cfg.SkipDirtyLookups || !cfg.SyncBehind || !cfg.ParallelMapBuild || !cfg.ParallelCopy || !cfg.VerifyCRCOnce {
+		t.Errorf("best: skip-dirty-lookups %v sync-behind %v parallel-map-build %v parallel-copy %v verify-crc-once %v, want all on",
+			cfg.SkipDirtyLookups, cfg.SyncBehind, cfg.ParallelMapBuild, cfg.ParallelCopy, cfg.VerifyCRCOnce)
+	}
+	if cfg.ParallelLookups {
+		t.Error("best: parallel-lookups on, want off (ParallelCopy uses the second core without reading every segment twice)")
 	}
 	if cfg.WriteDirectBytes != 0 || cfg.ParallelRecompress {
 		t.Errorf("best: O_DIRECT writes of %d bytes, parallel recompression %v; want both off (measured slower on the lab's machine)", cfg.WriteDirectBytes, cfg.ParallelRecompress)

@@ -61,7 +61,16 @@ type CleanStats struct {
 	AbortedBatchesDiscarded int64
 	MarkersDiscarded        int64
 	Groups                  int
-	SegmentsCleaned         int
+	// GroupsCopiedAside counts the groups a copy worker copied and that
+	// were swapped in (CleanerConfig.ParallelCopy); GroupsRecopied those
+	// it copied in vain, the group before changing the transaction state
+	// it started from, and that the cleaner copied again.
+	GroupsCopiedAside int `json:",omitempty"`
+	// CRCsSkipped counts the copy phase's batches whose CRC was not
+	// checked again, the map build having checked it (VerifyCRCOnce).
+	CRCsSkipped     int64 `json:",omitempty"`
+	GroupsRecopied  int   `json:",omitempty"`
+	SegmentsCleaned int
 
 	StartSizeBytes int64 // the log's bytes before the clean
 	EndSizeBytes   int64 // after

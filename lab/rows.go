@@ -33,7 +33,7 @@ func pct(a, b int64) string {
 // throughput (Throughput), times, the offset map, and the kernel counters
 // of the clean phase with their scope.
 func RunRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, tp Throughput, d results.CounterDelta) []results.Row {
-	var written, recRead, recKept, mapKeys, skipped, ahead, mapAhead int64
+	var written, recRead, recKept, mapKeys, skipped, ahead, mapAhead, aside, recopied, crcSkipped int64
 	var mapTime, copyTime, syncTime time.Duration
 	util := 0.0
 	for _, st := range stats {
@@ -48,6 +48,9 @@ func RunRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, tp Throughput
 		skipped += st.LookupsSkipped
 		ahead += st.LookupsAhead
 		mapAhead += st.MapBatchesAhead
+		aside += int64(st.GroupsCopiedAside)
+		recopied += int64(st.GroupsRecopied)
+		crcSkipped += st.CRCsSkipped
 	}
 	rows := []results.Row{
 		{Name: "map read", Value: mib(tp.MapBytes), Unit: "MiB", Meaning: "bytes of dirty segments read to build the offset map"},
@@ -63,6 +66,7 @@ func RunRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, tp Throughput
 		{Name: "map utilisation", Value: f1(100 * util), Unit: "%", Meaning: "max over cleans of keys in the map / slots"},
 	}
 	rows = append(rows, lookupRows(skipped, ahead, mapAhead)...)
+	rows = append(rows, copyRows(aside, recopied, crcSkipped)...)
 	rows = append(rows, MapRows(cfg, mapKeys)...)
 	rows = append(rows, CounterRows(d)...)
 	return rows
@@ -143,6 +147,7 @@ func CleanRows(st *engine.CleanStats) []results.Row {
 		{Name: "segments cleaned", Value: fmt.Sprintf("%d in %d groups", st.SegmentsCleaned, st.Groups), Meaning: "segments recopied, and the cleaned segments they became"},
 	}
 	rows = append(rows, lookupRows(st.LookupsSkipped, st.LookupsAhead, st.MapBatchesAhead)...)
+	rows = append(rows, copyRows(int64(st.GroupsCopiedAside), int64(st.GroupsRecopied), st.CRCsSkipped)...)
 	if st.IO.ReadFallbacks > 0 {
 		rows = append(rows, results.Row{Name: "direct I/O fallbacks", Value: fmt.Sprint(st.IO.ReadFallbacks), Unit: "segments", Meaning: st.IO.ReadFallbackReason})
 	}
@@ -187,6 +192,22 @@ func directWriteRows(direct, fallbacks int64, reason string) []results.Row {
 	rows := []results.Row{{Name: "copy: written direct", Value: mib(direct), Unit: "MiB", Meaning: "of the bytes written to cleaned segments, those written with O_DIRECT (each file's last partial block goes through the page cache)"}}
 	if fallbacks > 0 {
 		rows = append(rows, results.Row{Name: "direct write fallbacks", Value: fmt.Sprint(fallbacks), Unit: "segments", Meaning: reason})
+	}
+	return rows
+}
+
+// copyRows are the copy phase's groups copied by a copy worker and kept
+// or copied again, and its batches whose CRC the map build had checked,
+// when there were any.
+func copyRows(aside, recopied, crcSkipped int64) []results.Row {
+	var rows []results.Row
+	if aside > 0 || recopied > 0 {
+		rows = append(rows, results.Row{Name: "groups copied aside", Value: fmt.Sprintf("%d kept, %d copied again", aside, recopied), Unit: "groups",
+			Meaning: "--parallel-copy: groups a copy worker copied on another core while the cleaner copied the group before; copied again: the group before changed the transaction state the worker started from"})
+	}
+	if crcSkipped > 0 {
+		rows = append(rows, results.Row{Name: "CRC checks skipped", Value: fmt.Sprint(crcSkipped), Unit: "batches",
+			Meaning: "--verify-crc-once: batches the copy read whose CRC the map build had checked"})
 	}
 	return rows
 }
