@@ -9,7 +9,7 @@ import (
 
 // Letter is one symbol of the explorer's alphabet: a name such as
 // "crash:2" and the scenario lines it stands for (one or a few: "compact:1"
-// is three). A letter whose line the scenario runner refuses as bad input
+// is nine). A letter whose line the scenario runner refuses as bad input
 // in the current state (restarting a broker that is up, crashing one that
 // is down) is not enabled there and is skipped.
 type Letter struct {
@@ -17,11 +17,18 @@ type Letter struct {
 	Lines []string
 }
 
-// CompactAdvance is how far a compact letter moves the clock: past the
-// explorer cluster's delete.retention.ms and producer.id.expiration.ms
-// (both 60s), so that two compacts in a row first stamp a tombstone's or
-// marker's delete horizon and then remove it.
-const CompactAdvance = "61s"
+// A compact letter is CompactRounds rounds of: the clock moved by
+// CompactAdvance (past the explorer cluster's delete.retention.ms and
+// producer.id.expiration.ms, both 60s), a filler write (so that the
+// cleaner has dirty data: Kafka's does not clean a log without), a clean.
+// Three rounds take a record to its end: the first removes aborted or
+// superseded data and stamps tombstones, the second removes them, expires
+// idle producers and stamps markers whose data is gone, the third removes
+// those markers.
+const (
+	CompactAdvance = "61s"
+	CompactRounds  = 3
+)
 
 // syncLine follows every write and transaction letter but produce and
 // tombstone: two fetch rounds, so that every follower that can fetch has
@@ -40,7 +47,7 @@ var letterShapes = []string{
 	"fetch (one fetch round), sync (fetch rounds=2), fetch:B, drop:B (fetch broker=B drop-response)",
 	"crash:B (fenced), bounce:B (crash unfenced, then restart), restart:B, offline:B",
 	"cut:B, heal:B, elect:B, unclean:B (elect broker=B unclean)",
-	"clean:B, compact:B (advance by=" + CompactAdvance + ", a filler write, clean broker=B), advance:D",
+	"clean:B, compact:B (3 rounds of: advance by=" + CompactAdvance + ", a filler write, clean broker=B), advance:D",
 	"consume:G",
 }
 
@@ -132,7 +139,9 @@ func ParseLetter(s string, replicas int) (Letter, error) {
 		case "unclean":
 			l.Lines = []string{"elect broker=" + b + " unclean"}
 		case "compact":
-			l.Lines = []string{"advance by=" + CompactAdvance, "produce key=~filler value=c", "clean broker=" + b}
+			for i := 0; i < CompactRounds; i++ {
+				l.Lines = append(l.Lines, "advance by="+CompactAdvance, "produce key=~filler value=c", "clean broker="+b)
+			}
 		default:
 			l.Lines = []string{name + " broker=" + b}
 		}

@@ -118,6 +118,9 @@ type Result struct {
 	Depth       int      `json:"depth"`
 	// DepthDone is the deepest level explored completely.
 	DepthDone int `json:"depth_done"`
+	// Exhausted: a level found no new state, so every state the alphabet
+	// reaches was found (at any depth).
+	Exhausted bool `json:"exhausted"`
 	// States is the number of distinct states found (the initial one
 	// included); StatesByDepth the new ones at each depth (index 0: the
 	// initial state).
@@ -170,9 +173,8 @@ var errStop = errors.New("explore: stopped")
 // breadth first, on real logs: each schedule is replayed from a fresh
 // cluster (ClusterLine, then its letters' lines), its state digested
 // (Cluster.StateDigest), and a state not seen before is checked after
-// its last letter's every line (the safety invariants), then settled
-// (Cluster.Settle) and checked again (the divergence checker and the
-// liveness invariant). Only new states are extended, so each distinct
+// its last letter (the safety invariants), then settled (Cluster.Settle)
+// and checked again (the divergence checker and the liveness invariant). Only new states are extended, so each distinct
 // state is reached by its shortest schedule. Errors: a bad config, or an
 // event the cluster fails on (the schedule is named).
 func Run(cfg Config) (*Result, error) {
@@ -231,7 +233,7 @@ func Run(cfg Config) (*Result, error) {
 
 	// Depth 0: the initial state.
 	seen := map[[32]byte]bool{}
-	o, err := replay(&cfg, filepath.Join(cfg.Root, "w0"), nil, true)
+	o, err := replay(&cfg, filepath.Join(cfg.Root, "w0"), nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -254,57 +256,51 @@ func Run(cfg Config) (*Result, error) {
 		sched := func(k child) []uint8 {
 			return append(slices.Clone(frontier[k.parent]), k.letter)
 		}
-		// Phase 1: replay and digest every child.
+		// One pass: replay each child, drop it when not enabled or at a
+		// state of an earlier level (seen is only read here), else check
+		// it. Two children of this level may reach one state: the first
+		// in order is kept below (the other's checks are wasted, which
+		// costs less than replaying every new state twice).
 		outs, err := parallel(&cfg, len(kids), stop, func(dir string, i int) (*outcome, error) {
-			return replay(&cfg, dir, sched(kids[i]), false)
+			return replay(&cfg, dir, sched(kids[i]), seen)
 		})
 		if err != nil {
 			return nil, err
 		}
-		if stop() {
-			// A level half digested is dropped whole: the levels kept
-			// are complete.
-			break
-		}
-		var fresh []int
+		var next [][]uint8
+		complete := true
 		for i, o := range outs {
+			if !o.done {
+				complete = false // stopped: keep the prefix done
+				break
+			}
 			res.Schedules++
 			switch {
 			case o.disabled:
 				res.Disabled++
 			case seen[o.digest]:
 				res.Duplicates++
-			case cfg.MaxStates > 0 && res.States+len(fresh) >= cfg.MaxStates:
+			case cfg.MaxStates > 0 && res.States+len(next) >= cfg.MaxStates:
 				if stopped == "" {
 					stopped = fmt.Sprintf("max states %d reached", cfg.MaxStates)
 				}
+				complete = false
 			default:
 				seen[o.digest] = true
-				fresh = append(fresh, i)
+				s := sched(kids[i])
+				record(s, o)
+				next = append(next, s)
 			}
-		}
-		// Phase 2: check each new state after its step and at settle.
-		checked, err := parallel(&cfg, len(fresh), stop, func(dir string, j int) (*outcome, error) {
-			return replay(&cfg, dir, sched(kids[fresh[j]]), true)
-		})
-		if err != nil {
-			return nil, err
-		}
-		var next [][]uint8
-		for j, o := range checked {
-			if !o.done {
-				break // stopped: keep the prefix checked
+			if !complete {
+				break
 			}
-			s := sched(kids[fresh[j]])
-			record(s, o)
-			next = append(next, s)
 		}
 		res.States += len(next)
 		res.StatesByDepth = append(res.StatesByDepth, len(next))
-		if len(next) == len(fresh) && stopped == "" {
+		if complete {
 			res.DepthDone = depth
 		}
-		if stopped != "" || len(next) < len(fresh) {
+		if !complete || stopped != "" {
 			break
 		}
 		frontier = next
@@ -313,7 +309,8 @@ func Run(cfg Config) (*Result, error) {
 			cfg.Progress(&finishCopy)
 		}
 	}
-	if len(frontier) == 0 || res.DepthDone == cfg.Depth {
+	res.Exhausted = len(frontier) == 0
+	if res.Exhausted || res.DepthDone == cfg.Depth {
 		stopped = ""
 	}
 	res.Stopped = stopped
@@ -372,12 +369,12 @@ func Lines(alphabet []Letter, sched []uint8) []string {
 }
 
 // replay runs the cluster line and sched's letters on a fresh cluster in
-// dir. Without check it only digests the state reached (disabled when a
-// line is refused as bad input). With check it also evaluates the safety
-// invariants after every line of the last letter (and, for the empty
-// schedule, on the initial state), then settles and runs the checker and
-// the liveness invariant.
-func replay(cfg *Config, dir string, sched []uint8, check bool) (*outcome, error) {
+// dir and digests the state reached: disabled when a line is refused as
+// bad input, done there when the digest is in seen (a state of an
+// earlier level). Otherwise it evaluates the safety invariants on that
+// state, then settles the cluster and runs the checker and the liveness
+// invariant.
+func replay(cfg *Config, dir string, sched []uint8, seen map[[32]byte]bool) (*outcome, error) {
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
 	}
@@ -388,35 +385,14 @@ func replay(cfg *Config, dir string, sched []uint8, check bool) (*outcome, error
 		return nil, fmt.Errorf("explore: %s: %w", cfg.ClusterLine(), err)
 	}
 	o := &outcome{}
-	var steps []Violation
-	stepCheck := func() error {
-		vs, err := checkStep(r.Cluster())
-		if err != nil {
-			return err
-		}
-		for _, v := range vs {
-			if !slices.ContainsFunc(steps, func(x Violation) bool { return x.Kind == v.Kind }) {
-				steps = append(steps, v)
+	for _, ln := range Lines(cfg.Alphabet, sched) {
+		if _, err := r.Exec(ln); err != nil {
+			var bi *replication.BadInput
+			if errors.As(err, &bi) {
+				o.disabled, o.done = true, true
+				return o, nil
 			}
-		}
-		return nil
-	}
-	for i, li := range sched {
-		last := i == len(sched)-1
-		for _, ln := range cfg.Alphabet[li].Lines {
-			if _, err := r.Exec(ln); err != nil {
-				var bi *replication.BadInput
-				if errors.As(err, &bi) {
-					o.disabled, o.done = true, true
-					return o, nil
-				}
-				return nil, fmt.Errorf("explore: schedule %s: %q: %w", names(cfg.Alphabet, sched), ln, err)
-			}
-			if check && last {
-				if err := stepCheck(); err != nil {
-					return nil, err
-				}
-			}
+			return nil, fmt.Errorf("explore: schedule %s: %q: %w", names(cfg.Alphabet, sched), ln, err)
 		}
 	}
 	c := r.Cluster()
@@ -425,17 +401,14 @@ func replay(cfg *Config, dir string, sched []uint8, check bool) (*outcome, error
 		return nil, err
 	}
 	o.digest = d
-	if !check {
+	if seen[d] {
 		o.done = true
 		return o, nil
 	}
-	if len(sched) == 0 {
-		if err := stepCheck(); err != nil {
-			return nil, err
-		}
+	if o.violations, err = checkStep(c); err != nil {
+		return nil, err
 	}
-	o.violations = steps
-	o.settleFrom = len(steps)
+	o.settleFrom = len(o.violations)
 	if err := c.Settle(replication.SettleOptions{}); err != nil {
 		return nil, fmt.Errorf("explore: schedule %s: settle: %w", names(cfg.Alphabet, sched), err)
 	}

@@ -22,6 +22,9 @@ func WriteText(w io.Writer, res *Result, withTimes bool) {
 	fmt.Fprintf(w, "alphabet (%d letters): %s\n", len(res.Alphabet), strings.Join(res.Alphabet, " "))
 	fmt.Fprintf(w, "depth %d, complete to depth %d: %d states (by depth %v), %d schedules (%d not enabled, %d reached a known state)\n",
 		res.Depth, res.DepthDone, res.States, res.StatesByDepth, res.Schedules, res.Disabled, res.Duplicates)
+	if res.Exhausted {
+		fmt.Fprintf(w, "exhausted: no new state at depth %d, every reachable state was found\n", res.DepthDone)
+	}
 	if withTimes {
 		fmt.Fprintf(w, "time %.1fs, %.0f states/min\n", float64(res.ElapsedMs)/1000, res.StatesPerMin)
 	}
@@ -59,9 +62,9 @@ func WriteJSON(w io.Writer, res *Result) error {
 // "state" line (the state the step invariants judged), and "check" (which
 // settles and runs the checker), each with the output of running it (in
 // root, removed afterwards) as its expected block.
-func Reproducer(root string, cfg *Config, f *Found, cleaner engine.CleanerConfig) (string, error) {
+func Reproducer(root, clusterLine string, alphabet []Letter, f *Found, cleaner engine.CleanerConfig) (string, error) {
 	idx := map[string]uint8{}
-	for i, l := range cfg.Alphabet {
+	for i, l := range alphabet {
 		idx[l.Name] = uint8(i)
 	}
 	var sched []uint8
@@ -72,7 +75,7 @@ func Reproducer(root string, cfg *Config, f *Found, cleaner engine.CleanerConfig
 		}
 		sched = append(sched, i)
 	}
-	lines := append([]string{cfg.ClusterLine()}, Lines(cfg.Alphabet, sched)...)
+	lines := append([]string{clusterLine}, Lines(alphabet, sched)...)
 	lines = append(lines, "state", "check")
 	if err := os.RemoveAll(root); err != nil {
 		return "", err
@@ -100,8 +103,10 @@ func Reproducer(root string, cfg *Config, f *Found, cleaner engine.CleanerConfig
 	return b.String(), nil
 }
 
-// WriteReproducers writes one scenario file per kind found into dir
-// (created): <kind>.scenario. It returns the paths written.
+// WriteReproducers writes one scenario file per kind res found into dir
+// (created): <kind>.scenario, replayed in work/reproducer. cfg is the
+// exploration's config (its alphabet and cleaner). It returns the paths
+// written.
 func WriteReproducers(dir, work string, cfg *Config, res *Result) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("explore: --out %s: %w", dir, err)
@@ -109,7 +114,7 @@ func WriteReproducers(dir, work string, cfg *Config, res *Result) ([]string, err
 	var paths []string
 	for i := range res.Found {
 		f := &res.Found[i]
-		s, err := Reproducer(filepath.Join(work, "reproducer"), cfg, f, cfg.Cleaner)
+		s, err := Reproducer(filepath.Join(work, "reproducer"), res.ClusterLine, cfg.Alphabet, f, cfg.Cleaner)
 		if err != nil {
 			return paths, err
 		}
