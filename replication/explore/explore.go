@@ -187,7 +187,8 @@ func Run(cfg Config) (*Result, error) {
 		res.Alphabet = append(res.Alphabet, l.Name)
 	}
 	found := map[string]*Found{}
-	finish := func() {
+	fill := func(res *Result) {
+		res.Found, res.Clean = nil, nil
 		for _, k := range Kinds() {
 			if f := found[k]; f != nil {
 				res.Found = append(res.Found, *f)
@@ -195,6 +196,9 @@ func Run(cfg Config) (*Result, error) {
 				res.Clean = append(res.Clean, k)
 			}
 		}
+	}
+	finish := func() {
+		fill(res)
 		el := cfg.Now().Sub(start)
 		res.ElapsedMs = el.Milliseconds()
 		if el > 0 {
@@ -305,8 +309,11 @@ func Run(cfg Config) (*Result, error) {
 		}
 		frontier = next
 		if cfg.Progress != nil {
-			finishCopy := *res
-			cfg.Progress(&finishCopy)
+			p := *res
+			p.StatesByDepth = slices.Clone(res.StatesByDepth)
+			fill(&p)
+			p.ElapsedMs = cfg.Now().Sub(start).Milliseconds()
+			cfg.Progress(&p)
 		}
 	}
 	res.Exhausted = len(frontier) == 0
