@@ -161,20 +161,28 @@ func ParseLetter(s string, replicas int) (Letter, error) {
 	return l, nil
 }
 
-// Presets are named alphabets for 3 brokers (broker 1 leads first). Each
-// is small enough to explore to a useful depth on two cores:
+// Presets are named alphabets for 3 brokers (broker 1 leads first; 2 for
+// hw). Each is small enough to explore to the depth its kinds need on two
+// cores:
 //   - tombstone: a key written and deleted while broker 2 is away and the
-//     leader compacts (resurrected-key);
-//   - txn: a transaction of p1 (write, delete, commit, abort) while
-//     broker 2 is away and the leader compacts (aborted-visible,
-//     committed-hidden, lso-stuck);
-//   - kinds: both, with restarts (every kind cleaning causes);
-//   - hw: writes, fetches, a lost fetch response, a quick restart and a
-//     crash of the leader (what truncate=hw loses and leader epochs keep);
+//     leader compacts (resurrected-key, depth 4);
+//   - aborted: a transaction of p1 aborted while broker 2 is away, the
+//     leader compacting, then a second one (lso-stuck at depth 4,
+//     aborted-visible at depth 6);
+//   - hidden: a key written, then deleted in p1's transaction, committed
+//     while broker 2 is away, the leader compacting, then a second
+//     transaction (committed-hidden, depth 6);
+//   - txn: transactions of p1 in general (writes, deletes, commit, abort);
+//   - kinds: tombstone and txn together, with broker 2's restart;
+//   - hw: a write, fetches, a lost fetch response, a quick restart of
+//     broker 2 and a crash of leader 1 (what truncate=hw loses and leader
+//     epochs keep; use --replicas 2);
 //   - consumer: writes, deletes, compaction and a consumer group
-//     (consumer-keeps-deleted).
+//     (consumer-keeps-deleted, depth 4).
 var Presets = map[string][]string{
 	"tombstone": {"put:K", "del:K", "crash:2", "compact:1"},
+	"aborted":   {"txput:p1:K", "commit:p1", "abort:p1", "crash:2", "compact:1"},
+	"hidden":    {"put:K", "txdel:p1:K", "txput:p1:K", "commit:p1", "crash:2", "compact:1"},
 	"txn":       {"put:K", "txput:p1:K", "txdel:p1:K", "commit:p1", "abort:p1", "crash:2", "compact:1"},
 	"kinds":     {"put:K", "del:K", "txput:p1:K", "txdel:p1:K", "commit:p1", "abort:p1", "crash:2", "restart:2", "compact:1"},
 	"hw":        {"produce:K", "fetch", "drop:2", "bounce:2", "crash:1"},

@@ -11,18 +11,19 @@ import (
 
 // The invariants of the public TLA+ specification of Kafka's replication
 // protocol (Vanlightly/kafka-tlaplus, kafka_data_replication/kraft/v3.5,
-// v3_5_properties.tla), restated for real logs: the specification's log
-// is a sequence of values that never shrinks except by truncation; a
-// compacted log also loses records its cleaner removed, so where the
-// specification asks that a record be present, a record missing below the
-// replica's cleaned point (its max cleanly compacted offset, which
-// compaction alone reaches) is excused, and the divergence checker judges
-// what compaction did. "Acknowledged" is the specification's positively
-// acknowledged value: an acks=all write whose wait the leader's HW ended
-// (or a transaction marker it acknowledged), the only writes Kafka
-// promises not to lose. The checks read each running broker's log through
-// engine.Log; a broker that is down has no log to read and is skipped
-// where the specification also skips it.
+// v3_5_properties.tla), restated for real logs. The specification's log
+// is a sequence of values that only truncation shortens; a compacted log
+// also loses records on purpose, so where the specification asks that a
+// record be present, a replica may lack it below its LEO when compaction
+// may have removed it (a tombstone, a superseded write, aborted data, a
+// marker: acked.removable), whether its own cleaner did or a leader it
+// fetched from; what that did to readers is the divergence checker's to
+// judge. The latest value of a key is never excused. "Acknowledged" is
+// the specification's positively acknowledged value: an acks=all write
+// whose wait the leader's HW ended (or a transaction marker the HW
+// passed), the only writes Kafka promises to keep. The checks read each
+// running broker's log through engine.Log; a broker that is down has no
+// log to read and is skipped where the specification skips it too.
 const (
 	// ReplicationQuorumSuperset: the ISR the leader computes its HW over
 	// (the maximal ISR) contains the controller's ISR, and equals it while
@@ -33,15 +34,15 @@ const (
 	// (LeaderCandidateCompletenessProperty).
 	LeaderCandidateCompleteness = "LeaderCandidateCompleteness"
 	// LeaderCompleteness: a running leader's LEO is at least the true HW
-	// and it holds every acknowledged record at its offset (or has
-	// compacted past it) (LeaderCompletenessProperty).
+	// and it holds every acknowledged record at its offset (unless
+	// removable) (LeaderCompletenessProperty).
 	LeaderCompleteness = "LeaderCompleteness"
 	// LogMatching: two running replicas hold the same record at every
 	// offset below both their HWs where both hold one (LogMatchingProperty).
 	LogMatching = "LogMatching"
-	// NoCommittedRecordLost: every acknowledged record is held (or
-	// compacted past) by some replica; judged when every broker runs, as a
-	// down broker's disk may hold it (NoCommittedRecordLostGlobally).
+	// NoCommittedRecordLost: some replica holds every acknowledged record
+	// (unless removable); judged when every broker runs, as a down
+	// broker's disk may hold it (NoCommittedRecordLostGlobally).
 	NoCommittedRecordLost = "NoCommittedRecordLost"
 	// ConsistentRead: a record a consumer could read (acknowledged, so
 	// below a HW) is the record the current leader holds at its offset,
@@ -50,9 +51,8 @@ const (
 	// counts as read).
 	ConsistentRead = "ConsistentRead"
 	// AckedFullyReplicated: after the cluster settled (every fault healed,
-	// every follower caught up), every acknowledged record is on every
-	// replica, or compacted past there by a later write of its key or as a
-	// tombstone (the liveness property
+	// every follower caught up), every replica holds every acknowledged
+	// record (unless removable) (the liveness property
 	// EventuallyAcknowledgedValueFullyReplicated).
 	AckedFullyReplicated = "AckedFullyReplicated"
 )
@@ -90,14 +90,14 @@ func (r rec) String() string {
 type replica struct {
 	id            int
 	logStart, leo record.Offset
-	hw, cleaned   record.Offset
+	hw            record.Offset
 	records       map[record.Offset]rec
 }
 
 // readReplica reads every record of broker b's open log.
 func readReplica(b *replication.Broker) (*replica, error) {
 	l := b.Log()
-	r := &replica{id: b.ID, logStart: l.LogStartOffset(), leo: l.LogEndOffset(), hw: l.HighWatermark(), cleaned: l.MaxCleanlyCompactedOffset(), records: map[record.Offset]rec{}}
+	r := &replica{id: b.ID, logStart: l.LogStartOffset(), leo: l.LogEndOffset(), hw: l.HighWatermark(), records: map[record.Offset]rec{}}
 	var dec record.Decoder
 	err := l.ReadBatches(0, func(_ *engine.Segment, _ engine.FilePos, batch []byte) error {
 		h, it, err := dec.Records(batch)
@@ -130,10 +130,17 @@ func readReplica(b *replication.Broker) (*replica, error) {
 }
 
 // acked is one acknowledged record of the model: a write or a marker.
+// removable says compaction may take it away (and so a replica may lack
+// it without having lost it, whether its own cleaner removed it or it
+// fetched from a leader that had): a marker, a tombstone, a write of a
+// transaction that did not commit, or a write that a later write of its
+// key supersedes (one not refused and not of a transaction that did not
+// commit). The latest value of a key is never removable.
 type acked struct {
-	offset record.Offset
-	w      *replication.Write // nil for a marker
-	marker bool
+	offset    record.Offset
+	w         *replication.Write // nil for a marker
+	marker    bool
+	removable bool
 }
 
 func (a acked) matches(r rec) bool {
@@ -159,10 +166,22 @@ func (a acked) String() string {
 func ackedRecords(m *replication.Model) ([]acked, record.Offset) {
 	var out []acked
 	var hw record.Offset
+	decided := func(w *replication.Write) bool {
+		return w.Txn < 0 || m.Txns[w.Txn].Outcome == replication.Committed
+	}
+	superseded := func(w *replication.Write) bool {
+		for i := range m.Writes {
+			x := &m.Writes[i]
+			if x.Key == w.Key && x.Offset > w.Offset && x.State != replication.Refused && decided(x) {
+				return true
+			}
+		}
+		return false
+	}
 	for i := range m.Writes {
 		w := &m.Writes[i]
 		if w.State == replication.Acked && w.Acks == replication.AcksAll && w.Offset >= 0 {
-			out = append(out, acked{offset: w.Offset, w: w})
+			out = append(out, acked{offset: w.Offset, w: w, removable: w.Tombstone || !decided(w) || superseded(w)})
 			hw = max(hw, w.Offset+1)
 		}
 	}
@@ -170,15 +189,16 @@ func ackedRecords(m *replication.Model) ([]acked, record.Offset) {
 		t := &m.Txns[i]
 		if t.MarkerAcked && len(t.MarkerOffsets) > 0 {
 			off := t.MarkerOffsets[len(t.MarkerOffsets)-1]
-			out = append(out, acked{offset: off, marker: true})
+			out = append(out, acked{offset: off, marker: true, removable: true})
 			hw = max(hw, off+1)
 		}
 	}
 	return out, hw
 }
 
-// holds reports whether replica r holds a (or has a legitimately gone:
-// below its log start, or compacted past).
+// holds reports whether replica r holds a, or may lack it without having
+// lost it (below its log start, or removable by compaction and below its
+// LEO); other is the record r holds at a's offset instead, if any.
 func (r *replica) holds(a acked) (ok bool, other string) {
 	if a.offset < r.logStart {
 		return true, ""
@@ -189,7 +209,7 @@ func (r *replica) holds(a acked) (ok bool, other string) {
 		}
 		return false, x.String()
 	}
-	return a.offset < r.cleaned, ""
+	return a.removable && a.offset < r.leo, ""
 }
 
 // checkStep evaluates the safety invariants on cluster c as it is now.
@@ -287,30 +307,14 @@ func checkStep(c *replication.Cluster) ([]Violation, error) {
 }
 
 // checkSettled evaluates the liveness property on a settled cluster:
-// every acknowledged write on every replica, unless compaction may have
-// removed it there (a tombstone, or a write a later write of its key,
-// not refused and not of an aborted transaction, supersedes), and every
-// acknowledged marker, unless compacted past.
+// every replica holds every acknowledged record, or may lack it without
+// having lost it (acked.removable: what compaction, on this replica or on
+// a leader it fetched from, may take away; the checker judges what that
+// did to readers).
 func checkSettled(c *replication.Cluster) ([]Violation, error) {
 	var out []Violation
 	m := c.Model()
 	acks, _ := ackedRecords(&m)
-	superseded := func(w *replication.Write) bool {
-		if w.Tombstone {
-			return true
-		}
-		for i := range m.Writes {
-			x := &m.Writes[i]
-			if x.Key != w.Key || x.Offset <= w.Offset || x.State == replication.Refused {
-				continue
-			}
-			if x.Txn >= 0 && m.Txns[x.Txn].Outcome != replication.Committed {
-				continue
-			}
-			return true
-		}
-		return false
-	}
 	for _, b := range c.Brokers() {
 		if !b.Up() {
 			out = append(out, Violation{Kind: AckedFullyReplicated, Detail: fmt.Sprintf("broker %d is still down after settling", b.ID)})
@@ -321,17 +325,14 @@ func checkSettled(c *replication.Cluster) ([]Violation, error) {
 			return nil, err
 		}
 		for _, a := range acks {
-			if a.w != nil && a.w.Txn >= 0 && m.Txns[a.w.Txn].Outcome != replication.Committed {
-				continue // aborted data: removing it is the cleaner's job
+			if ok, other := r.holds(a); !ok {
+				d := fmt.Sprintf("broker %d lacks acknowledged %s after settling", b.ID, a)
+				if other != "" {
+					d += " (holds " + other + " there)"
+				}
+				out = append(out, Violation{Kind: AckedFullyReplicated, Detail: d})
+				break
 			}
-			if x, ok := r.records[a.offset]; ok && a.matches(x) {
-				continue
-			}
-			if a.offset < r.logStart || a.offset < r.cleaned && (a.marker || superseded(a.w)) {
-				continue
-			}
-			out = append(out, Violation{Kind: AckedFullyReplicated, Detail: fmt.Sprintf("broker %d lacks acknowledged %s after settling", b.ID, a)})
-			break
 		}
 	}
 	return dedupe(out), nil
