@@ -13,9 +13,9 @@ import (
 func newReplicasExploreCmd() *cobra.Command {
 	var (
 		alphabet, mode, truncate, format, out, dir, profile string
-		depth, replicas, maxStates                         int
-		timeLimit                                          time.Duration
-		unclean                                            bool
+		depth, replicas, maxStates                          int
+		timeLimit                                           time.Duration
+		unclean                                             bool
 	)
 	cmd := &cobra.Command{
 		Use:   "explore",
