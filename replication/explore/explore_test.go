@@ -200,3 +200,25 @@ func TestLong(t *testing.T) {
 	}
 	WriteText(os.Stdout, res, true)
 }
+
+// TestWorkersDoNotMatter: one worker and three give the same result
+// (wall times aside).
+func TestWorkersDoNotMatter(t *testing.T) {
+	al, err := ParseAlphabet("put:K,del:K,crash:2,compact:1", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [2]string
+	for i, w := range []int{1, 3} {
+		res, err := Run(Config{Root: testRoot(t), Alphabet: al, Depth: 3, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		WriteText(&b, res, false)
+		got[i] = b.String()
+	}
+	if got[0] != got[1] {
+		t.Fatalf("1 worker:\n%s\n3 workers:\n%s", got[0], got[1])
+	}
+}
