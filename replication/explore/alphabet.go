@@ -9,7 +9,7 @@ import (
 
 // Letter is one symbol of the explorer's alphabet: a name such as
 // "crash:2" and the scenario lines it stands for (one or a few: "compact:1"
-// is nine). A letter whose line the scenario runner refuses as bad input
+// is twelve). A letter whose line the scenario runner refuses as bad input
 // in the current state (restarting a broker that is up, crashing one that
 // is down) is not enabled there and is skipped.
 type Letter struct {
@@ -21,13 +21,14 @@ type Letter struct {
 // CompactAdvance (past the explorer cluster's delete.retention.ms and
 // producer.id.expiration.ms, both 60s), a filler write (so that the
 // cleaner has dirty data: Kafka's does not clean a log without), a clean.
-// Three rounds take a record to its end: the first removes aborted or
-// superseded data and stamps tombstones, the second removes them, expires
-// idle producers and stamps markers whose data is gone, the third removes
-// those markers.
+// Four rounds take a record and its marker to their end: the first
+// removes aborted or superseded data and stamps tombstones, the second
+// removes them and expires idle producers, the third stamps markers whose
+// data is gone (a COMMIT whose transaction deleted a key waits for that
+// tombstone), the fourth removes those markers.
 const (
 	CompactAdvance = "61s"
-	CompactRounds  = 3
+	CompactRounds  = 4
 )
 
 // syncLine follows every write and transaction letter but produce and
@@ -47,7 +48,7 @@ var letterShapes = []string{
 	"fetch (one fetch round), sync (fetch rounds=2), fetch:B, drop:B (fetch broker=B drop-response)",
 	"crash:B (fenced), bounce:B (crash unfenced, then restart), restart:B, offline:B",
 	"cut:B, heal:B, elect:B, unclean:B (elect broker=B unclean)",
-	"clean:B, compact:B (3 rounds of: advance by=" + CompactAdvance + ", a filler write, clean broker=B), advance:D",
+	"clean:B, compact:B (4 rounds of: advance by=" + CompactAdvance + ", a filler write, clean broker=B), advance:D",
 	"consume:G",
 }
 
@@ -166,12 +167,12 @@ func ParseLetter(s string, replicas int) (Letter, error) {
 // cores:
 //   - tombstone: a key written and deleted while broker 2 is away and the
 //     leader compacts (resurrected-key, depth 4);
-//   - aborted: a transaction of p1 aborted while broker 2 is away, the
-//     leader compacting, then a second one (lso-stuck at depth 4,
-//     aborted-visible at depth 6);
-//   - hidden: a key written, then deleted in p1's transaction, committed
+//   - aborted: a transaction of p1 writing K aborted while broker 2 is
+//     away, the leader compacting, then a second one writing L (lso-stuck
+//     at depth 4, aborted-visible at depth 6);
+//   - hidden: K written, then deleted in p1's transaction, committed
 //     while broker 2 is away, the leader compacting, then a second
-//     transaction (committed-hidden, depth 6);
+//     transaction writing L (committed-hidden, depth 6);
 //   - txn: transactions of p1 in general (writes, deletes, commit, abort);
 //   - kinds: tombstone and txn together, with broker 2's restart;
 //   - hw: a write, fetches, a lost fetch response, a quick restart of
@@ -181,8 +182,8 @@ func ParseLetter(s string, replicas int) (Letter, error) {
 //     (consumer-keeps-deleted, depth 4).
 var Presets = map[string][]string{
 	"tombstone": {"put:K", "del:K", "crash:2", "compact:1"},
-	"aborted":   {"txput:p1:K", "commit:p1", "abort:p1", "crash:2", "compact:1"},
-	"hidden":    {"put:K", "txdel:p1:K", "txput:p1:K", "commit:p1", "crash:2", "compact:1"},
+	"aborted":   {"txput:p1:K", "txput:p1:L", "commit:p1", "abort:p1", "crash:2", "compact:1"},
+	"hidden":    {"put:K", "txdel:p1:K", "txput:p1:L", "commit:p1", "crash:2", "compact:1"},
 	"txn":       {"put:K", "txput:p1:K", "txdel:p1:K", "commit:p1", "abort:p1", "crash:2", "compact:1"},
 	"kinds":     {"put:K", "del:K", "txput:p1:K", "txdel:p1:K", "commit:p1", "abort:p1", "crash:2", "restart:2", "compact:1"},
 	"hw":        {"produce:K", "fetch", "drop:2", "bounce:2", "crash:1"},
