@@ -117,25 +117,19 @@ func TestExplore(t *testing.T) {
 	})
 }
 
-// TestReproducerReplays: the reproducer of the kind found replays with
-// "replicas run" (RunScenarioFile) without a mismatch and its check shows
-// the kind.
+// TestReproducerReplays: the reproducer of resurrected-key's shortest
+// schedule (testdata/kinds) replays with "replicas run"
+// (RunScenarioFile) without a mismatch, and its check shows the kind.
 func TestReproducerReplays(t *testing.T) {
 	al, err := ParseAlphabet("put:K,del:K,crash:2,compact:1", 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	root := testRoot(t)
-	cfg := Config{Root: filepath.Join(root, "x"), Alphabet: al, Depth: 4}
-	res, err := Run(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Found) != 1 || res.Found[0].Kind != string(replication.ResurrectedKey) {
-		t.Fatalf("found %+v, want resurrected-key only", res.Found)
-	}
-	out := filepath.Join(root, "out")
-	paths, err := WriteReproducers(out, root, &cfg, res)
+	cfg := Config{Replicas: 3, Alphabet: al}
+	res := &Result{ClusterLine: cfg.ClusterLine(), Found: []Found{{Kind: string(replication.ResurrectedKey), Depth: 4,
+		Schedule: []string{"put:K", "crash:2", "del:K", "compact:1"}, AtSettle: true, Detail: "resurrected-key broker=2 key=K"}}}
+	paths, err := WriteReproducers(filepath.Join(root, "out"), root, &cfg, res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +140,7 @@ func TestReproducerReplays(t *testing.T) {
 	if len(fr.Mismatches) > 0 {
 		t.Fatalf("%d mismatches replaying %s: %+v", len(fr.Mismatches), paths[0], fr.Mismatches[0])
 	}
-	if !strings.Contains(fr.Output, "resurrected-key broker=2 key=K") {
+	if !strings.Contains(fr.Output, "resurrected-key broker=2 key=K offset=0") {
 		t.Fatalf("replay's check does not show resurrected-key:\n%s", fr.Output)
 	}
 }
