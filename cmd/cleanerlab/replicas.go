@@ -20,7 +20,7 @@ directory, under a controller and a virtual clock (package replication): HW,
 ISR, leader epochs, elections, transactions, and each broker's own cleaner,
 independent (Kafka) or coordinated (Redpanda's MTRO/MXRO).`,
 	}
-	cmd.AddCommand(newReplicasRunCmd(), newReplicasCampaignCmd(), newReplicasCostCmd())
+	cmd.AddCommand(newReplicasRunCmd(), newReplicasCampaignCmd(), newReplicasCostCmd(), newReplicasExploreCmd())
 	return cmd
 }
 
