@@ -78,6 +78,64 @@ func (c *Cluster) StateDigest() ([32]byte, error) {
 	slices.Sort(cut)
 	ints(cut)
 
+	// The asynchronous ISR (isr.go): partition and broker epochs, the
+	// leader's pending change, AlterPartition requests on the wire and the
+	// fates queued for the next ones, fetches still on their way.
+	str("isr")
+	num(int64(c.partitionEpoch))
+	num(c.nextBrokerEpoch)
+	bit := func(v bool) {
+		if v {
+			num(1)
+		} else {
+			num(0)
+		}
+	}
+	pendingState := func(p *pendingIsr) {
+		if p == nil {
+			num(-1)
+			return
+		}
+		bit(p.expand)
+		num(int64(p.adding))
+		ints(p.removing)
+		ints(p.proposed)
+	}
+	pendingState(c.pending)
+	num(int64(len(c.apInflight)))
+	for _, ap := range c.apInflight {
+		num(int64(ap.leader))
+		num(int64(ap.leaderEpoch))
+		num(int64(ap.partitionEpoch))
+		num(int64(len(ap.newIsr)))
+		for _, m := range ap.newIsr {
+			num(int64(m.id))
+			num(m.brokerEpoch)
+		}
+		bit(ap.state == c.pending) // whether it answers the pending state
+		pendingState(ap.state)
+		str(ap.fate.String())
+		num(ap.atMs)
+		bit(ap.sending)
+		bit(ap.resend)
+		num(ap.senderEpoch)
+	}
+	num(int64(len(c.apFates)))
+	for _, f := range c.apFates {
+		str(f.String())
+	}
+	num(int64(len(c.delayedFetches)))
+	for _, d := range c.delayedFetches {
+		num(int64(d.req.replica))
+		num(int64(d.req.currentLeaderEpoch))
+		num(int64(d.req.fetchOffset))
+		num(int64(d.req.lastFetchedEpoch))
+		num(d.req.brokerEpoch)
+		num(d.atMs)
+		num(d.sentMs)
+		num(d.senderEpoch)
+	}
+
 	str("remote")
 	ids := make([]int, 0, len(c.remote))
 	for id := range c.remote {
@@ -92,6 +150,8 @@ func (c *Cluster) StateDigest() ([32]byte, error) {
 		num(rs.lastFetchMs)
 		num(rs.lastCaughtUpMs)
 		num(int64(rs.lastFetchLeaderLEO))
+		num(rs.brokerEpoch)
+		bit(rs.brokerEpochKnown)
 	}
 
 	for _, b := range c.brokers {
@@ -99,6 +159,9 @@ func (c *Cluster) StateDigest() ([32]byte, error) {
 		num(int64(b.ID))
 		num(int64(b.state))
 		num(int64(b.knownLeaderEpoch))
+		num(b.epoch)
+		bit(b.fenced)
+		bit(b.shuttingDown)
 		offs([]record.Offset{b.mtro, b.mxro, b.mcco, b.mxfo, b.ckptHW})
 		num(b.unflushed)
 		num(b.lastFlushMs)
@@ -251,9 +314,14 @@ func (c *Cluster) Model() Model {
 
 // LeaderISR is the ISR the leader computes its high watermark over (the
 // maximal ISR, as Kafka's Partition.maximalIsr) and whether an ISR change
-// is pending at the controller. The controller commits every change at
-// once in this model, so it is the controller's ISR and nothing is
-// pending; with an asynchronous AlterPartition they may differ.
+// is pending at the controller: the committed ISR plus the replica being
+// added while an expansion is pending, the committed (old) ISR while a
+// shrink is pending (isr.go).
 func (c *Cluster) LeaderISR() (isr []int, pending bool) {
-	return slices.Clone(c.isr), false
+	isr = slices.Clone(c.isr)
+	if c.pending != nil && c.pending.expand && !slices.Contains(isr, c.pending.adding) {
+		isr = append(isr, c.pending.adding)
+		slices.Sort(isr)
+	}
+	return isr, c.pending != nil
 }
