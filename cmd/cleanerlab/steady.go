@@ -33,23 +33,6 @@ type steadyFlags struct {
 	fsync       iosched.FsyncPolicy
 }
 
-// steadyConfigRecord is the configuration run.json records for steady.
-type steadyConfigRecord struct {
-	Command                  string               `json:"command"`
-	Workload                 workloads.Spec       `json:"workload"`
-	Log                      engine.LogConfig     `json:"log"`
-	Cleaner                  engine.CleanerConfig `json:"cleaner"`
-	BackoffMs                int64                `json:"log_cleaner_backoff_ms"`
-	RetentionCheckIntervalMs int64                `json:"log_retention_check_interval_ms"`
-	WriteRateBytes           float64              `json:"write_rate_bytes_per_s"`
-	PerPartitionRate         bool                 `json:"per_partition_rate"`
-	WarmupNs                 time.Duration        `json:"warmup_ns"`
-	DurationNs               time.Duration        `json:"duration_ns"`
-	SampleIntervalNs         time.Duration        `json:"sample_interval_ns"`
-	Readers                  int                  `json:"readers"`
-	FromAdvice               *steady.Advice       `json:"from_advice,omitempty"`
-}
-
 func newSteadyCmd() *cobra.Command {
 	sf := &steadyFlags{out: "runs", writeRate: 1 << 20}
 	sf.cfg.Workload = workloads.DefaultSpec()
@@ -221,9 +204,7 @@ func steadyMain(cmd *cobra.Command, sf *steadyFlags) error {
 		c := steady.CheckAdvice(advice, res.Samples, res.Cleans)
 		check = &c
 	}
-	rec := steadyConfigRecord{Command: "steady", Workload: cfg.Workload, Log: cfg.Log, Cleaner: cfg.Cleaner, BackoffMs: cfg.BackoffMs,
-		RetentionCheckIntervalMs: cfg.RetentionCheckIntervalMs, WriteRateBytes: cfg.WriteRateBytes, PerPartitionRate: cfg.PerPartitionRate,
-		WarmupNs: cfg.Warmup, DurationNs: cfg.Duration, SampleIntervalNs: cfg.SampleInterval, Readers: cfg.Readers, FromAdvice: advice}
+	rec := steady.NewConfigRecord(cfg, advice)
 	fmt.Fprint(out, steady.FormatSummary(res, check))
 	lab.WriteInterferenceLine(out, iv)
 	path, werr := steady.WriteRecord(sf.out, res, steady.RecordInfo{Config: rec, Environment: env, EventLogPath: evPath, Advice: check, Interference: iv})
