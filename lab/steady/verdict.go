@@ -239,8 +239,17 @@ func Judge(samples []*Sample, maxCompactionLagMs int64) Verdict {
 	v.LateShare = float64(late) / float64(len(w))
 	v.Late = maxCompactionLagMs > 0 && maxCompactionLagMs < math.MaxInt64 && 2*late > len(w)
 
-	growth := fmt.Sprintf("dirty bytes slope %.0f B/s vs write rate %.0f B/s (limit %.0f%%), last third min %d B vs first third max %d B",
-		v.DirtySlopeBytesPerSec, v.WriteBytesPerSec, 100*GrowthShareOfWriteRate, v.LastThirdMinDirty, v.FirstThirdMaxDirty)
+	yesNo := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	// Both tests, each with its outcome: dirty bytes grow without bound
+	// only when both say yes.
+	growth := fmt.Sprintf("dirty bytes slope %.0f B/s vs write rate %.0f B/s (above %.0f%% of it: %s), last third min %d B vs first third max %d B (above it: %s)",
+		v.DirtySlopeBytesPerSec, v.WriteBytesPerSec, 100*GrowthShareOfWriteRate, yesNo(v.DirtySlopeBytesPerSec > GrowthShareOfWriteRate*v.WriteBytesPerSec),
+		v.LastThirdMinDirty, v.FirstThirdMaxDirty, yesNo(v.LastThirdMinDirty > v.FirstThirdMaxDirty))
 	delay := fmt.Sprintf("%.0f%% of samples past max.compaction.lag.ms", 100*v.LateShare)
 	interval := 0.0
 	if len(w) > 1 {
@@ -262,7 +271,7 @@ func Judge(samples []*Sample, maxCompactionLagMs int64) Verdict {
 		v.Line = "does NOT keep up: " + strings.Join(why, "; ")
 	default:
 		v.Decided, v.KeepsUp = true, true
-		v.Line = "keeps up: " + growth + "; " + delay
+		v.Line = "keeps up (dirty bytes grow without bound only when both growth tests say yes): " + growth + "; " + delay
 	}
 	return v
 }
