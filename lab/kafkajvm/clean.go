@@ -193,6 +193,16 @@ type Side struct {
 	Verdict   interference.Verdict
 }
 
+// Comparison is what Measure measured: each round's clean by Kafka's
+// Cleaner and by ours (Kafka[i] and Ours[i] cleaned copies of the same
+// files in round i+1), the Kafka version the JVM ran, and the byte
+// comparison of round 1's cleaned segment files.
+type Comparison struct {
+	Kafka, Ours []Side
+	Version     string
+	Diffs       []FileDiff
+}
+
 // Compare cleans copies of the partition directory dir (made beside its
 // log directory root, removed after) o.Rounds times with each side, in
 // alternating order (Kafka's first in odd rounds), each copy written back
@@ -202,8 +212,24 @@ type Side struct {
 // medians and the ratios ours / Kafka's of wall and CPU time of the clean,
 // and returns an error when a file differs.
 func Compare(ctx context.Context, w io.Writer, dir string, o CleanOptions) error {
-	if err := checkPartition(dir); err != nil {
+	c, err := Measure(ctx, w, dir, o)
+	if err != nil {
 		return err
+	}
+	WriteSummary(w, o.OurProfile, c.Kafka, c.Ours)
+	return writeDiffs(w, c.Diffs)
+}
+
+// Measure is Compare without its summary and verdict on the files: it
+// prints the versions, round 1's cleans and each round's line, and returns
+// the rounds' figures and round 1's file comparison (bench/ times the
+// speed table's rows against Kafka's Cleaner with it). Errors: a directory
+// that is not one partition, the JVM's start or a clean's failure, ctx's
+// cancellation (lab.ErrStopped).
+func Measure(ctx context.Context, w io.Writer, dir string, o CleanOptions) (Comparison, error) {
+	var res Comparison
+	if err := checkPartition(dir); err != nil {
+		return res, err
 	}
 	if o.Lab.Now == nil {
 		// One clock for both sides, fixed now: each stamps delete
@@ -214,20 +240,19 @@ func Compare(ctx context.Context, w io.Writer, dir string, o CleanOptions) error
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Dir(dir)), ".cleanerlab-compare-")
 	if err != nil {
-		return err
+		return res, err
 	}
 	defer os.RemoveAll(tmp) // after the JVM has quit (deferred later, runs first)
 	j, err := start(w, &o)
 	if err != nil {
-		return err
+		return res, err
 	}
 	defer j.Close()
+	res.Version = j.Ready.VersionText
 	if err := warmup(ctx, w, j, dir, o); err != nil {
-		return err
+		return res, err
 	}
 	rounds := max(1, o.Rounds)
-	var kafka, ours []Side
-	var diffs []FileDiff
 	for round := 1; round <= rounds; round++ {
 		sides := []string{"kafka", "ours"}
 		if round%2 == 0 {
@@ -236,26 +261,26 @@ func Compare(ctx context.Context, w io.Writer, dir string, o CleanOptions) error
 		dirs := map[string]string{}
 		for _, side := range sides {
 			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("%w (%w)", lab.ErrStopped, err)
+				return res, fmt.Errorf("%w (%w)", lab.ErrStopped, err)
 			}
 			cp, err := copyPartition(dir, filepath.Join(tmp, fmt.Sprintf("%s-%d", side, round)))
 			if err != nil {
-				return err
+				return res, err
 			}
 			if err := warmCache(cp); err != nil {
-				return err
+				return res, err
 			}
 			dirs[side] = cp
 			if side == "kafka" {
 				r, iv, err := j.Clean(cp, o.nowMs(), TopicConfigs(o.Lab.Log), lab.Thresholds())
 				if err != nil {
-					return err
+					return res, err
 				}
 				if round == 1 {
 					fmt.Fprintln(w, "== Kafka's Cleaner (round 1)")
 					writeResult(w, r, iv)
 				}
-				kafka = append(kafka, Side{Wall: r.Wall, CPU: r.ProcessCPU, Verdict: iv.Verdict})
+				res.Kafka = append(res.Kafka, Side{Wall: r.Wall, CPU: r.ProcessCPU, Verdict: iv.Verdict})
 				continue
 			}
 			lo := o.Lab
@@ -270,19 +295,19 @@ func Compare(ctx context.Context, w io.Writer, dir string, o CleanOptions) error
 				out = w
 			}
 			if err := lab.CleanPartition(ctx, out, cp, lo); err != nil {
-				return err
+				return res, err
 			}
 			if got == nil {
-				return fmt.Errorf("kafkajvm: cleanerlab did not clean the copy %s", cp)
+				return res, fmt.Errorf("kafkajvm: cleanerlab did not clean the copy %s", cp)
 			}
-			ours = append(ours, *got)
+			res.Ours = append(res.Ours, *got)
 		}
 		if round == 1 {
-			if diffs, err = CompareDirs(dirs["kafka"], dirs["ours"]); err != nil {
-				return err
+			if res.Diffs, err = CompareDirs(dirs["kafka"], dirs["ours"]); err != nil {
+				return res, err
 			}
 		}
-		k, c := kafka[len(kafka)-1], ours[len(ours)-1]
+		k, c := res.Kafka[len(res.Kafka)-1], res.Ours[len(res.Ours)-1]
 		fmt.Fprintf(w, "round %d (%s first): Kafka's Cleaner wall %.3f s CPU %.3f s [%s]; %s wall %.3f s CPU %.3f s [%s]; ratio %s/Kafka wall %.2fx CPU %.2fx\n",
 			round, sides[0], k.Wall.Seconds(), k.CPU.Seconds(), verdict(k.Verdict), o.OurProfile, c.Wall.Seconds(), c.CPU.Seconds(), verdict(c.Verdict),
 			o.OurProfile, ratio(c.Wall, k.Wall), ratio(c.CPU, k.CPU))
@@ -290,8 +315,7 @@ func Compare(ctx context.Context, w io.Writer, dir string, o CleanOptions) error
 			os.RemoveAll(filepath.Dir(dirs[side]))
 		}
 	}
-	WriteSummary(w, o.OurProfile, kafka, ours)
-	return writeDiffs(w, diffs)
+	return res, nil
 }
 
 func verdict(v interference.Verdict) string {
