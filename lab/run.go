@@ -96,6 +96,9 @@ type Options struct {
 	// (<time>-<config hash><suffix>), so that repetitions of one
 	// experiment started within a second get distinct records.
 	IDSuffix string
+	// External, when set, cleans in place of the lab's cleaner (Kafka's own
+	// cleaner: `run --profile kafka-jvm`); one partition only.
+	External ExternalCleaner
 }
 
 // Run carries out one run of e: generate the workload under a fresh data
@@ -120,6 +123,9 @@ type Options struct {
 func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	if err := e.Validate(); err != nil {
 		return nil, err
+	}
+	if opt.External != nil && e.Workload.Partitions != 1 {
+		return nil, fmt.Errorf("lab: profile %s cleans one partition: --partitions 1, not %d", opt.External.Name(), e.Workload.Partitions)
 	}
 	// Before the workload is generated: a bad path would fail only after it.
 	if err := checkProfilePaths(opt.CPUProfile, opt.Trace); err != nil {
@@ -187,10 +193,21 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 		fmt.Fprintf(logw, "kept the generated logs before cleaning in %s\n", dst)
 	}
 
+	if opt.External != nil {
+		if len(gen.Dirs) != 1 {
+			return nil, fmt.Errorf("lab: profile %s cleans one partition: --partitions 1", opt.External.Name())
+		}
+		if err := opt.External.Prepare(ctx, logw, gen.Dirs[0], e.Log); err != nil {
+			return nil, err
+		}
+	}
+
 	logs := make([]*engine.Log, 0, len(gen.Dirs))
 	defer func() {
 		for _, l := range logs {
-			l.Close()
+			if l != nil {
+				l.Close()
+			}
 		}
 	}()
 	// 2. Open, outside the clean's time, as a broker opens its logs at
@@ -227,73 +244,36 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	}
 	defer iorun.close()
 
-	// 4. Clean, between two counter snapshots. The cleaner threads (their
-	// offset maps, pre-faulted, and buffers) are made first, outside the
-	// timed phase, as a broker makes them at startup.
-	var progress atomic.Int64
-	t0 = time.Now()
-	manager, err := NewCleanManager(logs, e.Cleaner, iorun.cleanerOptions(engine.CleanerOptions{Progress: &progress, FsyncPolicy: e.Fsync}))
+	// 4. Clean, between two counter snapshots.
+	var c cleaned
+	if opt.External != nil {
+		c, err = cleanExternal(ctx, opt.External, e, env, gen.Dirs, logs)
+	} else {
+		c, err = cleanOurs(ctx, e, opt, env, logs, iorun)
+	}
 	if err != nil {
 		return nil, err
 	}
-	allocTime := time.Since(t0)
-	fault := PrefaultMaps(manager, e.Cleaner)
-	fault.AllocTime, fault.AllocMeasured = allocTime, true
-	if err := ctx.Err(); err != nil {
-		return nil, stopped(err)
-	}
-	before, berr := results.Snapshot(env.DataDir.Device)
-	endMemory := startMemory(e.Cleaner)
-	cleanWatch := WatchPhase(env.DataDir.Device)
-	t0 = time.Now()
-	// The clean reads the dirty part twice (map and copy) and the rest once:
-	// the bar's total, an estimate from the workload's dirty ratio.
-	var total int64
-	for _, l := range logs {
-		total += l.SizeBytes()
-	}
-	total += int64(float64(total) * e.Workload.DirtyRatio)
-	stopProfile, err := startProfiles(opt.CPUProfile, opt.Trace)
-	if err != nil {
-		return nil, err
-	}
-	startProgress(opt.Progress, "clean", total)
-	stopPoll := pollProgress(opt.Progress, &progress)
-	stats, err := CleanEach(ctx, manager)
-	stopPoll()
-	stopProfile()
-	finishProgress(opt.Progress)
-	cleanWall := time.Since(t0)
-	cleanIv := cleanWatch.Stop()
-	memory := endMemory()
-	// The replaced segments' files are closed behind the clean (as Kafka's
-	// asynchronous delete): their page cache is freed then, so the
-	// counters below wait for it, outside the clean's time.
-	for _, l := range logs {
-		l.WaitClosing()
-	}
-	after, aerr := results.Snapshot(env.DataDir.Device)
 	iorun.afterClean(logs)
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, stopped(cerr)
 	}
-	if err != nil {
-		return nil, err
-	}
+	stats, cleanWall, cleanIv := c.stats, c.wall, c.iv
 	for _, st := range stats {
 		if !st.Cleaned() {
 			return nil, fmt.Errorf("lab: %s was not cleaned: %s", st.TopicPartition, st.Skipped)
 		}
 	}
-	for _, serr := range []error{berr, aerr} {
+	for _, serr := range []error{c.berr, c.aerr} {
 		if serr != nil {
 			run.Notes = append(run.Notes, fmt.Sprintf("kernel counters not read (shown as n/a): %v", serr))
 		}
 	}
+	run.Notes = append(run.Notes, c.notes...)
 	run.Phases["clean"] = cleanWall
 	run.Interference["clean"] = cleanIv
 	run.Verdict = cleanIv.Verdict
-	run.SetCounters(before, after)
+	run.SetCounters(c.before, c.after)
 	run.Stats = stats
 
 	// 5. Verify against the ground truth.
@@ -316,14 +296,11 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 
 	tp := ThroughputOf(stats, cleanWall)
 	run.Rows = RunRows(stats, e.Cleaner, tp, run.Delta)
-	run.Rows = append(run.Rows, fault.rows()...)
-	run.Rows = append(run.Rows, memory.rows()...)
+	run.Rows = append(run.Rows, c.rows...)
 	run.Rows = append(run.Rows, InterferenceRows(cleanIv)...)
 	iorun.finish(run, stats, tp, e.Cache)
 	run.Benchmarks = RunBenchmarks(&e, stats, tp, run.Delta, opt.NameParts)
-	if m, ok := memory.metric(); ok {
-		run.Benchmarks[0].Metrics = append(run.Benchmarks[0].Metrics, m)
-	}
+	run.Benchmarks[0].Metrics = append(run.Benchmarks[0].Metrics, c.metrics...)
 	run.Benchmarks[0].Metrics = append(run.Benchmarks[0].Metrics, CPUMetrics(cleanIv)...)
 	if opt.Keep != KeepNone {
 		run.DataDir = root
@@ -337,6 +314,82 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	}
 	run.Path = path
 	return run, nil
+}
+
+// cleaned is step 4 of Run, by our cleaner or an external one: the
+// clean's stats, wall time and interval, the kernel counters around it,
+// and the rows, metrics and notes of the cleaner's own.
+type cleaned struct {
+	stats         []*engine.CleanStats
+	wall          time.Duration
+	iv            interference.Interval
+	before, after results.Counters
+	berr, aerr    error
+	rows          []results.Row
+	metrics       []results.Metric
+	notes         []string
+}
+
+// cleanOurs cleans logs with the lab's cleaner: the cleaner threads (their
+// offset maps, pre-faulted, and buffers) are made first, outside the timed
+// phase, as a broker makes them at startup; then every log is cleaned once
+// between two counter snapshots.
+func cleanOurs(ctx context.Context, e Experiment, opt Options, env results.Environment, logs []*engine.Log, iorun *ioRun) (cleaned, error) {
+	var c cleaned
+	var progress atomic.Int64
+	t0 := time.Now()
+	manager, err := NewCleanManager(logs, e.Cleaner, iorun.cleanerOptions(engine.CleanerOptions{Progress: &progress, FsyncPolicy: e.Fsync}))
+	if err != nil {
+		return c, err
+	}
+	allocTime := time.Since(t0)
+	fault := PrefaultMaps(manager, e.Cleaner)
+	fault.AllocTime, fault.AllocMeasured = allocTime, true
+	if err := ctx.Err(); err != nil {
+		return c, stopped(err)
+	}
+	c.before, c.berr = results.Snapshot(env.DataDir.Device)
+	endMemory := startMemory(e.Cleaner)
+	cleanWatch := WatchPhase(env.DataDir.Device)
+	t0 = time.Now()
+	// The clean reads the dirty part twice (map and copy) and the rest once:
+	// the bar's total, an estimate from the workload's dirty ratio.
+	var total int64
+	for _, l := range logs {
+		total += l.SizeBytes()
+	}
+	total += int64(float64(total) * e.Workload.DirtyRatio)
+	stopProfile, err := startProfiles(opt.CPUProfile, opt.Trace)
+	if err != nil {
+		return c, err
+	}
+	startProgress(opt.Progress, "clean", total)
+	stopPoll := pollProgress(opt.Progress, &progress)
+	c.stats, err = CleanEach(ctx, manager)
+	stopPoll()
+	stopProfile()
+	finishProgress(opt.Progress)
+	c.wall = time.Since(t0)
+	c.iv = cleanWatch.Stop()
+	memory := endMemory()
+	// The replaced segments' files are closed behind the clean (as Kafka's
+	// asynchronous delete): their page cache is freed then, so the
+	// counters below wait for it, outside the clean's time.
+	for _, l := range logs {
+		l.WaitClosing()
+	}
+	c.after, c.aerr = results.Snapshot(env.DataDir.Device)
+	if cerr := ctx.Err(); cerr != nil {
+		return c, stopped(cerr)
+	}
+	if err != nil {
+		return c, err
+	}
+	c.rows = append(fault.rows(), memory.rows()...)
+	if m, ok := memory.metric(); ok {
+		c.metrics = append(c.metrics, m)
+	}
+	return c, nil
 }
 
 // ErrStopped is wrapped by the error of a run, sweep or clean stopped by

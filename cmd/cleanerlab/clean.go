@@ -171,6 +171,32 @@ func (k *kafkaJVMFlags) bind(f *pflag.FlagSet) {
 	f.Var(settings.Count(&k.rounds), "rounds", "with --compare-kafka: measured cleans of each side, interleaved")
 }
 
+// bindRun binds run's flags of --profile kafka-jvm: the classes, the JVM's
+// options and the warm-up.
+func (k *kafkaJVMFlags) bindRun(f *pflag.FlagSet) {
+	k.f, k.warmup = f, 1
+	f.Lookup("profile").Value.(*cleanerProfile).jvmOK = true
+	f.StringVar(&k.libs, "kafka-libs", os.Getenv("CLEANERLAB_KAFKA_LIBS"), "Kafka's classes for --profile kafka-jvm: the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output (default $CLEANERLAB_KAFKA_LIBS)")
+	f.StringVar(&k.javaOpts, "kafka-java-opts", "", "the JVM options of Kafka's cleaner, blank-separated (default: a broker's G1 options and a pre-touched heap of max(1 GiB, dedupe buffer + 512 MiB))")
+	f.Var(settings.Count(&k.warmup), "kafka-warmup", "cleans of a throwaway copy Kafka's JVM does before the measured one (its JIT warm)")
+}
+
+// external is run's cleaner for --profile kafka-jvm (nil for ours) with
+// the experiment's cleaner and topic configs.
+func (k *kafkaJVMFlags) external(cmd *cobra.Command, e lab.Experiment) (*kafkajvm.RunCleaner, error) {
+	if k.profile() != kafkajvm.ProfileName {
+		return nil, nil
+	}
+	if k.libs == "" {
+		return nil, fmt.Errorf("run: --profile kafka-jvm needs --kafka-libs DIR (the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output)")
+	}
+	ko := kafkajvm.CleanOptions{Libs: k.libs, Lab: lab.CleanOptions{Log: e.Log, Cleaner: e.Cleaner}, Warmup: k.warmup, Stderr: cmd.ErrOrStderr()}
+	if k.javaOpts != "" {
+		ko.JavaOpts = strings.Fields(k.javaOpts)
+	}
+	return kafkajvm.NewRunCleaner(ko), nil
+}
+
 func (k *kafkaJVMFlags) profile() string { return k.f.Lookup("profile").Value.String() }
 
 func (k *kafkaJVMFlags) run(cmd *cobra.Command, dir string, o lab.CleanOptions) error {

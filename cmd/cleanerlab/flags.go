@@ -82,7 +82,7 @@ func (p *cleanerProfile) Type() string   { return "profile" }
 func (p *cleanerProfile) Set(s string) error {
 	if s == kafkajvm.ProfileName {
 		if !p.jvmOK {
-			return fmt.Errorf("profile %s (Kafka's own cleaner) is run by clean only", s)
+			return fmt.Errorf("profile %s (Kafka's own cleaner) is run by clean and run only", s)
 		}
 		s = engine.ProfileKafka
 		defer func() { p.name = kafkajvm.ProfileName }()

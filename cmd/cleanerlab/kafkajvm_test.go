@@ -46,3 +46,28 @@ func TestCompareKafka(t *testing.T) {
 		})
 	}
 }
+
+// TestRunKafkaJVM runs the main job with Kafka's own cleaner cleaning the
+// generated partition (`run --profile kafka-jvm`): the lab's verification
+// against the workload's ground truth must pass on Kafka's output, and the
+// record must carry doClean's own rows and the cleaner=kafka-jvm name part.
+// It needs a JVM and Kafka's classes: without them it skips, saying so.
+func TestRunKafkaJVM(t *testing.T) {
+	libs := os.Getenv("CLEANERLAB_KAFKA_LIBS")
+	if _, err := exec.LookPath("java"); err != nil || libs == "" {
+		t.Skip("needs java and Kafka's classes: set CLEANERLAB_KAFKA_LIBS (scripts/build-kafka-classes.sh)")
+	}
+	out, err := cli(t, "run", "--profile", "kafka-jvm", "--kafka-libs", libs, "--kafka-warmup", "0",
+		"--keys", "20000", "--log-bytes", "4MiB", "--segment.bytes", "1MiB", "--dir", t.TempDir(), "--out", t.TempDir(), "--progress", "never")
+	if err != nil {
+		t.Fatalf("run --profile kafka-jvm: %v\n%s", err, out)
+	}
+	for _, want := range []string{"verification PASSED", "Kafka doClean CPU time", "cleaned by profile kafka-jvm"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := cli(t, "run", "--profile", "kafka-jvm", "--kafka-libs", libs, "--partitions", "2", "--log-bytes", "4MiB", "--out", t.TempDir()); err == nil || !strings.Contains(err.Error(), "--partitions 1") {
+		t.Errorf("two partitions: %v, want an error naming --partitions 1", err)
+	}
+}

@@ -7,7 +7,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/lab/kafkajvm"
+	"github.com/cleanerlab/cleanerlab/results"
 )
 
 // runFlags are run's flags: the experiment's fields, and how the run is
@@ -24,6 +27,7 @@ type runFlags struct {
 	cpuProfile string
 	trace      string
 	baseline   bool
+	kafka      kafkaJVMFlags
 }
 
 // runLabFlags are run's flags that say where and how a run is carried out,
@@ -32,6 +36,7 @@ type runFlags struct {
 var runLabFlags = map[string]bool{
 	"from": true, "experiment": true, "dir": true, "keep": true, "out": true, "progress": true,
 	"drop-caches": true, "cpuprofile": true, "trace": true, "baseline": true,
+	"kafka-libs": true, "kafka-java-opts": true, "kafka-warmup": true,
 }
 
 // bindRunFlags binds run's flags to a fresh lab.DefaultExperiment in f.
@@ -49,6 +54,7 @@ func bindRunFlags(f *pflag.FlagSet) *runFlags {
 	f.StringVar(&rf.progress, "progress", rf.progress, "progress bars: auto (when stderr is a terminal), always, never")
 	f.StringVar(&rf.cpuProfile, "cpuprofile", "", "write a CPU profile of the clean phase to this file (go tool pprof)")
 	f.StringVar(&rf.trace, "trace", "", "write a Go execution trace of the clean phase to this file: each goroutine's running, waiting and system-call time (go tool trace)")
+	rf.kafka.bindRun(f)
 	return rf
 }
 
@@ -126,7 +132,11 @@ func resolveRun(f *pflag.FlagSet, rf *runFlags) (lab.Experiment, error) {
 		// The flags given on the command line win over the file: --profile
 		// first, then each setting's flag (lab.Settings.Resolve).
 		if p := f.Lookup("profile"); p.Changed {
-			if err := e.Cleaner.ApplyProfile(p.Value.String()); err != nil {
+			name := p.Value.String()
+			if name == kafkajvm.ProfileName { // Kafka's own cleaner; our settings are the kafka profile's
+				name = engine.ProfileKafka
+			}
+			if err := e.Cleaner.ApplyProfile(name); err != nil {
 				return lab.Experiment{}, err
 			}
 		}
@@ -156,10 +166,19 @@ func runMain(cmd *cobra.Command, rf *runFlags) error {
 	if err != nil {
 		return err
 	}
-	run, err := lab.Run(cmd.Context(), e, lab.Options{
+	opt := lab.Options{
 		Dir: rf.dir, Keep: lab.Keep(rf.keep), Out: rf.out, Progress: lab.NewBars(showProgress),
 		DropCaches: rf.dropCaches, CPUProfile: rf.cpuProfile, Trace: rf.trace, Log: out, Baseline: rf.baseline,
-	})
+	}
+	ext, err := rf.kafka.external(cmd, e)
+	if err != nil {
+		return err
+	}
+	if ext != nil {
+		defer ext.Close()
+		opt.External, opt.NameParts = ext, []results.KV{{Key: "cleaner", Value: ext.Name()}}
+	}
+	run, err := lab.Run(cmd.Context(), e, opt)
 	if run == nil {
 		return err
 	}
