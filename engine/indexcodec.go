@@ -33,6 +33,22 @@ func badIndexSize(n, size int) *IndexError {
 	return badIndexEntry(n-n%size, "size %d bytes is not a whole number of %d-byte entries", n, size)
 }
 
+// offsetIndexEntryAt is the .index entry at byte i of data: its relative
+// offset and .log position, each a big-endian uint32 as stored (Kafka's
+// OffsetIndex: int32s), unchecked. The one place the entry's layout is
+// read: DecodeOffsetIndex and Verify's walk (which reports every bad entry
+// rather than stopping at the first) both use it.
+func offsetIndexEntryAt(data []byte, i int) (rel, pos uint32) {
+	return binary.BigEndian.Uint32(data[i:]), binary.BigEndian.Uint32(data[i+4:])
+}
+
+// timeIndexEntryAt is the .timeindex entry at byte i of data: its
+// timestamp (ms) and relative offset as stored (Kafka's TimeIndex: int64,
+// int32), unchecked; as offsetIndexEntryAt, for DecodeTimeIndex and Verify.
+func timeIndexEntryAt(data []byte, i int) (ts int64, rel uint32) {
+	return int64(binary.BigEndian.Uint64(data[i:])), binary.BigEndian.Uint32(data[i+8:])
+}
+
 // DecodeOffsetIndex decodes the bytes of a .index file (Kafka's
 // OffsetIndex) of the segment with base offset base: 8-byte big-endian
 // entries of relative offset (int32) and .log position (int32), offsets
@@ -49,8 +65,7 @@ func DecodeOffsetIndex(data []byte, base record.Offset) (entries []OffsetIndexEn
 	end := len(data) - zeroTail*offsetIndexEntrySize
 	entries = make([]OffsetIndexEntry, 0, end/offsetIndexEntrySize)
 	for i := 0; i < end; i += offsetIndexEntrySize {
-		rel := binary.BigEndian.Uint32(data[i:])
-		pos := binary.BigEndian.Uint32(data[i+4:])
+		rel, pos := offsetIndexEntryAt(data, i)
 		if rel > math.MaxInt32 || pos > math.MaxInt32 {
 			return nil, 0, badIndexEntry(i, "relative offset %d or position %d above 2^31-1", rel, pos)
 		}
@@ -76,8 +91,7 @@ func DecodeTimeIndex(data []byte, base record.Offset) (entries []TimeIndexEntry,
 	end := len(data) - zeroTail*timeIndexEntrySize
 	entries = make([]TimeIndexEntry, 0, end/timeIndexEntrySize)
 	for i := 0; i < end; i += timeIndexEntrySize {
-		ts := int64(binary.BigEndian.Uint64(data[i:]))
-		rel := binary.BigEndian.Uint32(data[i+8:])
+		ts, rel := timeIndexEntryAt(data, i)
 		if rel > math.MaxInt32 {
 			return nil, 0, badIndexEntry(i, "relative offset %d above 2^31-1", rel)
 		}

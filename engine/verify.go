@@ -718,8 +718,7 @@ func (v *verifier) readOffsetIndex(fsys FS, path string, base record.Offset) (en
 	}
 	zeroTail := zeroEntries(data, offsetIndexEntrySize)
 	for i := 0; i < len(data)-zeroTail*offsetIndexEntrySize; i += offsetIndexEntrySize {
-		rel := binary.BigEndian.Uint32(data[i:])
-		pos := binary.BigEndian.Uint32(data[i+4:])
+		rel, pos := offsetIndexEntryAt(data, i)
 		if rel > math.MaxInt32 || pos > math.MaxInt32 {
 			v.rep.problem(CheckIndex, path, int64(i), nil, "a relative offset and a position in [0, 2^31-1]", "relative offset %d, position %d", rel, pos)
 			continue
@@ -749,8 +748,7 @@ func (v *verifier) checkTimeIndex(fsys FS, path string, s *Segment, segLast reco
 	lastTs, lastOff := int64(math.MinInt64), record.Offset(-1)
 	zeroTail := zeroEntries(data, timeIndexEntrySize)
 	for i := 0; i < len(data)-zeroTail*timeIndexEntrySize; i += timeIndexEntrySize {
-		ts := int64(binary.BigEndian.Uint64(data[i:]))
-		rel := binary.BigEndian.Uint32(data[i+8:])
+		ts, rel := timeIndexEntryAt(data, i)
 		rep.TimeIndexEntries++
 		off := s.base + record.Offset(rel)
 		switch {
