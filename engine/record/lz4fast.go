@@ -72,12 +72,17 @@ func lz4CompressBound(n int) int { return n + n/255 + 16 }
 // An empty src gives the single byte 0. Inputs over lz4MaxFastInput bytes
 // return dst unchanged and errLZ4InputTooLarge.
 func (c *lz4FastCompressor) appendBlock(dst, src []byte) ([]byte, error) {
-	n := len(src)
-	if n > lz4MaxFastInput {
+	if len(src) > lz4MaxFastInput {
 		return dst, errLZ4InputTooLarge
 	}
+	return c.block(dst, src), nil
+}
+
+// block is appendBlock. REQUIRES: len(src) <= lz4MaxFastInput.
+func (c *lz4FastCompressor) block(dst, src []byte) []byte {
+	n := len(src)
 	if need := len(dst) + lz4CompressBound(n); cap(dst) < need {
-		grown := make([]byte, len(dst), need)
+		grown := make([]byte, len(dst), max(need, 2*cap(dst)))
 		copy(grown, dst)
 		dst = grown
 	}
@@ -85,7 +90,7 @@ func (c *lz4FastCompressor) appendBlock(dst, src []byte) ([]byte, error) {
 	if n >= lz4MinLength {
 		dst, anchor = c.sequences(dst, src)
 	}
-	return lz4AppendLiterals(dst, src[anchor:]), nil // the last sequence: literals only
+	return lz4AppendLiterals(dst, src[anchor:]) // the last sequence: literals only
 }
 
 // sequences appends every sequence with a match and returns the extended
@@ -208,4 +213,52 @@ func lz4AppendLengthBytes(dst []byte, n int) []byte {
 		dst = append(dst, 255)
 	}
 	return append(dst, byte(n))
+}
+
+// Kafka's LZ4 frame, as org.apache.kafka.common.compress.Lz4BlockOutputStream
+// writes it at the default level: the LZ4 frame magic, FLG (version 1,
+// independent blocks, no block checksum, no content size, no content
+// checksum), BD (64 KiB maximum block size) and the header checksum byte;
+// then each 64 KiB of input (the last piece shorter) as a little-endian
+// int32 size and the block, stored as it is with the size's high bit set
+// when compressing does not make it shorter; then a zero size word (the end
+// mark) and no content checksum. An empty input is the header and the end
+// mark alone.
+const (
+	lz4FrameMagic        = 0x184D2204
+	lz4FrameFLG          = 1<<6 | 1<<5 // version 1, block independence
+	lz4FrameBD           = 4 << 4      // block maximum size id 4: 64 KiB
+	lz4FrameBlockSize    = 64 << 10
+	lz4FrameUncompressed = 1 << 31 // size-word flag of a block stored as it is
+)
+
+// appendLZ4Frame appends src framed and compressed as Kafka's
+// Lz4BlockOutputStream writes it at the default level (lz4-java's fast
+// compressor) and returns the extended slice. magic0 selects the header
+// checksum Kafka writes for magic 0 messages (useBrokenFlagDescriptorChecksum:
+// xxh32 over the frame magic as well as FLG and BD); otherwise it covers FLG
+// and BD only, as the LZ4 frame format says.
+func (c *lz4FastCompressor) appendLZ4Frame(dst, src []byte, magic0 bool) []byte {
+	start := len(dst)
+	dst = binary.LittleEndian.AppendUint32(dst, lz4FrameMagic)
+	dst = append(dst, lz4FrameFLG, lz4FrameBD)
+	desc := dst[start+4:]
+	if magic0 {
+		desc = dst[start:]
+	}
+	dst = append(dst, byte(xxh32(desc, 0)>>8))
+	for len(src) > 0 {
+		block := src[:min(len(src), lz4FrameBlockSize)]
+		src = src[len(block):]
+		sizePos := len(dst)
+		dst = append(dst, 0, 0, 0, 0)
+		dst = c.block(dst, block)
+		if n := len(dst) - sizePos - 4; n < len(block) {
+			binary.LittleEndian.PutUint32(dst[sizePos:], uint32(n))
+		} else {
+			dst = append(dst[:sizePos+4], block...)
+			binary.LittleEndian.PutUint32(dst[sizePos:], uint32(len(block))|lz4FrameUncompressed)
+		}
+	}
+	return binary.LittleEndian.AppendUint32(dst, 0) // end mark
 }

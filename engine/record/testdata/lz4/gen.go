@@ -4,7 +4,9 @@
 // random, repetitive and mixed data, Kafka record bytes, and the edge sizes
 // around the block compressor's limits (0, 1, 12, 13 bytes, 64 KiB). The
 // golden outputs are made from these files by the reference compressor
-// (oracle.c), never by our code; see README.
+// (oracle.c), never by our code; see README. It also writes into ./frame
+// the inputs of the whole-frame test (several 64 KiB blocks), whose golden
+// frames Kafka's own Lz4BlockOutputStream writes (KafkaFrames.java).
 //
 //	cd engine/record/testdata/lz4 && go run gen.go
 package main
@@ -53,11 +55,26 @@ func main() {
 		"records-3000": records(rng, 3000),
 		"records-64k":  records(rng, 64*kib),
 	}
-	if err := os.MkdirAll("in", 0o755); err != nil {
+	// Whole-frame inputs: several 64 KiB blocks, compressible or not.
+	frames := map[string][]byte{
+		"empty":       {},
+		"text-100":    text[:100],
+		"text-200k":   englishText(200 * kib),
+		"random-100k": random(100 * kib),
+		"blocks-mixed": bytes.Join([][]byte{
+			text, random(64 * kib), make([]byte, 64*kib), random(1000),
+		}, nil),
+	}
+	write("in", inputs)
+	write("frame", frames)
+}
+
+func write(dir string, files map[string][]byte) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		log.Fatal(err)
 	}
-	for name, b := range inputs {
-		if err := os.WriteFile(filepath.Join("in", name), b, 0o644); err != nil {
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			log.Fatal(err)
 		}
 	}
