@@ -24,14 +24,18 @@ func TestCompareKafka(t *testing.T) {
 	if _, err := os.Stat(libs); err != nil {
 		t.Skipf("CLEANERLAB_KAFKA_LIBS=%s: %v", libs, err)
 	}
-	for _, c := range []struct{ name, valueBytes string }{
-		{"100B", "100"},
-		{"1KiB", "1024"},
+	for _, c := range []struct{ name, valueBytes, codec, perBatch string }{
+		{"100B", "100", "none", "16"},
+		{"1KiB", "1024", "none", "16"},
+		// Rebuilt batches of ~100 KiB of records: lz4 frames of two 64 KiB
+		// blocks, which must be Kafka's byte for byte.
+		{"lz4-1KiB", "1024", "lz4", "100"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			root := filepath.Join(dir, "in")
-			if out, err := cli(t, "generate", "--dir", root, "--keys", "20000", "--value-bytes", c.valueBytes, "--log-bytes", "4MiB", "--tombstone-ratio", "0.1"); err != nil {
+			if out, err := cli(t, "generate", "--dir", root, "--keys", "20000", "--value-bytes", c.valueBytes, "--log-bytes", "4MiB", "--tombstone-ratio", "0.1",
+				"--compression", c.codec, "--records-per-batch", c.perBatch); err != nil {
 				t.Fatalf("generate: %v\n%s", err, out)
 			}
 			out, err := cli(t, "clean", "--dir", filepath.Join(root, "cleanerlab-0"), "--compare-kafka", "--kafka-libs", libs,

@@ -8,21 +8,23 @@ import (
 	"github.com/golang/snappy"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
-	"github.com/pierrec/lz4/v4"
 )
 
 // Compression levels Kafka uses by default (compression.gzip.level,
 // compression.lz4.level, compression.zstd.level), which the cleaner also
-// uses when it recompresses a batch.
+// uses when it recompresses a batch (MemoryRecords.filterTo builds the new
+// batch with Compression.of(codec).build(): the default level, whatever the
+// topic's). The Builder always compresses at these levels.
 const (
 	GzipLevel = gzip.DefaultCompression // -1: deflate's default (6)
-	LZ4Level  = 9                       // lz4 HC level 9 (pierrec's lz4.Level9)
-	ZstdLevel = 3                       // zstd level 3 (klauspost's SpeedDefault)
+	// LZ4Level is Kafka's default lz4 level. At this level Kafka's
+	// Lz4BlockOutputStream does not use lz4's HC compressor but lz4-java's
+	// fast one (LZ4_compress_default), whose bytes the Builder writes
+	// (lz4fast.go); the HC compressor Kafka uses for other levels is not
+	// implemented.
+	LZ4Level  = 9
+	ZstdLevel = 3 // zstd level 3 (klauspost's SpeedDefault)
 )
-
-// lz4BlockSize is the frame block size Kafka's LZ4 output stream uses (64 KiB,
-// block size id 4), with independent blocks and no block or content checksum.
-const lz4BlockSize = lz4.Block64Kb
 
 // Builder encodes one v2 batch at a time. Reset starts a batch, Append adds
 // records, Finish appends the finished batch to a buffer. The zero value is
@@ -35,7 +37,7 @@ type Builder struct {
 
 	out appendWriter
 	gz  *gzip.Writer
-	lz  *lz4.Writer
+	lz  *lz4FastCompressor
 	zs  *zstd.Encoder
 }
 
@@ -123,7 +125,7 @@ func (b *Builder) Finish(dst []byte) ([]byte, error) {
 	case CodecSnappy:
 		dst = appendXerialSnappy(dst, b.records)
 	case CodecLZ4:
-		dst, err = b.lz4(dst)
+		dst = b.lz4(dst)
 	case CodecZstd:
 		dst, err = b.zstd(dst)
 	default:
@@ -171,24 +173,13 @@ func (b *Builder) gzip(dst []byte) ([]byte, error) {
 	return b.finishStream(b.gz, CodecGzip)
 }
 
-func (b *Builder) lz4(dst []byte) ([]byte, error) {
-	b.out.b = dst
+// lz4 appends the records as Kafka's Lz4BlockOutputStream frames them for a
+// magic 2 batch at the default level: byte for byte the same (lz4fast.go).
+func (b *Builder) lz4(dst []byte) []byte {
 	if b.lz == nil {
-		b.lz = lz4.NewWriter(&b.out)
-		if err := b.lz.Apply(
-			lz4.BlockSizeOption(lz4BlockSize),
-			lz4.BlockChecksumOption(false),
-			lz4.ChecksumOption(false),
-			lz4.CompressionLevelOption(lz4.Level9), // = LZ4Level
-			lz4.ConcurrencyOption(1),
-		); err != nil {
-			b.lz = nil
-			return dst, fmt.Errorf("%w: lz4: %w", ErrCodec, err)
-		}
-	} else {
-		b.lz.Reset(&b.out)
+		b.lz = new(lz4FastCompressor)
 	}
-	return b.finishStream(b.lz, CodecLZ4)
+	return b.lz.appendLZ4Frame(dst, b.records, false)
 }
 
 type writeCloser interface {
