@@ -231,4 +231,9 @@ var (
 	// fenced, shutting down or registered with another broker epoch
 	// (AlterPartition's INELIGIBLE_REPLICA).
 	ErrIneligibleReplica = errors.New("INELIGIBLE_REPLICA")
+	// ErrPartitionFailed: the follower's fetcher marked the partition
+	// failed after an append it could not do (AbstractFetcherThread's
+	// markPartitionFailed) and fetches it no more. Not a Kafka error code:
+	// Kafka logs it and counts the partition in FailedPartitionsCount.
+	ErrPartitionFailed = errors.New("partition failed")
 )
