@@ -82,6 +82,23 @@ func (p *producers) failPending(c *Cluster) {
 	p.pending = p.pending[:0]
 }
 
+// markerOwed reports whether the coordinator still owes a marker of a
+// transaction of producer name: decided, and not yet acknowledged (queued
+// for a retry or waiting for the HW).
+func (p *producers) markerOwed(c *Cluster, name string) bool {
+	for _, ti := range p.markers {
+		if c.model.Txns[ti].Producer == name {
+			return true
+		}
+	}
+	for _, a := range p.pending {
+		if a.txn >= 0 && c.model.Txns[a.txn].Producer == name {
+			return true
+		}
+	}
+	return false
+}
+
 // onHW acknowledges what the leader's new HW covers.
 func (p *producers) onHW(c *Cluster, hw record.Offset) error {
 	kept := p.pending[:0]
@@ -172,6 +189,20 @@ func (c *Cluster) Produce(s ProduceSpec) (ProduceResult, error) {
 	if s.Txn {
 		if pr == nil {
 			return res, fmt.Errorf("replication: a transactional produce needs a producer")
+		}
+		if pr.txn < 0 && c.prod.markerOwed(c, pr.name) {
+			// The coordinator is still in PrepareCommit/PrepareAbort for
+			// the producer's previous transaction: it answers the new
+			// transaction's AddPartitionsToTxn with
+			// CONCURRENT_TRANSACTIONS (TransactionCoordinator.handleAddPartitionsToTransaction)
+			// until every marker is written. Nothing is appended and no
+			// transaction begins.
+			res.Err = fmt.Errorf("%w: producer %s's previous transaction is not complete (its marker is not acknowledged)", ErrConcurrentTransactions, pr.name)
+			for _, w := range ws {
+				w.State = Refused
+				c.model.Writes = append(c.model.Writes, w)
+			}
+			return res, nil
 		}
 		if pr.txn < 0 {
 			pr.txn = len(c.model.Txns)
