@@ -80,6 +80,11 @@ type Broker struct {
 	// setHW rewrites the file whenever the HW differs from it, also when
 	// the log's HW was already moved (a truncation lowers it in the log).
 	ckptHW record.Offset
+	// partitionFailed: the broker's replica fetcher marked the partition
+	// failed (an append it could not do, Cluster.unexpectedAppendOffset)
+	// and no longer fetches it, until it learns a new leader epoch or
+	// restarts.
+	partitionFailed bool
 }
 
 // beforeAppend is called before the broker appends a batch of size

@@ -283,7 +283,11 @@ func (c *Cluster) setLeader(id int) error {
 		if !b.Up() {
 			continue
 		}
-		b.knownLeaderEpoch = c.leaderEpoch
+		// A new leader epoch re-adds the partition to the broker's
+		// fetcher (ReplicaManager.makeFollowers ->
+		// AbstractFetcherThread.addPartitions, which removes it from the
+		// failed partitions).
+		b.knownLeaderEpoch, b.partitionFailed = c.leaderEpoch, false
 		if b.ID == id {
 			if err := b.log.AssignLeaderEpoch(c.leaderEpoch); err != nil {
 				return err
@@ -400,7 +404,7 @@ func (c *Cluster) Start(id int) error {
 	}
 	c.register(b)
 	c.cost.invalidate(id)
-	b.knownLeaderEpoch = c.leaderEpoch
+	b.knownLeaderEpoch, b.partitionFailed = c.leaderEpoch, false // a new process, a new fetcher
 	if c.leader == id {
 		// Restarted within the session timeout while leading: Kafka's
 		// controller would see the new broker epoch and re-elect; it is the

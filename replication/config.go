@@ -222,6 +222,9 @@ var (
 	ErrUnknownLeaderEpoch  = errors.New("UNKNOWN_LEADER_EPOCH")
 	ErrOffsetOutOfRange    = errors.New("OFFSET_OUT_OF_RANGE")
 	ErrInvalidTxnState     = errors.New("INVALID_TXN_STATE")
+	// ErrConcurrentTransactions: the producer's previous transaction is
+	// still being completed (its markers not all written).
+	ErrConcurrentTransactions = errors.New("CONCURRENT_TRANSACTIONS")
 	// ErrBrokerDown: the broker's process is not running (a request to it
 	// gets no answer; a client sees a network error).
 	ErrBrokerDown = errors.New("BROKER_NOT_AVAILABLE")
@@ -231,4 +234,9 @@ var (
 	// fenced, shutting down or registered with another broker epoch
 	// (AlterPartition's INELIGIBLE_REPLICA).
 	ErrIneligibleReplica = errors.New("INELIGIBLE_REPLICA")
+	// ErrPartitionFailed: the follower's fetcher marked the partition
+	// failed after an append it could not do (AbstractFetcherThread's
+	// markPartitionFailed) and fetches it no more. Not a Kafka error code:
+	// Kafka logs it and counts the partition in FailedPartitionsCount.
+	ErrPartitionFailed = errors.New("partition failed")
 )

@@ -162,6 +162,7 @@ func (c *Cluster) StateDigest() ([32]byte, error) {
 		num(b.epoch)
 		bit(b.fenced)
 		bit(b.shuttingDown)
+		bit(b.partitionFailed)
 		offs([]record.Offset{b.mtro, b.mxro, b.mcco, b.mxfo, b.ckptHW})
 		num(b.unflushed)
 		num(b.lastFlushMs)

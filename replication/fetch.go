@@ -183,6 +183,10 @@ func (c *Cluster) FetchWith(id int, opts FetchOptions) (FetchResult, error) {
 		}
 		return res, nil
 	}
+	if f.partitionFailed {
+		res.Err = fmt.Errorf("%w: broker %d's fetcher dropped the partition; a new leader epoch or a restart adds it again", ErrPartitionFailed, id)
+		return res, nil
+	}
 	req := fetchRequest{replica: id, currentLeaderEpoch: f.knownLeaderEpoch, fetchOffset: f.LEO(), lastFetchedEpoch: -1, brokerEpoch: f.epoch}
 	if opts.NoBrokerEpoch {
 		req.brokerEpoch = -1
@@ -283,6 +287,17 @@ func (c *Cluster) applyFetchResponse(f *Broker, req fetchRequest, resp fetchResp
 		res.Err = resp.err
 		return res, nil
 	}
+	if len(resp.batches) > 0 {
+		h, err := record.ParseHeader(resp.batches)
+		if err != nil {
+			return res, fmt.Errorf("replication: broker %d: fetched batch: %w", id, err)
+		}
+		if h.BaseOffset < f.LEO() {
+			if ok, err := c.unexpectedAppendOffset(f, h, &res); !ok || err != nil {
+				return res, err
+			}
+		}
+	}
 	before := f.LEO()
 	// One append per batch: Kafka appends the whole response at once, which
 	// would exceed the tiny segment.bytes these scenarios use (Kafka refuses
@@ -301,7 +316,7 @@ func (c *Cluster) applyFetchResponse(f *Broker, req fetchRequest, resp fetchResp
 		if err := f.appended(int64(h.RecordCount)); err != nil {
 			return res, err
 		}
-		c.model.appended(id, h.BaseOffset, h.PartitionLeaderEpoch)
+		c.model.appended(id, h.BaseOffset, h.LastOffset(), h.PartitionLeaderEpoch)
 		buf = buf[h.Size():]
 		c.cost.invalidate(id)
 	}
@@ -317,6 +332,42 @@ func (c *Cluster) applyFetchResponse(f *Broker, req fetchRequest, resp fetchResp
 		}
 	}
 	return res, nil
+}
+
+// unexpectedAppendOffset handles a fetched first batch h whose base offset
+// is below follower f's LEO: the follower's fetch offset points inside a
+// multi-record batch of the leader (the leader reads whole batches, from
+// the one holding the fetch offset). Kafka's UnifiedLog.appendAsFollower
+// refuses such an append (UnexpectedAppendOffsetException, "first offset
+// ... is less than the next offset ..."), and
+// Partition.appendRecordsToFollowerOrFutureReplica recovers from it in one
+// case only (KAFKA-6975): the follower's log is empty (LEO == log start
+// offset) and the batch holds that offset, as after a full truncation to a
+// leader's log start offset inside a batch (DeleteRecords); the log then
+// restarts at the batch's base offset (truncateFullyAndStartAt) and the
+// append is retried. Otherwise the exception reaches
+// AbstractFetcherThread.processFetchRequest, which marks the partition
+// failed: the follower stops fetching it (nothing is appended, the leader
+// hears no more fetches from it) until a new leader epoch re-adds it to
+// the fetcher or the broker restarts. It reports whether the append may
+// go on (the empty-log case). Under TruncateToHW (Kafka before
+// KIP-101) a follower whose HW points inside a batch of a leader it has
+// diverged from reaches this and replication of the partition stalls;
+// under TruncateByEpoch it truncates to the end of an epoch on the leader,
+// which is always a batch's base offset, and does not.
+func (c *Cluster) unexpectedAppendOffset(f *Broker, h record.BatchHeader, res *FetchResult) (bool, error) {
+	leo, start := f.LEO(), f.log.LogStartOffset()
+	if leo == start && h.BaseOffset < leo && h.LastOffset() >= leo {
+		if err := truncateFully(f.log, h.BaseOffset); err != nil {
+			return false, err
+		}
+		c.note("broker %d's log is empty and the fetched batch %d..%d holds its log start offset %d: it restarts the log at %d (truncateFullyAndStartAt)", f.ID, h.BaseOffset, h.LastOffset(), leo, h.BaseOffset)
+		c.cost.invalidate(f.ID)
+		return true, f.setHW(h.BaseOffset, c.cfg.Topic)
+	}
+	f.partitionFailed = true
+	res.Err = fmt.Errorf("%w: first offset %d is less than the next offset %d (UnexpectedAppendOffsetException); broker %d stops fetching the partition", ErrPartitionFailed, h.BaseOffset, leo, f.ID)
+	return false, nil
 }
 
 // truncate cuts follower f's log to offset to (its HW follows, as

@@ -80,11 +80,16 @@ type Model struct {
 	byOffsetEpoch map[[2]int64]int
 }
 
-// appended notes that broker id appended the batch at base offset off
-// written in leader epoch epoch, if it is a client's write.
-func (m *Model) appended(id int, off record.Offset, epoch int32) {
-	if wi, ok := m.byOffsetEpoch[[2]int64{int64(off), int64(epoch)}]; ok {
-		m.Writes[wi].HeldBy |= 1 << uint(id)
+// appended notes that broker id appended the batch of offsets [base, last]
+// written in leader epoch epoch: every client's write at those offsets in
+// that epoch (an offset and an epoch name one write). A record the
+// leader's cleaner removed from inside the batch counts as held too: a
+// clean removes only what a later write supersedes.
+func (m *Model) appended(id int, base, last record.Offset, epoch int32) {
+	for off := base; off <= last; off++ {
+		if wi, ok := m.byOffsetEpoch[[2]int64{int64(off), int64(epoch)}]; ok {
+			m.Writes[wi].HeldBy |= 1 << uint(id)
+		}
 	}
 }
 

@@ -82,6 +82,23 @@ func (p *producers) failPending(c *Cluster) {
 	p.pending = p.pending[:0]
 }
 
+// markerOwed reports whether the coordinator still owes a marker of a
+// transaction of producer name: decided, and not yet acknowledged (queued
+// for a retry or waiting for the HW).
+func (p *producers) markerOwed(c *Cluster, name string) bool {
+	for _, ti := range p.markers {
+		if c.model.Txns[ti].Producer == name {
+			return true
+		}
+	}
+	for _, a := range p.pending {
+		if a.txn >= 0 && c.model.Txns[a.txn].Producer == name {
+			return true
+		}
+	}
+	return false
+}
+
 // onHW acknowledges what the leader's new HW covers.
 func (p *producers) onHW(c *Cluster, hw record.Offset) error {
 	kept := p.pending[:0]
@@ -101,12 +118,22 @@ func (p *producers) onHW(c *Cluster, hw record.Offset) error {
 	return nil
 }
 
-// ProduceSpec is one produce of one record.
+// ProduceSpec is one produce: one record (Key, Value, Tombstone), or one
+// producer batch of several (Batch).
 type ProduceSpec struct {
 	Key       string
 	Value     string
 	Tombstone bool
-	Acks      Acks
+	// Batch, when not empty, replaces Key/Value/Tombstone: the records of
+	// one producer batch, in order; the leader gives them consecutive
+	// offsets and they are acknowledged together, once the HW passes the
+	// batch's last offset (Kafka's produce purgatory waits for the last
+	// offset + 1).
+	Batch []BatchRecord
+	// Codec compresses the batch (Kafka's compression.type=producer keeps
+	// the producer's codec); CodecNone by default.
+	Codec record.Codec
+	Acks  Acks
 	// Producer names an idempotent producer (or the transactional one with
 	// Txn); empty: a plain producer (no producer id).
 	Producer string
@@ -115,14 +142,25 @@ type ProduceSpec struct {
 	Txn bool
 }
 
+// BatchRecord is one record of a producer batch (ProduceSpec.Batch).
+type BatchRecord struct {
+	Key       string
+	Value     string
+	Tombstone bool
+}
+
 // ProduceResult is what the produce got.
 type ProduceResult struct {
-	Offset record.Offset // -1 when refused
+	Offset record.Offset // -1 when refused; the batch's first offset
+	// Last is the batch's last offset (Offset for one record); -1 when
+	// refused.
+	Last record.Offset
 	// Acked: acknowledged now (acks=1, or acks=all with the HW already past).
 	Acked bool
 	// Err is the error the leader answered with (the write was refused).
 	Err error
-	// Write is the Model.Writes index.
+	// Write is the Model.Writes index of the batch's first record; the
+	// others follow it.
 	Write int
 }
 
@@ -132,8 +170,18 @@ type ProduceResult struct {
 // the leader appends it in its epoch and raises its HW; acks=1 is
 // acknowledged at once, acks=all once the HW passes it, acks=0 never.
 func (c *Cluster) Produce(s ProduceSpec) (ProduceResult, error) {
-	w := Write{Seq: len(c.model.Writes), Key: s.Key, Value: s.Value, Tombstone: s.Tombstone, Producer: s.Producer, Txn: -1, Offset: -1, Acks: s.Acks, TimeMs: c.Clock.Ms()}
-	res := ProduceResult{Offset: -1, Write: w.Seq}
+	recs := s.Batch
+	if len(recs) == 0 {
+		recs = []BatchRecord{{Key: s.Key, Value: s.Value, Tombstone: s.Tombstone}}
+	} else if s.Key != "" || s.Value != "" || s.Tombstone {
+		return ProduceResult{Offset: -1, Last: -1}, fmt.Errorf("replication: a produce has Key/Value/Tombstone or Batch, not both")
+	}
+	first := len(c.model.Writes)
+	ws := make([]Write, len(recs))
+	for i, r := range recs {
+		ws[i] = Write{Seq: first + i, Key: r.Key, Value: r.Value, Tombstone: r.Tombstone, Producer: s.Producer, Txn: -1, Offset: -1, Acks: s.Acks, TimeMs: c.Clock.Ms()}
+	}
+	res := ProduceResult{Offset: -1, Last: -1, Write: first}
 	var pr *producer
 	if s.Producer != "" {
 		pr = c.prod.get(s.Producer)
@@ -142,11 +190,27 @@ func (c *Cluster) Produce(s ProduceSpec) (ProduceResult, error) {
 		if pr == nil {
 			return res, fmt.Errorf("replication: a transactional produce needs a producer")
 		}
+		if pr.txn < 0 && c.prod.markerOwed(c, pr.name) {
+			// The coordinator is still in PrepareCommit/PrepareAbort for
+			// the producer's previous transaction: it answers the new
+			// transaction's AddPartitionsToTxn with
+			// CONCURRENT_TRANSACTIONS (TransactionCoordinator.handleAddPartitionsToTransaction)
+			// until every marker is written. Nothing is appended and no
+			// transaction begins.
+			res.Err = fmt.Errorf("%w: producer %s's previous transaction is not complete (its marker is not acknowledged)", ErrConcurrentTransactions, pr.name)
+			for _, w := range ws {
+				w.State = Refused
+				c.model.Writes = append(c.model.Writes, w)
+			}
+			return res, nil
+		}
 		if pr.txn < 0 {
 			pr.txn = len(c.model.Txns)
 			c.model.Txns = append(c.model.Txns, Txn{Producer: pr.name, StartMs: c.Clock.Ms()})
 		}
-		w.Txn = pr.txn
+		for i := range ws {
+			ws[i].Txn = pr.txn
+		}
 	}
 	lb := c.leaderBroker()
 	switch {
@@ -168,11 +232,13 @@ func (c *Cluster) Produce(s ProduceSpec) (ProduceResult, error) {
 		}
 	}
 	if res.Err != nil {
-		w.State = Refused
-		c.model.Writes = append(c.model.Writes, w)
-		if w.Txn >= 0 {
-			c.model.Txns[w.Txn].Writes = append(c.model.Txns[w.Txn].Writes, w.Seq)
-			c.model.Txns[w.Txn].Failed = true
+		for _, w := range ws {
+			w.State = Refused
+			c.model.Writes = append(c.model.Writes, w)
+			if w.Txn >= 0 {
+				c.model.Txns[w.Txn].Writes = append(c.model.Txns[w.Txn].Writes, w.Seq)
+				c.model.Txns[w.Txn].Failed = true
+			}
 		}
 		return res, nil
 	}
@@ -180,51 +246,62 @@ func (c *Cluster) Produce(s ProduceSpec) (ProduceResult, error) {
 		ProducerID: record.NoProducerID, ProducerEpoch: record.NoProducerEpoch, BaseSequence: record.NoSequence}
 	if pr != nil {
 		h.ProducerID, h.ProducerEpoch, h.BaseSequence = pr.id, pr.epoch, pr.seq
-		pr.seq++
+		pr.seq += int32(len(recs))
 	}
 	if s.Txn {
 		h.Attributes |= record.AttrTransactional
 	}
-	r := record.Record{Key: []byte(s.Key)}
-	if !s.Tombstone {
-		r.Value = []byte(s.Value)
+	h.Attributes |= record.Attributes(s.Codec) & record.AttrCodecMask
+	h.LastOffsetDelta = int32(len(recs) - 1)
+	rs := make([]record.Record, len(recs))
+	for i, r := range recs {
+		rs[i] = record.Record{Key: []byte(r.Key), OffsetDelta: int32(i)}
+		if !r.Tombstone {
+			rs[i].Value = []byte(r.Value)
+		}
 	}
-	batch, err := record.BuildBatch(nil, h, []record.Record{r})
+	batch, err := record.BuildBatch(nil, h, rs)
 	if err != nil {
 		return res, err
 	}
 	if err := lb.beforeAppend(len(batch)); err != nil {
 		return res, err
 	}
-	off, _, err := lb.log.AppendAsLeader(batch, c.leaderEpoch)
+	off, last, err := lb.log.AppendAsLeader(batch, c.leaderEpoch)
 	if err != nil {
 		return res, fmt.Errorf("replication: leader %d appends: %w", lb.ID, err)
 	}
-	if err := lb.appended(1); err != nil {
+	if err := lb.appended(int64(len(recs))); err != nil {
 		return res, err
 	}
 	c.cost.invalidate(lb.ID)
-	w.Offset, w.Epoch, w.State = off, c.leaderEpoch, Appended
-	w.HeldBy = 1 << uint(lb.ID)
 	if c.model.byOffsetEpoch == nil {
 		c.model.byOffsetEpoch = map[[2]int64]int{}
 	}
-	c.model.byOffsetEpoch[[2]int64{int64(off), int64(c.leaderEpoch)}] = w.Seq
-	res.Offset = off
-	if s.Acks == AcksLeader {
-		w.State = Acked
-		res.Acked = true
-	}
-	c.model.Writes = append(c.model.Writes, w)
-	if w.Txn >= 0 {
-		c.model.Txns[w.Txn].Writes = append(c.model.Txns[w.Txn].Writes, w.Seq)
+	res.Offset, res.Last = off, last
+	for i := range ws {
+		w := &ws[i]
+		w.Offset, w.Epoch, w.State = off+record.Offset(i), c.leaderEpoch, Appended
+		w.HeldBy = 1 << uint(lb.ID)
+		c.model.byOffsetEpoch[[2]int64{int64(w.Offset), int64(c.leaderEpoch)}] = w.Seq
+		if s.Acks == AcksLeader {
+			w.State = Acked
+			res.Acked = true
+		}
+		c.model.Writes = append(c.model.Writes, *w)
+		if w.Txn >= 0 {
+			c.model.Txns[w.Txn].Writes = append(c.model.Txns[w.Txn].Writes, w.Seq)
+		}
 	}
 	if s.Acks == AcksAll {
-		c.prod.pending = append(c.prod.pending, pendingAck{write: w.Seq, txn: -1, offset: off, epoch: c.leaderEpoch})
+		// Each record waits for the batch's last offset.
+		for _, w := range ws {
+			c.prod.pending = append(c.prod.pending, pendingAck{write: w.Seq, txn: -1, offset: last, epoch: c.leaderEpoch})
+		}
 		if err := c.maybeIncrementLeaderHW(); err != nil {
 			return res, err
 		}
-		res.Acked = c.model.Writes[w.Seq].State == Acked
+		res.Acked = c.model.Writes[first].State == Acked
 	}
 	return res, nil
 }

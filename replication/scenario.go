@@ -445,18 +445,43 @@ func (r *Runner) broker(a *args) (int, error) {
 	return id, nil
 }
 
+// produce is "produce key=K (value=V | tombstone) [options]" for one
+// record, or "produce records=K=V,K2=V2,K3 [codec=C] [options]" for one
+// producer batch of several (a bare key is a tombstone), compressed with
+// codec C (none, gzip, snappy, lz4, zstd; default none).
 func (r *Runner) produce(a *args, out *strings.Builder) error {
-	key, ok := a.str("key")
-	if !ok || key == "" {
-		return bad("produce: want key=K")
+	s := ProduceSpec{Acks: AcksAll}
+	if list, ok := a.str("records"); ok {
+		if a.has("key") || a.has("value") || a.has("tombstone") {
+			return bad("produce: records=... goes without key, value and tombstone")
+		}
+		for _, item := range strings.Split(list, ",") {
+			k, v, hasV := strings.Cut(item, "=")
+			if k == "" {
+				return bad("produce: records=%q: want K=V or K (a tombstone) separated by commas", list)
+			}
+			s.Batch = append(s.Batch, BatchRecord{Key: k, Value: v, Tombstone: !hasV})
+		}
+		if name, ok := a.str("codec"); ok {
+			codec, err := record.ParseCodec(name)
+			if err != nil {
+				return bad("produce: codec=%s: %v", name, err)
+			}
+			s.Codec = codec
+		}
+	} else {
+		key, ok := a.str("key")
+		if !ok || key == "" {
+			return bad("produce: want key=K or records=K=V,...")
+		}
+		s.Key = key
+		val, hasVal := a.str("value")
+		s.Tombstone = a.has("tombstone")
+		if hasVal == s.Tombstone {
+			return bad("produce: want value=V or tombstone (one of them)")
+		}
+		s.Value = val
 	}
-	s := ProduceSpec{Key: key, Acks: AcksAll}
-	val, hasVal := a.str("value")
-	s.Tombstone = a.has("tombstone")
-	if hasVal == s.Tombstone {
-		return bad("produce: want value=V or tombstone (one of them)")
-	}
-	s.Value = val
 	if v, ok := a.str("acks"); ok {
 		switch v {
 		case "all", "-1":
@@ -486,15 +511,19 @@ func (r *Runner) produce(a *args, out *strings.Builder) error {
 	if err != nil {
 		return err
 	}
+	where := fmt.Sprintf("offset %d", res.Offset)
+	if len(s.Batch) > 0 {
+		where = fmt.Sprintf("offsets %d..%d (one %s batch of %d)", res.Offset, res.Last, s.Codec, len(s.Batch))
+	}
 	switch {
 	case res.Err != nil:
 		fmt.Fprintf(out, "error %v\n", res.Err)
 	case res.Acked:
-		fmt.Fprintf(out, "offset %d\n", res.Offset)
+		fmt.Fprintln(out, where)
 	case s.Acks == AcksNone:
-		fmt.Fprintf(out, "offset %d (acks=0: never acknowledged)\n", res.Offset)
+		fmt.Fprintf(out, "%s (acks=0: never acknowledged)\n", where)
 	default:
-		fmt.Fprintf(out, "offset %d, waits for the HW (leader HW %d)\n", res.Offset, r.c.leaderBroker().HW())
+		fmt.Fprintf(out, "%s, waits for the HW (leader HW %d)\n", where, r.c.leaderBroker().HW())
 	}
 	return nil
 }
@@ -795,6 +824,9 @@ func writeReplicaLine(out *strings.Builder, c *Cluster, b *Broker, v *ReplicaVie
 	if b.shuttingDown {
 		extra += " shutting-down"
 	}
+	if b.partitionFailed {
+		extra += " partition-failed"
+	}
 	coord := ""
 	if c.cfg.Mode == Coordinated {
 		coord = fmt.Sprintf(" MCCO %d MTRO %d MXRO %d", v.MCCO, max(v.MTRO, 0), max(v.MXRO, 0))
@@ -850,6 +882,9 @@ func (r *Runner) dumpLog(a *args, out *strings.Builder) error {
 		hz := ""
 		if ms, ok := h.DeleteHorizonMs(); ok {
 			hz = " horizon " + fmtMs(ms-Epoch0.UnixMilli())
+		}
+		if codec := h.Attributes.Codec(); codec != record.CodecNone {
+			hz += " " + codec.String()
 		}
 		if len(parts) == 0 {
 			fmt.Fprintf(out, "%d-%d: empty batch (pid %d) epoch %d%s\n", h.BaseOffset, h.LastOffset(), h.ProducerID, h.PartitionLeaderEpoch, hz)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cleanerlab/cleanerlab/replication"
 )
 
 // Letter is one symbol of the explorer's alphabet: a name such as
@@ -15,6 +17,10 @@ import (
 type Letter struct {
 	Name  string
 	Lines []string
+	// Power: the letter needs a cluster that models power failures
+	// (Config.ClusterLine adds "power" when a letter of the alphabet has
+	// it).
+	Power bool
 }
 
 // A compact letter is CompactRounds rounds of: the clock moved by
@@ -50,6 +56,9 @@ var letterShapes = []string{
 	"cut:B, heal:B, elect:B, unclean:B (elect broker=B unclean)",
 	"clean:B, compact:B (4 rounds of: advance by=" + CompactAdvance + ", a filler write, clean broker=B), advance:D",
 	"consume:G",
+	"fence:B, unfence:B (the controller fences or unfences the broker, which keeps running), shutdown:B (controlled-shutdown broker=B)",
+	"powerfail:B (power-fail broker=B: the cluster then models power failures, flush.messages and flush.ms never)",
+	"ap-drop, ap-dropresp, ap-delay:D, ap-error:NAME (alter-partition drop, drop-response, delay=D, error=NAME: the fate of the leader's next AlterPartition request)",
 }
 
 // LetterHelp lists the letters ParseLetter knows, one per line.
@@ -126,7 +135,29 @@ func ParseLetter(s string, replicas int) (Letter, error) {
 		if name == "sync" {
 			l.Lines = []string{syncLine}
 		}
-	case "drop", "crash", "bounce", "restart", "offline", "cut", "heal", "elect", "unclean", "clean", "compact":
+	case "ap-drop", "ap-dropresp":
+		if err := want(0, name); err != nil {
+			return l, err
+		}
+		l.Lines = []string{"alter-partition drop"}
+		if name == "ap-dropresp" {
+			l.Lines = []string{"alter-partition drop-response"}
+		}
+	case "ap-delay":
+		if err := want(1, "ap-delay:DURATION"); err != nil {
+			return l, err
+		}
+		l.Lines = []string{"alter-partition delay=" + args[0]}
+	case "ap-error":
+		if err := want(1, "ap-error:NAME"); err != nil {
+			return l, err
+		}
+		if _, ok := replication.ParseAlterPartitionError(args[0]); !ok {
+			return l, fmt.Errorf("explore: letter %q: want an AlterPartition error: %s", s, strings.Join(replication.AlterPartitionErrorNames(), ", "))
+		}
+		l.Lines = []string{"alter-partition error=" + args[0]}
+	case "drop", "crash", "bounce", "restart", "offline", "cut", "heal", "elect", "unclean", "clean", "compact",
+		"fence", "unfence", "shutdown", "powerfail":
 		id, err := broker(name + ":BROKER")
 		if err != nil {
 			return l, err
@@ -139,6 +170,11 @@ func ParseLetter(s string, replicas int) (Letter, error) {
 			l.Lines = []string{"crash broker=" + b + " unfenced", "restart broker=" + b}
 		case "unclean":
 			l.Lines = []string{"elect broker=" + b + " unclean"}
+		case "shutdown":
+			l.Lines = []string{"controlled-shutdown broker=" + b}
+		case "powerfail":
+			l.Lines = []string{"power-fail broker=" + b}
+			l.Power = true
 		case "compact":
 			for i := 0; i < CompactRounds; i++ {
 				l.Lines = append(l.Lines, "advance by="+CompactAdvance, "produce key=~filler value=c", "clean broker="+b)
@@ -179,7 +215,11 @@ func ParseLetter(s string, replicas int) (Letter, error) {
 //     broker 2 and a crash of leader 1 (what truncate=hw loses and leader
 //     epochs keep; use --replicas 2);
 //   - consumer: writes, deletes, compaction and a consumer group
-//     (consumer-keeps-deleted, depth 4).
+//     (consumer-keeps-deleted, depth 4);
+//   - isr: the asynchronous ISR's events around a write and a delete:
+//     a lost or refused AlterPartition request, fencing and unfencing,
+//     a controlled shutdown and a power failure of broker 2 and its
+//     restart, time past replica.lag.time.max.ms, and compaction.
 var Presets = map[string][]string{
 	"tombstone": {"put:K", "del:K", "crash:2", "compact:1"},
 	"aborted":   {"txput:p1:K", "txput:p1:L", "commit:p1", "abort:p1", "crash:2", "compact:1"},
@@ -188,6 +228,8 @@ var Presets = map[string][]string{
 	"kinds":     {"put:K", "del:K", "txput:p1:K", "txdel:p1:K", "commit:p1", "abort:p1", "crash:2", "restart:2", "compact:1"},
 	"hw":        {"produce:K", "fetch", "drop:2", "bounce:2", "crash:1"},
 	"consumer":  {"put:K", "del:K", "consume:g", "compact:1"},
+	"isr": {"put:K", "del:K", "ap-drop", "ap-error:INVALID_UPDATE_VERSION", "fence:2", "unfence:2",
+		"shutdown:2", "powerfail:2", "restart:2", "advance:31s", "compact:1"},
 }
 
 // PresetNames lists the presets in sorted order.

@@ -63,10 +63,19 @@ type Config struct {
 // ClusterLine is the scenario line every replay starts with: 60s of
 // delete.retention.ms and of producer.id.expiration.ms, so that two
 // compact letters can stamp and remove a tombstone or a marker and expire
-// its producer.
+// its producer; "power" when a letter needs it (powerfail:B).
 func (c *Config) ClusterLine() string {
-	return fmt.Sprintf("cluster replicas=%d mode=%s truncate=%s unclean.leader.election.enable=%v delete.retention.ms=60s producer.id.expiration.ms=60s",
-		c.Replicas, c.Mode, c.Truncation, c.Unclean)
+	power := ""
+	for _, l := range c.Alphabet {
+		if l.Power {
+			// Kafka's flush defaults (flush.messages and flush.ms never):
+			// a power failure keeps what a roll or a checkpoint fsynced.
+			power = " power"
+			break
+		}
+	}
+	return fmt.Sprintf("cluster replicas=%d mode=%s truncate=%s unclean.leader.election.enable=%v delete.retention.ms=60s producer.id.expiration.ms=60s%s",
+		c.Replicas, c.Mode, c.Truncation, c.Unclean, power)
 }
 
 func (c *Config) defaults() error {

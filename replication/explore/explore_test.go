@@ -107,7 +107,15 @@ func TestExplore(t *testing.T) {
 				}
 				var b strings.Builder
 				for _, l := range al {
-					fmt.Fprintf(&b, "%s: %s\n", l.Name, strings.Join(l.Lines, "; "))
+					power := ""
+					if l.Power {
+						power = " (needs power)"
+					}
+					fmt.Fprintf(&b, "%s: %s%s\n", l.Name, strings.Join(l.Lines, "; "), power)
+				}
+				if td.HasArg("cluster") {
+					cfg := Config{Replicas: n, Alphabet: al}
+					fmt.Fprintln(&b, cfg.ClusterLine())
 				}
 				return b.String()
 			}
