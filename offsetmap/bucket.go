@@ -161,56 +161,10 @@ func scan(e []byte, fp fingerprint, lo uint32) (used, match uint32) {
 	return u0 | u1<<1 | u2<<2 | u3<<3, m0 | m1<<1 | m2<<2 | m3<<3
 }
 
-// f1Match returns a bitmask of the slots of bucket e whose f1 word is f1,
-// in use or not: four loads and compares, no branch. A key's f1 is 64 bits
-// of its digest, so besides the key's own slot it matches another key's
-// only with a chance of about 2^-62 per bucket, and a slot left from an
-// earlier pass (the same key put then, most often).
-func f1Match(e []byte, f1 uint64) uint32 {
-	e = e[:bucketBytes:bucketBytes]
-	le := binary.LittleEndian
-	return b2u(le.Uint64(e[0:]) == f1) | b2u(le.Uint64(e[8:]) == f1)<<1 |
-		b2u(le.Uint64(e[16:]) == f1)<<2 | b2u(le.Uint64(e[24:]) == f1)<<3
-}
-
-// quickFind answers most lookups from the home bucket e alone, with fewer
-// loads and compares than scan: it returns the stamp of fp's slot and
-// found = true when the first slot whose f1 is fp.f1 is in use and holds
-// fp.f2 (a fingerprint is in at most one slot in use of a bucket, and the
-// slots in use are a prefix, so that is the slot scan would find); it
-// returns absent = true when no slot's f1 is fp.f1 and the last slot is
-// free (probing stops at a bucket with a free slot, so the key is
-// nowhere). Anything else (a full bucket without the key, a first f1
-// match with another f2 or in a slot of an earlier pass) it leaves to
-// probe, which reads the same bucket again and decides as scan does. So
-// it never answers otherwise than probe would.
-func quickFind(e []byte, fp fingerprint, lo uint32) (stamp uint32, found, absent bool) {
-	e = e[:bucketBytes:bucketBytes]
-	le := binary.LittleEndian
-	f := f1Match(e, fp.f1)
-	if f == 0 {
-		return 0, false, le.Uint32(e[bucketStamp+12:]) < lo
-	}
-	j := bits.TrailingZeros32(f)
-	stamp = le.Uint32(e[bucketStamp+4*j:])
-	return stamp, stamp >= lo && le.Uint32(e[bucketF2+4*j:]) == fp.f2, false
-}
-
-// fingerprint returns key's fingerprint, with digest as scratch for
-// hashers that need one: straight from the hasher's result words where it
-// gives them (every 64- and 128-bit hasher), else through Sum. Bucket's
-// fingerprints are 12 bytes, so keys.ofWith's 8-byte case never applies.
-func (m *Bucket) fingerprint(key, digest []byte) fingerprint {
-	if m.keys.fpr != nil {
-		return m.keys.fpr.fingerprint(key)
-	}
-	return m.keys.ofWith(key, digest)
-}
-
 // lookup hashes key and returns its fingerprint and home bucket.
 func (m *Bucket) lookup(key []byte) (fingerprint, uint64) {
 	m.lookups++
-	fp := m.fingerprint(key, m.keys.digest)
+	fp := m.keys.of(key)
 	home, _ := bits.Mul64(fp.f1, m.buckets)
 	return fp, home
 }
@@ -266,7 +220,7 @@ func (m *Bucket) FingerprintKeys(keys [][]byte, fps []Fingerprint) {
 	var digest [maxDigestBytes]byte
 	fps = fps[:len(keys)]
 	for i, key := range keys {
-		fps[i] = Fingerprint{m.fingerprint(key, digest[:])}
+		fps[i] = Fingerprint{m.keys.ofWith(key, digest[:])}
 	}
 }
 
@@ -318,38 +272,9 @@ func (m *Bucket) checkRoom() {
 	}
 }
 
-// insert writes stamp v for fp, probing from bucket b. Most Puts end in
-// the home bucket: when no slot's f1 is fp.f1 and a slot is free, or the
-// first slot whose f1 is fp.f1 is in use and holds fp (as quickFind),
-// insert writes there after four f1 compares and the stamps it needs;
-// otherwise it probes as scan decides.
+// insert writes stamp v for fp, probing from bucket b.
 func (m *Bucket) insert(fp fingerprint, b uint64, v uint32) {
 	lo := m.w.lo
-	e := m.bucket(b)
-	le := binary.LittleEndian
-	if f := f1Match(e, fp.f1); f == 0 {
-		// The slots in use are a prefix: the first free one is their count.
-		j := b2u(le.Uint32(e[bucketStamp+0:]) >= lo) + b2u(le.Uint32(e[bucketStamp+4:]) >= lo) +
-			b2u(le.Uint32(e[bucketStamp+8:]) >= lo) + b2u(le.Uint32(e[bucketStamp+12:]) >= lo)
-		if j < bucketSlots {
-			m.probes++
-			le.PutUint64(e[8*j:], fp.f1)
-			le.PutUint32(e[bucketF2+4*j:], fp.f2)
-			le.PutUint32(e[bucketStamp+4*j:], v)
-			m.entries++
-			return
-		}
-	} else {
-		j := bits.TrailingZeros32(f)
-		if old := le.Uint32(e[bucketStamp+4*j:]); old >= lo && le.Uint32(e[bucketF2+4*j:]) == fp.f2 {
-			m.probes++
-			if m.superseded.bits != nil {
-				m.superseded.note(m.w.offset(old), m.w.offset(v))
-			}
-			le.PutUint32(e[bucketStamp+4*j:], v)
-			return
-		}
-	}
 	for {
 		m.probes++
 		e := m.bucket(b)
@@ -434,7 +359,7 @@ func (m *Bucket) GetConcurrent(keys [][]byte, offsets []int64) {
 // (hashing scratch).
 func (m *Bucket) getRolling(keys [][]byte, offsets []int64, window *[batchKeys]groupEntry, digest []byte) (probes int64) {
 	hash := func(i int) {
-		fp := m.fingerprint(keys[i], digest)
+		fp := m.keys.ofWith(keys[i], digest)
 		home, _ := bits.Mul64(fp.f1, m.buckets)
 		window[i%batchKeys] = groupEntry{fp: fp, home: home}
 		prefetch(unsafe.Pointer(&m.tab[home*bucketBytes]))
@@ -443,26 +368,14 @@ func (m *Bucket) getRolling(keys [][]byte, offsets []int64, window *[batchKeys]g
 	for i := range min(n, batchKeys) {
 		hash(i)
 	}
-	lo := m.w.lo
 	for i := range n {
 		g := window[i%batchKeys]
 		if j := i + batchKeys; j < n {
 			hash(j)
 		}
-		// Most keys are answered by their home bucket (quickFind); the
-		// rest are probed from it again.
-		switch stamp, found, absent := quickFind(m.bucket(g.home), g.fp, lo); {
-		case found:
-			offsets[i] = m.w.offset(stamp)
-			probes++
-		case absent:
-			offsets[i] = -1
-			probes++
-		default:
-			off, p := m.probe(g.fp, g.home)
-			offsets[i] = off
-			probes += p
-		}
+		off, p := m.probe(g.fp, g.home)
+		offsets[i] = off
+		probes += p
 	}
 	return probes
 }
@@ -530,7 +443,7 @@ func (m *Bucket) Size() int {
 // lookup (see Prefetcher).
 func (m *Bucket) Prefetch(keys [][]byte) {
 	for _, key := range keys {
-		fp := m.fingerprint(key, m.keys.digest)
+		fp := m.keys.of(key)
 		home, _ := bits.Mul64(fp.f1, m.buckets)
 		prefetch(unsafe.Pointer(&m.tab[home*bucketBytes]))
 	}
