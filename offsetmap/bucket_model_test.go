@@ -98,15 +98,16 @@ func (r *refBucketMap) clear() {
 	r.superseded = map[int64]bool{}
 }
 
-// TestBucketQuickPathsMatchModel drives a Bucket with keys chosen to hit
-// every case of its home-bucket shortcuts (quickFind, insert's first
-// bucket): keys sharing an f1 with different f2, a key whose slot from an
-// earlier pass still holds its fingerprint, full home buckets and overflow
-// to the next ones (wrapping round the table), absent keys. After every
-// call the answers, Size, probe count, superseded offsets and every slot
-// of the table (fingerprint; offset when in use, free otherwise) must be
-// those of refBucketMap, over several passes.
-func TestBucketQuickPathsMatchModel(t *testing.T) {
+// TestBucketMatchesModel drives a Bucket (Put, PutBatch, Get, GetBatch,
+// GetConcurrent, Clear, RecordSuperseded) with keys chosen to reach every
+// case of a probe: keys sharing an f1 with different f2, a key whose slot
+// from an earlier pass still holds its fingerprint, full home buckets and
+// overflow to the next ones (wrapping round the table), absent keys. After
+// every call the answers, Size, probe count, superseded offsets and every
+// slot of the table (fingerprint; offset when in use, free otherwise) must
+// be those of refBucketMap, over several passes. It guards any rewrite of
+// Bucket's probe (one was tried: docs/speed.md, "Offset map locality").
+func TestBucketMatchesModel(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		m, err := NewBucket(9*bucketBytes, digestHasher{})
