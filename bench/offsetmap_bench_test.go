@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
@@ -149,15 +150,20 @@ type mapSetup func(b *testing.B) (offsetmap.Map, keySet)
 func benchPutRound(b *testing.B, setup mapSetup, n int) {
 	m, keys := setup(b)
 	var probes offsetmap.Stats
+	var cpu time.Duration
 	for range b.N {
 		b.StopTimer()
 		m.Clear()
 		b.StartTimer()
+		c0 := processCPU(b)
 		putAll(m, keys, n, 0)
+		m.Size() // writes what a write-behind map still holds queued
+		cpu += processCPU(b) - c0
 		probes = probes.Add(m.Stats())
 	}
 	b.StopTimer()
 	report(b, m, n, probes)
+	reportCPU(b, n, cpu)
 }
 
 // benchGetRound is op=get: each iteration gets the n keys and checks that
@@ -165,13 +171,16 @@ func benchPutRound(b *testing.B, setup mapSetup, n int) {
 func benchGetRound(b *testing.B, setup mapSetup, n int) {
 	m, keys := setup(b)
 	before := m.Stats()
+	c0 := processCPU(b)
 	for range b.N {
 		if sum := getAll(m, keys, n); sum != int64(n)*int64(n-1)/2 {
 			b.Fatalf("offsets of the %d keys sum to %d, want %d", n, sum, int64(n)*int64(n-1)/2)
 		}
 	}
+	cpu := processCPU(b) - c0
 	b.StopTimer()
 	report(b, m, n, m.Stats().Sub(before))
+	reportCPU(b, n, cpu)
 }
 
 // benchPutBatchRound is op=put-batch: benchPutRound through PutBatch.
@@ -179,15 +188,20 @@ func benchPutBatchRound(b *testing.B, setup mapSetup, n int) {
 	m, keys := setup(b)
 	bt := m.(offsetmap.Batcher)
 	var probes offsetmap.Stats
+	var cpu time.Duration
 	for range b.N {
 		b.StopTimer()
 		m.Clear()
 		b.StartTimer()
+		c0 := processCPU(b)
 		putAllBatched(bt, keys, n, 0)
+		m.Size() // writes what a write-behind map still holds queued
+		cpu += processCPU(b) - c0
 		probes = probes.Add(m.Stats())
 	}
 	b.StopTimer()
 	report(b, m, n, probes)
+	reportCPU(b, n, cpu)
 }
 
 // benchGetBatchRound is op=get-batch: benchGetRound through GetBatch.
@@ -195,13 +209,16 @@ func benchGetBatchRound(b *testing.B, setup mapSetup, n int) {
 	m, keys := setup(b)
 	bt := m.(offsetmap.Batcher)
 	before := m.Stats()
+	c0 := processCPU(b)
 	for range b.N {
 		if sum := getAllBatched(bt, keys, n); sum != int64(n)*int64(n-1)/2 {
 			b.Fatalf("offsets of the %d keys sum to %d, want %d", n, sum, int64(n)*int64(n-1)/2)
 		}
 	}
+	cpu := processCPU(b) - c0
 	b.StopTimer()
 	report(b, m, n, m.Stats().Sub(before))
+	reportCPU(b, n, cpu)
 }
 
 // batches reports whether layout's maps implement offsetmap.Batcher.
@@ -271,6 +288,14 @@ func report(b *testing.B, m offsetmap.Map, n int, s offsetmap.Stats) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/key")
 	b.ReportMetric(float64(m.MemoryBytes())/float64(m.Slots()), "B/key")
 	b.ReportMetric(s.MeanProbes(), "probes/key")
+}
+
+// reportCPU adds cpu-ns/key: the process's CPU time (user + system, every
+// thread) over the timed rounds, per key. On a machine other jobs load,
+// wall time per key grows with their share of the cores and this does
+// not (their cache and memory traffic still count).
+func reportCPU(b *testing.B, n int, cpu time.Duration) {
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/key")
 }
 
 // BenchmarkOffsetMapClear measures Clear of a 128 MiB map after a pass

@@ -14,15 +14,17 @@ import (
 // BenchmarkOffsetMapPrefault is BenchmarkOffsetMap's put and get rounds at
 // 5M keys in 128 MiB for the layouts the cleaner's profiles use (Kafka's
 // skimpy with md5, dense16 and bucket16 with xxh3-128), with the table
-// faulted in by one warm-up round (prefault=false, as BenchmarkOffsetMap)
-// or by Prefault (prefault=true: every page touched and transparent huge
-// pages requested, as a map a cleaner thread allocates once and prefaults
-// before its first clean). The gap between the two is what TLB misses on
-// small pages cost each lookup.
+// faulted in by one warm-up round (prefault=false, as BenchmarkOffsetMap),
+// by Prefault (prefault=true: every page touched, in the pages the kernel
+// gives by default, as a map a cleaner thread allocates once and
+// prefaults before its first clean) or by PrefaultHugePages
+// (prefault=huge: transparent huge pages asked for first, as with
+// engine.CleanerConfig.MapHugePages). The gap between true and huge is
+// what TLB misses on small pages cost each lookup.
 //
-// All prefault=false maps run before any prefault=true one: a Go heap range
-// once advised for huge pages keeps that advice when a later table reuses
-// it. Metrics as BenchmarkOffsetMap (ns/key, B/key, probes/key).
+// All prefault=huge maps run after the others: a Go heap range once
+// advised for huge pages keeps that advice when a later table reuses it.
+// Metrics as BenchmarkOffsetMap (ns/key, B/key, probes/key, cpu-ns/key).
 func BenchmarkOffsetMapPrefault(b *testing.B) {
 	const (
 		memory = offsetmap.DefaultMemoryBytes
@@ -33,7 +35,7 @@ func BenchmarkOffsetMapPrefault(b *testing.B) {
 		{offsetmap.LayoutDense16, offsetmap.HasherXXH3_128},
 		{offsetmap.LayoutBucket16, offsetmap.HasherXXH3_128},
 	}
-	for _, prefault := range []bool{false, true} {
+	for _, prefault := range []string{"false", "true", "huge"} {
 		for _, pair := range pairs {
 			layout, hasher := pair[0], pair[1]
 			h, err := offsetmap.NewHasher(hasher)
@@ -50,19 +52,23 @@ func BenchmarkOffsetMapPrefault(b *testing.B) {
 					if m, err = offsetmap.New(layout, memory, h); err != nil {
 						b.Fatal(err)
 					}
-					if prefault {
-						if err := m.(offsetmap.Prefaulter).Prefault(); err != nil {
-							b.Fatal(err)
-						}
-					} else {
+					switch p := m.(offsetmap.Prefaulter); prefault {
+					case "true":
+						err = p.Prefault()
+					case "huge":
+						err = p.PrefaultHugePages()
+					default:
 						putAll(m, keys, n, 0)
+					}
+					if err != nil {
+						b.Fatal(err)
 					}
 				}
 				m.Clear()
 				putAll(m, keys, n, 0)
 				return m, keys
 			}
-			suffix := fmt.Sprintf("/map=%s/hasher=%s/keys=5e6/prefault=%t", layout, hasher, prefault)
+			suffix := fmt.Sprintf("/map=%s/hasher=%s/keys=5e6/prefault=%s", layout, hasher, prefault)
 			b.Run("op=put"+suffix, func(b *testing.B) { benchPutRound(b, setup, n) })
 			b.Run("op=get"+suffix, func(b *testing.B) { benchGetRound(b, setup, n) })
 			if batches(layout) {

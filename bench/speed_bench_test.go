@@ -94,7 +94,11 @@ func (p speedProfile) cleaner(b testing.TB) *engine.Cleaner {
 		b.Fatal(err)
 	}
 	if p.prefault {
-		if err := m.(offsetmap.Prefaulter).Prefault(); err != nil {
+		prefault := m.(offsetmap.Prefaulter).Prefault
+		if p.cfg.MapHugePages {
+			prefault = m.(offsetmap.Prefaulter).PrefaultHugePages
+		}
+		if err := prefault(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -286,6 +290,9 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	row=verify-crc-once/values=V/cache=warm (V 100 and 1024): the best
 //	    profile without that setting (without-MB/s) and with it
 //	    (with-MB/s, speedup).
+//	row=map-huge-pages/values=V/cache=warm (V 100 and 1024): the best
+//	    profile with its map in the kernel's default pages (without-MB/s)
+//	    against the map in transparent huge pages (MapHugePages).
 //	row=parallel-lookups/values=V/cache=warm: the best profile as it is
 //	    (without-MB/s) and with CleanerConfig.ParallelLookups turned on
 //	    (with-MB/s, speedup), V 100 and 1024.
@@ -315,9 +322,12 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	    (lab.RSSGoal: dedupe buffer + I/O buffers + 64 MiB; best-goal-MiB)
 //	    and best-of-goal (its peak / the goal).
 //	row=scale/values=100/cache=warm: the best profile's ns per byte read
-//	    at the log size and at -bench.scale-ratio (8) times it, keys and
-//	    dedupe buffer scaled alike (scaledBest), and growth (large / small
-//	    - 1).
+//	    (wall, small-ns/B and large-ns/B, and the process's CPU time,
+//	    small-cpu-ns/B and large-cpu-ns/B) at the log size and at
+//	    -bench.scale-ratio (8) times it, keys and dedupe buffer scaled
+//	    alike (scaledBest), and growth and cpu-growth (large / small - 1);
+//	    the same with the map in transparent huge pages (huge-...,
+//	    MapHugePages), the four cleans of each iteration in turn.
 func BenchmarkSpeed(b *testing.B) {
 	parent := b
 	logBytes := speedLogBytes()
@@ -413,6 +423,21 @@ func BenchmarkSpeed(b *testing.B) {
 				b.ReportMetric(medianOf(ratio), "speedup")
 			})
 		}
+	}
+	// The map in transparent huge pages (MapHugePages) or not, the rest
+	// as the best profile: without-MB/s is the map in the kernel's
+	// default pages. The small-page map is made first (pairs makes A's
+	// cleaner first), so it reuses no memory advised for huge pages.
+	for _, values := range []int{100, 1024} {
+		b.Run(fmt.Sprintf("row=map-huge-pages/values=%d/cache=warm", values), func(b *testing.B) {
+			off, on := bestProfile(), bestProfile()
+			off.name, off.cfg.MapHugePages = "best-small-pages", false
+			on.name, on.cfg.MapHugePages = "best-huge-pages", true
+			without, with, ratio := pairs(b, fixture(b, logBytes, values), off, on, lab.CacheWarm)
+			b.ReportMetric(medianOf(without), "without-MB/s")
+			b.ReportMetric(medianOf(with), "with-MB/s")
+			b.ReportMetric(medianOf(ratio), "speedup")
+		})
 	}
 	// ParallelLookups is off in the best profile: the row measures the
 	// best profile as it is (without-MB/s) against it turned on.
@@ -510,18 +535,57 @@ func BenchmarkSpeed(b *testing.B) {
 		ratio := int64(max(*benchScaleRatio, 2))
 		small, large := fixture(b, logBytes, 100), fixture(b, ratio*logBytes, 100)
 		// Each log's map holds its keys in one pass: the dedupe buffer is
-		// scaled with the keys, as one sizes it for a larger log.
-		cs, cl := scaledBest(speedSpec(logBytes, 100)).cleaner(b), scaledBest(speedSpec(ratio*logBytes, 100)).cleaner(b)
-		var nsSmall, nsLarge, growth []float64
-		for i := range b.N {
-			ds, rs := small.timedClean(b, cs, 2*i, lab.CacheWarm, i == 0)
-			dl, rl := large.timedClean(b, cl, 2*i+1, lab.CacheWarm, i == 0)
-			s, l := float64(ds.Nanoseconds())/float64(rs), float64(dl.Nanoseconds())/float64(rl)
-			nsSmall, nsLarge, growth = append(nsSmall, s), append(nsLarge, l), append(growth, l/s-1)
+		// scaled with the keys, as one sizes it for a larger log. Each
+		// size is cleaned with the map in the pages the kernel gives by
+		// default and in transparent huge pages (MapHugePages), all four
+		// cleaners made (their maps prefaulted) before the first clean,
+		// so that no small-page map reuses memory advised for huge ones;
+		// the four cleans of an iteration run in a rotated order.
+		type side struct {
+			f               *cleanFixture
+			c               *engine.Cleaner
+			ns, cpu         []float64
+			nsName, cpuName string
 		}
-		b.ReportMetric(medianOf(nsSmall), "small-ns/B")
-		b.ReportMetric(medianOf(nsLarge), "large-ns/B")
+		var sides []*side
+		for _, huge := range []bool{false, true} {
+			for _, sm := range []bool{true, false} {
+				f, n, name := small, logBytes, "small"
+				if !sm {
+					f, n, name = large, ratio*logBytes, "large"
+				}
+				p := scaledBest(speedSpec(n, 100))
+				p.cfg.MapHugePages = huge
+				if huge {
+					name = "huge-" + name
+				}
+				sides = append(sides, &side{f: f, c: p.cleaner(b), nsName: name + "-ns/B", cpuName: name + "-cpu-ns/B"})
+			}
+		}
+		var growth, cpuGrowth, hugeGrowth, hugeCPUGrowth []float64
+		for i := range b.N {
+			for k := range sides {
+				sd := sides[(i+k)%len(sides)]
+				d, read, cpu := sd.f.timedCleanCPU(b, sd.c, len(sides)*i+k, lab.CacheWarm, i == 0)
+				sd.ns = append(sd.ns, float64(d.Nanoseconds())/float64(read))
+				sd.cpu = append(sd.cpu, float64(cpu.Nanoseconds())/float64(read))
+			}
+			last := func(sd *side) (float64, float64) { return sd.ns[len(sd.ns)-1], sd.cpu[len(sd.cpu)-1] }
+			s, sc := last(sides[0])
+			l, lc := last(sides[1])
+			hs, hsc := last(sides[2])
+			hl, hlc := last(sides[3])
+			growth, cpuGrowth = append(growth, l/s-1), append(cpuGrowth, lc/sc-1)
+			hugeGrowth, hugeCPUGrowth = append(hugeGrowth, hl/hs-1), append(hugeCPUGrowth, hlc/hsc-1)
+		}
+		for _, sd := range sides {
+			b.ReportMetric(medianOf(sd.ns), sd.nsName)
+			b.ReportMetric(medianOf(sd.cpu), sd.cpuName)
+		}
 		b.ReportMetric(medianOf(growth), "growth")
+		b.ReportMetric(medianOf(cpuGrowth), "cpu-growth")
+		b.ReportMetric(medianOf(hugeGrowth), "huge-growth")
+		b.ReportMetric(medianOf(hugeCPUGrowth), "huge-cpu-growth")
 	})
 }
 

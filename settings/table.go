@@ -88,7 +88,7 @@ var Cleaner = []Setting[engine.CleanerConfig]{
 		Doc: "decide the dirty section's records in the copy phase from what the map build saw (offsets put, and overwritten by a later put of the key) instead of looking their keys up again (same results; not a Kafka feature)",
 		Var: func(c *engine.CleanerConfig) Value { return Bool(&c.SkipDirtyLookups) }},
 	{Name: "map-huge-pages", Flag: "map-huge-pages", Path: "MapHugePages",
-		Doc: "ask for transparent huge pages for the offset maps when they are pre-faulted (madvise MADV_HUGEPAGE; fewer TLB misses; not a Kafka feature: Kafka's JVM heap gets them only with THP always or -XX:+UseTransparentHugePages; off in both profiles)",
+		Doc: "ask for transparent huge pages for the offset maps when they are pre-faulted (madvise MADV_HUGEPAGE; fewer TLB misses; not a Kafka feature: Kafka's JVM heap gets them only with THP always or -XX:+UseTransparentHugePages; on in the best profile, off in Kafka's)",
 		Var: func(c *engine.CleanerConfig) Value { return Bool(&c.MapHugePages) }},
 	{Name: "parallel-lookups", Flag: "parallel-lookups", Path: "ParallelLookups",
 		Doc: "look the copy phase's keys up on a second core: a goroutine reads each segment ahead of the filter (a second read, mostly from the page cache) and hands it the map's answers (bucket16; same results; not a Kafka feature)",
