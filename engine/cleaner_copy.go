@@ -376,10 +376,11 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 	sc := &c.batchScratch
 	sc.reset()
 	iter := recs // a copy: the rebuild below starts again from the first record
-	var r record.Record
+	var full record.Record
+	var r record.KeyRecord
 	for i := 0; ; i++ {
 		start := iter.Pos()
-		ok, err := iter.Next(&r)
+		ok, err := nextKey(c.cfg.KeyScan, &iter, &full, &r)
 		if err != nil {
 			return nil, nil, 0, c.corrupt(src, pos, "record", err)
 		}
@@ -392,7 +393,7 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 			kept = append(kept, 0)
 		}
 		off := int64(r.Offset(h))
-		tombstone := r.Value == nil && !control
+		tombstone := r.NullValue && !control
 		sc.offsets = append(sc.offsets, off)
 		sc.timestamps = append(sc.timestamps, r.Timestamp(h))
 		sc.tombstone = append(sc.tombstone, tombstone)

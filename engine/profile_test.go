@@ -23,6 +23,9 @@ func TestApplyProfile(t *testing.T) {
 		t.Errorf("best: skip-dirty-lookups %v sync-behind %v parallel-map-build %v parallel-copy %v verify-crc-once %v, want all on",
 			cfg.SkipDirtyLookups, cfg.SyncBehind, cfg.ParallelMapBuild, cfg.ParallelCopy, cfg.VerifyCRCOnce)
 	}
+	if !cfg.KeyScan {
+		t.Error("best: key-scan off, want on")
+	}
 	if cfg.ParallelLookups {
 		t.Error("best: parallel-lookups on, want off (ParallelCopy uses the second core without reading every segment twice)")
 	}

@@ -104,6 +104,7 @@ func keyScanBad() [][]byte {
 		set(7, 0x01),                             // header count -1
 		set(7, 0x02),                             // header count 1, no header bytes
 		set(0, 0x0c),                             // length 6: fields run past it
+		append(set(0, 0x10), 0x00),               // length 8: a byte left after the fields
 		append(good[:len(good):len(good)], 0x00), // a byte after the record (count 1)
 		{0xff, 0xff, 0xff, 0xff, 0x1f},           // length varint over 32 bits
 		{0x0e, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, // timestamp varlong over 10 bytes
