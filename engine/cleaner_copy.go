@@ -306,10 +306,17 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 		if err != nil {
 			return err
 		}
+		built := c.built
+		c.built = nil
 		switch {
 		case job != nil:
 			stats.MessagesWritten += int64(keptCount)
 			if err := c.outq.compress(job, int64(pos), c.rebuiltMaxOffset); err != nil {
+				return err
+			}
+		case built != nil:
+			stats.MessagesWritten += int64(keptCount)
+			if err := c.emitBuilt(src, pos, dest, built, c.rebuiltMaxOffset, stats); err != nil {
 				return err
 			}
 		case out != nil:
@@ -354,7 +361,9 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 // be discarded once its horizon passes), and nil with keptCount 0 when none
 // stay. Under ParallelRecompress a rebuilt batch of a compressed topic
 // comes back as a job (its records in the job's Builder, not compressed
-// yet) instead of out.
+// yet) instead of out. An uncompressed rebuilt batch with no output
+// queued ahead of it (outQueue empty) comes back in c.built, the Builder
+// holding its records, out nil: emitBuilt finishes it in the write buffer.
 func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, recs record.RecordIterator, ab *aheadBatch, nowMs, deleteRetentionMs int64, discardRecords, markerForEmptyTxn bool, stats *CleanStats) (out []byte, job *recompressJob, keptCount int, err error) {
 	if discardRecords {
 		return nil, nil, 0, nil
@@ -502,6 +511,12 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 	if job != nil {
 		return nil, job, keptCount, nil
 	}
+	if nh.Attributes.Codec() == record.CodecNone && c.outq.size == 0 {
+		// Nothing is queued ahead of it: cleanInto finishes it straight
+		// into the write buffer (emitBuilt).
+		c.built = b
+		return nil, nil, keptCount, nil
+	}
 	c.scratch, err = b.Finish(c.scratch[:0])
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("engine: rebuild batch from %s byte %d: %w", src.f.Name(), pos, err)
@@ -573,10 +588,59 @@ func (c *Cleaner) emit(dest *Segment, h *record.BatchHeader, batch []byte, maxOf
 	if err := c.writer.Write(batch); err != nil {
 		return fmt.Errorf("engine: write %s: %w", dest.f.Name(), err)
 	}
-	c.appends.output(dest, h, int64(len(batch)), maxOffset)
-	dest.size += int64(len(batch))
+	c.emitted(dest, h, len(batch), maxOffset, stats)
+	return nil
+}
+
+// emitted accounts for one output batch of n bytes written to dest's writer.
+func (c *Cleaner) emitted(dest *Segment, h *record.BatchHeader, n int, maxOffset record.Offset, stats *CleanStats) {
+	c.appends.output(dest, h, int64(n), maxOffset)
+	dest.size += int64(n)
 	dest.nextOffset = h.NextOffset()
-	stats.BytesWritten += int64(len(batch))
+	stats.BytesWritten += int64(n)
+}
+
+// emitBuilt is emit for an uncompressed batch rebuilt in b (from the
+// source batch at pos of src): the batch is finished (header, CRC) in
+// the write buffer itself (iosched.Writer.Reserve), as Kafka's filterTo
+// builds a retained batch in its write buffer, rather than into c.scratch
+// and copied from there. A batch larger than the write buffer goes the
+// scratch way. The bytes are the same.
+func (c *Cleaner) emitBuilt(src *Segment, pos FilePos, dest *Segment, b *record.Builder, maxOffset record.Offset, stats *CleanStats) error {
+	tail, err := c.writer.Reserve(b.UncompressedSize())
+	if err != nil {
+		return fmt.Errorf("engine: write %s: %w", dest.f.Name(), err)
+	}
+	if tail == nil {
+		if c.scratch, err = b.Finish(c.scratch[:0]); err != nil {
+			return fmt.Errorf("engine: rebuild batch from %s byte %d: %w", src.f.Name(), pos, err)
+		}
+		h, err := record.ParseHeader(c.scratch)
+		if err != nil {
+			return fmt.Errorf("engine: rebuilt batch at %s byte %d: %w", src.f.Name(), pos, err)
+		}
+		return c.emit(dest, &h, c.scratch, maxOffset, stats)
+	}
+	out, err := b.Finish(tail)
+	if err != nil {
+		return fmt.Errorf("engine: rebuild batch from %s byte %d: %w", src.f.Name(), pos, err)
+	}
+	if len(out) > cap(tail) {
+		// Finish outgrew the room it was given, so out is a copy: cannot
+		// happen for an uncompressed batch, whose size is
+		// UncompressedSize; written as emit would be.
+		h, err := record.ParseHeader(out)
+		if err != nil {
+			return fmt.Errorf("engine: rebuilt batch at %s byte %d: %w", src.f.Name(), pos, err)
+		}
+		return c.emit(dest, &h, out, maxOffset, stats)
+	}
+	h, err := record.ParseHeader(out)
+	if err != nil {
+		return fmt.Errorf("engine: rebuilt batch at %s byte %d: %w", src.f.Name(), pos, err)
+	}
+	c.writer.Commit(len(out))
+	c.emitted(dest, &h, len(out), maxOffset, stats)
 	return nil
 }
 
