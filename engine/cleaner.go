@@ -96,9 +96,9 @@ type Cleaner struct {
 	mapAheadSt mapAheadState
 	// outq orders the copy's output around ParallelRecompress's jobs.
 	outq outQueue
-	// built is the uncompressed batch filterBatch rebuilt for emitBuilt to
-	// finish in the write buffer; nil when there is none.
-	built *record.Builder
+	// inPlace is the uncompressed batch filterBatch left for emitInPlace
+	// to rebuild in the write buffer.
+	inPlace inPlaceBatch
 	// rebuildByDecode makes a rebuilt batch decode its kept records again
 	// and re-encode them field by field, instead of copying their bytes
 	// (appendKept): the reference path of the equivalence tests only.

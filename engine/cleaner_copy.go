@@ -306,17 +306,17 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 		if err != nil {
 			return err
 		}
-		built := c.built
-		c.built = nil
+		inPlace := c.inPlace.on
+		c.inPlace.on = false
 		switch {
 		case job != nil:
 			stats.MessagesWritten += int64(keptCount)
 			if err := c.outq.compress(job, int64(pos), c.rebuiltMaxOffset); err != nil {
 				return err
 			}
-		case built != nil:
+		case inPlace:
 			stats.MessagesWritten += int64(keptCount)
-			if err := c.emitBuilt(src, pos, dest, built, c.rebuiltMaxOffset, stats); err != nil {
+			if err := c.emitInPlace(src, pos, dest, c.rebuiltMaxOffset, stats); err != nil {
 				return err
 			}
 		case out != nil:
@@ -361,9 +361,9 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 // be discarded once its horizon passes), and nil with keptCount 0 when none
 // stay. Under ParallelRecompress a rebuilt batch of a compressed topic
 // comes back as a job (its records in the job's Builder, not compressed
-// yet) instead of out. An uncompressed rebuilt batch with no output
-// queued ahead of it (outQueue empty) comes back in c.built, the Builder
-// holding its records, out nil: emitBuilt finishes it in the write buffer.
+// yet) instead of out. An uncompressed batch to rebuild with no output
+// queued ahead of it (outQueue empty) is not built here: it comes back as
+// c.inPlace, out nil, for emitInPlace to build in the write buffer.
 func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, recs record.RecordIterator, ab *aheadBatch, nowMs, deleteRetentionMs int64, discardRecords, markerForEmptyTxn bool, stats *CleanStats) (out []byte, job *recompressJob, keptCount int, err error) {
 	if discardRecords {
 		return nil, nil, 0, nil
@@ -496,6 +496,13 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 	if !h.Attributes.LogAppendTime() {
 		nh.MaxTimestamp = maxKeptTs
 	}
+	if nh.Attributes.Codec() == record.CodecNone && c.outq.size == 0 && !c.rebuildByDecode {
+		// Nothing is queued ahead of it: cleanInto writes its kept records
+		// straight into the write buffer (emitInPlace).
+		c.inPlace = inPlaceBatch{on: true, h: nh, section: recs.Section(), kept: keptCount}
+		stats.BatchesRebuilt++
+		return nil, nil, keptCount, nil
+	}
 	b, job, err := c.outq.builder(&nh)
 	if err != nil {
 		return nil, nil, 0, err
@@ -510,12 +517,6 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 	stats.BatchesRebuilt++
 	if job != nil {
 		return nil, job, keptCount, nil
-	}
-	if nh.Attributes.Codec() == record.CodecNone && c.outq.size == 0 {
-		// Nothing is queued ahead of it: cleanInto finishes it straight
-		// into the write buffer (emitBuilt).
-		c.built = b
-		return nil, nil, keptCount, nil
 	}
 	c.scratch, err = b.Finish(c.scratch[:0])
 	if err != nil {
@@ -600,44 +601,71 @@ func (c *Cleaner) emitted(dest *Segment, h *record.BatchHeader, n int, maxOffset
 	stats.BytesWritten += int64(n)
 }
 
-// emitBuilt is emit for an uncompressed batch rebuilt in b (from the
-// source batch at pos of src): the batch is finished (header, CRC) in
-// the write buffer itself (iosched.Writer.Reserve), as Kafka's filterTo
-// builds a retained batch in its write buffer, rather than into c.scratch
-// and copied from there. A batch larger than the write buffer goes the
-// scratch way. The bytes are the same.
-func (c *Cleaner) emitBuilt(src *Segment, pos FilePos, dest *Segment, b *record.Builder, maxOffset record.Offset, stats *CleanStats) error {
-	tail, err := c.writer.Reserve(b.UncompressedSize())
+// inPlaceBatch is an uncompressed batch filterBatch decided to rebuild
+// and left to emitInPlace: its new header, its source records section
+// (the kept records' spans and timestamps are in batchScratch, which bits
+// of c.kept are set) and its kept count.
+type inPlaceBatch struct {
+	on      bool
+	h       record.BatchHeader
+	section []byte
+	kept    int
+}
+
+// emitInPlace builds the batch c.inPlace (rebuilt from the source batch at
+// pos of src) in the write buffer itself (iosched.Writer.Reserve): a
+// header's room, then each kept record's bytes as the filter walked them,
+// re-timed where its timestamp delta changes (record.AppendRetimed), then
+// the header and CRC (record.FinishUncompressed); as Kafka's filterTo
+// builds a retained batch in its write buffer. The Builder path copied
+// the records into the Builder, then the finished batch into c.scratch,
+// then into the write buffer. A batch that may not fit an empty write
+// buffer goes the Builder's way. The bytes are the same either way.
+func (c *Cleaner) emitInPlace(src *Segment, pos FilePos, dest *Segment, maxOffset record.Offset, stats *CleanStats) error {
+	sc, kept, nh := &c.batchScratch, c.kept, &c.inPlace.h
+	bound := record.BatchHeaderSize
+	for i := range sc.offsets {
+		if kept[i>>6]&(1<<(i&63)) != 0 {
+			bound += sc.spans[i+1] - sc.spans[i] + record.MaxRetimedGrowth
+		}
+	}
+	tail, err := c.writer.Reserve(bound)
 	if err != nil {
 		return fmt.Errorf("engine: write %s: %w", dest.f.Name(), err)
 	}
+	var out []byte
 	if tail == nil {
+		b := &c.builder
+		b.Reset(*nh)
+		if err := c.appendKept(b, src, pos, nil, nh, record.NewRecordIterator(c.inPlace.section, 0), kept); err != nil {
+			return err
+		}
 		if c.scratch, err = b.Finish(c.scratch[:0]); err != nil {
 			return fmt.Errorf("engine: rebuild batch from %s byte %d: %w", src.f.Name(), pos, err)
 		}
-		h, err := record.ParseHeader(c.scratch)
-		if err != nil {
-			return fmt.Errorf("engine: rebuilt batch at %s byte %d: %w", src.f.Name(), pos, err)
+		out = c.scratch
+	} else {
+		out = tail[:record.BatchHeaderSize]
+		sec := c.inPlace.section
+		for i := range sc.offsets {
+			if kept[i>>6]&(1<<(i&63)) == 0 {
+				continue
+			}
+			if out, err = record.AppendRetimed(out, sec[sc.spans[i]:sc.spans[i+1]], sc.timestamps[i]-nh.BaseTimestamp); err != nil {
+				return c.corrupt(src, pos, "record", err)
+			}
 		}
-		return c.emit(dest, &h, c.scratch, maxOffset, stats)
-	}
-	out, err := b.Finish(tail)
-	if err != nil {
-		return fmt.Errorf("engine: rebuild batch from %s byte %d: %w", src.f.Name(), pos, err)
-	}
-	if len(out) > cap(tail) {
-		// Finish outgrew the room it was given, so out is a copy: cannot
-		// happen for an uncompressed batch, whose size is
-		// UncompressedSize; written as emit would be.
-		h, err := record.ParseHeader(out)
-		if err != nil {
-			return fmt.Errorf("engine: rebuilt batch at %s byte %d: %w", src.f.Name(), pos, err)
+		if err := record.FinishUncompressed(out, *nh, int32(c.inPlace.kept)); err != nil {
+			return fmt.Errorf("engine: rebuild batch from %s byte %d: %w", src.f.Name(), pos, err)
 		}
-		return c.emit(dest, &h, out, maxOffset, stats)
 	}
 	h, err := record.ParseHeader(out)
 	if err != nil {
 		return fmt.Errorf("engine: rebuilt batch at %s byte %d: %w", src.f.Name(), pos, err)
+	}
+	if tail == nil || len(out) > cap(tail) {
+		// (Past the tail's room out would be a copy: bound rules it out.)
+		return c.emit(dest, &h, out, maxOffset, stats)
 	}
 	c.writer.Commit(len(out))
 	c.emitted(dest, &h, len(out), maxOffset, stats)

@@ -11,9 +11,10 @@ import (
 )
 
 // TestRebuiltBatchInWriteBuffer: an uncompressed batch that loses a
-// record is finished in the write buffer itself (emitBuilt), and one
-// larger than the write buffer is finished aside and written through
-// (the write buffer here 1 KiB, the rebuilt batch about 1.9 KiB); both
+// record is rebuilt in the write buffer itself (emitInPlace), and one
+// that may not fit the write buffer is built aside by the Builder and
+// written through (the write buffer here 1 KiB, the rebuilt batch about
+// 1.9 KiB); both
 // give the batch the cleaned log must hold: the first batch's records B,
 // C, D at offsets 1, 2, 3 with their values, its last offset delta 3
 // kept, then the batch at 4 as it was. The .log is the same with a 1 KiB
