@@ -279,6 +279,9 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	row=kafka-prefault/values=1024/cache=warm: Kafka's profile with the map
 //	    faulted in by the clean (kafka-MB/s) and allocated and prefaulted
 //	    beforehand (prefaulted-MB/s, speedup).
+//	row=kafka-key-scan/values=V/cache=warm: Kafka's profile (without-MB/s)
+//	    and Kafka's profile with CleanerConfig.KeyScan (with-MB/s,
+//	    speedup), V 100 and 1024: the scan's gain on one thread.
 //	row=look-ahead/values=100/cache=warm: the best profile as it is, without
 //	    the copy loop's look-ahead (without-MB/s), and with it (with-MB/s,
 //	    speedup): whether CleanerConfig.LookAhead pays.
@@ -287,7 +290,8 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	row=parallel-map-build/values=100/cache=warm,
 //	row=write-behind/values=100/cache=warm,
 //	row=parallel-copy/values=V/cache=warm and
-//	row=verify-crc-once/values=V/cache=warm (V 100 and 1024): the best
+//	row=verify-crc-once/values=V/cache=warm and
+//	row=key-scan/values=V/cache=warm (V 100 and 1024): the best
 //	    profile without that setting (without-MB/s) and with it
 //	    (with-MB/s, speedup).
 //	row=map-huge-pages/values=V/cache=warm (V 100 and 1024): the best
@@ -390,6 +394,18 @@ func BenchmarkSpeed(b *testing.B) {
 		b.ReportMetric(medianOf(prefaulted), "prefaulted-MB/s")
 		b.ReportMetric(medianOf(ratio), "speedup")
 	})
+	// The key scan on Kafka's profile: one thread, so its CPU ratio is
+	// the scan's alone, with no second core's work beside it.
+	for _, values := range []int{100, 1024} {
+		b.Run(fmt.Sprintf("row=kafka-key-scan/values=%d/cache=warm", values), func(b *testing.B) {
+			on := kafkaProfile()
+			on.name, on.cfg.KeyScan = "kafka-with-key-scan", true
+			without, with, ratio := pairs(b, fixture(b, logBytes, values), kafkaProfile(), on, lab.CacheWarm)
+			b.ReportMetric(medianOf(without), "without-MB/s")
+			b.ReportMetric(medianOf(with), "with-MB/s")
+			b.ReportMetric(medianOf(ratio), "speedup")
+		})
+	}
 	b.Run("row=look-ahead/values=100/cache=warm", func(b *testing.B) {
 		on := bestProfile()
 		on.name, on.cfg.LookAhead = "best-with-look-ahead", true
@@ -411,6 +427,7 @@ func BenchmarkSpeed(b *testing.B) {
 		{"write-behind", func(c *engine.CleanerConfig) { c.WriteBehind = false }, []int{100}},
 		{"parallel-copy", func(c *engine.CleanerConfig) { c.ParallelCopy = false }, []int{100, 1024}},
 		{"verify-crc-once", func(c *engine.CleanerConfig) { c.VerifyCRCOnce = false }, []int{100, 1024}},
+		{"key-scan", func(c *engine.CleanerConfig) { c.KeyScan = false }, []int{100, 1024}},
 	} {
 		for _, values := range setting.values {
 			b.Run(fmt.Sprintf("row=%s/values=%d/cache=warm", setting.name, values), func(b *testing.B) {

@@ -30,7 +30,9 @@ func (m writeThrough) Put(key []byte, offset int64) {
 // the best profile's copy loop (look-ahead, write-behind output, the dirty
 // records decided from the map build, the other lookups made ahead on a
 // second goroutine) with the batched and the key-by-key
-// map, and Kafka's map deciding the dirty records from the map build. The head fits every map in one pass, so all must retain the same
+// map and without the key scan, Kafka's map deciding the dirty records
+// from the map build, and Kafka's profile walking records with the key
+// scan (KeyScan). The head fits every map in one pass, so all must retain the same
 // records: the cleaned .log files must be byte for byte Kafka's, with the
 // same end offset and map entries. (Maps that fill at different points
 // legitimately clean different ranges; TestBatchedLookupsCleanTheSame
@@ -82,10 +84,18 @@ func TestFastPathsCleanLikeKafka(t *testing.T) {
 	// Kafka's map with the dirty records decided from the map build.
 	skip := engine.DefaultCleanerConfig()
 	skip.SkipDirtyLookups = true
+	// Kafka's profile with records walked by the key scan alone, and the
+	// best profile with every record decoded whole.
+	scan := engine.DefaultCleanerConfig()
+	scan.KeyScan = true
+	bestFull := best
+	bestFull.KeyScan = false
 	runs = append(runs,
 		run{"best-profile", func() offsetmap.Map { return build("bucket16", "xxh3-128", true) }, &best},
 		run{"best-profile-key-by-key", func() offsetmap.Map { return unbatched{build("bucket16", "xxh3-128", false)} }, &best},
-		run{"kafka-map-skip-dirty-lookups", func() offsetmap.Map { return build("skimpy", "md5", false) }, &skip})
+		run{"best-profile-full-decode", func() offsetmap.Map { return build("bucket16", "xxh3-128", true) }, &bestFull},
+		run{"kafka-map-skip-dirty-lookups", func() offsetmap.Map { return build("skimpy", "md5", false) }, &skip},
+		run{"kafka-key-scan", func() offsetmap.Map { return build("skimpy", "md5", false) }, &scan})
 	for i, tc := range runs {
 		l, truth := generate(t)
 		st := cleanWith(t, l, tc.m(), tc.cfg)
@@ -158,8 +168,8 @@ func sameLogFiles(t *testing.T, what, a, b string) {
 
 // TestWriteBehindFillsLikeWriteThrough: with a map too small for the head,
 // the pass ends mid-batch; bucket16's write-behind Puts (batched, or key by
-// key) must end it at the same record as Puts written at once, and clean the
-// same bytes.
+// key, with records decoded whole or walked by the key scan) must end it at
+// the same record as Puts written at once, and clean the same bytes.
 func TestWriteBehindFillsLikeWriteThrough(t *testing.T) {
 	h := mustHasher(t, "xxh3-128")
 	variants := []struct {
@@ -170,6 +180,7 @@ func TestWriteBehindFillsLikeWriteThrough(t *testing.T) {
 		{"batched", func(m offsetmap.Map) offsetmap.Map { return m }},
 		{"key-by-key", func(m offsetmap.Map) offsetmap.Map { return unbatched{m} }},
 		{"batched-skip-dirty-lookups", func(m offsetmap.Map) offsetmap.Map { return m }},
+		{"batched-key-scan", func(m offsetmap.Map) offsetmap.Map { return m }},
 	}
 	var wantDir string
 	var wantEnd int64
@@ -186,6 +197,10 @@ func TestWriteBehindFillsLikeWriteThrough(t *testing.T) {
 			if st = cleanWith(t, l, v.wrap(m), &cfg); st.LookupsSkipped == 0 {
 				t.Errorf("%s: no dirty record decided without a lookup", v.name)
 			}
+		} else if strings.HasSuffix(v.name, "key-scan") {
+			cfg := engine.DefaultCleanerConfig()
+			cfg.KeyScan = true
+			st = cleanWith(t, l, v.wrap(m), &cfg)
 		} else {
 			st = clean(t, l, v.wrap(m))
 		}

@@ -96,6 +96,9 @@ type Cleaner struct {
 	mapAheadSt mapAheadState
 	// outq orders the copy's output around ParallelRecompress's jobs.
 	outq outQueue
+	// inPlace is the uncompressed batch filterBatch left for emitInPlace
+	// to rebuild in the write buffer.
+	inPlace inPlaceBatch
 	// rebuildByDecode makes a rebuilt batch decode its kept records again
 	// and re-encode them field by field, instead of copying their bytes
 	// (appendKept): the reference path of the equivalence tests only.
@@ -479,9 +482,10 @@ func (c *Cleaner) mapBatch(s *Segment, batch []byte, pos FilePos, start record.O
 		sc := &c.batchScratch
 		sc.reset()
 		records := int32(0)
-		var r record.Record
+		var full record.Record
+		var r record.KeyRecord
 		for {
-			ok, err := recs.Next(&r)
+			ok, err := nextKey(c.cfg.KeyScan, &recs, &full, &r)
 			if err != nil {
 				return false, c.corrupt(s, pos, "record", err)
 			}
@@ -601,6 +605,22 @@ func (c *Cleaner) putKeysUpTo(keys [][]byte, fps []offsetmap.Fingerprint, offset
 		}
 	}
 	return -1
+}
+
+// nextKey reads the next record's key, deltas and value nullness into r:
+// through the key scan (RecordIterator.NextKey) when scan
+// (CleanerConfig.KeyScan), else by decoding every field into full
+// (RecordIterator.Next) and taking those from it. The records, positions
+// and errors are the same either way.
+func nextKey(scan bool, it *record.RecordIterator, full *record.Record, r *record.KeyRecord) (bool, error) {
+	if scan {
+		return it.NextKey(r)
+	}
+	ok, err := it.Next(full)
+	if ok {
+		r.TimestampDelta, r.OffsetDelta, r.Key, r.NullValue = full.TimestampDelta, full.OffsetDelta, full.Key, full.Value == nil
+	}
+	return ok, err
 }
 
 // decode checks one batch (v2 magic, CRC) and returns its header and records.

@@ -306,10 +306,17 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 		if err != nil {
 			return err
 		}
+		inPlace := c.inPlace.on
+		c.inPlace.on = false
 		switch {
 		case job != nil:
 			stats.MessagesWritten += int64(keptCount)
 			if err := c.outq.compress(job, int64(pos), c.rebuiltMaxOffset); err != nil {
+				return err
+			}
+		case inPlace:
+			stats.MessagesWritten += int64(keptCount)
+			if err := c.emitInPlace(src, pos, dest, c.rebuiltMaxOffset, stats); err != nil {
 				return err
 			}
 		case out != nil:
@@ -354,7 +361,9 @@ func (c *Cleaner) cleanInto(src, dest *Segment, firstUncleanable record.Offset, 
 // be discarded once its horizon passes), and nil with keptCount 0 when none
 // stay. Under ParallelRecompress a rebuilt batch of a compressed topic
 // comes back as a job (its records in the job's Builder, not compressed
-// yet) instead of out.
+// yet) instead of out. An uncompressed batch to rebuild with no output
+// queued ahead of it (outQueue empty) is not built here: it comes back as
+// c.inPlace, out nil, for emitInPlace to build in the write buffer.
 func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, recs record.RecordIterator, ab *aheadBatch, nowMs, deleteRetentionMs int64, discardRecords, markerForEmptyTxn bool, stats *CleanStats) (out []byte, job *recompressJob, keptCount int, err error) {
 	if discardRecords {
 		return nil, nil, 0, nil
@@ -376,10 +385,11 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 	sc := &c.batchScratch
 	sc.reset()
 	iter := recs // a copy: the rebuild below starts again from the first record
-	var r record.Record
+	var full record.Record
+	var r record.KeyRecord
 	for i := 0; ; i++ {
 		start := iter.Pos()
-		ok, err := iter.Next(&r)
+		ok, err := nextKey(c.cfg.KeyScan, &iter, &full, &r)
 		if err != nil {
 			return nil, nil, 0, c.corrupt(src, pos, "record", err)
 		}
@@ -392,7 +402,7 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 			kept = append(kept, 0)
 		}
 		off := int64(r.Offset(h))
-		tombstone := r.Value == nil && !control
+		tombstone := r.NullValue && !control
 		sc.offsets = append(sc.offsets, off)
 		sc.timestamps = append(sc.timestamps, r.Timestamp(h))
 		sc.tombstone = append(sc.tombstone, tombstone)
@@ -486,6 +496,13 @@ func (c *Cleaner) filterBatch(src *Segment, pos FilePos, h *record.BatchHeader, 
 	if !h.Attributes.LogAppendTime() {
 		nh.MaxTimestamp = maxKeptTs
 	}
+	if nh.Attributes.Codec() == record.CodecNone && c.outq.size == 0 && !c.rebuildByDecode {
+		// Nothing is queued ahead of it: cleanInto writes its kept records
+		// straight into the write buffer (emitInPlace).
+		c.inPlace = inPlaceBatch{on: true, h: nh, section: recs.Section(), kept: keptCount}
+		stats.BatchesRebuilt++
+		return nil, nil, keptCount, nil
+	}
 	b, job, err := c.outq.builder(&nh)
 	if err != nil {
 		return nil, nil, 0, err
@@ -572,10 +589,86 @@ func (c *Cleaner) emit(dest *Segment, h *record.BatchHeader, batch []byte, maxOf
 	if err := c.writer.Write(batch); err != nil {
 		return fmt.Errorf("engine: write %s: %w", dest.f.Name(), err)
 	}
-	c.appends.output(dest, h, int64(len(batch)), maxOffset)
-	dest.size += int64(len(batch))
+	c.emitted(dest, h, len(batch), maxOffset, stats)
+	return nil
+}
+
+// emitted accounts for one output batch of n bytes written to dest's writer.
+func (c *Cleaner) emitted(dest *Segment, h *record.BatchHeader, n int, maxOffset record.Offset, stats *CleanStats) {
+	c.appends.output(dest, h, int64(n), maxOffset)
+	dest.size += int64(n)
 	dest.nextOffset = h.NextOffset()
-	stats.BytesWritten += int64(len(batch))
+	stats.BytesWritten += int64(n)
+}
+
+// inPlaceBatch is an uncompressed batch filterBatch decided to rebuild
+// and left to emitInPlace: its new header, its source records section
+// (the kept records' spans and timestamps are in batchScratch, which bits
+// of c.kept are set) and its kept count.
+type inPlaceBatch struct {
+	on      bool
+	h       record.BatchHeader
+	section []byte
+	kept    int
+}
+
+// emitInPlace builds the batch c.inPlace (rebuilt from the source batch at
+// pos of src) in the write buffer itself (iosched.Writer.Reserve): a
+// header's room, then each kept record's bytes as the filter walked them,
+// re-timed where its timestamp delta changes (record.AppendRetimed), then
+// the header and CRC (record.FinishUncompressed); as Kafka's filterTo
+// builds a retained batch in its write buffer. The Builder path copied
+// the records into the Builder, then the finished batch into c.scratch,
+// then into the write buffer. A batch that may not fit an empty write
+// buffer goes the Builder's way. The bytes are the same either way.
+func (c *Cleaner) emitInPlace(src *Segment, pos FilePos, dest *Segment, maxOffset record.Offset, stats *CleanStats) error {
+	sc, kept, nh := &c.batchScratch, c.kept, &c.inPlace.h
+	bound := record.BatchHeaderSize
+	for i := range sc.offsets {
+		if kept[i>>6]&(1<<(i&63)) != 0 {
+			bound += sc.spans[i+1] - sc.spans[i] + record.MaxRetimedGrowth
+		}
+	}
+	tail, err := c.writer.Reserve(bound)
+	if err != nil {
+		return fmt.Errorf("engine: write %s: %w", dest.f.Name(), err)
+	}
+	var out []byte
+	if tail == nil {
+		b := &c.builder
+		b.Reset(*nh)
+		if err := c.appendKept(b, src, pos, nil, nh, record.NewRecordIterator(c.inPlace.section, 0), kept); err != nil {
+			return err
+		}
+		if c.scratch, err = b.Finish(c.scratch[:0]); err != nil {
+			return fmt.Errorf("engine: rebuild batch from %s byte %d: %w", src.f.Name(), pos, err)
+		}
+		out = c.scratch
+	} else {
+		out = tail[:record.BatchHeaderSize]
+		sec := c.inPlace.section
+		for i := range sc.offsets {
+			if kept[i>>6]&(1<<(i&63)) == 0 {
+				continue
+			}
+			if out, err = record.AppendRetimed(out, sec[sc.spans[i]:sc.spans[i+1]], sc.timestamps[i]-nh.BaseTimestamp); err != nil {
+				return c.corrupt(src, pos, "record", err)
+			}
+		}
+		if err := record.FinishUncompressed(out, *nh, int32(c.inPlace.kept)); err != nil {
+			return fmt.Errorf("engine: rebuild batch from %s byte %d: %w", src.f.Name(), pos, err)
+		}
+	}
+	h, err := record.ParseHeader(out)
+	if err != nil {
+		return fmt.Errorf("engine: rebuilt batch at %s byte %d: %w", src.f.Name(), pos, err)
+	}
+	if tail == nil || len(out) > cap(tail) {
+		// (Past the tail's room out would be a copy: bound rules it out.)
+		return c.emit(dest, &h, out, maxOffset, stats)
+	}
+	c.writer.Commit(len(out))
+	c.emitted(dest, &h, len(out), maxOffset, stats)
 	return nil
 }
 

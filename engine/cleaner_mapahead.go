@@ -154,7 +154,7 @@ func (c *Cleaner) startMapAhead(dirty []*Segment, from []int64, start record.Off
 			end := probe(PhaseMap, nil)
 			defer func() { st.os, st.haveOS = end(), true }()
 		}
-		a.run(dirty, from, int64(start), st, fp, c.cfg.VerifyCRC)
+		a.run(dirty, from, int64(start), st, fp, c.cfg.VerifyCRC, c.cfg.KeyScan)
 	}()
 	return a, nil
 }
@@ -162,7 +162,7 @@ func (c *Cleaner) startMapAhead(dirty []*Segment, from []int64, start record.Off
 // run is the goroutine: it walks the segments' batches and sends blocks of
 // entries until the last segment ends, it stops at a batch it cannot
 // frame, or it is stopped.
-func (a *mapAhead) run(dirty []*Segment, from []int64, start int64, st *mapAheadState, fp offsetmap.FingerprintPutter, verifyCRC bool) {
+func (a *mapAhead) run(dirty []*Segment, from []int64, start int64, st *mapAheadState, fp offsetmap.FingerprintPutter, verifyCRC, keyScan bool) {
 	var b *mapBlock
 	// ensure gets a free block into b, unless it is stopped first.
 	ensure := func() bool {
@@ -198,7 +198,7 @@ func (a *mapAhead) run(dirty []*Segment, from []int64, start int64, st *mapAhead
 				b.add(mapStopped, i, int64(pos), 0)
 				send(true)
 				return
-			case !b.walk(batch, start, &st.dec, fp, verifyCRC):
+			case !b.walk(batch, start, &st.dec, fp, verifyCRC, keyScan):
 				b.add(mapRead, i, int64(pos), len(batch))
 			default:
 				b.seg[len(b.seg)-1], b.pos[len(b.pos)-1] = int32(i), int64(pos)
@@ -225,8 +225,9 @@ func (a *mapAhead) run(dirty []*Segment, from []int64, start int64, st *mapAhead
 // not decode. It decodes as the cleaner's decode does (dec.Records, the
 // goroutine's own Decoder, decompressing a compressed batch). The keys it
 // hashes are those the cleaner's own walk puts: non-null keys at offsets
-// >= start.
-func (b *mapBlock) walk(batch []byte, start int64, dec *record.Decoder, fp offsetmap.FingerprintPutter, verifyCRC bool) bool {
+// >= start. Under keyScan (CleanerConfig.KeyScan) it reads the records with
+// the key scan, as the cleaner's walk does.
+func (b *mapBlock) walk(batch []byte, start int64, dec *record.Decoder, fp offsetmap.FingerprintPutter, verifyCRC, keyScan bool) bool {
 	if len(batch) < record.BatchHeaderSize || batch[record.MagicPos] != record.MagicV2 {
 		return false
 	}
@@ -239,10 +240,11 @@ func (b *mapBlock) walk(batch []byte, start int64, dec *record.Decoder, fp offse
 	}
 	n0 := len(b.offsets)
 	keys := b.keys[:0]
-	var r record.Record
+	var full record.Record
+	var r record.KeyRecord
 	records := int32(0)
 	for {
-		ok, err := recs.Next(&r)
+		ok, err := nextKey(keyScan, &recs, &full, &r)
 		if err != nil {
 			b.offsets, b.keyRecord = b.offsets[:n0], b.keyRecord[:n0]
 			return false

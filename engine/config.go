@@ -363,6 +363,17 @@ type CleanerConfig struct {
 	// others ignore it, and so does a throttled cleaner. Default false, as
 	// Kafka (one thread per clean). Not a Kafka config.
 	ParallelCopy bool `json:",omitempty"`
+	// KeyScan walks the records of each batch, in the map build and in
+	// the copy's filter, reading only what the cleaner decides by: each
+	// record's length, offset and timestamp deltas, key, and whether its
+	// value is null (record.RecordIterator.NextKey); value bytes and
+	// headers are stepped over by their lengths. It accepts and rejects
+	// exactly the records the full decoder does (a record it cannot take
+	// goes to the full decoder, whose error is returned), and kept records
+	// are copied from their source bytes either way, so the output is the
+	// same, byte for byte. Any map. Default false, as Kafka (whose cleaner
+	// decodes every field of every record). Not a Kafka config.
+	KeyScan bool `json:",omitempty"`
 	// CleanedIndex is how a cleaned segment's .index and .timeindex get
 	// their entries, one of CleanedIndexRules: CleanedIndexPerAppend (the
 	// default, written empty: a run record without the field keeps its
@@ -419,7 +430,8 @@ const (
 	// writes each full buffer), the dirty section's records decided from
 	// the map build (SkipDirtyLookups), the copy phase's groups copied two
 	// at a time (ParallelCopy), each dirty batch's CRC checked once
-	// (VerifyCRCOnce), the map build's
+	// (VerifyCRCOnce), records walked for their keys and offsets only
+	// (KeyScan), the map build's
 	// reading, decoding and hashing on the second core (ParallelMapBuild), the output's
 	// write-back started every BestWritebackBytes (WritebackBytes), so the
 	// fsync before each swap is short, and that fsync and the swap run
@@ -459,7 +471,7 @@ func ProfileNames() []string { return []string{ProfileKafka, ProfileBest} }
 // WriteBehind, SyncBehind, WriteDirectBytes (0 in both: O_DIRECT output
 // measured slower on the lab's disk), WritebackBytes, LookAhead,
 // SkipDirtyLookups, ParallelLookups, ParallelMapBuild, ParallelCopy,
-// VerifyCRCOnce, ParallelRecompress
+// VerifyCRCOnce, KeyScan, ParallelRecompress
 // (off in both: measured slower on the lab's machine) and MapHugePages (on
 // in best only) to those of the named profile (ProfileKafka,
 // ProfileBest) and leaves every other field alone. Error: an unknown name.
@@ -469,10 +481,12 @@ func (c *CleanerConfig) ApplyProfile(name string) error {
 		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherMD5, offsetmap.LayoutSkimpy, false, false
 		c.SkipDirtyLookups, c.ParallelLookups, c.WritebackBytes, c.ReadaheadBytes = false, false, 0, 0
 		c.SyncBehind, c.ParallelMapBuild, c.ParallelCopy, c.VerifyCRCOnce = false, false, false, false
+		c.KeyScan = false
 	case ProfileBest:
 		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherXXH3_128, offsetmap.LayoutBucket16, true, false
 		c.SkipDirtyLookups, c.ParallelLookups, c.WritebackBytes, c.ReadaheadBytes = true, false, BestWritebackBytes, BestReadaheadBytes
 		c.SyncBehind, c.ParallelMapBuild, c.ParallelCopy, c.VerifyCRCOnce = true, true, true, true
+		c.KeyScan = true
 	default:
 		return fmt.Errorf("engine: unknown cleaner profile %q (valid: %s)", name, strings.Join(ProfileNames(), ", "))
 	}

@@ -26,6 +26,9 @@ func TestApplyProfile(t *testing.T) {
 	if !cfg.MapHugePages {
 		t.Error("best: map-huge-pages off, want on (measured less CPU per byte with the map in huge pages)")
 	}
+	if !cfg.KeyScan {
+		t.Error("best: key-scan off, want on")
+	}
 	if cfg.ParallelLookups {
 		t.Error("best: parallel-lookups on, want off (ParallelCopy uses the second core without reading every segment twice)")
 	}

@@ -505,6 +505,32 @@ func (w *Writer) Write(p []byte) error {
 	return nil
 }
 
+// Reserve returns the buffer's free tail, empty and with a capacity of at
+// least n bytes, for the caller to append up to n bytes to in place (no
+// copy through a slice of its own) and then hand back with Commit. When
+// fewer than n bytes are free it flushes first (as Write does). It
+// returns a nil tail when n is more than an empty buffer holds: write
+// those bytes with Write instead. The tail is valid until the next call
+// on w. Errors are Flush's.
+func (w *Writer) Reserve(n int) ([]byte, error) {
+	if w.f == nil {
+		return nil, errors.New("iosched: Writer.Reserve before Reset")
+	}
+	if n > cap(w.buf)-len(w.buf) {
+		if err := w.Flush(); err != nil {
+			return nil, err
+		}
+		if n > cap(w.buf)-len(w.buf) {
+			return nil, nil
+		}
+	}
+	return w.buf[len(w.buf):len(w.buf):cap(w.buf)], nil
+}
+
+// Commit adds to the buffered bytes the first n bytes appended to the
+// tail the last Reserve returned (n at most that tail's capacity).
+func (w *Writer) Commit(n int) { w.buf = w.buf[:len(w.buf)+n] }
+
 // Flush writes the buffered bytes to the file; with write-behind it hands
 // them to the writing goroutine (after the previous buffer is written) and
 // returns. With O_DIRECT output (SetDirect) it writes the whole blocks and

@@ -110,6 +110,7 @@ var Cleaner = []Setting[engine.CleanerConfig]{
 		Var: func(c *engine.CleanerConfig) Value {
 			return NameOrEmpty(&c.CleanedIndex, "rule", engine.CleanedIndexRules)
 		}},
+	{Name: "key-scan", Flag: "key-scan", Path: "KeyScan", Doc: "walk records for their keys, offsets and timestamps only, in the map build and the copy's filter, stepping over values and headers by length (rejects what the full decoder rejects, with its errors; same bytes; not a Kafka feature)", Var: func(c *engine.CleanerConfig) Value { return Bool(&c.KeyScan) }},
 }
 
 // Log are engine.LogConfig's settings: Kafka's topic configs.

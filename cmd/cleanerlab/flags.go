@@ -62,7 +62,7 @@ func cleanerConfigFlags(fs *pflag.FlagSet, cfg *engine.CleanerConfig) {
 // profileFlag binds --profile, which sets several cleaner settings at
 // once.
 func profileFlag(fs *pflag.FlagSet, cfg *engine.CleanerConfig) {
-	fs.Var(&cleanerProfile{cfg: cfg}, "profile", "set the speed-deciding cleaner settings at once: kafka (md5, skimpy, pread without read-ahead, no write-behind, no sync-behind, no early write-back, no parallel copy, every CRC checked on every read, no O_DIRECT output, no parallel recompression) or best (xxh3-128, bucket16, pread with "+strconv.FormatInt(engine.BestReadaheadBytes>>20, 10)+"MiB of read-ahead, write-behind, sync-behind, skip-dirty-lookups, parallel-copy, verify-crc-once, parallel-map-build, no parallel-lookups, writeback-bytes "+strconv.FormatInt(engine.BestWritebackBytes>>20, 10)+"MiB, no O_DIRECT output, no parallel recompression); flags after it override its settings")
+	fs.Var(&cleanerProfile{cfg: cfg}, "profile", "set the speed-deciding cleaner settings at once: kafka (md5, skimpy, pread without read-ahead, no write-behind, no sync-behind, no early write-back, no parallel copy, every CRC checked on every read, every record decoded whole, no O_DIRECT output, no parallel recompression) or best (xxh3-128, bucket16, pread with "+strconv.FormatInt(engine.BestReadaheadBytes>>20, 10)+"MiB of read-ahead, write-behind, sync-behind, skip-dirty-lookups, parallel-copy, verify-crc-once, key-scan, parallel-map-build, no parallel-lookups, writeback-bytes "+strconv.FormatInt(engine.BestWritebackBytes>>20, 10)+"MiB, no O_DIRECT output, no parallel recompression); flags after it override its settings")
 }
 
 // cleanerProfile is the --profile flag: engine.CleanerConfig.ApplyProfile

@@ -79,25 +79,40 @@ func (b *Builder) AppendRaw(encoded []byte, count int32) {
 // ErrMalformedRecord when rec does not start with a length, an attributes
 // byte and a timestamp delta within its bytes; nothing is appended then.
 func (b *Builder) AppendRetimed(rec []byte, delta int64) error {
+	records, err := AppendRetimed(b.records, rec, delta)
+	if err != nil {
+		return err
+	}
+	b.records = records
+	b.n++
+	return nil
+}
+
+// MaxRetimedGrowth is the most bytes AppendRetimed adds to a record: its
+// length varint and its timestamp delta re-encoded, from one byte each to
+// MaxVarintLen and MaxVarlongLen.
+const MaxRetimedGrowth = MaxVarintLen - 1 + MaxVarlongLen - 1
+
+// AppendRetimed is Builder.AppendRetimed appending to dst: it returns dst
+// with rec appended, its timestamp delta set to delta, or dst unchanged
+// and the error.
+func AppendRetimed(dst, rec []byte, delta int64) ([]byte, error) {
 	bodyLen, n, err := readVarint(rec)
 	if err != nil || bodyLen < 1 || int(bodyLen) != len(rec)-n {
-		return fmt.Errorf("%w: re-timing a record of %d bytes: bad length", ErrMalformedRecord, len(rec))
+		return dst, fmt.Errorf("%w: re-timing a record of %d bytes: bad length", ErrMalformedRecord, len(rec))
 	}
 	old, m, err := readVarlong(rec[n+1:])
 	if err != nil {
-		return fmt.Errorf("%w: re-timing a record of %d bytes: timestamp delta: %v", ErrMalformedRecord, len(rec), err)
+		return dst, fmt.Errorf("%w: re-timing a record of %d bytes: timestamp delta: %v", ErrMalformedRecord, len(rec), err)
 	}
 	if old == delta {
-		b.records = append(b.records, rec...)
-	} else {
-		rest := rec[n+1+m:]
-		b.records = AppendVarint(b.records, int32(1+SizeofVarlong(delta)+len(rest)))
-		b.records = append(b.records, rec[n])
-		b.records = AppendVarlong(b.records, delta)
-		b.records = append(b.records, rest...)
+		return append(dst, rec...), nil
 	}
-	b.n++
-	return nil
+	rest := rec[n+1+m:]
+	dst = AppendVarint(dst, int32(1+SizeofVarlong(delta)+len(rest)))
+	dst = append(dst, rec[n])
+	dst = AppendVarlong(dst, delta)
+	return append(dst, rest...), nil
 }
 
 // Len returns the number of records appended since Reset.
@@ -134,18 +149,43 @@ func (b *Builder) Finish(dst []byte) ([]byte, error) {
 	if err != nil {
 		return dst[:start], err
 	}
-	size := len(dst) - start
-	if size-LogOverhead > math.MaxInt32 {
-		return dst[:start], fmt.Errorf("%w: batch of %d bytes exceeds the int32 length field", ErrBadLength, size)
+	if err := finishHeader(dst[start:], b.h, b.n); err != nil {
+		return dst[:start], err
 	}
-	h := b.h
+	return dst, nil
+}
+
+// FinishUncompressed completes an uncompressed batch built in place:
+// batch is BatchHeaderSize bytes of room, then count encoded records
+// (appended with AppendRetimed, say). It writes there the header h (its
+// codec none), with Magic 2, Length, RecordCount and the CRC-32C computed:
+// the bytes Builder.Finish writes for the same header and records. Errors
+// wrap ErrCodec (h's codec is not none) or ErrBadLength (batch shorter
+// than a header, or over 2 GiB).
+func FinishUncompressed(batch []byte, h BatchHeader, count int32) error {
+	if c := h.Attributes.Codec(); c != CodecNone {
+		return fmt.Errorf("%w: batch built in place with codec %s", ErrCodec, c)
+	}
+	if len(batch) < BatchHeaderSize {
+		return fmt.Errorf("%w: batch of %d bytes is shorter than its header", ErrBadLength, len(batch))
+	}
+	h.Magic = MagicV2
+	return finishHeader(batch, h, count)
+}
+
+// finishHeader writes header h of a whole batch (header room, then its
+// records section) with Length, RecordCount n and the CRC computed.
+func finishHeader(batch []byte, h BatchHeader, n int32) error {
+	size := len(batch)
+	if size-LogOverhead > math.MaxInt32 {
+		return fmt.Errorf("%w: batch of %d bytes exceeds the int32 length field", ErrBadLength, size)
+	}
 	h.Length = int32(size - LogOverhead)
-	h.RecordCount = b.n
+	h.RecordCount = n
 	h.CRC = 0
-	batch := dst[start:]
 	PutHeader(batch, &h)
 	UpdateCRC(batch)
-	return dst, nil
+	return nil
 }
 
 var zeroHeader [BatchHeaderSize]byte

@@ -86,3 +86,53 @@ func TestRecordIteratorSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestFinishUncompressed: records appended in place after a header's room
+// (AppendRetimed) and finished there give the bytes Builder.Finish gives
+// for the same header and records (Magic forced to 2, Length, RecordCount
+// and CRC computed), and the growth bound MaxRetimedGrowth holds for the
+// largest change of delta; a compressed header or a batch shorter than a
+// header is refused.
+func TestFinishUncompressed(t *testing.T) {
+	h := BatchHeader{BaseOffset: 1000, PartitionLeaderEpoch: 4, Attributes: AttrDeleteHorizon, LastOffsetDelta: 9,
+		BaseTimestamp: 1_700_000_000_000, MaxTimestamp: 1_700_000_000_500, ProducerID: 77, ProducerEpoch: 2, BaseSequence: 10}
+	var b Builder
+	b.Reset(h)
+	batch := make([]byte, BatchHeaderSize)
+	for i, c := range []struct{ old, new int64 }{{5, 5}, {0, -9_000_000_000_000_000_000}, {63, 64}} {
+		r := Record{TimestampDelta: c.old, OffsetDelta: int32(i), Key: []byte("k"), Value: []byte("v")}
+		enc := AppendRecord(nil, &r)
+		if err := b.AppendRetimed(enc, c.new); err != nil {
+			t.Fatal(err)
+		}
+		before := len(batch)
+		var err error
+		if batch, err = AppendRetimed(batch, enc, c.new); err != nil {
+			t.Fatal(err)
+		}
+		if grew := len(batch) - before - len(enc); grew > MaxRetimedGrowth {
+			t.Errorf("delta %d -> %d: the record grew %d bytes, more than MaxRetimedGrowth %d", c.old, c.new, grew, MaxRetimedGrowth)
+		}
+	}
+	want, err := b.Finish(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := FinishUncompressed(batch, h, 3); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(batch, want) {
+		t.Fatalf("in place:\n got %x\nwant %x", batch, want)
+	}
+	if err := VerifyCRC(batch); err != nil {
+		t.Fatal(err)
+	}
+	lz := h
+	lz.Attributes |= Attributes(CodecLZ4)
+	if err := FinishUncompressed(batch, lz, 3); !errors.Is(err, ErrCodec) {
+		t.Errorf("lz4 header: %v, want ErrCodec", err)
+	}
+	if err := FinishUncompressed(batch[:BatchHeaderSize-1], h, 0); !errors.Is(err, ErrBadLength) {
+		t.Errorf("60 bytes: %v, want ErrBadLength", err)
+	}
+}
