@@ -508,7 +508,9 @@ func LocateError(err error, origins map[string]settings.Origin) error {
 
 // ResolveExperiment is the one merge of an experiment's values, lowest
 // first: DefaultExperiment, a broker's values (server, by Kafka name:
-// topicconfig.Set.BrokerGivens), the experiment file's (file, nil for
+// topicconfig.Set.BrokerGivens; those of no setting of Settings are left
+// out, as a broker has many configs the lab does not model), the
+// experiment file's (file, nil for
 // none: its values and the single values of its sweep:), the flags given
 // (flags, by flag name) (Settings.Resolve). It returns the experiment,
 // validated, and where each setting's value came from, by setting name.
@@ -519,7 +521,11 @@ func LocateError(err error, origins map[string]settings.Origin) error {
 func ResolveExperiment(server []settings.Given, file *File, flags []settings.Given) (Experiment, map[string]settings.Origin, error) {
 	base := DefaultExperiment()
 	var given []settings.Given
-	given = append(given, server...)
+	for _, g := range server {
+		if s, ok := Settings.Lookup(g.Key); ok && s.Kafka && s.Name == g.Key {
+			given = append(given, g)
+		}
+	}
 	if file != nil {
 		given = append(given, file.Givens()...)
 		for _, a := range file.Axes {
