@@ -337,17 +337,21 @@ func (l *loader) value(v *yaml.Node, s settings.Setting[Experiment], path string
 const sizeDistType = "dist"
 
 // sizeDist reads a mapping of workloads.SizeDist's fields (Dist, Min, Max,
-// Sigma: the form run.json writes), each value parsed by its unit.
+// Sigma: the form run.json writes; in any case, as files written for the
+// YAML library's default lower-case names, dist, min, max, sigma, still
+// load), each value parsed by its unit.
 func (l *loader) sizeDist(v *yaml.Node, path string) (workloads.SizeDist, error) {
 	var d workloads.SizeDist
 	fields := []string{"Dist", "Min", "Max", "Sigma"}
 	vals := map[string]settings.Value{
-		"Dist": settings.Func("text", settings.UnitText, func() string { return d.Dist }, func(s string) error { d.Dist = s; return nil }),
-		"Min":  settings.Bytes(&d.Min), "Max": settings.Bytes(&d.Max), "Sigma": settings.Ratio(&d.Sigma),
+		"dist": settings.NameOrEmpty(&d.Dist, "size distribution", func() []string {
+			return []string{workloads.SizeFixed, workloads.SizeUniform, workloads.SizeLogNormal}
+		}),
+		"min":  settings.Bytes(&d.Min), "max": settings.Bytes(&d.Max), "sigma": settings.Ratio(&d.Sigma),
 	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, c := v.Content[i], deref(v.Content[i+1])
-		val, ok := vals[k.Value]
+		val, ok := vals[strings.ToLower(k.Value)]
 		if !ok {
 			return d, l.fail(k, path, "unknown key %q (valid: %s)%s", k.Value, strings.Join(fields, ", "), suggest(k.Value, fields))
 		}
