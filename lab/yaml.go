@@ -347,7 +347,7 @@ func (l *loader) sizeDist(v *yaml.Node, path string) (workloads.SizeDist, error)
 		"dist": settings.NameOrEmpty(&d.Dist, "size distribution", func() []string {
 			return []string{workloads.SizeFixed, workloads.SizeUniform, workloads.SizeLogNormal}
 		}),
-		"min":  settings.Bytes(&d.Min), "max": settings.Bytes(&d.Max), "sigma": settings.Ratio(&d.Sigma),
+		"min": settings.Bytes(&d.Min), "max": settings.Bytes(&d.Max), "sigma": settings.Ratio(&d.Sigma),
 	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, c := v.Content[i], deref(v.Content[i+1])
