@@ -9,7 +9,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/settings"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
@@ -486,82 +485,6 @@ func (f *File) Blame(err error) error {
 	return fmt.Errorf("%s: %w", f.Path, err)
 }
 
-// LocateError prefixes err, an error of Experiment.Validate of an
-// experiment resolved with origins (Settings.Resolve's), with where the
-// value at fault was given: the origin's Where ("file:line:col" of an
-// experiment file, "file:line" of server.properties, "--flag") of the
-// setting its *engine.ConfigError names. The error's type says the
-// setting; no text is read. An error of no setting, or of a default
-// value, is returned as it is.
-func LocateError(err error, origins map[string]settings.Origin) error {
-	var ce *engine.ConfigError
-	if !errors.As(err, &ce) {
-		return err
-	}
-	names := []string{ce.Config}
-	if ce.Config == "segment.bytes" {
-		names = append(names, "workload.SegmentBytes") // one setting, two keys
-	}
-	for _, name := range names {
-		if o, ok := origins[name]; ok && o.From != settings.FromDefault && o.Where != "" {
-			return fmt.Errorf("%s: %w", o.Where, err)
-		}
-	}
-	return err
-}
-
-// ResolveExperiment is the one merge of an experiment's values, lowest
-// first: DefaultExperiment, a broker's values (server, by Kafka name:
-// topicconfig.Set.BrokerGivens; those of no setting of Settings are left
-// out, as a broker has many configs the lab does not model), the
-// experiment file's (file, nil for
-// none: its values and the single values of its sweep:), the flags given
-// (flags, by flag name) (Settings.Resolve). It returns the experiment,
-// validated, and where each setting's value came from, by setting name.
-// Errors: a file that sweeps a key over several values; a value that does
-// not parse (a *settings.Error naming where it was given); a validation
-// error, located by LocateError (or, from the file's values together, by
-// the file's path).
-func ResolveExperiment(server []settings.Given, file *File, flags []settings.Given) (Experiment, map[string]settings.Origin, error) {
-	base := DefaultExperiment()
-	var given []settings.Given
-	for _, g := range server {
-		if s, ok := Settings.Lookup(g.Key); ok && s.Kafka && s.Name == g.Key {
-			given = append(given, g)
-		}
-	}
-	if file != nil {
-		given = append(given, file.Givens()...)
-		for _, a := range file.Axes {
-			if len(a.Values) > 1 {
-				return Experiment{}, nil, fmt.Errorf("%s: sweeps %s over %d values: run it with cleanerlab sweep --experiment", a.Where, a.Name, len(a.Values))
-			}
-			if _, ok := Settings.Lookup(a.Name); ok {
-				given = append(given, settings.Given{Key: a.Name, Value: a.Values[0], From: settings.FromFile, Where: a.Where})
-				continue
-			}
-			// A run flag of no one setting (--profile in a recorded
-			// sweep): applied under every layer, as the base.
-			if err := a.apply(&base, a.Values[0]); err != nil {
-				return Experiment{}, nil, fmt.Errorf("%s: %w", a.Where, err)
-			}
-		}
-	}
-	given = append(given, flags...)
-	e, origins, err := Settings.Resolve(base, given...)
-	if err != nil {
-		return e, origins, err
-	}
-	if err := e.Validate(); err != nil {
-		located := LocateError(err, origins)
-		if located == err && file != nil {
-			located = fmt.Errorf("%s: %w", file.Path, err)
-		}
-		return e, origins, located
-	}
-	return e, origins, nil
-}
-
 // SetPath sets the field of e at path (JSON field names joined by dots:
 // "workload.Keys", "cleaner.Hasher", "cache") from its text, parsed by its
 // setting as the experiment file parses it. Setting either SegmentBytes
@@ -575,80 +498,6 @@ func SetPath(e *Experiment, path, value string) error {
 		return &settings.Error{Setting: path, Value: value, Err: err}
 	}
 	return nil
-}
-
-// YAML renders e as an experiment file: every setting's value but the
-// swept ones, keyed as LoadYAML reads them, in Settings' order, with the
-// sweep's axes and seed (for the record of a sweep).
-func YAML(e Experiment, axes []Axis, seed *uint64) ([]byte, error) {
-	root := &yaml.Node{Kind: yaml.MappingNode}
-	scalar := func(s string, str bool) *yaml.Node {
-		n := &yaml.Node{Kind: yaml.ScalarNode, Value: s}
-		if str {
-			n.Tag = "!!str" // quoted when YAML would read it as another type
-		}
-		return n
-	}
-	if seed != nil {
-		root.Content = append(root.Content, scalar("shuffle_seed", true), scalar(fmt.Sprint(*seed), false))
-	}
-	swept := map[string]bool{}
-	for _, a := range axes {
-		swept[a.Name] = true
-		if a.Path != "" {
-			swept[a.Path] = true
-		}
-	}
-	for _, s := range Settings.All() {
-		if s.Path == "" || swept[s.Path] {
-			continue
-		}
-		val := s.Var(&e)
-		text, err := val.MarshalText()
-		if err != nil {
-			return nil, fmt.Errorf("lab: yaml %s: %w", s.Path, err)
-		}
-		parts := strings.Split(s.Path, ".")
-		m := root
-		for _, p := range parts[:len(parts)-1] {
-			m = section(m, p)
-		}
-		str := val.Unit() == settings.UnitEnum || val.Unit() == settings.UnitText
-		m.Content = append(m.Content, scalar(parts[len(parts)-1], true), scalar(string(text), str))
-	}
-	if len(axes) > 0 {
-		sw := &yaml.Node{Kind: yaml.MappingNode}
-		for _, a := range axes {
-			list := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
-			for _, v := range a.Values {
-				list.Content = append(list.Content, scalar(v, true))
-			}
-			sw.Content = append(sw.Content, scalar(a.Name, true), list)
-		}
-		root.Content = append(root.Content, scalar("sweep", true), sw)
-	}
-	var b strings.Builder
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(root); err != nil {
-		return nil, fmt.Errorf("lab: yaml: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("lab: yaml: %w", err)
-	}
-	return []byte(b.String()), nil
-}
-
-// section is the mapping under key in mapping m, added when m lacks it.
-func section(m *yaml.Node, key string) *yaml.Node {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i+1]
-		}
-	}
-	s := &yaml.Node{Kind: yaml.MappingNode}
-	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, s)
-	return s
 }
 
 // ApplyAxis sets one value of axis a in e, through its Setter or as a
