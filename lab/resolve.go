@@ -32,18 +32,17 @@ func LocateError(err error, origins map[string]settings.Origin) error {
 	return err
 }
 
-// ResolveExperiment is the one merge of an experiment's values, lowest
-// first: DefaultExperiment, a broker's values (server, by Kafka name:
-// topicconfig.Set.BrokerGivens; those of no setting of Settings are left
-// out, as a broker has many configs the lab does not model), the
-// experiment file's (file, nil for
-// none: its values and the single values of its sweep:), the flags given
-// (flags, by flag name) (Settings.Resolve). It returns the experiment,
-// validated, and where each setting's value came from, by setting name.
-// Errors: a file that sweeps a key over several values; a value that does
-// not parse (a *settings.Error naming where it was given); a validation
-// error, located by LocateError (or, from the file's values together, by
-// the file's path).
+// ResolveExperiment is the one merge of an experiment's values
+// (Settings.Resolve), lowest first: DefaultExperiment; a broker's values
+// (server, by Kafka name: topicconfig.Set.BrokerGivens; those of no
+// setting of Settings are left out, as a broker has many configs the lab
+// does not model); the experiment file's (file, nil for none: its values
+// and the single values of its sweep:); the flags given (flags, by flag
+// name). It returns the experiment, validated, and where each setting's
+// value came from, by setting name. Errors: a file that sweeps a key over
+// several values; a value that does not parse (a *settings.Error naming
+// where it was given); a validation error, located by LocateError (or,
+// when no one value is at fault, by the file's path).
 func ResolveExperiment(server []settings.Given, file *File, flags []settings.Given) (Experiment, map[string]settings.Origin, error) {
 	base := DefaultExperiment()
 	var given []settings.Given
