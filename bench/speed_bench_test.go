@@ -89,7 +89,7 @@ func (p speedProfile) cleaner(b testing.TB) *engine.Cleaner {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := offsetmap.New(p.cfg.OffsetMap, offsetmap.PerThreadMemoryBytes(p.cfg.DedupeBufferBytes, p.cfg.Threads), h)
+	m, err := offsetmap.New(p.cfg.OffsetMap, int(p.cfg.PerThreadMapBytes()), h)
 	if err != nil {
 		b.Fatal(err)
 	}

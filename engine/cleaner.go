@@ -137,7 +137,7 @@ func NewCleaner(cfg CleanerConfig, opts CleanerOptions) (*Cleaner, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := offsetmap.New(cfg.OffsetMap, offsetmap.PerThreadMemoryBytes(cfg.DedupeBufferBytes, cfg.Threads), h)
+		m, err := offsetmap.New(cfg.OffsetMap, int(cfg.PerThreadMapBytes()), h)
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +147,7 @@ func NewCleaner(cfg CleanerConfig, opts CleanerOptions) (*Cleaner, error) {
 	if c.maxEntries < 1 {
 		return nil, fmt.Errorf("%w: %d slots x load factor %v; increase log.cleaner.dedupe.buffer.size or decrease log.cleaner.threads", ErrMapTooSmall, c.offsetMap.Slots(), cfg.LoadFactor)
 	}
-	c.ioBufBytes = int(cfg.IOBufferBytes / int64(cfg.Threads) / 2)
+	c.ioBufBytes = int(cfg.PerThreadIOBufferBytes())
 	c.appends = newCleanedAppends(cfg, c.ioBufBytes)
 	if err := c.initIO(cfg, opts); err != nil {
 		return nil, err

@@ -138,13 +138,15 @@ func (c *LogConfig) Validate() error {
 
 // CleanerConfig holds the broker-wide log.cleaner.* configs of one cleaner.
 type CleanerConfig struct {
-	// DedupeBufferBytes is the offset map memory shared by all cleaner threads;
-	// each thread gets DedupeBufferBytes / Threads. Default 128 MiB, as Kafka's
+	// DedupeBufferBytes is the offset map memory shared by all cleaner
+	// threads; each thread gets DedupeBufferBytes / Threads
+	// (PerThreadMapBytes). Default 128 MiB, as Kafka's
 	// log.cleaner.dedupe.buffer.size.
 	DedupeBufferBytes int64
 	// IOBufferBytes is the I/O buffer memory shared by all threads; each thread
-	// gets a read and a write buffer of IOBufferBytes / Threads / 2. Default
-	// 512 KiB, as Kafka's log.cleaner.io.buffer.size.
+	// gets a read and a write buffer of IOBufferBytes / Threads / 2
+	// (PerThreadIOBufferBytes). Default 512 KiB, as Kafka's
+	// log.cleaner.io.buffer.size.
 	IOBufferBytes int64
 	// LoadFactor caps the offset map at this share of its slots. Default 0.9,
 	// as Kafka's log.cleaner.io.buffer.load.factor.
@@ -532,17 +534,45 @@ func (c *CleanerConfig) IgnoredSettings() []string {
 	return notes
 }
 
+// PerThreadMapBytes is the offset map memory of each cleaner thread:
+// DedupeBufferBytes / Threads, in bytes, as Kafka's LogCleaner gives each
+// CleanerThread a SkimpyOffsetMap of
+// math.min(config.dedupeBufferSize / config.numThreads, Int.MaxValue)
+// (core/src/main/scala/kafka/log/LogCleaner.scala). Kafka caps the share
+// at Int.MaxValue and warns; Validate refuses a share over 2 GiB instead,
+// so for a valid config the two agree and the share is not capped here.
+// 0 when Threads < 1. Every split of the dedupe buffer among threads uses
+// it.
+func (c CleanerConfig) PerThreadMapBytes() int64 {
+	if c.Threads < 1 {
+		return 0
+	}
+	return c.DedupeBufferBytes / int64(c.Threads)
+}
+
+// PerThreadIOBufferBytes is the size of each of a cleaner thread's two I/O
+// buffers (one read, one write): IOBufferBytes / Threads / 2, in bytes, as
+// Kafka's LogCleaner builds each Cleaner with ioBufferSize =
+// config.ioBufferSize / config.numThreads / 2
+// (core/src/main/scala/kafka/log/LogCleaner.scala). 0 when Threads < 1.
+func (c CleanerConfig) PerThreadIOBufferBytes() int64 {
+	if c.Threads < 1 {
+		return 0
+	}
+	return c.IOBufferBytes / int64(c.Threads) / 2
+}
+
 // Validate returns a *ConfigError naming the first config out of range.
 func (c *CleanerConfig) Validate() error {
 	switch {
 	case c.Threads < 1:
 		return configError("log.cleaner.threads", "engine: log.cleaner.threads %d must be at least 1", c.Threads)
-	case c.DedupeBufferBytes/int64(c.Threads) < 24:
+	case c.PerThreadMapBytes() < 24:
 		return configError("log.cleaner.dedupe.buffer.size", "engine: log.cleaner.dedupe.buffer.size %d gives each of %d threads less than one 24-byte map entry", c.DedupeBufferBytes, c.Threads)
-	case c.DedupeBufferBytes/int64(c.Threads) > math.MaxInt32:
+	case c.PerThreadMapBytes() > math.MaxInt32:
 		// Kafka's limit: the per-thread map is one ByteBuffer.
-		return configError("log.cleaner.dedupe.buffer.size", "engine: log.cleaner.dedupe.buffer.size %d per thread exceeds 2 GiB", c.DedupeBufferBytes/int64(c.Threads))
-	case c.IOBufferBytes/int64(c.Threads)/2 < record.BatchHeaderSize:
+		return configError("log.cleaner.dedupe.buffer.size", "engine: log.cleaner.dedupe.buffer.size %d per thread exceeds 2 GiB", c.PerThreadMapBytes())
+	case c.PerThreadIOBufferBytes() < record.BatchHeaderSize:
 		// Kafka accepts any size and grows the buffers to the first batch;
 		// below one batch header nothing useful is read.
 		return configError("log.cleaner.io.buffer.size", "engine: log.cleaner.io.buffer.size %d gives each of %d threads buffers under %d bytes (one batch header)", c.IOBufferBytes, c.Threads, record.BatchHeaderSize)

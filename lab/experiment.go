@@ -76,7 +76,9 @@ func DefaultExperiment() Experiment {
 }
 
 // Validate checks every part of e; the error names the field or flag at
-// fault. It puts the settings in canonical form (the fsync policy's
+// fault, and is an *engine.ConfigError of the setting at fault (by its
+// name in Settings) where one value is (LocateError finds where it was
+// given). It puts the settings in canonical form (the fsync policy's
 // "bytes=1MiB" becomes "bytes=1048576"; the O_DIRECT write size is rounded
 // up to the 4 KiB the writer uses, so that sizes that behave the same
 // give the same run ID).
@@ -91,25 +93,25 @@ func (e *Experiment) Validate() error {
 		return err
 	}
 	if err := e.Cache.validate(); err != nil {
-		return err
+		return &engine.ConfigError{Config: "cache", Err: err}
 	}
 	p, err := iosched.ParseFsyncPolicy(string(e.Fsync))
 	if err != nil {
-		return err
+		return &engine.ConfigError{Config: "fsync", Err: err}
 	}
 	e.Fsync = p
 	e.Cleaner.WriteDirectBytes = int64(iosched.DirectWriteSize(int(e.Cleaner.WriteDirectBytes)))
 	if e.HotBytes < 0 {
-		return fmt.Errorf("lab: hot_bytes (--hot-bytes) %d is negative", e.HotBytes)
+		return &engine.ConfigError{Config: "hot-bytes", Err: fmt.Errorf("lab: hot_bytes (--hot-bytes) %d is negative", e.HotBytes)}
 	}
 	if e.HotRereadMs < 0 {
-		return fmt.Errorf("lab: hot_reread_ms (--hot-reread-ms) %d is negative", e.HotRereadMs)
+		return &engine.ConfigError{Config: "hot-reread-ms", Err: fmt.Errorf("lab: hot_reread_ms (--hot-reread-ms) %d is negative", e.HotRereadMs)}
 	}
 	if e.Repetitions < 0 {
-		return fmt.Errorf("lab: repetitions (--count) %d is negative", e.Repetitions)
+		return &engine.ConfigError{Config: "repetitions", Err: fmt.Errorf("lab: repetitions (--count) %d is negative", e.Repetitions)}
 	}
 	if e.Workload.SegmentBytes != e.Log.SegmentBytes {
-		return fmt.Errorf("lab: workload SegmentBytes %d and log SegmentBytes %d differ (segment.bytes sets both)", e.Workload.SegmentBytes, e.Log.SegmentBytes)
+		return &engine.ConfigError{Config: "segment.bytes", Err: fmt.Errorf("lab: workload SegmentBytes %d and log SegmentBytes %d differ (segment.bytes sets both)", e.Workload.SegmentBytes, e.Log.SegmentBytes)}
 	}
 	return nil
 }

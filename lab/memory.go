@@ -20,7 +20,7 @@ const RSSHeadroomBytes = 64 << 20
 func RSSGoal(cfg engine.CleanerConfig) int64 {
 	io := cfg.IOBufferBytes
 	if cfg.WriteBehind && cfg.Threads > 0 {
-		io += cfg.IOBufferBytes / int64(cfg.Threads) / 2 * int64(cfg.Threads)
+		io += cfg.PerThreadIOBufferBytes() * int64(cfg.Threads)
 	}
 	return cfg.DedupeBufferBytes + io + RSSHeadroomBytes
 }

@@ -47,7 +47,7 @@ type FaultReport struct {
 // implements Prefaulter, and for the others measures a same-sized proxy
 // allocation (each map holds cfg.DedupeBufferBytes / cfg.Threads bytes).
 func PrefaultMaps(m *engine.CleanerManager, cfg engine.CleanerConfig) FaultReport {
-	return prefaultAll(m.OffsetMaps(), int64(offsetmap.PerThreadMemoryBytes(cfg.DedupeBufferBytes, max(1, cfg.Threads))), cfg.MapHugePages)
+	return prefaultAll(m.OffsetMaps(), cfg.PerThreadMapBytes(), cfg.MapHugePages)
 }
 
 // NewPrefaultedCleaner makes one cleaner thread's cleaner of cfg and opts
@@ -67,7 +67,7 @@ func NewPrefaultedCleaner(cfg engine.CleanerConfig, opts engine.CleanerOptions) 
 	if err != nil {
 		return nil, FaultReport{}, err
 	}
-	r := prefaultAll([]offsetmap.Map{c.OffsetMap()}, int64(offsetmap.PerThreadMemoryBytes(cfg.DedupeBufferBytes, max(1, cfg.Threads))), cfg.MapHugePages)
+	r := prefaultAll([]offsetmap.Map{c.OffsetMap()}, cfg.PerThreadMapBytes(), cfg.MapHugePages)
 	r.AllocTime, r.AllocMeasured = alloc, true
 	return c, r, nil
 }

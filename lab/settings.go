@@ -33,21 +33,23 @@ var experimentSettings = []settings.Setting[Experiment]{
 		Var: func(e *Experiment) settings.Value { return settings.Count(&e.Repetitions) }},
 }
 
-// segmentBytesBoth makes the segment.bytes setting of an Experiment set
-// the workload's segment size too: it is one setting.
+// segmentBytesBoth makes the segment.bytes setting of an Experiment (the
+// log's, log.SegmentBytes) and workload.SegmentBytes each set both the
+// log's and the workload's segment size: they are one setting.
 func segmentBytesBoth(list []settings.Setting[Experiment]) []settings.Setting[Experiment] {
 	for i, s := range list {
-		if s.Name == "segment.bytes" {
-			list[i].Var = func(e *Experiment) settings.Value {
-				v := settings.Bytes(&e.Log.SegmentBytes)
-				return settings.Func(v.Type(), v.Unit(), v.String, func(t string) error {
-					if err := v.Set(t); err != nil {
-						return err
-					}
-					e.Workload.SegmentBytes = e.Log.SegmentBytes
-					return nil
-				})
-			}
+		if s.Name != "segment.bytes" && s.Name != "workload.SegmentBytes" {
+			continue
+		}
+		list[i].Var = func(e *Experiment) settings.Value {
+			v := settings.Bytes(&e.Log.SegmentBytes)
+			return settings.Func(v.Type(), v.Unit(), v.String, func(t string) error {
+				if err := v.Set(t); err != nil {
+					return err
+				}
+				e.Workload.SegmentBytes = e.Log.SegmentBytes
+				return nil
+			})
 		}
 	}
 	return list
@@ -57,7 +59,7 @@ var (
 	// Settings is every setting of an experiment (run's flags, experiment
 	// files' keys), with run's defaults (DefaultExperiment).
 	Settings = settings.MustRegistry(DefaultExperiment,
-		settings.Lift(settings.Workload, "workload.", func(e *Experiment) *workloads.Spec { return &e.Workload }),
+		segmentBytesBoth(settings.Lift(settings.Workload, "workload.", func(e *Experiment) *workloads.Spec { return &e.Workload })),
 		segmentBytesBoth(settings.Lift(settings.Log, "log.", func(e *Experiment) *engine.LogConfig { return &e.Log })),
 		settings.Lift(settings.Cleaner, "cleaner.", func(e *Experiment) *engine.CleanerConfig { return &e.Cleaner }),
 		experimentSettings)

@@ -116,7 +116,8 @@ bytes/s take 50MiB/s; ratios take 0.5.
 
 Where a value comes from, lowest first: the default, a broker's
 server.properties (--server-config, by the Kafka name), the experiment
-file (--experiment), the flags given.
+file (--experiment), the flags given. "cleanerlab settings --experiment
+FILE" shows each value and where it came from.
 
 "Default" is run's default; where the commands that work on Kafka's logs
 (clean, plan, advise) start from another (Kafka's own), it is shown as

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"bytes"
+	"encoding"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,7 +10,29 @@ import (
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/settings"
+	"github.com/cleanerlab/cleanerlab/workloads"
 )
+
+// jsonName is the JSON name of struct field sf ("" when it has none).
+func jsonName(sf reflect.StructField) string {
+	if !sf.IsExported() {
+		return ""
+	}
+	name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+	switch name {
+	case "-":
+		return ""
+	case "":
+		return sf.Name
+	}
+	return name
+}
+
+// isLeaf says whether v is set from one value, though a struct: a size
+// distribution, or a type that parses itself.
+func isLeaf(v reflect.Value) bool {
+	return v.Type() == reflect.TypeFor[workloads.SizeDist]() || reflect.PointerTo(v.Type()).Implements(reflect.TypeFor[encoding.TextUnmarshaler]())
+}
 
 // leafPaths lists the field paths of v's leaves (as experiment files name
 // them): a field that is no struct, or a struct set from one value.

@@ -1,25 +1,21 @@
 package lab
 
 import (
-	"encoding"
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
-	"slices"
-	"sort"
-	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/settings"
 	"github.com/cleanerlab/cleanerlab/workloads"
 )
 
-// An experiment file is YAML keyed by the Experiment's own JSON field
-// names (the "config" of run.json), with three keys of its own:
+// An experiment file is YAML (or JSON, which YAML reads too) keyed by the
+// paths of the experiment's settings (Settings: the field names of the
+// "config" of run.json), split at their dots, with three keys of its own:
 //
 //	description: hashers on a small log     # free text, ignored
 //	shuffle_seed: 1                          # seed of a sweep's run order
@@ -37,13 +33,16 @@ import (
 //	  workload.Keys: [1e4, 1e5, 1e6]
 //	  cleaner.Hasher: [md5, xxh3-128]
 //
-// Fields not given keep DefaultExperiment's values. Each field is set by
-// its setting (Settings), with the parser of its unit, the same as its
+// The YAML library parses the file into nodes; each key is looked up in
+// Settings and each value parsed by its setting, the same parser as its
 // flag's: byte counts take 64MiB, counts 1e6, durations in ms 60000 or 1m,
 // rates 50MiB/s; KeySize and ValueSize take the workload's size
-// distribution form (uniform:20-200) or a mapping of its fields. Unknown
-// keys, a value that does not parse or names nothing (an unknown hasher,
-// layout, read path, ...) are errors naming the file, line and column.
+// distribution form (uniform:20-200) or a mapping of its fields. The
+// file's values are an experiment-file layer of Settings.Resolve (File.Givens,
+// ResolveExperiment). Every error names the file, line and column of the
+// node at fault, as the YAML library positions it: an unknown key (with
+// the nearest known one), a value that does not parse or names nothing
+// (an unknown hasher, layout, read path, ...), a key given twice.
 
 // Param is one value given in an experiment file or on a command line.
 type Param struct {
@@ -78,7 +77,8 @@ func (a Axis) apply(e *Experiment, value string) error {
 // File is a loaded experiment file.
 type File struct {
 	Path string
-	// Experiment is DefaultExperiment with the file's values set.
+	// Experiment is DefaultExperiment with the file's values resolved over
+	// it (Settings.Resolve of Givens).
 	Experiment Experiment
 	// Given are the values the file set, as field paths, in file order.
 	Given []Param
@@ -88,7 +88,38 @@ type File struct {
 	ShuffleSeed *uint64
 	// RepetitionsGiven says the file set repetitions.
 	RepetitionsGiven bool
+	// origins are Experiment's origins (Settings.Resolve's), by setting
+	// name.
+	origins map[string]settings.Origin
 }
+
+// Givens are the file's values as an experiment-file layer of
+// Settings.Resolve (settings.FromFile, each where the file gives it).
+func (f *File) Givens() []settings.Given {
+	out := make([]settings.Given, len(f.Given))
+	for i, p := range f.Given {
+		out[i] = settings.Given{Key: p.Name, Value: p.Value, From: settings.FromFile, Where: p.Where}
+	}
+	return out
+}
+
+// FileError is a mistake in an experiment file at one node: Where is
+// "file:line:col" of the node as the YAML library read it, Key the
+// section or key it is in ("" at the top). A value that does not parse is
+// a *settings.Error instead, with the same Where.
+type FileError struct {
+	Where, Key string
+	Err        error
+}
+
+func (e *FileError) Error() string {
+	if e.Key == "" {
+		return e.Where + ": " + e.Err.Error()
+	}
+	return e.Where + ": " + e.Key + ": " + e.Err.Error()
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
 
 // LoadOptions are the settings of LoadYAML.
 type LoadOptions struct {
@@ -99,220 +130,59 @@ type LoadOptions struct {
 }
 
 // fileKeys are the top-level keys of an experiment file that are not
-// Experiment fields.
+// settings.
 var fileKeys = []string{"description", "shuffle_seed", "sweep"}
 
-// LoadYAML reads and checks an experiment file.
-func LoadYAML(path string, opts LoadOptions) (*File, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("experiment: %w", err)
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("experiment %s: %w", path, err)
-	}
-	f := &File{Path: path, Experiment: DefaultExperiment()}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return f, nil // an empty file: every default
-	}
-	where := func(n *yaml.Node) string { return fmt.Sprintf("%s:%d:%d", path, n.Line, n.Column) }
-	fail := func(n *yaml.Node, format string, args ...any) error {
-		return fmt.Errorf("%s: %s", where(n), fmt.Sprintf(format, args...))
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return nil, fail(root, "an experiment file is a mapping of the experiment's fields (workload:, log:, cleaner:, cache:, ...) and sweep:")
-	}
-	top := append(fieldNames(reflect.TypeOf(Experiment{})), fileKeys...)
-	seen := map[string]bool{}
-	ev := reflect.ValueOf(&f.Experiment).Elem()
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		if seen[k.Value] {
-			return nil, fail(k, "%q given twice", k.Value)
-		}
-		seen[k.Value] = true
-		switch k.Value {
-		case "description":
-			if v.Kind != yaml.ScalarNode {
-				return nil, fail(v, "description is text")
-			}
-		case "shuffle_seed":
-			n, err := strconv.ParseUint(v.Value, 10, 64)
-			if v.Kind != yaml.ScalarNode || err != nil {
-				return nil, fail(v, "shuffle_seed %q: want an unsigned whole number", v.Value)
-			}
-			f.ShuffleSeed = &n
-		case "sweep":
-			if err := f.loadSweep(v, where, fail, opts); err != nil {
-				return nil, err
-			}
-		default:
-			fv, ok := fieldByName(ev, k.Value)
-			if !ok {
-				return nil, fail(k, "unknown key %q (valid: %s)%s", k.Value, strings.Join(top, ", "), suggest(k.Value, top))
-			}
-			if k.Value == "repetitions" {
-				f.RepetitionsGiven = true
-			}
-			given, err := setNode(&f.Experiment, fv, v, k.Value, where)
-			if err != nil {
-				return nil, err
-			}
-			f.Given = append(f.Given, given...)
-		}
-	}
-	syncSegmentBytes(&f.Experiment, f.Given)
-	for _, a := range f.Axes {
-		for _, p := range f.Given {
-			if a.Name == p.Name {
-				return nil, fmt.Errorf("%s: %s is set at %s and swept at %s; keep one", path, a.Name, p.Where, a.Where)
-			}
-		}
-	}
-	if f.Experiment.Repetitions < 0 {
-		at := path
-		for _, p := range f.Given {
-			if p.Name == "repetitions" {
-				at = p.Where
-			}
-		}
-		return nil, fmt.Errorf("%s: repetitions %d: want at least 1", at, f.Experiment.Repetitions)
-	}
-	return f, nil
+// keyNode is one key of the experiment file's tree: a setting (a leaf)
+// or a section of keys.
+type keyNode struct {
+	setting  *settings.Setting[Experiment]
+	names    []string // the section's keys, in Settings' order
+	children map[string]*keyNode
 }
 
-// Blame names where a validation error of an experiment built from the
-// file comes from: err prefixed with the "file:line:col" of the value of
-// the setting an *engine.ConfigError names, when the file gave it; else of
-// the first given value that alone, set on DefaultExperiment, fails Experiment.Validate with
-// the same error (a value out of its range: keys -5, a dirty ratio of 1.5);
-// else, when the error is only that of values together (a key count too
-// small for the log size), err prefixed with the file's path. nil stays nil.
-func (f *File) Blame(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ce *engine.ConfigError
-	if errors.As(err, &ce) { // a config of the log or the cleaner: its setting
-		for i := len(f.Given) - 1; i >= 0; i-- {
-			if s, ok := Settings.Lookup(f.Given[i].Name); ok && s.Name == ce.Config {
-				return fmt.Errorf("%s: %w", f.Given[i].Where, err)
-			}
-		}
-	}
-	for _, p := range f.Given {
-		d := DefaultExperiment()
-		if SetPath(&d, p.Name, p.Value) != nil {
+// keyTree is the tree of Settings' paths, split at their dots.
+var keyTree = sync.OnceValue(func() *keyNode {
+	root := &keyNode{children: map[string]*keyNode{}}
+	for _, s := range Settings.All() {
+		if s.Path == "" {
 			continue
 		}
-		syncSegmentBytes(&d, []Param{p})
-		if verr := d.Validate(); verr != nil && verr.Error() == err.Error() {
-			return fmt.Errorf("%s: %w", p.Where, err)
-		}
-	}
-	return fmt.Errorf("%s: %w", f.Path, err)
-}
-
-func (f *File) loadSweep(v *yaml.Node, where func(*yaml.Node) string, fail func(*yaml.Node, string, ...any) error, opts LoadOptions) error {
-	if v.Kind != yaml.MappingNode {
-		return fail(v, "sweep: want a mapping of field paths to lists of values")
-	}
-	for j := 0; j+1 < len(v.Content); j += 2 {
-		pk, pv := v.Content[j], v.Content[j+1]
-		axis := Axis{Name: pk.Value, Where: where(pk)}
-		if _, err := pathField(new(Experiment), pk.Value); err != nil {
-			var set Setter
-			ok := false
-			if opts.Param != nil {
-				set, ok = opts.Param(pk.Value)
-			}
+		n := root
+		for _, part := range strings.Split(s.Path, ".") {
+			c, ok := n.children[part]
 			if !ok {
-				return fail(pk, "sweep: %v", err)
+				c = &keyNode{children: map[string]*keyNode{}}
+				n.children[part] = c
+				n.names = append(n.names, part)
 			}
-			axis.Set = set
+			n = c
 		}
-		var items []*yaml.Node
-		switch pv.Kind {
-		case yaml.ScalarNode:
-			items = []*yaml.Node{pv}
-		case yaml.SequenceNode:
-			items = pv.Content
-		default:
-			return fail(pv, "%s: want a list of values", pk.Value)
-		}
-		if len(items) == 0 {
-			return fail(pv, "%s: empty list", pk.Value)
-		}
-		for _, item := range items {
-			if item.Kind != yaml.ScalarNode {
-				return fail(item, "%s: each value is a scalar", pk.Value)
-			}
-			scratch := DefaultExperiment()
-			if err := axis.apply(&scratch, item.Value); err != nil {
-				return fail(item, "%v", err)
-			}
-			axis.Values = append(axis.Values, item.Value)
-		}
-		f.Axes = append(f.Axes, axis)
+		n.setting = &s
 	}
-	return nil
-}
+	return root
+})
 
-// syncSegmentBytes makes workload.SegmentBytes and log.SegmentBytes equal
-// when only one of them was given (segment.bytes is one setting).
-func syncSegmentBytes(e *Experiment, given []Param) {
-	var w, l bool
-	for _, p := range given {
-		w = w || p.Name == "workload.SegmentBytes"
-		l = l || p.Name == "log.SegmentBytes"
-	}
-	switch {
-	case l && !w:
-		e.Workload.SegmentBytes = e.Log.SegmentBytes
-	case w && !l:
-		e.Log.SegmentBytes = e.Workload.SegmentBytes
-	}
-}
-
-// SetPath sets the field of e at path (JSON field names joined by dots:
-// "workload.Keys", "cleaner.Hasher", "cache") from its text, parsed as the
-// experiment file parses it. Setting either SegmentBytes sets both.
-func SetPath(e *Experiment, path, value string) error {
-	fv, err := pathField(e, path)
-	if err != nil {
-		return err
-	}
-	n := &yaml.Node{Kind: yaml.ScalarNode, Value: value}
-	if _, err := setNode(e, fv, n, path, nil); err != nil {
-		return err
-	}
-	switch path {
-	case "workload.SegmentBytes":
-		e.Log.SegmentBytes = e.Workload.SegmentBytes
-	case "log.SegmentBytes":
-		e.Workload.SegmentBytes = e.Log.SegmentBytes
-	}
-	return nil
-}
-
-// pathField finds the field at path in e.
-func pathField(e *Experiment, path string) (reflect.Value, error) {
-	v := reflect.ValueOf(e).Elem()
+// settingAt finds the setting whose path is path. The error names the
+// first part that names nothing, the keys valid there and the nearest.
+func settingAt(path string) (settings.Setting[Experiment], error) {
+	n := keyTree()
 	parts := strings.Split(path, ".")
 	for i, p := range parts {
-		if v.Kind() != reflect.Struct || isLeaf(v) {
-			return reflect.Value{}, fmt.Errorf("unknown field path %q: %s has no fields", path, strings.Join(parts[:i], "."))
+		if n.setting != nil {
+			return settings.Setting[Experiment]{}, fmt.Errorf("unknown field path %q: %s has no fields", path, strings.Join(parts[:i], "."))
 		}
-		fv, ok := fieldByName(v, p)
+		c, ok := n.children[p]
 		if !ok {
-			names := fieldNames(v.Type())
-			return reflect.Value{}, fmt.Errorf("unknown field path %q: no %q in %s (valid: %s)%s", path, p, orTop(strings.Join(parts[:i], ".")), strings.Join(names, ", "), suggest(p, names))
+			return settings.Setting[Experiment]{}, fmt.Errorf("unknown field path %q: no %q in %s (valid: %s)%s",
+				path, p, orTop(strings.Join(parts[:i], ".")), strings.Join(n.names, ", "), suggest(p, n.names))
 		}
-		v = fv
+		n = c
 	}
-	return v, nil
+	if n.setting == nil {
+		return settings.Setting[Experiment]{}, fmt.Errorf("field path %q is a section (keys: %s), not a value", path, strings.Join(n.names, ", "))
+	}
+	return *n.setting, nil
 }
 
 func orTop(s string) string {
@@ -322,256 +192,312 @@ func orTop(s string) string {
 	return s
 }
 
-// jsonName is the JSON name of struct field sf ("" when it has none).
-func jsonName(sf reflect.StructField) string {
-	if !sf.IsExported() {
-		return ""
-	}
-	tag := sf.Tag.Get("json")
-	name, _, _ := strings.Cut(tag, ",")
-	if name == "-" {
-		return ""
-	}
-	if name == "" {
-		return sf.Name
-	}
-	return name
+// loader reads one experiment file's nodes into a File.
+type loader struct {
+	f    *File
+	opts LoadOptions
 }
 
-func fieldNames(t reflect.Type) []string {
-	var names []string
-	for i := range t.NumField() {
-		if n := jsonName(t.Field(i)); n != "" {
-			names = append(names, n)
-		}
-	}
-	return names
+func (l *loader) at(n *yaml.Node) string { return fmt.Sprintf("%s:%d:%d", l.f.Path, n.Line, n.Column) }
+
+func (l *loader) fail(n *yaml.Node, key, format string, args ...any) error {
+	return &FileError{Where: l.at(n), Key: key, Err: fmt.Errorf(format, args...)}
 }
 
-func fieldByName(v reflect.Value, name string) (reflect.Value, bool) {
-	t := v.Type()
-	for i := range t.NumField() {
-		if jsonName(t.Field(i)) == name {
-			return v.Field(i), true
+// LoadYAML reads and checks an experiment file.
+func LoadYAML(path string, opts LoadOptions) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		// A syntax error has no node: the library's message gives the line.
+		return nil, fmt.Errorf("experiment %s: %w", path, err)
+	}
+	l := &loader{f: &File{Path: path}, opts: opts}
+	if doc.Kind != 0 && len(doc.Content) > 0 {
+		if err := l.top(deref(doc.Content[0])); err != nil {
+			return nil, err
 		}
 	}
-	return reflect.Value{}, false
-}
-
-var (
-	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
-	sizeDistType        = reflect.TypeFor[workloads.SizeDist]()
-)
-
-// isLeaf says whether v is set from one scalar, though a struct.
-func isLeaf(v reflect.Value) bool {
-	return v.Type() == sizeDistType || reflect.PointerTo(v.Type()).Implements(textUnmarshalerType)
-}
-
-// setNode sets v (the field of e at path) from n and returns the values
-// it set, as Params; where is nil for a value from SetPath (errors then
-// name the path only). A leaf is set by its setting (Settings): its unit's
-// parser, the same as its flag's.
-func setNode(e *Experiment, v reflect.Value, n *yaml.Node, path string, where func(*yaml.Node) string) ([]Param, error) {
-	fail := func(format string, args ...any) error {
-		msg := fmt.Sprintf(format, args...)
-		if where == nil {
-			return fmt.Errorf("%s: %s", path, msg)
-		}
-		return fmt.Errorf("%s: %s: %s", where(n), path, msg)
-	}
-	at := func() string {
-		if where == nil {
-			return ""
-		}
-		return where(n)
-	}
-	if v.Kind() == reflect.Struct && !isLeaf(v) {
-		if n.Kind != yaml.MappingNode {
-			return nil, fail("want a mapping of %s's fields (%s)", path, strings.Join(fieldNames(v.Type()), ", "))
-		}
-		var given []Param
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, c := n.Content[i], n.Content[i+1]
-			if seen[k.Value] {
-				return nil, fmt.Errorf("%s: %s.%s given twice", where(k), path, k.Value)
-			}
-			seen[k.Value] = true
-			fv, ok := fieldByName(v, k.Value)
-			if !ok {
-				names := fieldNames(v.Type())
-				return nil, fmt.Errorf("%s: %s: unknown key %q (valid: %s)%s", where(k), path, k.Value, strings.Join(names, ", "), suggest(k.Value, names))
-			}
-			g, err := setNode(e, fv, c, path+"."+k.Value, where)
-			if err != nil {
-				return nil, err
-			}
-			given = append(given, g...)
-		}
-		return given, nil
-	}
-	if v.Type() == sizeDistType && n.Kind == yaml.MappingNode {
-		var d workloads.SizeDist
-		if err := n.Decode(&d); err != nil {
-			return nil, fail("%v", err)
-		}
-		v.Set(reflect.ValueOf(d))
-		return []Param{{Name: path, Value: d.String(), Where: at()}}, nil
-	}
-	if n.Kind != yaml.ScalarNode {
-		return nil, fail("want one value (lists go under sweep:)")
-	}
-	if err := setScalar(e, n.Value, path); err != nil {
-		return nil, fail("%q is not a valid value: %v", n.Value, err)
-	}
-	return []Param{{Name: path, Value: n.Value, Where: at()}}, nil
-}
-
-// setScalar sets the leaf of e at path from s, by its setting.
-func setScalar(e *Experiment, s, path string) error {
-	st, ok := Settings.Lookup(path)
-	if !ok || st.Path != path {
-		return fmt.Errorf("no setting is declared for %s (lab.Settings)", path)
-	}
-	if path == "log.SegmentBytes" {
-		// The log's field alone, as the file says: syncSegmentBytes and
-		// SetPath make the two equal when only one is given, and a file
-		// giving both differently is refused by Validate.
-		return settings.Bytes(&e.Log.SegmentBytes).Set(s)
-	}
-	return st.Var(e).Set(s)
-}
-
-// suggest returns `; did you mean "x"?` for the closest of names within
-// edit distance 2, or "".
-func suggest(s string, names []string) string {
-	best, bestD := "", 3
-	for _, n := range names {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(n)); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-// Suggest is suggest for callers outside the package (the CLI's flag
-// names): `; did you mean "x"?` or "".
-func Suggest(s string, names []string) string {
-	sorted := slices.Clone(names)
-	sort.Strings(sorted)
-	return suggest(s, sorted)
-}
-
-// editDistance is the optimal string alignment distance between a and
-// b: the Levenshtein distance with a swap of two neighbouring characters
-// counted as one edit ("kyes" is one edit from "keys").
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
-}
-
-// YAML renders e as an experiment file: every field but the swept ones,
-// keyed as LoadYAML reads them, with the sweep's axes and seed (for the
-// record of a sweep).
-func YAML(e Experiment, axes []Axis, seed *uint64) ([]byte, error) {
-	var b strings.Builder
-	if seed != nil {
-		fmt.Fprintf(&b, "shuffle_seed: %d\n", *seed)
-	}
-	swept := map[string]bool{}
-	for _, a := range axes {
-		swept[a.Name] = true
-		if a.Path != "" {
-			swept[a.Path] = true
-		}
-	}
-	if err := writeYAMLValue(&b, &e, reflect.ValueOf(e), "", swept); err != nil {
+	if err := l.check(); err != nil {
 		return nil, err
 	}
-	if len(axes) > 0 {
-		b.WriteString("sweep:\n")
-		for _, a := range axes {
-			q := make([]string, len(a.Values))
-			for i, v := range a.Values {
-				q[i] = yamlScalar(v)
-			}
-			fmt.Fprintf(&b, "  %s: [%s]\n", a.Name, strings.Join(q, ", "))
-		}
-	}
-	return []byte(b.String()), nil
+	return l.f, nil
 }
 
-// writeYAMLValue writes the fields of struct v (the part of e at path
-// prefix) but the swept ones, each as its setting's text.
-func writeYAMLValue(b *strings.Builder, e *Experiment, v reflect.Value, prefix string, swept map[string]bool) error {
-	t := v.Type()
-	pad := strings.Repeat("  ", strings.Count(prefix, "."))
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		name := jsonName(sf)
-		if name == "" {
-			continue
+// deref follows an alias (*anchor) to its node.
+func deref(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// top reads the file's top-level mapping.
+func (l *loader) top(root *yaml.Node) error {
+	if root.Kind != yaml.MappingNode {
+		return l.fail(root, "", "an experiment file is a mapping of the experiment's fields (workload:, log:, cleaner:, cache:, ...) and sweep:")
+	}
+	tree := keyTree()
+	valid := append(append([]string(nil), tree.names...), fileKeys...)
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], deref(root.Content[i+1])
+		if seen[k.Value] {
+			return l.fail(k, "", "%q given twice", k.Value)
 		}
-		fv := v.Field(i)
-		if swept[prefix+name] {
-			continue
-		}
-		if fv.Kind() == reflect.Struct && !isLeaf(fv) {
-			fmt.Fprintf(b, "%s%s:\n", pad, name)
-			if err := writeYAMLValue(b, e, fv, prefix+name+".", swept); err != nil {
+		seen[k.Value] = true
+		switch k.Value {
+		case "description":
+			if v.Kind != yaml.ScalarNode {
+				return l.fail(v, "description", "want text")
+			}
+		case "shuffle_seed":
+			var seed uint64
+			if err := l.scalar(v, "shuffle_seed", settings.Unsigned(&seed)); err != nil {
 				return err
 			}
-			continue
-		}
-		st, ok := Settings.Lookup(prefix + name)
-		if !ok {
-			return fmt.Errorf("lab: yaml %s: no setting is declared for it", prefix+name)
-		}
-		val := st.Var(e)
-		text, err := val.MarshalText()
-		if err != nil {
-			return fmt.Errorf("lab: yaml %s: %w", name, err)
-		}
-		switch val.Unit() {
-		case settings.UnitEnum, settings.UnitText:
-			fmt.Fprintf(b, "%s%s: %s\n", pad, name, yamlScalar(string(text)))
+			l.f.ShuffleSeed = &seed
+		case "sweep":
+			if err := l.sweep(v); err != nil {
+				return err
+			}
 		default:
-			fmt.Fprintf(b, "%s%s: %s\n", pad, name, text) // a number or a bool
+			c, ok := tree.children[k.Value]
+			if !ok {
+				return l.fail(k, "", "unknown key %q (valid: %s)%s", k.Value, strings.Join(valid, ", "), suggest(k.Value, valid))
+			}
+			if err := l.node(v, c, k.Value); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// yamlScalar quotes s when YAML would not read it back as the same string.
-func yamlScalar(s string) string {
-	out, err := yaml.Marshal(s)
-	if err != nil {
-		return strconv.Quote(s)
+// node reads v, the value of the key at path (tree node t): a section's
+// mapping or a setting's value.
+func (l *loader) node(v *yaml.Node, t *keyNode, path string) error {
+	if t.setting != nil {
+		return l.value(v, *t.setting, path)
 	}
-	return strings.TrimSuffix(string(out), "\n")
+	if v.Kind != yaml.MappingNode {
+		return l.fail(v, path, "want a mapping of %s's fields (%s)", path, strings.Join(t.names, ", "))
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, c := v.Content[i], deref(v.Content[i+1])
+		if seen[k.Value] {
+			return l.fail(k, "", "%s.%s given twice", path, k.Value)
+		}
+		seen[k.Value] = true
+		child, ok := t.children[k.Value]
+		if !ok {
+			return l.fail(k, path, "unknown key %q (valid: %s)%s", k.Value, strings.Join(t.names, ", "), suggest(k.Value, t.names))
+		}
+		if err := l.node(c, child, path+"."+k.Value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// value reads the value of setting s (at path): a scalar parsed by the
+// setting, or a size distribution's mapping of its fields.
+func (l *loader) value(v *yaml.Node, s settings.Setting[Experiment], path string) error {
+	scratch := DefaultExperiment()
+	val := s.Var(&scratch)
+	text := v.Value
+	switch {
+	case v.Kind == yaml.MappingNode && val.Type() == sizeDistType:
+		d, err := l.sizeDist(v, path)
+		if err != nil {
+			return err
+		}
+		text = d.String()
+	case v.Kind != yaml.ScalarNode:
+		return l.fail(v, path, "want one value (lists go under sweep:)")
+	}
+	if err := l.scalarText(v, path, text, val); err != nil {
+		return err
+	}
+	if path == "repetitions" {
+		l.f.RepetitionsGiven = true
+	}
+	l.f.Given = append(l.f.Given, Param{Name: path, Value: text, Where: l.at(v)})
+	return nil
+}
+
+// sizeDistType is the flag type of a size distribution's setting
+// (settings.Workload's KeySize, ValueSize), whose value may also be a
+// mapping of workloads.SizeDist's fields.
+const sizeDistType = "dist"
+
+// sizeDist reads a mapping of workloads.SizeDist's fields (Dist, Min, Max,
+// Sigma: the form run.json writes; in any case, as files written for the
+// YAML library's default lower-case names, dist, min, max, sigma, still
+// load), each value parsed by its unit.
+func (l *loader) sizeDist(v *yaml.Node, path string) (workloads.SizeDist, error) {
+	var d workloads.SizeDist
+	fields := []string{"Dist", "Min", "Max", "Sigma"}
+	vals := map[string]settings.Value{
+		"dist": settings.NameOrEmpty(&d.Dist, "size distribution", func() []string {
+			return []string{workloads.SizeFixed, workloads.SizeUniform, workloads.SizeLogNormal}
+		}),
+		"min": settings.Bytes(&d.Min), "max": settings.Bytes(&d.Max), "sigma": settings.Ratio(&d.Sigma),
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, c := v.Content[i], deref(v.Content[i+1])
+		val, ok := vals[strings.ToLower(k.Value)]
+		if !ok {
+			return d, l.fail(k, path, "unknown key %q (valid: %s)%s", k.Value, strings.Join(fields, ", "), suggest(k.Value, fields))
+		}
+		if c.Kind != yaml.ScalarNode {
+			return d, l.fail(c, path+"."+k.Value, "want one value")
+		}
+		if err := l.scalarText(c, path+"."+k.Value, c.Value, val); err != nil {
+			return d, err
+		}
+	}
+	return d, nil
+}
+
+// scalar parses the scalar v into val.
+func (l *loader) scalar(v *yaml.Node, key string, val settings.Value) error {
+	if v.Kind != yaml.ScalarNode {
+		return l.fail(v, key, "want one value")
+	}
+	return l.scalarText(v, key, v.Value, val)
+}
+
+// scalarText parses text (given at v) into val; the error is a
+// *settings.Error at v.
+func (l *loader) scalarText(v *yaml.Node, key, text string, val settings.Value) error {
+	if err := val.Set(text); err != nil {
+		return &settings.Error{Setting: key, Value: text, Where: l.at(v), Err: err}
+	}
+	return nil
+}
+
+// sweep reads the sweep: section: field paths (or, with LoadOptions.Param,
+// run flags) to a value or a list of values, each checked by its setter.
+func (l *loader) sweep(v *yaml.Node) error {
+	if v.Kind != yaml.MappingNode {
+		return l.fail(v, "sweep", "want a mapping of field paths to lists of values")
+	}
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		pk, pv := v.Content[j], deref(v.Content[j+1])
+		axis := Axis{Name: pk.Value, Where: l.at(pk)}
+		if _, err := settingAt(pk.Value); err != nil {
+			var set Setter
+			ok := false
+			if l.opts.Param != nil {
+				set, ok = l.opts.Param(pk.Value)
+			}
+			if !ok {
+				return &FileError{Where: l.at(pk), Key: "sweep", Err: err}
+			}
+			axis.Set = set
+		}
+		items := []*yaml.Node{pv}
+		switch pv.Kind {
+		case yaml.ScalarNode:
+		case yaml.SequenceNode:
+			items = pv.Content
+		default:
+			return l.fail(pv, pk.Value, "want a list of values")
+		}
+		if len(items) == 0 {
+			return l.fail(pv, pk.Value, "empty list")
+		}
+		for _, item := range items {
+			item = deref(item)
+			if item.Kind != yaml.ScalarNode {
+				return l.fail(item, pk.Value, "each value is a scalar")
+			}
+			scratch := DefaultExperiment()
+			if err := axis.apply(&scratch, item.Value); err != nil {
+				var se *settings.Error
+				if errors.As(err, &se) && se.Where == "" {
+					se.Where = l.at(item)
+					return err
+				}
+				return &FileError{Where: l.at(item), Err: err}
+			}
+			axis.Values = append(axis.Values, item.Value)
+		}
+		l.f.Axes = append(l.f.Axes, axis)
+	}
+	return nil
+}
+
+// check resolves the file's values over DefaultExperiment and checks what
+// no one value says: segment.bytes given twice differently, a value both
+// set and swept, repetitions below 1.
+func (l *loader) check() error {
+	f := l.f
+	var seg []Param // workload's and log's segment size: one setting
+	for _, p := range f.Given {
+		if p.Name == "workload.SegmentBytes" || p.Name == "log.SegmentBytes" {
+			seg = append(seg, p)
+		}
+	}
+	e, origins, err := Settings.Resolve(DefaultExperiment(), f.Givens()...)
+	if err != nil {
+		return err // each value parsed when read: not reached
+	}
+	f.Experiment, f.origins = e, origins
+	if len(seg) == 2 {
+		var a, b int64
+		if settings.Bytes(&a).Set(seg[0].Value) == nil && settings.Bytes(&b).Set(seg[1].Value) == nil && a != b {
+			return &FileError{Where: seg[1].Where, Key: seg[1].Name, Err: fmt.Errorf("%d differs from %s %d at %s (segment.bytes is one setting: give one)", b, seg[0].Name, a, seg[0].Where)}
+		}
+	}
+	for _, a := range f.Axes {
+		for _, p := range f.Given {
+			if a.Name == p.Name {
+				return fmt.Errorf("%s: %s is set at %s and swept at %s; keep one", f.Path, a.Name, p.Where, a.Where)
+			}
+		}
+	}
+	if f.Experiment.Repetitions < 0 {
+		o := origins["repetitions"]
+		return fmt.Errorf("%s: repetitions %d: want at least 1", o.Where, f.Experiment.Repetitions)
+	}
+	return nil
+}
+
+// Blame names where a validation error of an experiment built from the
+// file comes from (LocateError with the file's origins): err prefixed
+// with the "file:line:col" of the value of the setting its
+// *engine.ConfigError names, when the file gave it; else with the file's
+// path (an error of values together: a key count too small for the log
+// size). nil stays nil.
+func (f *File) Blame(err error) error {
+	if err == nil {
+		return nil
+	}
+	if located := LocateError(err, f.origins); located != err {
+		return located
+	}
+	return fmt.Errorf("%s: %w", f.Path, err)
+}
+
+// SetPath sets the field of e at path (JSON field names joined by dots:
+// "workload.Keys", "cleaner.Hasher", "cache") from its text, parsed by its
+// setting as the experiment file parses it. Setting either SegmentBytes
+// sets both. The error is a *settings.Error naming the path.
+func SetPath(e *Experiment, path, value string) error {
+	s, err := settingAt(path)
+	if err != nil {
+		return err
+	}
+	if err := s.Var(e).Set(value); err != nil {
+		return &settings.Error{Setting: path, Value: value, Err: err}
+	}
+	return nil
 }
 
 // ApplyAxis sets one value of axis a in e, through its Setter or as a

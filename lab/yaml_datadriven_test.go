@@ -13,20 +13,22 @@ import (
 // TestYAMLDataDriven runs testdata/yaml: each "load" case is an experiment
 // file; the output is what the loader made of it (the values given, as
 // field paths with their line:col, the axes, and a few resolved fields) or
-// its error, with the file's path written as e.yaml.
+// its error, with the file's path written as its name (e.yaml, or the
+// name= argument: e.json).
 func TestYAMLDataDriven(t *testing.T) {
 	datadriven.RunTest(t, "testdata/yaml", func(t *testing.T, d *datadriven.TestData) string {
 		if d.Cmd != "load" {
 			t.Fatalf("unknown command %q", d.Cmd)
 		}
-		dir := t.TempDir()
-		p := filepath.Join(dir, "e.yaml")
+		name := "e.yaml"
+		d.MaybeScanArgs(t, "name", &name)
+		p := filepath.Join(t.TempDir(), name)
 		if err := os.WriteFile(p, []byte(d.Input), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		f, err := LoadYAML(p, LoadOptions{})
 		if err != nil {
-			return "error: " + strings.ReplaceAll(err.Error(), p, "e.yaml") + "\n"
+			return "error: " + strings.ReplaceAll(err.Error(), p, name) + "\n"
 		}
 		var b strings.Builder
 		for _, g := range f.Given {

@@ -298,13 +298,13 @@ func (s *Spec) validateShape() error {
 		return bad("batches-per-txn", "batches per transaction %d out of range [1, %d]", s.Txn.BatchesPerTxn, MaxRecordsPerBatch)
 	}
 	if err := validSize("key", s.KeySize); err != nil {
-		return err
+		return &engine.ConfigError{Config: "key-size", Err: err}
 	}
 	if err := validSize("value", s.ValueSize); err != nil {
-		return err
+		return &engine.ConfigError{Config: "value-size", Err: err}
 	}
 	if err := validTopic(s.Topic); err != nil {
-		return err
+		return &engine.ConfigError{Config: "workload.Topic", Err: err}
 	}
 	// A key or value past 2^31 bytes cannot be encoded, and the largest batch
 	// must fit a segment: Log.Append refuses anything larger than segment.bytes.

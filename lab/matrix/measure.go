@@ -51,7 +51,7 @@ func measureScaled(ctx context.Context, r Row, a *sizing.Advice, o Options) (pas
 		keys := sizing.ExpectedDistinct(float64(ks), ds/rb)
 		buf = int64(math.Ceil(0.6*keys/lf)) * int64(entry)
 	} else {
-		per := float64(a.DedupeBufferBytes/int64(a.Threads)) / float64(entry)
+		per := float64(a.PerThreadMapBytes()) / float64(entry)
 		buf = int64(math.Ceil(per*s)) * int64(entry)
 	}
 	spec := workloads.DefaultSpec()

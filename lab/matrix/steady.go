@@ -228,8 +228,10 @@ func (rr *RowResult) runSteady(ctx context.Context, o Options, ao sizing.AdviseO
 // runSteadyOne runs one steady configuration and fills run's measurements.
 func runSteadyOne(ctx context.Context, run *SteadyRun, sc *steadyScale, o Options) error {
 	a, w := sc.advice, sc.w
-	perBuf := a.DedupeBufferBytes / int64(a.Threads)
-	perIO := a.IOBufferBytes / int64(a.Threads)
+	// Each thread keeps the advice's per-thread map and I/O buffers
+	// (Kafka's split), whatever the thread count of this run.
+	perBuf := a.PerThreadMapBytes()
+	perIO := 2 * a.PerThreadIOBufferBytes()
 	cc := sc.ao.Cleaner
 	cc.Threads = run.Threads
 	cc.DedupeBufferBytes = perBuf * int64(run.Threads)

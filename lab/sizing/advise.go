@@ -179,6 +179,19 @@ type LayoutAdvice struct {
 	CollisionProbability float64 `json:"collision_probability"`
 }
 
+// PerThreadMapBytes is each recommended thread's share of the
+// recommended dedupe buffer, and PerThreadIOBufferBytes the size of each
+// of its read and write buffers (engine.CleanerConfig's split, Kafka's).
+func (a *Advice) PerThreadMapBytes() int64 { return a.cleaner().PerThreadMapBytes() }
+
+// PerThreadIOBufferBytes: see PerThreadMapBytes.
+func (a *Advice) PerThreadIOBufferBytes() int64 { return a.cleaner().PerThreadIOBufferBytes() }
+
+// cleaner is the recommended buffers and threads as a cleaner config.
+func (a *Advice) cleaner() engine.CleanerConfig {
+	return engine.CleanerConfig{DedupeBufferBytes: a.DedupeBufferBytes, IOBufferBytes: a.IOBufferBytes, Threads: a.Threads}
+}
+
 // Advice is what the advisor recommends and predicts. Every figure is a
 // model prediction from Inputs (and the calibration's measured throughputs).
 type Advice struct {
@@ -458,7 +471,7 @@ func CalibrationShape(a *Advice) (Shape, bool) {
 	c, d := a.Inputs["clean_bytes_per_partition"], a.Inputs["dirty_bytes_at_trigger"]
 	for _, la := range a.Layouts {
 		if la.Layout == a.Layout && la.MaxKeysPerPass > 0 && c > 0 && d > 0 {
-			return Shape{MapBytes: la.DedupeBufferBytes / int64(a.Threads), MapFill: a.CalibrationMapFill, DirtyRatio: d / (c + d),
+			return Shape{MapBytes: engine.CleanerConfig{DedupeBufferBytes: la.DedupeBufferBytes, Threads: a.Threads}.PerThreadMapBytes(), MapFill: a.CalibrationMapFill, DirtyRatio: d / (c + d),
 				TombstoneRatio: a.Inputs["tombstone_ratio"]}, true
 		}
 	}
@@ -797,7 +810,7 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 	chosen.la.DedupeBufferBytes = chosen.per * int64(threads)
 	a.DedupeBufferBytes, a.Passes = chosen.la.DedupeBufferBytes, chosen.la.Passes
 	if info, err := layoutInfo(layout, c.Hasher); err == nil {
-		a.CurrentPasses = h.passesFor(info.MaxKeys(int(c.DedupeBufferBytes/int64(c.Threads)), lf))
+		a.CurrentPasses = h.passesFor(info.MaxKeys(int(c.PerThreadMapBytes()), lf))
 	}
 	if chosen.la.Passes > 1 {
 		a.Notes = append(a.Notes, fmt.Sprintf("one pass needs more than Kafka's 2 GiB per-thread map: %d passes per clean", chosen.la.Passes))

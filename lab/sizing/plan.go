@@ -102,6 +102,12 @@ type CleanerPlan struct {
 	MaxIOBytesPerSecond float64 `json:"max_io_bytes_per_second,omitempty"`
 }
 
+// PerThreadMapBytes is each thread's share of the dedupe buffer
+// (engine.CleanerConfig.PerThreadMapBytes: Kafka's split).
+func (c CleanerPlan) PerThreadMapBytes() int64 {
+	return engine.CleanerConfig{DedupeBufferBytes: c.DedupeBufferBytes, Threads: c.Threads}.PerThreadMapBytes()
+}
+
 // Partition is the plan of one partition.
 type Partition struct {
 	Name         string             `json:"name"`
@@ -299,7 +305,7 @@ func CleanerPlanOf(c engine.CleanerConfig) (CleanerPlan, error) {
 	if err != nil {
 		return CleanerPlan{}, err
 	}
-	per := c.DedupeBufferBytes / int64(c.Threads)
+	per := c.PerThreadMapBytes()
 	return CleanerPlan{Threads: c.Threads, DedupeBufferBytes: c.DedupeBufferBytes, IOBufferBytes: c.IOBufferBytes, LoadFactor: c.LoadFactor,
 		OffsetMap: info.Layout, Hasher: info.Hasher, EntryBytes: info.EntryBytes, MaxKeysPerPass: info.MaxKeys(int(per), c.LoadFactor),
 		MaxIOBytesPerSecond: c.MaxIOBytesPerSecond}, nil
@@ -591,7 +597,7 @@ func (p *Plan) clearBytes() int64 {
 	if err != nil {
 		return 0
 	}
-	return clearBytes(info, p.Cleaner.DedupeBufferBytes/int64(p.Cleaner.Threads))
+	return clearBytes(info, p.Cleaner.PerThreadMapBytes())
 }
 
 func avgKeyedRecordBytes(pt *Partition) float64 {

@@ -23,7 +23,7 @@ func WritePlanTable(w io.Writer, p *Plan, calNote string) {
 	c := p.Cleaner
 	fmt.Fprintf(w, "plan of %s at %s (read-only)\n", p.Dir, time.UnixMilli(p.NowMs).UTC().Format(time.RFC3339))
 	fmt.Fprintf(w, "cleaner: %d thread(s), log.cleaner.dedupe.buffer.size %s (%s each, %s/%s map, %d B/entry: %d keys per pass at load factor %g)\n",
-		c.Threads, results.FormatBytes(c.DedupeBufferBytes), results.FormatBytes(c.DedupeBufferBytes/int64(c.Threads)), c.OffsetMap, c.Hasher, c.EntryBytes, c.MaxKeysPerPass, c.LoadFactor)
+		c.Threads, results.FormatBytes(c.DedupeBufferBytes), results.FormatBytes(c.PerThreadMapBytes()), c.OffsetMap, c.Hasher, c.EntryBytes, c.MaxKeysPerPass, c.LoadFactor)
 	if calNote != "" {
 		fmt.Fprintf(w, "calibration: %s\n", calNote)
 	}
@@ -121,7 +121,7 @@ func WriteAdviceTable(w io.Writer, a *Advice, cc engine.CleanerConfig, calNote s
 	tw.Flush()
 	fmt.Fprintf(w, "  log.cleaner.threads             %d  (%s)\n", a.Threads, a.ThreadsReason)
 	fmt.Fprintf(w, "  log.cleaner.io.buffer.size      %s  (%s read + %s write buffer per thread)\n", results.FormatBytes(a.IOBufferBytes),
-		results.FormatBytes(a.IOBufferBytes/int64(2*a.Threads)), results.FormatBytes(a.IOBufferBytes/int64(2*a.Threads)))
+		results.FormatBytes(a.PerThreadIOBufferBytes()), results.FormatBytes(a.PerThreadIOBufferBytes()))
 	fmt.Fprintf(w, "  thread speeds                   %s", a.ThreadsCurve)
 	if len(a.ThreadSpeedups) > 0 {
 		var sp []string

@@ -313,14 +313,7 @@ func (s *Set) Broker() map[string]Value {
 // setting came from. A value of s out of range is named by its file, line
 // and key ("server.properties:2: log.cleaner.threads: engine: ...").
 func (s *Set) CleanerConfig(base engine.CleanerConfig, flags ...settings.Given) (engine.CleanerConfig, map[string]settings.Origin, error) {
-	var given []settings.Given
-	for name, v := range s.Broker() {
-		if st, ok := settings.CleanerRegistry.Lookup(name); !ok || !st.Kafka || st.Name != name || v.Source == SourceDefault {
-			continue
-		}
-		given = append(given, settings.Given{Key: name, Value: v.Value, From: settings.FromServerProperties, Where: v.Where})
-	}
-	sort.Slice(given, func(i, j int) bool { return given[i].Key < given[j].Key })
+	given := Givens(s.BrokerGivens(), settings.CleanerRegistry)
 	c, origins, err := settings.CleanerRegistry.Resolve(base, append(given, flags...)...)
 	if err != nil {
 		return c, origins, fmt.Errorf("topicconfig: %w", err)
@@ -336,6 +329,44 @@ func (s *Set) CleanerConfig(base engine.CleanerConfig, flags ...settings.Given) 
 		return c, origins, fmt.Errorf("topicconfig: %w", verr)
 	}
 	return c, origins, nil
+}
+
+// BrokerGivens are the broker-wide values of s that a setting of the lab
+// takes, by their Kafka names, as values FromServerProperties for
+// settings.Registry.Resolve, sorted by name: the broker configs
+// (log.cleaner.threads, .dedupe.buffer.size, ...) and the broker defaults
+// of topic configs through their synonyms (log.segment.bytes gives
+// segment.bytes, log.roll.hours gives segment.ms in ms), each where the
+// file (or the metadata log) set it. Kafka's defaults are not values
+// given, a topic's own overrides are not broker-wide, and cleanup.policy
+// is left out: the lab's logs are compacted whatever a broker's default
+// policy is.
+func (s *Set) BrokerGivens() []settings.Given {
+	var given []settings.Given
+	for name, v := range s.Broker() {
+		if v.Source != SourceDefault {
+			given = append(given, settings.Given{Key: name, Value: v.Value, From: settings.FromServerProperties, Where: v.Where})
+		}
+	}
+	for name := range topicConfigs {
+		if v, ok := s.brokerValue(name); ok && name != "cleanup.policy" {
+			given = append(given, settings.Given{Key: name, Value: v.Value, From: settings.FromServerProperties, Where: v.Where})
+		}
+	}
+	sort.Slice(given, func(i, j int) bool { return given[i].Key < given[j].Key })
+	return given
+}
+
+// Givens keeps the values of given that are settings of reg by their Kafka
+// names.
+func Givens[R any](given []settings.Given, reg *settings.Registry[R]) []settings.Given {
+	var out []settings.Given
+	for _, g := range given {
+		if st, ok := reg.Lookup(g.Key); ok && st.Kafka && st.Name == g.Key {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // blame prefixes an engine range error (*engine.ConfigError) with the
