@@ -66,13 +66,21 @@ func cleanerlab(args []string, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "cleanerlab:", err)
-		var ee exitError
-		if errors.As(err, &ee) {
-			return ee.code
-		}
-		return 1
 	}
-	return 0
+	return statusOf(err)
+}
+
+// statusOf is the exit status of a command's error: 0 for nil, the
+// status an error asks for (ExitStatus, as lab.ExitError's), else 1.
+func statusOf(err error) int {
+	var ee interface{ ExitStatus() int }
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitStatus()
+	}
+	return 1
 }
 
 // exitOnSignal is set by commands that only read (verify, dump): with
@@ -182,6 +190,7 @@ type exitError struct {
 
 func (e exitError) Error() string { return e.err.Error() }
 func (e exitError) Unwrap() error { return e.err }
+func (e exitError) ExitStatus() int { return e.code }
 
 // suggestFlags makes every command's unknown-flag error name the closest
 // flag ("unknown flag: --kyes; did you mean "keys"?"), as cobra does for
