@@ -188,8 +188,8 @@ type exitError struct {
 	err  error
 }
 
-func (e exitError) Error() string { return e.err.Error() }
-func (e exitError) Unwrap() error { return e.err }
+func (e exitError) Error() string   { return e.err.Error() }
+func (e exitError) Unwrap() error   { return e.err }
 func (e exitError) ExitStatus() int { return e.code }
 
 // suggestFlags makes every command's unknown-flag error name the closest
