@@ -19,6 +19,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/lab/kafkajvm"
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
 	"github.com/cleanerlab/cleanerlab/lab/steady"
+	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
 	"github.com/cleanerlab/cleanerlab/settings"
 )
 
@@ -30,7 +31,7 @@ func newCleanCmd() *cobra.Command {
 	var metricsAddr string
 	var firstDirty, highWatermark, nowMs optOffset
 	passes := 1
-	var tc topicConfigFlags
+	var tc topicconfig.Sources
 	var kj kafkaJVMFlags
 	cmd := &cobra.Command{
 		Use:   "clean --dir PARTITION_DIR|LOGDIR",
@@ -84,7 +85,8 @@ complete), and the command exits 130 or 143.`,
 			}
 			o := lab.CleanOptions{Log: logCfg, Cleaner: cleanerCfg, Force: force, Roll: roll, KafkaRecovery: kafkaRecovery,
 				AcceptTruncated: acceptTruncated, Now: nowMs.clock(), Passes: passes, Recovery: inspect.WriteRecovery}
-			logFor, set, err := tc.logConfigs(cmd, dir)
+			tc.Given = givenSettings(cmd.Flags())
+			logFor, set, err := tc.LogConfigs(dir)
 			if err != nil {
 				return err
 			}
@@ -148,7 +150,7 @@ complete), and the command exits 130 or 143.`,
 	f.Var(settings.Count(&passes), "passes", "clean again while the offset map filled before the dirty range ended, up to this many times")
 	logConfigFlags(f, &logCfg)
 	cleanerConfigFlags(f, &cleanerCfg)
-	tc.bind(f)
+	bindSources(f, &tc)
 	kj.bind(f)
 	return cmd
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/inspect"
+	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
 	"github.com/cleanerlab/cleanerlab/settings"
 )
 
@@ -19,7 +20,7 @@ func newRetentionCmd() *cobra.Command {
 	var acceptTruncated bool
 	var nowMs, highWatermark optOffset
 	deleteRecords := int64(-1)
-	var tc topicConfigFlags
+	var tc topicconfig.Sources
 	cmd := &cobra.Command{
 		Use:   "retention --dir PARTITION_DIR|LOGDIR",
 		Short: "Apply Kafka's retention to a partition directory, or every partition of a log directory, in place (delete old segments)",
@@ -46,7 +47,8 @@ is reported and the others go on (exit 1). --delete-records and
 				return errors.New("retention: --dir is required")
 			}
 			o := lab.RetentionOptions{Log: logCfg, Now: nowMs.clock(), HighWatermark: highWatermark.offset(), Recovery: inspect.WriteRecovery, AcceptTruncated: acceptTruncated}
-			logFor, _, err := tc.logConfigs(cmd, dir)
+			tc.Given = givenSettings(cmd.Flags())
+			logFor, _, err := tc.LogConfigs(dir)
 			if err != nil {
 				return err
 			}
@@ -76,6 +78,6 @@ is reported and the others go on (exit 1). --delete-records and
 	f.Var(&highWatermark, "high-watermark", "high watermark: no segment at or above it is deleted, and --delete-records may not pass it (an offset >= 0; not given: the log end offset)")
 	f.Var(settings.Count(&deleteRecords), "delete-records", "raise the log start offset to this offset first, as a DeleteRecords request (-1: to the high watermark; not given: no DeleteRecords)")
 	logConfigFlags(f, &logCfg)
-	tc.bind(f)
+	bindSources(f, &tc)
 	return cmd
 }
