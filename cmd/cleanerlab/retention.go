@@ -1,9 +1,6 @@
 package main
 
 import (
-	"errors"
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/engine"
@@ -43,32 +40,13 @@ is reported and the others go on (exit 1). --delete-records and
 --high-watermark apply to one partition directory only.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
-				return errors.New("retention: --dir is required")
-			}
 			o := lab.RetentionOptions{Log: logCfg, Now: nowMs.clock(), HighWatermark: highWatermark.offset(), Recovery: inspect.WriteRecovery, AcceptTruncated: acceptTruncated}
-			tc.Given = givenSettings(cmd.Flags())
-			logFor, _, err := tc.LogConfigs(dir)
-			if err != nil {
-				return err
-			}
 			if cmd.Flags().Changed("delete-records") {
 				d := record.Offset(deleteRecords)
 				o.DeleteRecords = &d
 			}
-			if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
-				return lab.RetentionLogDir(cmd.OutOrStdout(), dir, o, logFor)
-			}
-			if logFor != nil {
-				tp, err := engine.ParseTopicPartition(filepath.Base(filepath.Clean(dir)))
-				if err != nil {
-					return err
-				}
-				if o.Log, err = logFor(tp); err != nil {
-					return err
-				}
-			}
-			return lab.Retention(cmd.OutOrStdout(), dir, o)
+			tc.Given = givenSettings(cmd.Flags())
+			return lab.RetentionCommand(dir, tc, o, cmd.OutOrStdout())
 		},
 	}
 	f := cmd.Flags()
