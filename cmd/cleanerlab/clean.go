@@ -1,15 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"os"
-	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/engine"
-	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/inspect"
 	"github.com/cleanerlab/cleanerlab/lab/kafkajvm"
@@ -21,7 +17,7 @@ import (
 func newCleanCmd() *cobra.Command {
 	o := lab.CleanCommandOptions{CleanOptions: lab.CleanOptions{Log: engine.DefaultLogConfig(), Cleaner: engine.DefaultCleanerConfig(), Passes: 1,
 		Recovery: inspect.WriteRecovery}, ServeMetrics: steady.ServeManager, WarnKeyless: sizing.WarnKeyless}
-	var firstDirty, highWatermark, nowMs optOffset
+	var firstDirty, highWatermark, nowMs settings.OptionalOffset
 	kj := kafkajvm.CommandOptions{Libs: os.Getenv("CLEANERLAB_KAFKA_LIBS"), Warmup: 1, Rounds: 1}
 	cmd := &cobra.Command{
 		Use:   "clean --dir PARTITION_DIR|LOGDIR",
@@ -64,7 +60,7 @@ complete), and the command exits 130 or 143.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := cmd.Flags()
-			o.Now, o.FirstDirty, o.HighWatermark = nowMs.clock(), firstDirty.offset(), highWatermark.offset()
+			o.Now, o.FirstDirty, o.HighWatermark = nowMs.Clock(), firstDirty.Offset(), highWatermark.Offset()
 			o.Sources.Given, o.Changed, o.Progress = givenSettings(f), f.Changed, cmd.ErrOrStderr()
 			kj.Profile, kj.Changed, kj.Stderr = f.Lookup("profile").Value.String(), f.Changed, cmd.ErrOrStderr()
 			o.Other = kj.Cleaner()
@@ -92,49 +88,4 @@ complete), and the command exits 130 or 143.`,
 	f.Var(settings.Count(&kj.Warmup), "kafka-warmup", "cleans of a throwaway copy Kafka's JVM does before the measured ones (its JIT warm)")
 	f.Var(settings.Count(&kj.Rounds), "rounds", "with --compare-kafka: measured cleans of each side, interleaved")
 	return cmd
-}
-
-// optOffset is a flag of a non-negative offset or time in ms that may be
-// left out: a negative value is refused, naming the flag, rather than read
-// as "not given".
-type optOffset struct {
-	v   int64
-	set bool
-}
-
-func (o *optOffset) String() string {
-	if !o.set {
-		return ""
-	}
-	return strconv.FormatInt(o.v, 10)
-}
-func (o *optOffset) Type() string { return "offset" }
-func (o *optOffset) Set(s string) error {
-	v, err := lab.ParseCount(s)
-	if err != nil {
-		return err
-	}
-	if v < 0 {
-		return fmt.Errorf("%d is negative: want a value >= 0 (leave the flag out for the default)", v)
-	}
-	o.v, o.set = v, true
-	return nil
-}
-
-// clock is the fixed clock at o ms, or nil (the real clock) when not given.
-func (o optOffset) clock() func() time.Time {
-	if !o.set {
-		return nil
-	}
-	ms := o.v
-	return func() time.Time { return time.UnixMilli(ms) }
-}
-
-// offset is o as a record offset, nil when not given.
-func (o optOffset) offset() *record.Offset {
-	if !o.set {
-		return nil
-	}
-	v := record.Offset(o.v)
-	return &v
 }

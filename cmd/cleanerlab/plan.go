@@ -33,7 +33,7 @@ func bindCalibration(f *pflag.FlagSet, c *sizing.CalibrationChoice) {
 
 func newPlanCmd() *cobra.Command {
 	o := sizing.PlanCommandOptions{Cleaner: engine.DefaultCleanerConfig(), Format: "table", ExactKeysMemoryBytes: sizing.DefaultExactKeysMemoryBytes}
-	var nowMs optOffset
+	var nowMs settings.OptionalOffset
 	cmd := &cobra.Command{
 		Use:   "plan --dir LOGDIR|PARTITION_DIR",
 		Short: "Read-only plan of a data directory: what Kafka's cleaner would clean, in which order, and what it needs",
@@ -53,7 +53,7 @@ time (a model prediction). A corrupt partition is reported uncleanable with
 its error and the plan goes on.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Now, o.Sources.Given, o.Log = nowMs.clock(), givenSettings(cmd.Flags()), cmd.ErrOrStderr()
+			o.Now, o.Sources.Given, o.Log = nowMs.Clock(), givenSettings(cmd.Flags()), cmd.ErrOrStderr()
 			o.ReadOnly = func() { exitOnSignal.Store(true) } // the plan only reads: a signal exits at once
 			return sizing.PlanCommand(cmd.Context(), o, cmd.OutOrStdout())
 		},

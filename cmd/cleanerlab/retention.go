@@ -15,7 +15,7 @@ func newRetentionCmd() *cobra.Command {
 	logCfg := engine.DefaultLogConfig()
 	var dir string
 	var acceptTruncated bool
-	var nowMs, highWatermark optOffset
+	var nowMs, highWatermark settings.OptionalOffset
 	deleteRecords := int64(-1)
 	var tc topicconfig.Sources
 	cmd := &cobra.Command{
@@ -40,7 +40,7 @@ is reported and the others go on (exit 1). --delete-records and
 --high-watermark apply to one partition directory only.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o := lab.RetentionOptions{Log: logCfg, Now: nowMs.clock(), HighWatermark: highWatermark.offset(), Recovery: inspect.WriteRecovery, AcceptTruncated: acceptTruncated}
+			o := lab.RetentionOptions{Log: logCfg, Now: nowMs.Clock(), HighWatermark: highWatermark.Offset(), Recovery: inspect.WriteRecovery, AcceptTruncated: acceptTruncated}
 			if cmd.Flags().Changed("delete-records") {
 				d := record.Offset(deleteRecords)
 				o.DeleteRecords = &d
