@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
 )
 
@@ -61,19 +59,6 @@ func Logf(w io.Writer) func(format string, args ...any) {
 	return func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 }
 
-// existingDir makes the --dir of command absolute (so "." names its
-// topic-partition) and refuses one that does not exist, naming the command
-// and the flag.
-func existingDir(command, dir string) (string, error) {
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%s: --dir %s: no such directory", command, dir)
-	}
-	return dir, nil
-}
-
 // writeJSON writes v to w as indented JSON.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
@@ -116,7 +101,7 @@ func PlanCommand(ctx context.Context, o PlanCommandOptions, out io.Writer) error
 	if o.Format != "table" && o.Format != "json" {
 		return fmt.Errorf("plan: --format %q: want table or json", o.Format)
 	}
-	dir, err := existingDir("plan", o.Dir)
+	dir, err := lab.ExistingDir("plan", o.Dir)
 	if err != nil {
 		return err
 	}
@@ -206,7 +191,7 @@ func (o *AdviseCommandOptions) Prepare() (*topicconfig.Set, engine.CleanerConfig
 			}
 		}
 		var err error
-		if o.Dir, err = existingDir("advise", o.Dir); err != nil {
+		if o.Dir, err = lab.ExistingDir("advise", o.Dir); err != nil {
 			return nil, o.Cleaner, err
 		}
 	}
