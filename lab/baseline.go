@@ -81,3 +81,29 @@ func mibSamples(v []float64) string {
 	}
 	return s
 }
+
+// BaselineCommand is the baseline command: it checks its flags (a count
+// given as 0 is refused: the options read 0 as "the default", which a
+// user who typed it did not ask for; changed says which were given) and
+// measures dir's device and memory (MeasureBaseline), caching the result
+// in runsDir.
+func BaselineCommand(w io.Writer, dir, runsDir string, o iosched.BaselineOptions, changed func(flag string) bool) error {
+	if dir == "" {
+		return fmt.Errorf("baseline: --dir is required (a directory on the device to measure)")
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("baseline: --dir %s: not a directory (%v)", dir, err)
+	}
+	if o.Runs < 1 {
+		return fmt.Errorf("baseline: --runs %d: want at least 1", o.Runs)
+	}
+	for _, c := range []struct {
+		name  string
+		value int64
+	}{{"file-bytes", o.FileBytes}, {"block-bytes", int64(o.BlockBytes)}, {"mem-bytes", o.MemBytes}} {
+		if changed != nil && changed(c.name) && c.value < 1 {
+			return fmt.Errorf("baseline: --%s %d: want at least 1 byte (leave the flag out for the default)", c.name, c.value)
+		}
+	}
+	return MeasureBaseline(w, dir, runsDir, o)
+}

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"os"
-
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/iosched"
@@ -40,26 +37,7 @@ another kernel, device or mount) and reports the cleaner's throughput as a
 share of the device's read bandwidth and of memory copy bandwidth.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
-				return fmt.Errorf("baseline: --dir is required (a directory on the device to measure)")
-			}
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				return fmt.Errorf("baseline: --dir %s: not a directory (%v)", dir, err)
-			}
-			// A count given as 0 is refused here: the options read 0 as
-			// "the default", which a user who typed it did not ask for.
-			if o.Runs < 1 {
-				return fmt.Errorf("baseline: --runs %d: want at least 1", o.Runs)
-			}
-			for _, c := range []struct {
-				name  string
-				value int64
-			}{{"file-bytes", o.FileBytes}, {"block-bytes", int64(o.BlockBytes)}, {"mem-bytes", o.MemBytes}} {
-				if cmd.Flags().Changed(c.name) && c.value < 1 {
-					return fmt.Errorf("baseline: --%s %d: want at least 1 byte (leave the flag out for the default)", c.name, c.value)
-				}
-			}
-			return lab.MeasureBaseline(cmd.OutOrStdout(), dir, out, o)
+			return lab.BaselineCommand(cmd.OutOrStdout(), dir, out, o, cmd.Flags().Changed)
 		},
 	}
 	f := cmd.Flags()

@@ -1,19 +1,11 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/cleanerlab/cleanerlab/engine"
-	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/inspect"
 	"github.com/cleanerlab/cleanerlab/lab/kafkajvm"
@@ -23,15 +15,10 @@ import (
 )
 
 func newCleanCmd() *cobra.Command {
-	logCfg := engine.DefaultLogConfig()
-	cleanerCfg := engine.DefaultCleanerConfig()
-	var dir string
-	var force, roll, kafkaRecovery, acceptTruncated bool
-	var metricsAddr string
-	var firstDirty, highWatermark, nowMs optOffset
-	passes := 1
-	var tc topicConfigFlags
-	var kj kafkaJVMFlags
+	o := lab.CleanCommandOptions{CleanOptions: lab.CleanOptions{Log: engine.DefaultLogConfig(), Cleaner: engine.DefaultCleanerConfig(), Passes: 1,
+		Recovery: inspect.WriteRecovery}, ServeMetrics: steady.ServeManager, WarnKeyless: sizing.WarnKeyless}
+	var firstDirty, highWatermark, nowMs settings.OptionalOffset
+	kj := kafkajvm.CommandOptions{Libs: os.Getenv("CLEANERLAB_KAFKA_LIBS"), Warmup: 1, Rounds: 1}
 	cmd := &cobra.Command{
 		Use:   "clean --dir PARTITION_DIR|LOGDIR",
 		Short: "Clean a Kafka partition directory, or every compacted partition of a log directory, in place, as Kafka's log cleaner would",
@@ -72,194 +59,33 @@ at its next read (its log left as it was, the groups already swapped in
 complete), and the command exits 130 or 143.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
-				return errors.New("clean: --dir is required")
-			}
-			var err error
-			if dir, err = existingDir("clean", dir); err != nil {
-				return err
-			}
-			for _, w := range cleanerCfg.IgnoredSettings() {
-				fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
-			}
-			o := lab.CleanOptions{Log: logCfg, Cleaner: cleanerCfg, Force: force, Roll: roll, KafkaRecovery: kafkaRecovery,
-				AcceptTruncated: acceptTruncated, Now: nowMs.clock(), Passes: passes, Recovery: inspect.WriteRecovery}
-			logFor, set, err := tc.logConfigs(cmd, dir)
-			if err != nil {
-				return err
-			}
-			if logFor != nil {
-				o.LogFor = logFor
-				o.PolicySource = func(tp engine.TopicPartition) string {
-					if cmd.Flags().Changed("cleanup.policy") {
-						return "--cleanup.policy"
-					}
-					res, err := set.For(tp.Topic)
-					if err != nil {
-						return ""
-					}
-					return string(res.PolicySource)
-				}
-				if tp, err := engine.ParseTopicPartition(filepath.Base(dir)); err == nil {
-					if o.Log, err = logFor(tp); err != nil {
-						return err
-					}
-				}
-			}
-			if !cmd.Flags().Changed("cleanup.policy") {
-				sizing.WarnKeyless(cmd.OutOrStdout(), dir, set, cleanerCfg)
-			}
-			if kj.compare || kj.profile() == kafkajvm.ProfileName {
-				return kj.run(cmd, dir, o)
-			}
-			if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
-				if cmd.Flags().Changed("first-dirty-offset") || cmd.Flags().Changed("passes") || cmd.Flags().Changed("high-watermark") {
-					return errors.New("clean: --first-dirty-offset, --passes and --high-watermark apply to one partition directory, not to a log directory")
-				}
-				if metricsAddr != "" {
-					o.Serve = func(m *engine.CleanerManager) (func(), error) {
-						srv, err := steady.ServeMetrics(metricsAddr, steady.ManagerCollector{M: m})
-						if err != nil {
-							return nil, err
-						}
-						fmt.Fprintf(cmd.ErrOrStderr(), "serving Prometheus metrics at http://%s/metrics\n", srv.Addr())
-						return func() { srv.Close() }, nil
-					}
-				}
-				return lab.CleanLogDir(cmd.Context(), cmd.OutOrStdout(), dir, o)
-			}
-			if passes < 1 {
-				return fmt.Errorf("clean: --passes %d must be at least 1", passes)
-			}
-			o.FirstDirty, o.HighWatermark = firstDirty.offset(), highWatermark.offset()
-			return lab.CleanPartition(cmd.Context(), cmd.OutOrStdout(), dir, o)
+			f := cmd.Flags()
+			o.Now, o.FirstDirty, o.HighWatermark = nowMs.Clock(), firstDirty.Offset(), highWatermark.Offset()
+			o.Sources.Given, o.Changed, o.Progress = givenSettings(f), f.Changed, cmd.ErrOrStderr()
+			kj.Profile, kj.Changed, kj.Stderr = f.Lookup("profile").Value.String(), f.Changed, cmd.ErrOrStderr()
+			o.Other = kj.Cleaner()
+			return lab.CleanCommand(cmd.Context(), o, cmd.OutOrStdout())
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&dir, "dir", "", "partition directory, or log directory root of topic-N partition directories, to clean in place (work on a copy)")
-	f.BoolVar(&force, "force", false, "clean even when the cleanable ratio is not above min.cleanable.dirty.ratio (a log directory: every log with cleanable bytes)")
-	f.BoolVar(&roll, "roll", false, "roll the active segment first, so that all data is cleanable")
-	f.StringVar(&metricsAddr, "metrics-addr", "", "with --dir LOGDIR: serve Kafka's cleaner metrics at /metrics for Prometheus at host:port while cleaning (\":PORT\" binds 127.0.0.1)")
-	f.BoolVar(&kafkaRecovery, "kafka-recovery-truncation", false, "after an unclean shutdown, cut a bad segment tail even when later segments hold data, and delete those segments, as Kafka's LogLoader does (default: refuse, nothing changed)")
-	f.BoolVar(&acceptTruncated, "accept-truncated-segments", false, "open and clean a segment whose index files prove that its .log lost data, as it is (default: refuse it, naming the file, nothing changed)")
+	f.StringVar(&o.Dir, "dir", "", "partition directory, or log directory root of topic-N partition directories, to clean in place (work on a copy)")
+	f.BoolVar(&o.Force, "force", false, "clean even when the cleanable ratio is not above min.cleanable.dirty.ratio (a log directory: every log with cleanable bytes)")
+	f.BoolVar(&o.Roll, "roll", false, "roll the active segment first, so that all data is cleanable")
+	f.StringVar(&o.MetricsAddr, "metrics-addr", "", "with --dir LOGDIR: serve Kafka's cleaner metrics at /metrics for Prometheus at host:port while cleaning (\":PORT\" binds 127.0.0.1)")
+	f.BoolVar(&o.KafkaRecovery, "kafka-recovery-truncation", false, "after an unclean shutdown, cut a bad segment tail even when later segments hold data, and delete those segments, as Kafka's LogLoader does (default: refuse, nothing changed)")
+	f.BoolVar(&o.AcceptTruncated, "accept-truncated-segments", false, "open and clean a segment whose index files prove that its .log lost data, as it is (default: refuse it, naming the file, nothing changed)")
 	f.Var(&firstDirty, "first-dirty-offset", "start at this offset instead of the checkpoint (an offset >= 0; not given: the checkpoint)")
 	f.Var(&highWatermark, "high-watermark", "high watermark bounding the clean (an offset >= 0; not given: the log end offset)")
 	f.Var(&nowMs, "now-ms", "the cleaner's now for delete horizons and compaction lags, ms since the epoch (not given: the clock); timings always use the real clock")
-	f.Var(settings.Count(&passes), "passes", "clean again while the offset map filled before the dirty range ended, up to this many times")
-	logConfigFlags(f, &logCfg)
-	cleanerConfigFlags(f, &cleanerCfg)
-	tc.bind(f)
-	kj.bind(f)
+	f.Var(settings.Count(&o.Passes), "passes", "clean again while the offset map filled before the dirty range ended, up to this many times")
+	logConfigFlags(f, &o.Log)
+	cleanerConfigFlags(f, &o.Cleaner)
+	bindSources(f, &o.Sources)
+	f.Lookup("profile").Value.(*cleanerProfile).jvmOK = true
+	f.StringVar(&kj.Libs, "kafka-libs", kj.Libs, "Kafka's classes for --profile kafka-jvm and --compare-kafka: the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output (default $CLEANERLAB_KAFKA_LIBS)")
+	f.StringVar(&kj.JavaOpts, "kafka-java-opts", "", "the JVM options of Kafka's cleaner, blank-separated (default: a broker's G1 options and a pre-touched heap of max(1 GiB, dedupe buffer + 512 MiB))")
+	f.BoolVar(&kj.Compare, "compare-kafka", false, "clean copies of the partition with Kafka's own cleaner (--kafka-libs) and with --profile's settings, --rounds times interleaved, and diff every segment file byte for byte")
+	f.Var(settings.Count(&kj.Warmup), "kafka-warmup", "cleans of a throwaway copy Kafka's JVM does before the measured ones (its JIT warm)")
+	f.Var(settings.Count(&kj.Rounds), "rounds", "with --compare-kafka: measured cleans of each side, interleaved")
 	return cmd
-}
-
-// kafkaJVMFlags are clean's flags of Kafka's own cleaner (lab/kafkajvm).
-type kafkaJVMFlags struct {
-	f              *pflag.FlagSet
-	libs, javaOpts string
-	compare        bool
-	warmup, rounds int
-}
-
-func (k *kafkaJVMFlags) bind(f *pflag.FlagSet) {
-	k.f, k.warmup, k.rounds = f, 1, 1
-	f.Lookup("profile").Value.(*cleanerProfile).jvmOK = true
-	f.StringVar(&k.libs, "kafka-libs", os.Getenv("CLEANERLAB_KAFKA_LIBS"), "Kafka's classes for --profile kafka-jvm and --compare-kafka: the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output (default $CLEANERLAB_KAFKA_LIBS)")
-	f.StringVar(&k.javaOpts, "kafka-java-opts", "", "the JVM options of Kafka's cleaner, blank-separated (default: a broker's G1 options and a pre-touched heap of max(1 GiB, dedupe buffer + 512 MiB))")
-	f.BoolVar(&k.compare, "compare-kafka", false, "clean copies of the partition with Kafka's own cleaner (--kafka-libs) and with --profile's settings, --rounds times interleaved, and diff every segment file byte for byte")
-	f.Var(settings.Count(&k.warmup), "kafka-warmup", "cleans of a throwaway copy Kafka's JVM does before the measured ones (its JIT warm)")
-	f.Var(settings.Count(&k.rounds), "rounds", "with --compare-kafka: measured cleans of each side, interleaved")
-}
-
-// bindRun binds run's flags of --profile kafka-jvm: the classes, the JVM's
-// options and the warm-up.
-func (k *kafkaJVMFlags) bindRun(f *pflag.FlagSet) {
-	k.f, k.warmup = f, 1
-	f.Lookup("profile").Value.(*cleanerProfile).jvmOK = true
-	f.StringVar(&k.libs, "kafka-libs", os.Getenv("CLEANERLAB_KAFKA_LIBS"), "Kafka's classes for --profile kafka-jvm: the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output (default $CLEANERLAB_KAFKA_LIBS)")
-	f.StringVar(&k.javaOpts, "kafka-java-opts", "", "the JVM options of Kafka's cleaner, blank-separated (default: a broker's G1 options and a pre-touched heap of max(1 GiB, dedupe buffer + 512 MiB))")
-	f.Var(settings.Count(&k.warmup), "kafka-warmup", "cleans of a throwaway copy Kafka's JVM does before the measured one (its JIT warm)")
-}
-
-// external is run's cleaner for --profile kafka-jvm (nil for ours) with
-// the experiment's cleaner and topic configs.
-func (k *kafkaJVMFlags) external(cmd *cobra.Command, e lab.Experiment) (*kafkajvm.RunCleaner, error) {
-	if k.profile() != kafkajvm.ProfileName {
-		return nil, nil
-	}
-	if k.libs == "" {
-		return nil, fmt.Errorf("run: --profile kafka-jvm needs --kafka-libs DIR (the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output)")
-	}
-	ko := kafkajvm.CleanOptions{Libs: k.libs, Lab: lab.CleanOptions{Log: e.Log, Cleaner: e.Cleaner}, Warmup: k.warmup, Stderr: cmd.ErrOrStderr()}
-	if k.javaOpts != "" {
-		ko.JavaOpts = strings.Fields(k.javaOpts)
-	}
-	return kafkajvm.NewRunCleaner(ko), nil
-}
-
-func (k *kafkaJVMFlags) profile() string { return k.f.Lookup("profile").Value.String() }
-
-func (k *kafkaJVMFlags) run(cmd *cobra.Command, dir string, o lab.CleanOptions) error {
-	for _, n := range []string{"first-dirty-offset", "passes", "high-watermark", "roll", "metrics-addr"} {
-		if k.f.Changed(n) {
-			return fmt.Errorf("clean: --%s is not supported with --profile kafka-jvm or --compare-kafka", n)
-		}
-	}
-	ko := kafkajvm.CleanOptions{Libs: k.libs, Lab: o, OurProfile: k.profile(), CleanedIndexGiven: k.f.Changed("cleaned-index"),
-		Warmup: k.warmup, Rounds: k.rounds, Stderr: cmd.ErrOrStderr()}
-	if k.javaOpts != "" {
-		ko.JavaOpts = strings.Fields(k.javaOpts)
-	}
-	if ko.OurProfile == "" || ko.OurProfile == kafkajvm.ProfileName {
-		ko.OurProfile = engine.ProfileKafka
-	}
-	if k.compare {
-		return kafkajvm.Compare(cmd.Context(), cmd.OutOrStdout(), dir, ko)
-	}
-	return kafkajvm.CleanPartition(cmd.Context(), cmd.OutOrStdout(), dir, ko)
-}
-
-// optOffset is a flag of a non-negative offset or time in ms that may be
-// left out: a negative value is refused, naming the flag, rather than read
-// as "not given".
-type optOffset struct {
-	v   int64
-	set bool
-}
-
-func (o *optOffset) String() string {
-	if !o.set {
-		return ""
-	}
-	return strconv.FormatInt(o.v, 10)
-}
-func (o *optOffset) Type() string { return "offset" }
-func (o *optOffset) Set(s string) error {
-	v, err := lab.ParseCount(s)
-	if err != nil {
-		return err
-	}
-	if v < 0 {
-		return fmt.Errorf("%d is negative: want a value >= 0 (leave the flag out for the default)", v)
-	}
-	o.v, o.set = v, true
-	return nil
-}
-
-// clock is the fixed clock at o ms, or nil (the real clock) when not given.
-func (o optOffset) clock() func() time.Time {
-	if !o.set {
-		return nil
-	}
-	ms := o.v
-	return func() time.Time { return time.UnixMilli(ms) }
-}
-
-// offset is o as a record offset, nil when not given.
-func (o optOffset) offset() *record.Offset {
-	if !o.set {
-		return nil
-	}
-	v := record.Offset(o.v)
-	return &v
 }

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"errors"
-
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/lab/inspect"
@@ -48,22 +45,7 @@ exit.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			exitOnSignal.Store(true) // read-only: a signal exits at once
-			if (dir == "") == (file == "") {
-				return errors.New("dump: give exactly one of --dir or --file")
-			}
-			if indexes {
-				o.Index, o.TimeIndex, o.TxnIndex = true, true, true
-			}
-			w := bufio.NewWriter(cmd.OutOrStdout())
-			defer w.Flush()
-			var err error
-			if file != "" {
-				err = inspect.DumpFile(w, file, o)
-			} else {
-				err = inspect.Dump(w, dir, o)
-			}
-			w.Flush()
-			return err
+			return inspect.DumpCommand(cmd.OutOrStdout(), dir, file, indexes, o)
 		},
 	}
 	f := cmd.Flags()

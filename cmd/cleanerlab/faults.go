@@ -2,17 +2,15 @@ package main
 
 import (
 	"fmt"
-	"github.com/cleanerlab/cleanerlab/settings"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/lab/faults"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 func newFaultsCmd() *cobra.Command {
-	o := faults.Options{Seed: 1, Schedules: 1000, Steps: 60, Keys: 24, FaultRate: 1, Shrink: true}
-	var jsonOut string
+	o := faults.DefaultCommandOptions()
 	var noShrink bool
 	cmd := &cobra.Command{
 		Use:   "faults",
@@ -29,44 +27,10 @@ a clean close, a verify and an open. A failing schedule is shrunk to a
 "--seed S --schedules 1" replays one. Exit status 1 when anything was
 found; a signal stops it between schedules (the record says interrupted).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case o.Schedules < 1:
-				return fmt.Errorf("--schedules %d: want 1 or more", o.Schedules)
-			case o.Steps < 1:
-				return fmt.Errorf("--steps %d: want 1 or more", o.Steps)
-			case o.Keys < 1:
-				return fmt.Errorf("--keys %d: want 1 or more", o.Keys)
-			case !(o.FaultRate >= 0 && o.FaultRate <= 1):
-				return fmt.Errorf("--fault-rate %v: want a share in [0, 1]", o.FaultRate)
-			}
-			if o.Dir != "" {
-				if st, err := os.Stat(o.Dir); err != nil || !st.IsDir() {
-					return fmt.Errorf("--dir %s: not a directory", o.Dir)
-				}
-			}
-			o.Shrink = !noShrink
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			ew := cmd.ErrOrStderr()
-			o.Log = func(format string, args ...any) { fmt.Fprintf(ew, format, args...) }
-			res, err := faults.Run(cmd.Context(), o)
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintln(out, res.Summary())
-			for _, f := range res.Findings {
-				fmt.Fprintf(out, "\n%v\n", &f)
-				for _, s := range f.Steps {
-					fmt.Fprintf(out, "  %s\n", s)
-				}
-			}
-			if err := writeJSONOut(jsonOut, res); err != nil {
-				return err
-			}
-			if len(res.Findings) > 0 {
-				return exitError{code: 1, err: fmt.Errorf("faults: %d finding(s)", len(res.Findings))}
-			}
-			return nil
+			o.Shrink, o.Log = !noShrink, func(format string, args ...any) { fmt.Fprintf(ew, format, args...) }
+			return faults.Command(cmd.Context(), o, cmd.OutOrStdout())
 		},
 	}
 	f := cmd.Flags()
@@ -77,6 +41,6 @@ found; a signal stops it between schedules (the record says interrupted).`,
 	f.Float64Var(&o.FaultRate, "fault-rate", o.FaultRate, "share of the drawn fault steps kept (about 4% of the steps at 1; 0: crashes only)")
 	f.StringVar(&o.Dir, "dir", "", "parent of the schedules' directories (default the OS temp dir; a tmpfs such as /dev/shm makes the fsyncs free: the crash model, not the disk, decides what survives)")
 	f.BoolVar(&noShrink, "no-shrink", false, "print failing schedules whole instead of shrinking them")
-	f.StringVar(&jsonOut, "json-out", "", "write the campaign's record (counts, findings with their steps) to this file as JSON")
+	f.StringVar(&o.JSONOut, "json-out", "", "write the campaign's record (counts, findings with their steps) to this file as JSON")
 	return cmd
 }

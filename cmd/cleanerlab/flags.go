@@ -1,11 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -94,14 +90,3 @@ func (p *cleanerProfile) Set(s string) error {
 	return nil
 }
 
-// existingDir makes --dir absolute (so "." names its topic-partition) and
-// refuses one that does not exist, naming the command and the flag.
-func existingDir(command, dir string) (string, error) {
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%s: --dir %s: no such directory", command, dir)
-	}
-	return dir, nil
-}

@@ -50,8 +50,8 @@ func main() {
 }
 
 // cleanerlab runs the command line args and returns the exit status: 0,
-// 1 for an error, an exitError's code (2: verification failed), or 128 +
-// the number of a signal that stopped it.
+// 1 for an error, the status it asks for (lab.ExitError: 2 when
+// verification failed), or 128 + the number of a signal that stopped it.
 func cleanerlab(args []string, stderr io.Writer) int {
 	ctx, signalled, stop := signalContext(stderr)
 	defer stop()
@@ -66,13 +66,21 @@ func cleanerlab(args []string, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "cleanerlab:", err)
-		var ee exitError
-		if errors.As(err, &ee) {
-			return ee.code
-		}
-		return 1
 	}
-	return 0
+	return statusOf(err)
+}
+
+// statusOf is the exit status of a command's error: 0 for nil, the
+// status an error asks for (ExitStatus, as lab.ExitError's), else 1.
+func statusOf(err error) int {
+	var ee interface{ ExitStatus() int }
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitStatus()
+	}
+	return 1
 }
 
 // exitOnSignal is set by commands that only read (verify, dump): with
@@ -173,15 +181,6 @@ workload's ground truth and reports throughput, page-cache and disk counters.`,
 	suggestFlags(root)
 	return root
 }
-
-// exitError carries a specific exit status (e.g. 2 for verification failures).
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e exitError) Error() string { return e.err.Error() }
-func (e exitError) Unwrap() error { return e.err }
 
 // suggestFlags makes every command's unknown-flag error name the closest
 // flag ("unknown flag: --kyes; did you mean "keys"?"), as cobra does for

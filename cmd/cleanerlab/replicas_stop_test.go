@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cleanerlab/cleanerlab/lab/replicas"
 )
 
 // TestReplicasStopOnSignal: replicas campaign and replicas cost run with a
@@ -51,7 +53,7 @@ func TestReplicasStopOnSignal(t *testing.T) {
 // directory, which the command's deferred cleanup would have removed.
 func TestSecondSignalRemovesWorkDir(t *testing.T) {
 	dir := t.TempDir()
-	root, cleanup, err := workDir(dir)
+	root, cleanup, err := replicas.Work{Dir: dir, AtHardExit: atHardExit}.MakeDir()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,13 @@
 package main
 
 import (
-	"errors"
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/inspect"
+	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
 	"github.com/cleanerlab/cleanerlab/settings"
 )
 
@@ -17,9 +15,9 @@ func newRetentionCmd() *cobra.Command {
 	logCfg := engine.DefaultLogConfig()
 	var dir string
 	var acceptTruncated bool
-	var nowMs, highWatermark optOffset
+	var nowMs, highWatermark settings.OptionalOffset
 	deleteRecords := int64(-1)
-	var tc topicConfigFlags
+	var tc topicconfig.Sources
 	cmd := &cobra.Command{
 		Use:   "retention --dir PARTITION_DIR|LOGDIR",
 		Short: "Apply Kafka's retention to a partition directory, or every partition of a log directory, in place (delete old segments)",
@@ -42,31 +40,13 @@ is reported and the others go on (exit 1). --delete-records and
 --high-watermark apply to one partition directory only.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
-				return errors.New("retention: --dir is required")
-			}
-			o := lab.RetentionOptions{Log: logCfg, Now: nowMs.clock(), HighWatermark: highWatermark.offset(), Recovery: inspect.WriteRecovery, AcceptTruncated: acceptTruncated}
-			logFor, _, err := tc.logConfigs(cmd, dir)
-			if err != nil {
-				return err
-			}
+			o := lab.RetentionOptions{Log: logCfg, Now: nowMs.Clock(), HighWatermark: highWatermark.Offset(), Recovery: inspect.WriteRecovery, AcceptTruncated: acceptTruncated}
 			if cmd.Flags().Changed("delete-records") {
 				d := record.Offset(deleteRecords)
 				o.DeleteRecords = &d
 			}
-			if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
-				return lab.RetentionLogDir(cmd.OutOrStdout(), dir, o, logFor)
-			}
-			if logFor != nil {
-				tp, err := engine.ParseTopicPartition(filepath.Base(filepath.Clean(dir)))
-				if err != nil {
-					return err
-				}
-				if o.Log, err = logFor(tp); err != nil {
-					return err
-				}
-			}
-			return lab.Retention(cmd.OutOrStdout(), dir, o)
+			tc.Given = givenSettings(cmd.Flags())
+			return lab.RetentionCommand(dir, tc, o, cmd.OutOrStdout())
 		},
 	}
 	f := cmd.Flags()
@@ -76,6 +56,6 @@ is reported and the others go on (exit 1). --delete-records and
 	f.Var(&highWatermark, "high-watermark", "high watermark: no segment at or above it is deleted, and --delete-records may not pass it (an offset >= 0; not given: the log end offset)")
 	f.Var(settings.Count(&deleteRecords), "delete-records", "raise the log start offset to this offset first, as a DeleteRecords request (-1: to the high watermark; not given: no DeleteRecords)")
 	logConfigFlags(f, &logCfg)
-	tc.bind(f)
+	bindSources(f, &tc)
 	return cmd
 }

@@ -1,8 +1,7 @@
 package main
 
 import (
-	"fmt"
-	"strings"
+	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -10,52 +9,25 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/kafkajvm"
-	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
-// runFlags are run's flags: the experiment's fields, and how the run is
-// carried out.
-type runFlags struct {
-	exp        lab.Experiment
-	from       string
-	experiment string
-	dir        string
-	keep       keepValue
-	out        string
-	progress   string
-	dropCaches bool
-	cpuProfile string
-	trace      string
-	baseline   bool
-	kafka      kafkaJVMFlags
-}
-
-// runLabFlags are run's flags that say where and how a run is carried out,
-// not what it measures: they are not part of lab.Experiment, so --from
-// accepts them and sweep does not sweep them.
-var runLabFlags = map[string]bool{
-	"from": true, "experiment": true, "dir": true, "keep": true, "out": true, "progress": true,
-	"drop-caches": true, "cpuprofile": true, "trace": true, "baseline": true,
-	"kafka-libs": true, "kafka-java-opts": true, "kafka-warmup": true,
-}
-
-// bindRunFlags binds run's flags to a fresh lab.DefaultExperiment in f.
-func bindRunFlags(f *pflag.FlagSet) *runFlags {
-	rf := &runFlags{exp: lab.DefaultExperiment(), out: "runs", progress: "auto"}
-	bindExperimentFlags(f, &rf.exp)
-	f.BoolVar(&rf.dropCaches, "drop-caches", false, "with --cache cold, also write 3 to /proc/sys/vm/drop_caches (root only; falls back to fadvise)")
-	f.BoolVar(&rf.baseline, "baseline", false, "measure the data directory's device (O_DIRECT sequential read/write) and memory copy bandwidth before the run and cache them in --out; without it the cached baseline is used")
-	f.StringVar(&rf.from, "from", "", "rerun exactly the experiment of this run record (runs/<id>/run.json, or its directory); only the flags that say where and how (--dir, --keep, --out, --progress, --drop-caches, --cpuprofile, --trace, --baseline) may be given with it")
-	f.StringVar(&rf.experiment, "experiment", "", "take the run's parameters from this YAML experiment file (see scripts/experiments/); flags given too win over it")
-	f.StringVar(&rf.dir, "dir", "", "data directory on the disk under test (default: a fresh temp dir, removed afterwards)")
-	f.Var(&rf.keep, "keep", "keep the data directory: --keep (or --keep=cleaned) keeps the cleaned logs; --keep=uncleaned also keeps a copy of the generated logs made before the clean, in <data>-uncleaned")
+// bindRunFlags binds run's flags to o, over a fresh lab.DefaultExperiment.
+func bindRunFlags(f *pflag.FlagSet, o *lab.RunCommandOptions) {
+	*o = lab.RunCommandOptions{Experiment: lab.DefaultExperiment(), ProgressMode: "auto", Param: flagSetter}
+	o.Out = "runs"
+	bindExperimentFlags(f, &o.Experiment)
+	f.BoolVar(&o.DropCaches, "drop-caches", false, "with --cache cold, also write 3 to /proc/sys/vm/drop_caches (root only; falls back to fadvise)")
+	f.BoolVar(&o.Baseline, "baseline", false, "measure the data directory's device (O_DIRECT sequential read/write) and memory copy bandwidth before the run and cache them in --out; without it the cached baseline is used")
+	f.StringVar(&o.From, "from", "", "rerun exactly the experiment of this run record (runs/<id>/run.json, or its directory); only the flags that say where and how (--dir, --keep, --out, --progress, --drop-caches, --cpuprofile, --trace, --baseline) may be given with it")
+	f.StringVar(&o.File, "experiment", "", "take the run's parameters from this YAML experiment file (see scripts/experiments/); flags given too win over it")
+	f.StringVar(&o.Dir, "dir", "", "data directory on the disk under test (default: a fresh temp dir, removed afterwards)")
+	f.Var((*keepValue)(&o.Keep), "keep", "keep the data directory: --keep (or --keep=cleaned) keeps the cleaned logs; --keep=uncleaned also keeps a copy of the generated logs made before the clean, in <data>-uncleaned")
 	f.Lookup("keep").NoOptDefVal = "cleaned"
-	f.StringVar(&rf.out, "out", rf.out, "directory of run records")
-	f.StringVar(&rf.progress, "progress", rf.progress, "progress bars: auto (when stderr is a terminal), always, never")
-	f.StringVar(&rf.cpuProfile, "cpuprofile", "", "write a CPU profile of the clean phase to this file (go tool pprof)")
-	f.StringVar(&rf.trace, "trace", "", "write a Go execution trace of the clean phase to this file: each goroutine's running, waiting and system-call time (go tool trace)")
-	rf.kafka.bindRun(f)
-	return rf
+	f.StringVar(&o.Out, "out", o.Out, "directory of run records")
+	f.StringVar(&o.ProgressMode, "progress", o.ProgressMode, "progress bars: auto (when stderr is a terminal), always, never")
+	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the clean phase to this file (go tool pprof)")
+	f.StringVar(&o.Trace, "trace", "", "write a Go execution trace of the clean phase to this file: each goroutine's running, waiting and system-call time (go tool trace)")
 }
 
 // keepValue is --keep as a flag.
@@ -73,7 +45,8 @@ func (k *keepValue) Set(s string) error {
 }
 
 func newRunCmd() *cobra.Command {
-	var rf *runFlags
+	var o lab.RunCommandOptions
+	kj := kafkajvm.CommandOptions{Libs: os.Getenv("CLEANERLAB_KAFKA_LIBS"), Warmup: 1}
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Generate a log, clean it, verify it and report (the main job)",
@@ -97,100 +70,25 @@ SIGINT or SIGTERM stops the run at a safe point (the clean in progress is
 aborted at its next read, every log left consistent), removes the data
 unless --keep, writes no record and exits 130 or 143.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runMain(cmd, rf) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f := cmd.Flags()
+			o.FlagsGiven, o.Given, o.Profile, o.Warnings = nil, flagsGiven(lab.Settings, f), "", cmd.ErrOrStderr()
+			f.Visit(func(fl *pflag.Flag) { o.FlagsGiven = append(o.FlagsGiven, fl.Name) })
+			if p := f.Lookup("profile"); p.Changed {
+				o.Profile = p.Value.String()
+			}
+			kj.Profile, kj.Stderr = f.Lookup("profile").Value.String(), cmd.ErrOrStderr()
+			if o.External = kj.RunCleaner(); o.External != nil && o.Profile == kafkajvm.ProfileName {
+				o.Profile = engine.ProfileKafka // Kafka's own cleaner; our settings are the kafka profile's
+			}
+			return lab.RunCommand(cmd.Context(), o, cmd.OutOrStdout())
+		},
 	}
-	rf = bindRunFlags(cmd.Flags())
+	bindRunFlags(cmd.Flags(), &o)
+	f := cmd.Flags()
+	f.Lookup("profile").Value.(*cleanerProfile).jvmOK = true
+	f.StringVar(&kj.Libs, "kafka-libs", kj.Libs, "Kafka's classes for --profile kafka-jvm: the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output (default $CLEANERLAB_KAFKA_LIBS)")
+	f.StringVar(&kj.JavaOpts, "kafka-java-opts", "", "the JVM options of Kafka's cleaner, blank-separated (default: a broker's G1 options and a pre-touched heap of max(1 GiB, dedupe buffer + 512 MiB))")
+	f.Var(settings.Count(&kj.Warmup), "kafka-warmup", "cleans of a throwaway copy Kafka's JVM does before the measured one (its JIT warm)")
 	return cmd
-}
-
-// resolveRun turns run's flags into the experiment of one run: the record
-// named by --from, or the flags over the experiment file's values,
-// validated.
-func resolveRun(f *pflag.FlagSet, rf *runFlags) (lab.Experiment, error) {
-	if rf.from != "" {
-		if rf.experiment != "" {
-			return lab.Experiment{}, fmt.Errorf("run: --from and --experiment each give the whole experiment; give one")
-		}
-		var given []string
-		f.Visit(func(fl *pflag.Flag) {
-			if !runLabFlags[fl.Name] {
-				given = append(given, "--"+fl.Name)
-			}
-		})
-		if len(given) > 0 {
-			return lab.Experiment{}, fmt.Errorf("run: --from reruns a recorded experiment; %s would change it (give them without --from)", strings.Join(given, ", "))
-		}
-		return lab.ReadRunExperiment(rf.from)
-	}
-	e := rf.exp
-	var file *lab.File
-	if rf.experiment != "" {
-		var err error
-		if e, file, err = lab.LoadRunFile(rf.experiment, lab.LoadOptions{Param: flagSetter}); err != nil {
-			return lab.Experiment{}, err
-		}
-		// The flags given on the command line win over the file: --profile
-		// first, then each setting's flag (lab.Settings.Resolve).
-		if p := f.Lookup("profile"); p.Changed {
-			name := p.Value.String()
-			if name == kafkajvm.ProfileName { // Kafka's own cleaner; our settings are the kafka profile's
-				name = engine.ProfileKafka
-			}
-			if err := e.Cleaner.ApplyProfile(name); err != nil {
-				return lab.Experiment{}, err
-			}
-		}
-		if e, _, err = lab.Settings.Resolve(e, flagsGiven(lab.Settings, f)...); err != nil {
-			return lab.Experiment{}, err
-		}
-	}
-	if err := e.Validate(); err != nil {
-		if file != nil {
-			return lab.Experiment{}, file.Blame(err) // the file's line:col of the bad value
-		}
-		return lab.Experiment{}, err
-	}
-	return e, nil
-}
-
-func runMain(cmd *cobra.Command, rf *runFlags) error {
-	out := cmd.OutOrStdout()
-	e, err := resolveRun(cmd.Flags(), rf)
-	if err != nil {
-		return err
-	}
-	for _, w := range e.Cleaner.IgnoredSettings() {
-		fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
-	}
-	showProgress, err := lab.ProgressWanted(rf.progress)
-	if err != nil {
-		return err
-	}
-	opt := lab.Options{
-		Dir: rf.dir, Keep: lab.Keep(rf.keep), Out: rf.out, Progress: lab.NewBars(showProgress),
-		DropCaches: rf.dropCaches, CPUProfile: rf.cpuProfile, Trace: rf.trace, Log: out, Baseline: rf.baseline,
-	}
-	ext, err := rf.kafka.external(cmd, e)
-	if err != nil {
-		return err
-	}
-	if ext != nil {
-		defer ext.Close()
-		opt.External, opt.NameParts = ext, []results.KV{{Key: "cleaner", Value: ext.Name()}}
-	}
-	run, err := lab.Run(cmd.Context(), e, opt)
-	if run == nil {
-		return err
-	}
-	lab.WriteRunTable(out, run)
-	lab.WriteKafkaLines(out, run)
-	if err != nil {
-		return err
-	}
-	lab.WriteRunPaths(out, run)
-	lab.WriteVerdictNote(out, run.Interference["clean"])
-	if v := run.Verification; v != nil && !v.Passed {
-		return exitError{code: 2, err: fmt.Errorf("verification failed:\n%s", v.Detail)}
-	}
-	return nil
 }

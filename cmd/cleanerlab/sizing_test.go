@@ -176,21 +176,12 @@ func TestGenerateVerifyTruth(t *testing.T) {
 	os.Remove(base + ".index")
 	os.Remove(base + ".timeindex")
 	out, err = cli(t, "verify", "--dir", part, "--truth", truth)
-	var ee exitError
 	if err == nil || !strings.Contains(out, "is missing") {
 		t.Fatalf("cut batch: %v\n%s", err, out)
 	}
-	if !asExit(err, &ee) || ee.code != 2 {
+	if statusOf(err) != 2 {
 		t.Errorf("exit %v, want 2", err)
 	}
-}
-
-func asExit(err error, ee *exitError) bool {
-	e, ok := err.(exitError)
-	if ok {
-		*ee = e
-	}
-	return ok
 }
 
 // writeKeyless writes a partition dir of two keyed records and two keyless

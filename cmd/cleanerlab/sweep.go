@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,25 +9,8 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/shard"
-	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/settings"
 )
-
-// sweepFlags are the flags of cleanerlab sweep: its own, and one string
-// flag per run flag, which takes one value or a comma-separated list.
-type sweepFlags struct {
-	experiment  string
-	count       int
-	shuffleSeed uint64
-	out         string
-	dir         string
-	progress    string
-	dropCaches  bool
-	dryRun      bool
-	shard       string
-	retryBusy   int
-	params      map[string]*string
-}
 
 // sweepDefaultCount is the default --count: enough for a median and a
 // spread; benchstat wants 10 for tight confidence intervals.
@@ -40,9 +21,18 @@ func newSweepCmd() *cobra.Command {
 	return cmd
 }
 
+// sweepFlags are the sweep command's options and its copies of run's
+// flags (one string flag each: one value or a comma-separated list).
+type sweepFlags struct {
+	shard.SweepCommandOptions
+	params map[string]*string
+}
+
 // sweepCommand returns the sweep command and the flags it binds.
 func sweepCommand() (*cobra.Command, *sweepFlags) {
-	sf := &sweepFlags{params: map[string]*string{}, count: sweepDefaultCount, shuffleSeed: 1}
+	sf := &sweepFlags{SweepCommandOptions: shard.SweepCommandOptions{Count: sweepDefaultCount, ShuffleSeed: 1, Out: "runs", Progress: "auto", Param: flagSetter},
+		params: map[string]*string{}}
+	o, params := &sf.SweepCommandOptions, sf.params
 	cmd := &cobra.Command{
 		Use:   "sweep [--experiment FILE] [--PARAM v1,v2,...]... [--count N]",
 		Short: "Run the cross product of parameter lists, each point --count times, and report",
@@ -69,26 +59,30 @@ Examples:
 A run that fails or fails verification is recorded and the sweep goes on; the
 command then exits 1 (failed runs) or 2 (failed verification).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return sweepMain(cmd, sf) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sf.bindGiven(cmd)
+			o.Log = cmd.ErrOrStderr()
+			return shard.SweepCommand(cmd.Context(), *o, cmd.OutOrStdout())
+		},
 	}
 	f := cmd.Flags()
 	f.SortFlags = false
-	f.StringVar(&sf.experiment, "experiment", "", "YAML experiment file (see scripts/experiments/); flags given too win over it")
-	f.Var(settings.Count(&sf.count), "count", "repetitions of each point")
-	f.Var(settings.Unsigned(&sf.shuffleSeed), "shuffle-seed", "seed of the order in which the runs are carried out")
-	f.StringVar(&sf.out, "out", "runs", "directory under which the sweep's directory is made")
-	f.StringVar(&sf.dir, "dir", "", "data directory on the disk under test (default: a fresh temp dir per run)")
-	f.StringVar(&sf.progress, "progress", "auto", "progress bar: auto (when stderr is a terminal), always, never")
-	f.BoolVar(&sf.dropCaches, "drop-caches", false, "with --cache cold, also write 3 to /proc/sys/vm/drop_caches (root only)")
-	f.BoolVar(&sf.dryRun, "dry-run", false, "print the points and the run order, run nothing")
-	f.IntVar(&sf.retryBusy, "retry-busy", 0, "run a point's repetition again, up to N times, when its clean was not quiet (interference verdict busy or unusable; thresholds: --interference-thresholds); the replaced runs stay in the record, marked superseded")
-	f.StringVar(&sf.shard, "shard", "", "run only shard i/N of the runs (i from 0, as JOB_COMPLETION_INDEX), and write shard.json for report --merge")
+	f.StringVar(&o.Experiment, "experiment", "", "YAML experiment file (see scripts/experiments/); flags given too win over it")
+	f.Var(settings.Count(&o.Count), "count", "repetitions of each point")
+	f.Var(settings.Unsigned(&o.ShuffleSeed), "shuffle-seed", "seed of the order in which the runs are carried out")
+	f.StringVar(&o.Out, "out", o.Out, "directory under which the sweep's directory is made")
+	f.StringVar(&o.Dir, "dir", "", "data directory on the disk under test (default: a fresh temp dir per run)")
+	f.StringVar(&o.Progress, "progress", o.Progress, "progress bar: auto (when stderr is a terminal), always, never")
+	f.BoolVar(&o.DropCaches, "drop-caches", false, "with --cache cold, also write 3 to /proc/sys/vm/drop_caches (root only)")
+	f.BoolVar(&o.DryRun, "dry-run", false, "print the points and the run order, run nothing")
+	f.IntVar(&o.RetryBusy, "retry-busy", 0, "run a point's repetition again, up to N times, when its clean was not quiet (interference verdict busy or unusable; thresholds: --interference-thresholds); the replaced runs stay in the record, marked superseded")
+	f.StringVar(&o.Shard, "shard", "", "run only shard i/N of the runs (i from 0, as JOB_COMPLETION_INDEX), and write shard.json for report --merge")
 	probe := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	e := lab.DefaultExperiment()
 	bindExperimentFlags(probe, &e)
 	probe.VisitAll(func(fl *pflag.Flag) {
 		v := new(string)
-		sf.params[fl.Name] = v
+		params[fl.Name] = v
 		def := fl.DefValue
 		if def == "" {
 			def = "none"
@@ -101,118 +95,27 @@ command then exits 1 (failed runs) or 2 (failed verification).`,
 	return cmd, sf
 }
 
-// planSweep merges the experiment file and the flags into a lab.SweepPlan,
-// resolving every point before anything runs.
-func planSweep(cmd *cobra.Command, sf *sweepFlags) (*lab.SweepPlan, error) {
-	base := lab.DefaultExperiment()
-	var given []lab.Param
-	var axes []lab.Axis
-	count, seed := sf.count, sf.shuffleSeed
-	if sf.experiment != "" {
-		file, err := lab.LoadYAML(sf.experiment, lab.LoadOptions{Param: flagSetter})
-		if err != nil {
-			return nil, err
+// bindGiven sets the options that depend on which flags were given: the
+// run flags given, one axis each in the command line's order (SortFlags
+// is off), and whether --count and --shuffle-seed were.
+func (sf *sweepFlags) bindGiven(cmd *cobra.Command) {
+	f := cmd.Flags()
+	sf.CountGiven, sf.SeedGiven, sf.Flags = f.Changed("count"), f.Changed("shuffle-seed"), nil
+	f.Visit(func(fl *pflag.Flag) {
+		if sf.params[fl.Name] == nil {
+			return
 		}
-		base, given, axes = file.Experiment, file.Given, file.Axes
-		if file.RepetitionsGiven && !cmd.Flags().Changed("count") {
-			count = file.Experiment.Repetitions
-		}
-		if file.ShuffleSeed != nil && !cmd.Flags().Changed("shuffle-seed") {
-			seed = *file.ShuffleSeed
-		}
-	}
-	// The flags in the order the command line gave them (SortFlags is off),
-	// so that axes keep that order; each replaces what the file said of its
-	// field.
-	var names []string
-	cmd.Flags().Visit(func(fl *pflag.Flag) {
-		if sf.params[fl.Name] != nil {
-			names = append(names, fl.Name)
-		}
-	})
-	for _, name := range names {
-		values := strings.Split(*sf.params[name], ",")
+		values := strings.Split(*sf.params[fl.Name], ",")
 		for i := range values {
 			values[i] = strings.TrimSpace(values[i])
 		}
-		set, _ := flagSetter(name)
-		given, axes = lab.Override(given, axes, lab.Axis{Name: name, Values: values, Where: "--" + name, Set: set, Path: flagPath(name)})
-	}
-	plan, err := lab.PlanSweep(base, given, axes, count, seed)
-	if err != nil {
-		return nil, fmt.Errorf("sweep: %w", err)
-	}
-	plan.Source = sf.experiment
-	return plan, nil
+		set, _ := flagSetter(fl.Name)
+		sf.Flags = append(sf.Flags, lab.Axis{Name: fl.Name, Values: values, Where: "--" + fl.Name, Set: set, Path: flagPath(fl.Name)})
+	})
 }
 
-func sweepMain(cmd *cobra.Command, sf *sweepFlags) error {
-	out := cmd.OutOrStdout()
-	var spec shard.Spec
-	if sf.shard != "" {
-		var err error
-		if spec, err = shard.ParseSpec(sf.shard); err != nil {
-			return fmt.Errorf("sweep: --shard: %w", err)
-		}
-	}
-	plan, err := planSweep(cmd, sf)
-	if err != nil {
-		return err
-	}
-	order := plan.Schedule()
-	total := len(order)
-	var sh *shard.Sweep
-	if sf.shard != "" {
-		if sh, err = shard.Prepare(plan, spec); err != nil {
-			return fmt.Errorf("sweep: --shard %s: %w", spec, err)
-		}
-		order = sh.Runs
-	}
-	if sf.dryRun {
-		if sh != nil {
-			fmt.Fprintf(out, "%d points x %d repetitions = %d runs\n", len(plan.Points), plan.Count, total)
-			sh.WriteDryRun(out, plan)
-			return nil
-		}
-		lab.WriteSchedule(out, plan)
-		return nil
-	}
-	showProgress, err := lab.ProgressWanted(sf.progress)
-	if err != nil {
-		return err
-	}
-	bar := lab.NewRunBar(showProgress, len(order))
-	fmt.Fprintf(out, "sweep: %d points x %d repetitions = %d runs\n", len(plan.Points), plan.Count, total)
-	if sf.retryBusy < 0 {
-		return fmt.Errorf("--retry-busy %d: want 0 or more", sf.retryBusy)
-	}
-	opt := lab.SweepOptions{Out: sf.out, Dir: sf.dir, DropCaches: sf.dropCaches, Log: cmd.ErrOrStderr(), OnRun: bar.OnRun, RetryBusy: sf.retryBusy}
-	if sh != nil {
-		fmt.Fprintf(out, "shard %s: %d of the %d runs\n", spec, len(order), total)
-		opt = sh.Options(opt)
-	}
-	sw, dir, err := lab.Sweep(cmd.Context(), plan, opt)
-	if ferr := sh.Finish(err); err == nil {
-		err = ferr
-	}
-	bar.Finish()
-	if err != nil {
-		if dir != "" && errors.Is(err, lab.ErrStopped) {
-			return fmt.Errorf("%w; the runs done are in %s", err, filepath.Join(dir, results.SweepJSONFile))
-		}
-		return err
-	}
-	lab.WriteSweepTable(out, sw)
-	if v := sw.VerdictLine(); v != "" {
-		fmt.Fprintf(out, "interference over the cleans: %s\n", v)
-	}
-	fmt.Fprintf(out, "sweep record: %s (report.md, report.html, bench.txt, summary.csv, plots/)\n", dir)
-	errs, unverified := sw.Failures()
-	switch {
-	case errs > 0:
-		return fmt.Errorf("sweep: %d of %d runs failed (see %s)", errs, len(order), filepath.Join(dir, results.SweepJSONFile))
-	case unverified > 0:
-		return exitError{code: 2, err: fmt.Errorf("sweep: %d of %d runs failed verification (see their reports under %s)", unverified, len(order), filepath.Join(dir, results.SweepRunsDir))}
-	}
-	return nil
+// planSweep is the plan of the sweep command's flags (tests).
+func planSweep(cmd *cobra.Command, sf *sweepFlags) (*lab.SweepPlan, error) {
+	sf.bindGiven(cmd)
+	return shard.PlanSweep(sf.SweepCommandOptions)
 }

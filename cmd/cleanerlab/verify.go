@@ -1,22 +1,13 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/spf13/cobra"
 
-	"github.com/cleanerlab/cleanerlab/engine"
-	"github.com/cleanerlab/cleanerlab/engine/record"
-	"github.com/cleanerlab/cleanerlab/lab/inspect"
-	"github.com/cleanerlab/cleanerlab/lab/truthfile"
+	"github.com/cleanerlab/cleanerlab/lab"
 )
 
 func newVerifyCmd() *cobra.Command {
-	var dir string
-	var checkpoint int64
-	var ignoreCheckpoint bool
-	var truth string
+	var o lab.VerifyCommandOptions
 	cmd := &cobra.Command{
 		Use:   "verify --dir PARTITION_OR_LOG_DIR",
 		Short: "Check a partition or every partition of a log directory: CRCs, offsets, indexes, and compaction below the checkpoint",
@@ -38,37 +29,12 @@ clean) would do to it, and verify exits 3 when that is all it found.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			exitOnSignal.Store(true) // read-only: a signal exits at once
-			if dir == "" {
-				return errors.New("verify: --dir is required")
-			}
-			if checkpoint < -1 {
-				return fmt.Errorf("verify: --checkpoint %d: want an offset >= 0, or -1 for the checkpoint file's entry", checkpoint)
-			}
-			opts := engine.VerifyOptions{IgnoreCheckpoint: ignoreCheckpoint || checkpoint == 0}
-			if checkpoint > 0 {
-				opts.Checkpoint = record.Offset(checkpoint)
-			}
-			results, err := inspect.Verify(dir, opts)
-			out := cmd.OutOrStdout()
-			for _, r := range results {
-				inspect.WriteVerifyResult(out, r)
-			}
-			if truth != "" {
-				err = errors.Join(err, truthfile.Check(out, dir, truth))
-			}
-			if err != nil {
-				if inspect.OnlyRecoveryPending(results) {
-					return exitError{code: 3, err: err}
-				}
-				return exitError{code: 2, err: err}
-			}
-			fmt.Fprintln(out, "OK")
-			return nil
+			return lab.VerifyCommand(o, cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "partition directory (named topic-partition) or log directory root (the parent of partition directories)")
-	cmd.Flags().Int64Var(&checkpoint, "checkpoint", -1, "check that no key appears twice below this offset (-1: the cleaner checkpoint file's entry; one partition only)")
-	cmd.Flags().BoolVar(&ignoreCheckpoint, "ignore-checkpoint", false, "skip the compaction check")
-	cmd.Flags().StringVar(&truth, "truth", "", "also check every key's latest record against this ground truth file (from cleanerlab generate)")
+	cmd.Flags().StringVar(&o.Dir, "dir", "", "partition directory (named topic-partition) or log directory root (the parent of partition directories)")
+	cmd.Flags().Int64Var(&o.Checkpoint, "checkpoint", -1, "check that no key appears twice below this offset (-1: the cleaner checkpoint file's entry; one partition only)")
+	cmd.Flags().BoolVar(&o.IgnoreCheckpoint, "ignore-checkpoint", false, "skip the compaction check")
+	cmd.Flags().StringVar(&o.Truth, "truth", "", "also check every key's latest record against this ground truth file (from cleanerlab generate)")
 	return cmd
 }

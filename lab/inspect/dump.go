@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -424,4 +425,25 @@ func dumpPartitionCheckpoints(w io.Writer, dir string) error {
 	_, err = os.Stat(filepath.Join(root, engine.CleanShutdownFile))
 	fmt.Fprintf(w, "%s: %t\n", engine.CleanShutdownFile, err == nil)
 	return nil
+}
+
+// DumpCommand is the dump command: exactly one of dir (Dump) and file
+// (DumpFile) printed to w, buffered; indexes sets all of o's index
+// options.
+func DumpCommand(w io.Writer, dir, file string, indexes bool, o Options) error {
+	if (dir == "") == (file == "") {
+		return errors.New("dump: give exactly one of --dir or --file")
+	}
+	if indexes {
+		o.Index, o.TimeIndex, o.TxnIndex = true, true, true
+	}
+	bw := bufio.NewWriter(w)
+	var err error
+	if file != "" {
+		err = DumpFile(bw, file, o)
+	} else {
+		err = Dump(bw, dir, o)
+	}
+	bw.Flush()
+	return err
 }

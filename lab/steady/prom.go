@@ -234,3 +234,13 @@ func (s *MetricsServer) Close() error {
 	}
 	return err
 }
+
+// ServeManager serves the Kafka cleaner metrics of m (ManagerCollector)
+// at addr, as ServeMetrics, and returns the address bound and a stop.
+func ServeManager(addr string, m *engine.CleanerManager) (string, func(), error) {
+	srv, err := ServeMetrics(addr, ManagerCollector{M: m})
+	if err != nil {
+		return "", nil, err
+	}
+	return srv.Addr(), func() { srv.Close() }, nil
+}

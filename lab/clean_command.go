@@ -1,0 +1,130 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
+)
+
+// CleanCommandOptions are the clean command's options, as its flags give
+// them (CleanOptions.FirstDirty, HighWatermark and Passes apply to one
+// partition directory only), and the parts of it other packages provide.
+type CleanCommandOptions struct {
+	CleanOptions
+	// Dir is the partition directory or log directory root, cleaned in
+	// place. Required.
+	Dir string
+	// Sources are the config files and the settings given: with a source
+	// that applies, each topic's config is resolved (LogFor).
+	Sources topicconfig.Sources
+	// MetricsAddr, with a log directory, serves the manager's metrics at
+	// host:port through ServeMetrics while cleaning.
+	MetricsAddr string
+	// ServeMetrics serves m's metrics for Prometheus at addr and returns
+	// the address bound and a stop (steady.ServeManager).
+	ServeMetrics func(addr string, m *engine.CleanerManager) (bound string, stop func(), err error)
+	// WarnKeyless, when set, warns on w before the clean of every
+	// partition of dir whose policy no source states and whose dirty
+	// section holds keyless records (sizing.WarnKeyless).
+	WarnKeyless func(w io.Writer, dir string, set *topicconfig.Set, cc engine.CleanerConfig)
+	// Other, when set, cleans instead of the lab's cleaner (Kafka's own,
+	// lab/kafkajvm), with the options resolved here.
+	Other func(ctx context.Context, out io.Writer, dir string, o CleanOptions) error
+	// Changed says whether the flag of that name was given (nil: none
+	// was).
+	Changed func(flag string) bool
+	// Progress receives warnings and the metrics address; nil: none.
+	Progress io.Writer
+}
+
+// ExistingDir makes the --dir of command absolute (so "." names its
+// topic-partition) and refuses one that does not exist, naming the command
+// and the flag.
+func ExistingDir(command, dir string) (string, error) {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%s: --dir %s: no such directory", command, dir)
+	}
+	return dir, nil
+}
+
+// CleanCommand is the clean command: it cleans o.Dir in place, one
+// partition (CleanPartition) or every compacted partition of a log
+// directory (CleanLogDir), with each topic's config where a source gives
+// one, writing what it does to out. ctx aborts the clean in progress at
+// its next read.
+func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) error {
+	changed := func(name string) bool { return o.Changed != nil && o.Changed(name) }
+	progress := o.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	if o.Dir == "" {
+		return errors.New("clean: --dir is required")
+	}
+	dir, err := ExistingDir("clean", o.Dir)
+	if err != nil {
+		return err
+	}
+	for _, w := range o.Cleaner.IgnoredSettings() {
+		fmt.Fprintln(progress, "warning: "+w)
+	}
+	co := o.CleanOptions
+	logFor, set, err := o.Sources.LogConfigs(dir)
+	if err != nil {
+		return err
+	}
+	if logFor != nil {
+		co.LogFor = logFor
+		co.PolicySource = func(tp engine.TopicPartition) string {
+			if changed("cleanup.policy") {
+				return "--cleanup.policy"
+			}
+			res, err := set.For(tp.Topic)
+			if err != nil {
+				return ""
+			}
+			return string(res.PolicySource)
+		}
+		if tp, err := engine.ParseTopicPartition(filepath.Base(dir)); err == nil {
+			if co.Log, err = logFor(tp); err != nil {
+				return err
+			}
+		}
+	}
+	if !changed("cleanup.policy") && o.WarnKeyless != nil {
+		o.WarnKeyless(out, dir, set, co.Cleaner)
+	}
+	if o.Other != nil {
+		return o.Other(ctx, out, dir, co)
+	}
+	if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
+		if changed("first-dirty-offset") || changed("passes") || changed("high-watermark") {
+			return errors.New("clean: --first-dirty-offset, --passes and --high-watermark apply to one partition directory, not to a log directory")
+		}
+		if o.MetricsAddr != "" && o.ServeMetrics != nil {
+			co.Serve = func(m *engine.CleanerManager) (func(), error) {
+				addr, stop, err := o.ServeMetrics(o.MetricsAddr, m)
+				if err != nil {
+					return nil, err
+				}
+				fmt.Fprintf(progress, "serving Prometheus metrics at http://%s/metrics\n", addr)
+				return stop, nil
+			}
+		}
+		return CleanLogDir(ctx, out, dir, co)
+	}
+	if co.Passes < 1 {
+		return fmt.Errorf("clean: --passes %d must be at least 1", co.Passes)
+	}
+	return CleanPartition(ctx, out, dir, co)
+}

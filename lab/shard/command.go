@@ -1,0 +1,155 @@
+package shard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/results"
+)
+
+// SweepCommandOptions are the sweep command's options, as its flags give
+// them.
+type SweepCommandOptions struct {
+	// Experiment is a YAML experiment file ("": none); Flags win over it.
+	Experiment string
+	// Count is the repetitions of each point, ShuffleSeed the seed of the
+	// run order; each wins over the file's only when given (CountGiven,
+	// SeedGiven).
+	Count                 int
+	CountGiven, SeedGiven bool
+	ShuffleSeed           uint64
+	// Flags are the run flags given, one axis each (a single value fixes
+	// the parameter), in the command line's order.
+	Flags []lab.Axis
+	// Param resolves a sweep key of the experiment file that is not a
+	// field path (a run flag's name).
+	Param func(name string) (lab.Setter, bool)
+	// Out is the directory the sweep's directory is made under; Dir the
+	// data directory ("": a fresh temp dir per run).
+	Out, Dir string
+	// Progress is auto, always or never.
+	Progress string
+	// DropCaches, DryRun and RetryBusy are lab.SweepOptions' and the dry
+	// run's.
+	DropCaches, DryRun bool
+	RetryBusy          int
+	// Shard is "i/N": run only that shard of the runs ("": all).
+	Shard string
+	// Log receives each run's log lines; nil: none.
+	Log io.Writer
+}
+
+// PlanSweep merges the experiment file and the flags into a lab.SweepPlan,
+// resolving every point before anything runs.
+func PlanSweep(o SweepCommandOptions) (*lab.SweepPlan, error) {
+	base := lab.DefaultExperiment()
+	var given []lab.Param
+	var axes []lab.Axis
+	count, seed := o.Count, o.ShuffleSeed
+	if o.Experiment != "" {
+		file, err := lab.LoadYAML(o.Experiment, lab.LoadOptions{Param: o.Param})
+		if err != nil {
+			return nil, err
+		}
+		base, given, axes = file.Experiment, file.Given, file.Axes
+		if file.RepetitionsGiven && !o.CountGiven {
+			count = file.Experiment.Repetitions
+		}
+		if file.ShuffleSeed != nil && !o.SeedGiven {
+			seed = *file.ShuffleSeed
+		}
+	}
+	// Each flag replaces what the file said of its field; axes keep the
+	// command line's order.
+	for _, a := range o.Flags {
+		given, axes = lab.Override(given, axes, a)
+	}
+	plan, err := lab.PlanSweep(base, given, axes, count, seed)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	plan.Source = o.Experiment
+	return plan, nil
+}
+
+// SweepCommand is the sweep command: it plans the sweep, runs its runs (or
+// o.Shard's, recording shard.json) with lab.Sweep and writes its table and
+// record's path to out. Failed runs are an error; failed verification an
+// error asking for exit status 2. ctx stops it between runs.
+func SweepCommand(ctx context.Context, o SweepCommandOptions, out io.Writer) error {
+	var spec Spec
+	if o.Shard != "" {
+		var err error
+		if spec, err = ParseSpec(o.Shard); err != nil {
+			return fmt.Errorf("sweep: --shard: %w", err)
+		}
+	}
+	plan, err := PlanSweep(o)
+	if err != nil {
+		return err
+	}
+	order := plan.Schedule()
+	total := len(order)
+	var sh *Sweep
+	if o.Shard != "" {
+		if sh, err = Prepare(plan, spec); err != nil {
+			return fmt.Errorf("sweep: --shard %s: %w", spec, err)
+		}
+		order = sh.Runs
+	}
+	if o.DryRun {
+		if sh != nil {
+			fmt.Fprintf(out, "%d points x %d repetitions = %d runs\n", len(plan.Points), plan.Count, total)
+			sh.WriteDryRun(out, plan)
+			return nil
+		}
+		lab.WriteSchedule(out, plan)
+		return nil
+	}
+	showProgress, err := lab.ProgressWanted(o.Progress)
+	if err != nil {
+		return err
+	}
+	bar := lab.NewRunBar(showProgress, len(order))
+	fmt.Fprintf(out, "sweep: %d points x %d repetitions = %d runs\n", len(plan.Points), plan.Count, total)
+	if o.RetryBusy < 0 {
+		return fmt.Errorf("--retry-busy %d: want 0 or more", o.RetryBusy)
+	}
+	logw := o.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	opt := lab.SweepOptions{Out: o.Out, Dir: o.Dir, DropCaches: o.DropCaches, Log: logw, OnRun: bar.OnRun, RetryBusy: o.RetryBusy}
+	if sh != nil {
+		fmt.Fprintf(out, "shard %s: %d of the %d runs\n", spec, len(order), total)
+		opt = sh.Options(opt)
+	}
+	sw, dir, err := lab.Sweep(ctx, plan, opt)
+	if ferr := sh.Finish(err); err == nil {
+		err = ferr
+	}
+	bar.Finish()
+	if err != nil {
+		if dir != "" && errors.Is(err, lab.ErrStopped) {
+			return fmt.Errorf("%w; the runs done are in %s", err, filepath.Join(dir, results.SweepJSONFile))
+		}
+		return err
+	}
+	lab.WriteSweepTable(out, sw)
+	if v := sw.VerdictLine(); v != "" {
+		fmt.Fprintf(out, "interference over the cleans: %s\n", v)
+	}
+	fmt.Fprintf(out, "sweep record: %s (report.md, report.html, bench.txt, summary.csv, plots/)\n", dir)
+	errs, unverified := sw.Failures()
+	switch {
+	case errs > 0:
+		return fmt.Errorf("sweep: %d of %d runs failed (see %s)", errs, len(order), filepath.Join(dir, results.SweepJSONFile))
+	case unverified > 0:
+		return lab.ExitError{Code: 2, Err: fmt.Errorf("sweep: %d of %d runs failed verification (see their reports under %s)", unverified, len(order), filepath.Join(dir, results.SweepRunsDir))}
+	}
+	return nil
+}

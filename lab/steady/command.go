@@ -1,0 +1,141 @@
+package steady
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/settings"
+)
+
+// Command is the steady command: it makes a fresh log directory root under
+// o.Parent, runs o.Config there until ctx is done or the run's time is up
+// (Run), and writes the record under o.Out (WriteRecord), printing the
+// summary, the interference line and the record's path to out. A
+// cancelled ctx (a signal) ends the run cleanly: producers stop, the
+// logs are closed, the record is written, and the error says it stopped.
+// Bad options are errors naming the flag, before any directory is made.
+func Command(ctx context.Context, o Options, out io.Writer) error {
+	logw := o.Progress
+	if logw == nil {
+		logw = io.Discard
+	}
+	cfg := o.Config
+	var advice *Advice
+	if o.FromAdvice != "" {
+		var err error
+		if advice, err = ReadAdvice(o.FromAdvice); err != nil {
+			return err
+		}
+		// The advice's sizes over the defaults, the settings given over
+		// the advice (settings.CleanerRegistry.Resolve).
+		fromAdvice := func(name string, v int64) settings.Given {
+			return settings.Given{Key: name, Value: strconv.FormatInt(v, 10), From: settings.FromFile, Where: o.FromAdvice}
+		}
+		given := append([]settings.Given{fromAdvice("log.cleaner.dedupe.buffer.size", advice.DedupeBufferBytes),
+			fromAdvice("log.cleaner.threads", int64(advice.Threads)), fromAdvice("log.cleaner.io.buffer.size", advice.IOBufferBytes)},
+			o.Given...)
+		if cfg.Cleaner, _, err = settings.CleanerRegistry.Resolve(cfg.Cleaner, given...); err != nil {
+			return err
+		}
+	}
+	var addr string
+	if o.MetricsAddr != "" {
+		var err error
+		if addr, err = ResolveMetricsAddr(o.MetricsAddr); err != nil {
+			return err
+		}
+	}
+	cfg.Dir = "(checked)"
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	root, err := NewRoot(o.Parent)
+	if err != nil {
+		return err
+	}
+	if !o.Keep {
+		defer os.RemoveAll(root)
+	}
+	cfg.Dir = root
+	env, _ := results.CaptureEnvironment(root)
+	cfg.DiskDevice = env.DataDir.Device
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return fmt.Errorf("steady: --out: %w", err)
+	}
+	evf, err := os.CreateTemp(o.Out, ".steady-events-*.log")
+	if err != nil {
+		return fmt.Errorf("steady: event log: %w", err)
+	}
+	evf.Chmod(0o644)
+	evPath := evf.Name()
+	defer os.Remove(evPath) // moved into the record when it is written
+
+	if addr != "" {
+		cfg.Exporter = NewExporter(cfg.Workload.Topic, root)
+		srv, err := ServeMetrics(addr, cfg.Exporter)
+		if err != nil {
+			evf.Close()
+			return err
+		}
+		defer srv.Close()
+		fmt.Fprintf(logw, "serving Prometheus metrics at http://%s/metrics\n", srv.Addr())
+	}
+	if !o.Quiet {
+		cfg.OnSample = func(s *Sample) { WriteSampleLine(logw, s) }
+	}
+
+	fmt.Fprintf(logw, "steady: %d partition(s) under %s, %s/s %s, %v warm-up + %v\n", cfg.Workload.Partitions, root,
+		results.FormatBytes(int64(cfg.WriteRateBytes)), map[bool]string{true: "per partition", false: "in all"}[cfg.PerPartitionRate], cfg.Warmup, cfg.Duration)
+	watch := lab.WatchPhase(cfg.DiskDevice)
+	res, runErr := Run(ctx, cfg, evf)
+	iv := watch.Stop()
+	evf.Close()
+	if res == nil {
+		return runErr
+	}
+	var check *AdviceCheck
+	if advice != nil {
+		c := CheckAdvice(advice, res.Samples, res.Cleans)
+		check = &c
+	}
+	rec := NewConfigRecord(cfg, advice)
+	fmt.Fprint(out, FormatSummary(res, check))
+	lab.WriteInterferenceLine(out, iv)
+	path, werr := WriteRecord(o.Out, res, RecordInfo{Config: rec, Environment: env, EventLogPath: evPath, Advice: check, Interference: iv})
+	if werr == nil {
+		fmt.Fprintf(out, "record: %s (event log %s)\n", path, filepath.Join(path, EventLogFile))
+	}
+	if o.Keep {
+		fmt.Fprintf(out, "logs kept in %s\n", root)
+	}
+	if err := errors.Join(runErr, werr); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("steady: stopped (%v) after %.1f s; the logs were closed cleanly", context.Cause(ctx), res.Final().ElapsedSeconds)
+	}
+	return nil
+}
+
+// WriteSampleLine writes the progress line of sample s: its phase, dirty
+// bytes, log size, oldest dirty age, Kafka's max-dirty-percent, cleans and
+// the producers' p99 append latency.
+func WriteSampleLine(w io.Writer, s *Sample) {
+	phase := "window"
+	switch {
+	case s.Final:
+		phase = "final"
+	case s.Warmup:
+		phase = "warm-up"
+	}
+	fmt.Fprintf(w, "%7.1fs %-7s dirty %9s (max cleanable %.2f)  log %9s  oldest dirty %6.1fs  max-dirty-percent %3d  cleans %d  append p99 %.2f ms\n",
+		s.ElapsedSeconds, phase, results.FormatBytes(s.DirtyBytes), s.MaxCleanableRatio, results.FormatBytes(s.LogBytes),
+		float64(s.OldestDirtyAgeMs)/1000, s.MaxDirtyPercent, s.Cleans, s.AppendLatency.P99)
+}

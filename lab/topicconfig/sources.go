@@ -1,0 +1,73 @@
+package topicconfig
+
+import (
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/settings"
+)
+
+// Sources are the config files a command is given for a data directory
+// (--server-config, --topic-config), and the settings given on its
+// command line, which win over every file.
+type Sources struct {
+	// ServerConfig is a broker's server.properties; "": none.
+	ServerConfig string
+	// TopicConfig is a `kafka-configs --describe --entity-type topics`
+	// output; "": none.
+	TopicConfig string
+	// Given are the cleaner and topic settings given on the command line
+	// (settings.CleanerRegistry's and settings.LogRegistry's keys; others
+	// are ignored where they do not apply).
+	Given []settings.Given
+}
+
+// given returns the values of s.Given that reg knows.
+func given[R any](reg *settings.Registry[R], list []settings.Given) []settings.Given {
+	var out []settings.Given
+	for _, g := range list {
+		if _, ok := reg.Lookup(g.Key); ok {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// Load reads the config sources of the data directory dir (a root or one
+// partition; __cluster_metadata-0 in the root is read too) and resolves
+// the cleaner config (Set.CleanerConfig): server.properties and dynamic
+// broker configs over cc, the cleaner settings given over both.
+func (s Sources) Load(dir string, cc engine.CleanerConfig) (*Set, engine.CleanerConfig, error) {
+	set, err := Load(LoadOptions{ServerConfig: s.ServerConfig, TopicConfig: s.TopicConfig, LogDir: LogDirRoot(dir)})
+	if err != nil {
+		return nil, cc, err
+	}
+	resolved, _, err := set.CleanerConfig(cc, given(settings.CleanerRegistry, s.Given)...)
+	if err != nil {
+		return nil, cc, err
+	}
+	return set, resolved, nil
+}
+
+// LogConfigs is the per-topic config of clean and retention: when a source
+// applies to dir (HasSources), each topic's resolved config with the
+// topic settings given applied on top, validated; nil when none applies
+// (the command's one config for every partition).
+func (s Sources) LogConfigs(dir string) (func(engine.TopicPartition) (engine.LogConfig, error), *Set, error) {
+	if !HasSources(s.ServerConfig, s.TopicConfig, dir) {
+		return nil, nil, nil
+	}
+	set, _, err := s.Load(dir, engine.DefaultCleanerConfig())
+	if err != nil {
+		return nil, nil, err
+	}
+	return func(tp engine.TopicPartition) (engine.LogConfig, error) {
+		res, err := set.For(tp.Topic)
+		if err != nil {
+			return engine.LogConfig{}, err
+		}
+		cfg, _, err := settings.LogRegistry.Resolve(res.Log, given(settings.LogRegistry, s.Given)...)
+		if err != nil {
+			return cfg, err
+		}
+		return cfg, cfg.Validate()
+	}, set, nil
+}

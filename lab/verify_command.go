@@ -1,0 +1,59 @@
+package lab
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/lab/inspect"
+	"github.com/cleanerlab/cleanerlab/lab/truthfile"
+)
+
+// VerifyCommandOptions are the verify command's options, as its flags
+// give them.
+type VerifyCommandOptions struct {
+	// Dir is the partition directory or log directory root. Required.
+	Dir string
+	// Checkpoint is the offset below which no key may appear twice: -1 the
+	// cleaner checkpoint file's entry, 0 no check.
+	Checkpoint int64
+	// IgnoreCheckpoint skips the compaction check.
+	IgnoreCheckpoint bool
+	// Truth, when set, is a ground truth file (cleanerlab generate) every
+	// key's latest record is checked against.
+	Truth string
+}
+
+// VerifyCommand is the verify command: it checks o.Dir read-only
+// (inspect.Verify, and truthfile.Check with o.Truth), writes every
+// problem to out, "OK" when there is none. A problem asks for exit status
+// 2, recovery pending alone for 3.
+func VerifyCommand(o VerifyCommandOptions, out io.Writer) error {
+	if o.Dir == "" {
+		return errors.New("verify: --dir is required")
+	}
+	if o.Checkpoint < -1 {
+		return fmt.Errorf("verify: --checkpoint %d: want an offset >= 0, or -1 for the checkpoint file's entry", o.Checkpoint)
+	}
+	opts := engine.VerifyOptions{IgnoreCheckpoint: o.IgnoreCheckpoint || o.Checkpoint == 0}
+	if o.Checkpoint > 0 {
+		opts.Checkpoint = record.Offset(o.Checkpoint)
+	}
+	results, err := inspect.Verify(o.Dir, opts)
+	for _, r := range results {
+		inspect.WriteVerifyResult(out, r)
+	}
+	if o.Truth != "" {
+		err = errors.Join(err, truthfile.Check(out, o.Dir, o.Truth))
+	}
+	if err != nil {
+		if inspect.OnlyRecoveryPending(results) {
+			return ExitError{Code: 3, Err: err}
+		}
+		return ExitError{Code: 2, Err: err}
+	}
+	fmt.Fprintln(out, "OK")
+	return nil
+}
