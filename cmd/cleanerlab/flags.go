@@ -89,4 +89,3 @@ func (p *cleanerProfile) Set(s string) error {
 	p.name = s
 	return nil
 }
-
