@@ -146,7 +146,7 @@ func kafkaJVMPairs(b *testing.B, fx *cleanFixture, p speedProfile, libs string) 
 		profile: p.name, values: fx.spec.ValueBytes, logMiB: logMiB, rounds: len(c.Kafka),
 		kafkaWall: secs(results.Median(wallK)), oursWall: secs(results.Median(wallO)),
 		kafkaCPU: secs(results.Median(cpuK)), oursCPU: secs(results.Median(cpuO)),
-		speedup: results.Median(speed), speedupLo: minOf(speed), speedupHi: maxOf(speed),
+		speedup: results.Median(speed), speedupLo: results.Summarize(speed).Min, speedupHi: results.Summarize(speed).Max,
 		cpuSpeedup: results.Median(cpuSpeed), kafkaCores: results.Median(coresK), oursCores: results.Median(coresO),
 		identical: fmt.Sprintf("%d of %d", same, len(c.Diffs)), version: c.Version,
 		load0: load0, load1: loadavg(),
@@ -171,26 +171,6 @@ func kafkaJVMPairs(b *testing.B, fx *cleanFixture, p speedProfile, libs string) 
 }
 
 func secs(s float64) time.Duration { return time.Duration(s * 1e9) }
-
-func minOf(v []float64) float64 {
-	m := 0.0
-	for i, x := range v {
-		if i == 0 || x < m {
-			m = x
-		}
-	}
-	return m
-}
-
-func maxOf(v []float64) float64 {
-	m := 0.0
-	for i, x := range v {
-		if i == 0 || x > m {
-			m = x
-		}
-	}
-	return m
-}
 
 // loadavg is /proc/loadavg's three averages, "" where it cannot be read.
 func loadavg() string {
