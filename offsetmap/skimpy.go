@@ -32,13 +32,6 @@ const (
 	emptyCheckBytes = 24
 )
 
-// PerThreadMemoryBytes is the table size Kafka gives each cleaner thread:
-// min(dedupeBufferBytes / threads, MaxMemoryBytes), as LogCleaner computes the
-// memory of each thread's SkimpyOffsetMap. threads must be at least 1.
-func PerThreadMemoryBytes(dedupeBufferBytes int64, threads int) int {
-	return int(min(dedupeBufferBytes/int64(threads), MaxMemoryBytes))
-}
-
 // Skimpy is a Map with the exact table layout, probe sequence, emptiness test
 // and statistics of Kafka's SkimpyOffsetMap: after the same puts with the same
 // hasher, its buffer holds the same bytes as Kafka's ByteBuffer.
@@ -86,7 +79,7 @@ var _ Map = (*Skimpy)(nil)
 //
 // It fails when h is nil, when h's digest is shorter than 4 bytes (a probe
 // reads a 4-byte window of it), when memoryBytes is over MaxMemoryBytes
-// (Kafka's per-thread limit; size it with PerThreadMemoryBytes), or when
+// (Kafka's per-thread limit; engine.CleanerConfig.PerThreadMapBytes gives each thread its share), or when
 // memoryBytes holds less than one entry.
 func NewSkimpy(memoryBytes int, h Hasher) (*Skimpy, error) {
 	if h == nil {

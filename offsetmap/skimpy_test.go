@@ -39,15 +39,6 @@ func TestSkimpyDefaults(t *testing.T) {
 	if got := MaxEntries(m, DefaultLoadFactor); got != 5_033_164 {
 		t.Errorf("MaxEntries(0.9) = %d, want 5033164", got)
 	}
-	if got := PerThreadMemoryBytes(DefaultMemoryBytes, 1); got != DefaultMemoryBytes {
-		t.Errorf("PerThreadMemoryBytes(128 MiB, 1) = %d", got)
-	}
-	if got := PerThreadMemoryBytes(DefaultMemoryBytes, 3); got != 44_739_242 {
-		t.Errorf("PerThreadMemoryBytes(128 MiB, 3) = %d, want 44739242", got)
-	}
-	if got := PerThreadMemoryBytes(8<<30, 2); got != math.MaxInt32 {
-		t.Errorf("PerThreadMemoryBytes(8 GiB, 2) = %d, want MaxInt32", got)
-	}
 }
 
 func TestNewSkimpyErrors(t *testing.T) {

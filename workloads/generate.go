@@ -128,6 +128,18 @@ func GenerateContext(ctx context.Context, root string, spec Spec, cfg engine.Log
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("workloads: create %s: %w", root, err)
 	}
+	// A failed generation leaves root as it found it: the partition
+	// directories it made go (below), and so do the log directory's own
+	// files (.lock, the checkpoints) that opening the logs created.
+	before, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("workloads: read %s: %w", root, err)
+	}
+	defer func() {
+		if err != nil {
+			removeNewRootFiles(root, before)
+		}
+	}()
 	res = &Result{LogConfig: cfg}
 	for p := 0; p < spec.Partitions; p++ {
 		dir := filepath.Join(root, fmt.Sprintf("%s-%d", spec.Topic, p))
@@ -181,6 +193,22 @@ func GenerateContext(ctx context.Context, root string, spec Spec, cfg engine.Log
 		progress(g.total, g.total)
 	}
 	return res, nil
+}
+
+// removeNewRootFiles removes the plain files of root that are not in before
+// (root's entries when generation began). Directories are left: the
+// partition directories are removed by name where they fail.
+func removeNewRootFiles(root string, before []os.DirEntry) {
+	had := make(map[string]bool, len(before))
+	for _, e := range before {
+		had[e.Name()] = true
+	}
+	after, _ := os.ReadDir(root)
+	for _, e := range after {
+		if !had[e.Name()] && !e.IsDir() {
+			os.Remove(filepath.Join(root, e.Name()))
+		}
+	}
 }
 
 // generator writes partitions one after the other, reusing its buffers.
@@ -252,9 +280,9 @@ func (g *generator) partition(res *Result, p int, dir string, cleanTarget, dirty
 	g.written, g.off = 0, 0
 	for i := uint64(0); ; i++ {
 		if i == kp {
-			return fmt.Errorf("workloads: dirty ratio %v is unreachable with %d keys and codec %v: partition %d's %d keys, each written once, "+
+			return fmt.Errorf("workloads: %w: %v with %d keys and codec %v: partition %d's %d keys, each written once, "+
 				"compress to %d bytes of clean base, short of the %d bytes wanted; use more keys, a higher dirty ratio or fewer log bytes",
-				s.DirtyRatio, s.Keys, s.Codec, p, kp, g.written, cleanTarget)
+				ErrDirtyRatioUnreachable, s.DirtyRatio, s.Keys, s.Codec, p, kp, g.written, cleanTarget)
 		}
 		k := i + drawBelow(g.rng, kp-i)
 		perm[i], perm[k] = perm[k], perm[i]

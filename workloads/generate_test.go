@@ -505,8 +505,8 @@ func TestUnreachable(t *testing.T) {
 	s.DirtyRatio = 0.5 // 2 MiB of base; 10,000 keys give about 1.2 MiB
 	root := t.TempDir()
 	_, err := Generate(root, s, testLogConfig(), nil)
-	if err == nil || !strings.Contains(err.Error(), "unreachable") {
-		t.Fatalf("err = %v, want an unreachable-ratio error", err)
+	if !errors.Is(err, ErrDirtyRatioUnreachable) {
+		t.Fatalf("err = %v, want ErrDirtyRatioUnreachable", err)
 	}
 	if ents, _ := os.ReadDir(root); len(ents) != 0 {
 		t.Errorf("root holds %d entries after the error, want none", len(ents))
@@ -539,6 +539,45 @@ func TestUnreachable(t *testing.T) {
 	f.Keys = keys - 1
 	if _, err := Generate(t.TempDir(), f, testLogConfig(), nil); err == nil {
 		t.Errorf("keys %d (one below the suggestion) did not fail", f.Keys)
+	}
+}
+
+// TestUnreachableCompressed: with just the keys an uncompressed base needs,
+// a codec that shrinks the keys' records leaves the base short of its byte
+// target; Generate says so with ErrDirtyRatioUnreachable (which callers test
+// with errors.Is to shrink the log and try again) and writes nothing.
+func TestUnreachableCompressed(t *testing.T) {
+	s := smallSpec()
+	s.Keys = 10_000
+	s.DirtyRatio = 0.5
+	_, err := Generate(t.TempDir(), s, testLogConfig(), nil)
+	msg := err.Error()
+	var keys int64
+	i := strings.Index(msg, "use keys >= ")
+	if i < 0 {
+		t.Fatalf("no suggestion in %q", msg)
+	}
+	if _, err := fmt.Sscanf(msg[i:], "use keys >= %d", &keys); err != nil {
+		t.Fatalf("parse %q: %v", msg[i:], err)
+	}
+	s.Keys = keys
+	s.Codec = record.CodecGzip
+	if err := s.Validate(); err != nil {
+		t.Fatalf("Validate (uncompressed estimate): %v", err)
+	}
+	root := t.TempDir()
+	_, err = Generate(root, s, testLogConfig(), nil)
+	if !errors.Is(err, ErrDirtyRatioUnreachable) {
+		t.Fatalf("gzip with %d keys: err = %v, want ErrDirtyRatioUnreachable", keys, err)
+	}
+	if !strings.Contains(err.Error(), "codec gzip") {
+		t.Errorf("err = %v, want it to name the codec", err)
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 0 {
+		for _, e := range ents {
+			t.Log(e.Name())
+		}
+		t.Errorf("root holds %d entries after the error, want none", len(ents))
 	}
 }
 

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -421,7 +422,14 @@ func (s *Spec) partitionTargets() (clean, dirty int64) {
 	return clean, dirty
 }
 
-// checkReachable returns an error when some partition's clean base cannot
+// ErrDirtyRatioUnreachable is wrapped by the error Validate and Generate
+// return when a partition's clean base cannot reach its byte target with
+// each of its keys written once (too few keys for the dirty ratio and log
+// bytes asked, or a codec that compresses the keys' records below it).
+// Callers that shrink the log and try again test for it with errors.Is.
+var ErrDirtyRatioUnreachable = errors.New("dirty ratio is unreachable")
+
+// checkReachable returns an error wrapping ErrDirtyRatioUnreachable when some partition's clean base cannot
 // reach its byte target with each of its keys written once, saying what
 // would work instead.
 func (s *Spec) checkReachable() error {
@@ -454,8 +462,8 @@ func (s *Spec) checkReachable() error {
 	if minRatio < 1 { // the ratio must stay below 1: offer it only when one works
 		ratioFix = fmt.Sprintf(", or dirty ratio >= %.3f", minRatio)
 	}
-	return fmt.Errorf("workloads: dirty ratio %v is unreachable with %d keys: the clean base holds each key at most once, "+
+	return fmt.Errorf("workloads: %w: %v with %d keys: the clean base holds each key at most once, "+
 		"so partition %d (%d keys) has at most %d bytes of clean base, but (1 - %v) x %d bytes = %d bytes are needed; "+
 		"use keys >= %d%s, or log bytes <= %d",
-		s.DirtyRatio, s.Keys, p, kp, have, s.DirtyRatio, int64(per), clean, needKeys, ratioFix, maxLogBytes)
+		ErrDirtyRatioUnreachable, s.DirtyRatio, s.Keys, p, kp, have, s.DirtyRatio, int64(per), clean, needKeys, ratioFix, maxLogBytes)
 }

@@ -444,6 +444,8 @@ func DumpCommand(w io.Writer, dir, file string, indexes bool, o Options) error {
 	} else {
 		err = Dump(bw, dir, o)
 	}
-	bw.Flush()
+	if ferr := bw.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("dump: write output: %w", ferr)
+	}
 	return err
 }

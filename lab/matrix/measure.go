@@ -2,9 +2,9 @@ package matrix
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
 	"github.com/cleanerlab/cleanerlab/workloads"
@@ -74,7 +74,7 @@ func measureScaled(ctx context.Context, r Row, a *sizing.Advice, o Options) (pas
 		for try := 0; ; try++ {
 			spec.LogBytes = int64(logBytes)
 			p, t, _, err = sizing.CleanToEnd(ctx, spec, cc, o.Dir)
-			if err == nil || try == 4 || !strings.Contains(err.Error(), "unreachable") {
+			if err == nil || try == 4 || !errors.Is(err, workloads.ErrDirtyRatioUnreachable) {
 				break
 			}
 			logBytes *= 0.85
