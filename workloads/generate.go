@@ -280,9 +280,9 @@ func (g *generator) partition(res *Result, p int, dir string, cleanTarget, dirty
 	g.written, g.off = 0, 0
 	for i := uint64(0); ; i++ {
 		if i == kp {
-			return fmt.Errorf("workloads: %w: %v with %d keys and codec %v: partition %d's %d keys, each written once, "+
+			return errUnreachable("workloads: dirty ratio %v is unreachable with %d keys and codec %v: partition %d's %d keys, each written once, "+
 				"compress to %d bytes of clean base, short of the %d bytes wanted; use more keys, a higher dirty ratio or fewer log bytes",
-				ErrDirtyRatioUnreachable, s.DirtyRatio, s.Keys, s.Codec, p, kp, g.written, cleanTarget)
+				s.DirtyRatio, s.Keys, s.Codec, p, kp, g.written, cleanTarget)
 		}
 		k := i + drawBelow(g.rng, kp-i)
 		perm[i], perm[k] = perm[k], perm[i]

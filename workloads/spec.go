@@ -429,6 +429,20 @@ func (s *Spec) partitionTargets() (clean, dirty int64) {
 // Callers that shrink the log and try again test for it with errors.Is.
 var ErrDirtyRatioUnreachable = errors.New("dirty ratio is unreachable")
 
+// unreachableError is an error whose text says what would work; errors.Is
+// matches it to ErrDirtyRatioUnreachable.
+type unreachableError struct{ msg string }
+
+func (e *unreachableError) Error() string { return e.msg }
+
+// Is reports whether target is ErrDirtyRatioUnreachable.
+func (e *unreachableError) Is(target error) bool { return target == ErrDirtyRatioUnreachable }
+
+// errUnreachable formats an unreachableError.
+func errUnreachable(format string, args ...any) error {
+	return &unreachableError{msg: fmt.Sprintf(format, args...)}
+}
+
 // checkReachable returns an error wrapping ErrDirtyRatioUnreachable when some partition's clean base cannot
 // reach its byte target with each of its keys written once, saying what
 // would work instead.
@@ -462,8 +476,8 @@ func (s *Spec) checkReachable() error {
 	if minRatio < 1 { // the ratio must stay below 1: offer it only when one works
 		ratioFix = fmt.Sprintf(", or dirty ratio >= %.3f", minRatio)
 	}
-	return fmt.Errorf("workloads: %w: %v with %d keys: the clean base holds each key at most once, "+
+	return errUnreachable("workloads: dirty ratio %v is unreachable with %d keys: the clean base holds each key at most once, "+
 		"so partition %d (%d keys) has at most %d bytes of clean base, but (1 - %v) x %d bytes = %d bytes are needed; "+
 		"use keys >= %d%s, or log bytes <= %d",
-		ErrDirtyRatioUnreachable, s.DirtyRatio, s.Keys, p, kp, have, s.DirtyRatio, int64(per), clean, needKeys, ratioFix, maxLogBytes)
+		s.DirtyRatio, s.Keys, p, kp, have, s.DirtyRatio, int64(per), clean, needKeys, ratioFix, maxLogBytes)
 }
