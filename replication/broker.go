@@ -164,6 +164,9 @@ func (b *Broker) open(topic string) error {
 	}
 	b.log = l
 	b.state = running
+	// A log just loaded counts as flushed now (LocalLog's lastFlushedTime
+	// starts at its creation), with nothing unflushed.
+	b.unflushed, b.lastFlushMs = 0, b.clock.Ms()
 	hw, err := readHWCheckpoint(b.fs, filepath.Join(b.Root, HWCheckpointFile), topic)
 	if err != nil {
 		l.Close()

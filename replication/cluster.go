@@ -350,7 +350,19 @@ func (c *Cluster) Crash(id int, fenced bool) error {
 // of its last fsync, a name as of its directory's), so the next Start
 // recovers from that. fenced as Crash. Errors: a broker that is down, or a
 // cluster without Config.PowerFailures.
-func (c *Cluster) PowerFail(id int, fenced bool) error {
+func (c *Cluster) PowerFail(id int, fenced bool) error { return c.PowerFailTorn(id, fenced, 0) }
+
+// PowerFailTorn is PowerFail where each of the broker's files also keeps
+// the first torn bytes written to it after its last fsync (a torn tail:
+// the disk wrote part of the page cache back before the power went;
+// vfstest.CrashFS.CrashTornBytes). A segment cut inside a batch is cut
+// again at that batch by the recovery at the next Start, as Kafka's
+// LogSegment.recover truncates at the first invalid batch. torn 0 is
+// PowerFail; a negative torn is an error.
+func (c *Cluster) PowerFailTorn(id int, fenced bool, torn int64) error {
+	if torn < 0 {
+		return fmt.Errorf("replication: power failure: torn %d bytes: want >= 0", torn)
+	}
 	b := c.Broker(id)
 	if !b.Up() {
 		return fmt.Errorf("%w: broker %d is %s", ErrBrokerDown, id, b.state)
@@ -362,7 +374,7 @@ func (c *Cluster) PowerFail(id int, fenced bool) error {
 	b.log = nil
 	b.state = crashed
 	b.unflushed = 0
-	if err := b.power.Crash(); err != nil {
+	if err := b.power.CrashTornBytes(torn); err != nil {
 		return fmt.Errorf("replication: %s: power failure: %w", b, err)
 	}
 	c.cost.invalidate(id)

@@ -627,6 +627,12 @@ func (r *Runner) brokerEvent(a *args, out *strings.Builder) error {
 		return err
 	}
 	unfenced := (a.cmd == "crash" || a.cmd == "power-fail") && a.has("unfenced")
+	var torn int64
+	if a.cmd == "power-fail" {
+		if torn, err = r.torn(a); err != nil {
+			return err
+		}
+	}
 	if err := a.finish(); err != nil {
 		return err
 	}
@@ -639,7 +645,7 @@ func (r *Runner) brokerEvent(a *args, out *strings.Builder) error {
 		if !c.cfg.PowerFailures {
 			return bad("power-fail: the cluster models no power failures: start it with \"cluster ... power\"")
 		}
-		err = c.PowerFail(id, !unfenced)
+		err = c.PowerFailTorn(id, !unfenced, torn)
 	case "offline":
 		err = c.Shutdown(id)
 	case "restart", "back":
@@ -665,8 +671,15 @@ func (r *Runner) brokerEvent(a *args, out *strings.Builder) error {
 			how = "recovered (no clean shutdown)"
 		}
 		fmt.Fprintf(out, "broker %d up, %s: LEO %d HW %d\n", id, how, b.LEO(), b.HW())
+		if rec != nil {
+			for _, t := range rec.Truncations {
+				fmt.Fprintf(out, "broker %d's recovery cut a torn tail: %s, %d bytes at byte %d\n", id, filepath.Base(t.Path), t.BytesCut, t.Pos)
+			}
+		}
+	} else if a.cmd == "power-fail" {
+		fmt.Fprintf(out, "broker %d %s\n", id, lostPower(torn))
 	} else {
-		fmt.Fprintf(out, "broker %d %s\n", id, map[string]string{"crash": "crashed", "power-fail": "lost power (only what was fsynced is on its disk)", "offline": "offline (controlled shutdown)", "cut": "cut off from the other brokers", "heal": "reaches the other brokers again"}[a.cmd])
+		fmt.Fprintf(out, "broker %d %s\n", id, map[string]string{"crash": "crashed", "offline": "offline (controlled shutdown)", "cut": "cut off from the other brokers", "heal": "reaches the other brokers again"}[a.cmd])
 	}
 	return nil
 }
@@ -986,10 +999,36 @@ func never(v int64) string {
 	return strconv.FormatInt(v, 10)
 }
 
-// powerFailAll is "power-fail broker=all": one power cut takes every
-// broker that is up, in id order (each as power-fail broker=N).
+// torn reads power-fail's torn=BYTES (0 when absent).
+func (r *Runner) torn(a *args) (int64, error) {
+	s, ok := a.str("torn")
+	if !ok {
+		return 0, nil
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 0 {
+		return 0, bad("power-fail: torn=%s: want a number of bytes >= 0", s)
+	}
+	return v, nil
+}
+
+// lostPower is power-fail's line after "broker N".
+func lostPower(torn int64) string {
+	if torn == 0 {
+		return "lost power (only what was fsynced is on its disk)"
+	}
+	return fmt.Sprintf("lost power (only what was fsynced is on its disk, and the first %d bytes written to each file after its last fsync)", torn)
+}
+
+// powerFailAll is "power-fail broker=all [torn=BYTES]": one power cut
+// takes every broker that is up, in id order (each as power-fail
+// broker=N).
 func (r *Runner) powerFailAll(a *args, out *strings.Builder) error {
 	unfenced := a.has("unfenced")
+	torn, err := r.torn(a)
+	if err != nil {
+		return err
+	}
 	if err := a.finish(); err != nil {
 		return err
 	}
@@ -1001,10 +1040,10 @@ func (r *Runner) powerFailAll(a *args, out *strings.Builder) error {
 		if !b.Up() {
 			continue
 		}
-		if err := c.PowerFail(b.ID, !unfenced); err != nil {
+		if err := c.PowerFailTorn(b.ID, !unfenced, torn); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "broker %d lost power (only what was fsynced is on its disk)\n", b.ID)
+		fmt.Fprintf(out, "broker %d %s\n", b.ID, lostPower(torn))
 	}
 	return nil
 }
