@@ -260,6 +260,7 @@ func (c *Cluster) StateDigest() ([32]byte, error) {
 	for _, g := range c.Groups() {
 		str(g.Name)
 		str(g.Reset)
+		num(int64(g.Isolation))
 		num(int64(g.Position))
 		num(int64(g.Resets))
 		keys := make([]string, 0, len(g.State))

@@ -1048,14 +1048,18 @@ func (r *Runner) powerFailAll(a *args, out *strings.Builder) error {
 	return nil
 }
 
-// consume is "consume group=G [reset=earliest|latest|none]": the group
-// reads the leader's log to its end (read_committed) and commits.
+// consume is "consume group=G [reset=earliest|latest|none]
+// [isolation=read_committed|read_uncommitted]": the group reads the
+// leader's log to the end its isolation level allows (the LSO, or the HW)
+// and commits. A new group is read_committed unless isolation says
+// otherwise; a group keeps its policy and level until a line changes them.
 func (r *Runner) consume(a *args, out *strings.Builder) error {
 	g, ok := a.str("group")
 	if !ok || g == "" {
 		return bad("consume: want group=G")
 	}
 	reset, _ := a.str("reset")
+	iso, _ := a.str("isolation")
 	if err := a.finish(); err != nil {
 		return err
 	}
@@ -1064,7 +1068,12 @@ func (r *Runner) consume(a *args, out *strings.Builder) error {
 	default:
 		return bad("consume: reset=%q: want earliest, latest or none", reset)
 	}
-	n, note, err := r.c.Consume(g, reset)
+	switch iso {
+	case "", "read_committed", "read_uncommitted":
+	default:
+		return bad("consume: isolation=%q: want read_uncommitted or read_committed", iso)
+	}
+	n, note, err := r.c.ConsumeWith(g, ConsumeOptions{Reset: reset, Isolation: iso})
 	if errors.Is(err, ErrOffsetOutOfRange) || errors.Is(err, ErrNotLeaderOrFollower) {
 		fmt.Fprintf(out, "error %v\n", err)
 		return nil
