@@ -228,6 +228,8 @@ func (r *Runner) Exec(line string) (string, error) {
 		err = r.registrationEvent(a, &out)
 	case "alter-partition":
 		err = r.alterPartition(a, &out)
+	case "metadata":
+		err = r.metadata(a, &out)
 	case "controller":
 		if err = a.finish(); err == nil {
 			r.controller(&out)
@@ -251,7 +253,7 @@ func (r *Runner) Exec(line string) (string, error) {
 	case "check":
 		err = r.check(a, &out)
 	default:
-		return "", bad("unknown command %q: want cluster, produce, commit, abort, fetch, crash, power-fail, restart, offline, back, cut, heal, fence, unfence, controlled-shutdown, alter-partition, advance, clean, consume, delete-records, elect, state, controller, log or check", cmd)
+		return "", bad("unknown command %q: want cluster, produce, commit, abort, fetch, crash, power-fail, restart, offline, back, cut, heal, fence, unfence, controlled-shutdown, alter-partition, metadata, advance, clean, consume, delete-records, elect, state, controller, log or check", cmd)
 	}
 	if err != nil {
 		return out.String(), err
@@ -1209,7 +1211,7 @@ func (r *Runner) controller(out *strings.Builder) {
 		case b.fenced:
 			st = "fenced"
 		}
-		fmt.Fprintf(out, "broker %d: broker epoch %d, %s, process %s\n", b.ID, b.epoch, st, b.state)
+		fmt.Fprintf(out, "broker %d: broker epoch %d, %s, process %s%s\n", b.ID, b.epoch, st, b.state, c.metadataLag(b))
 	}
 	if c.pending != nil {
 		fmt.Fprintf(out, "leader %d: pending %s\n", c.leader, c.pending)
@@ -1223,4 +1225,34 @@ func (r *Runner) controller(out *strings.Builder) {
 		}
 		fmt.Fprintf(out, "AlterPartition from broker %d (%s, partition epoch %d) %s at %s\n", req.leader, req.state, req.partitionEpoch, step, fmtMs(req.atMs))
 	}
+}
+
+// metadata is "metadata broker=N delay=D": broker N learns the
+// partition's next leader change D after the controller makes it
+// (Cluster.QueueMetadataDelay).
+func (r *Runner) metadata(a *args, out *strings.Builder) error {
+	_, hasBroker := a.str("broker")
+	d, hasDelay, err := a.duration("delay")
+	if err != nil {
+		return err
+	}
+	if !hasBroker || !hasDelay {
+		return bad("metadata: want broker=N delay=D")
+	}
+	id, err := r.broker(a)
+	if err != nil {
+		return err
+	}
+	if err := a.finish(); err != nil {
+		return err
+	}
+	if d == 0 {
+		s, _ := a.str("delay")
+		return bad("metadata: delay=%s: want a duration above 0", s)
+	}
+	if err := r.c.QueueMetadataDelay(id, d); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "broker %d learns the partition's next leader change %s late\n", id, fmtMs(d))
+	return nil
 }
