@@ -250,10 +250,12 @@ func (r *Runner) Exec(line string) (string, error) {
 		}
 	case "log":
 		err = r.dumpLog(a, &out)
+	case "segments":
+		err = r.segments(a, &out)
 	case "check":
 		err = r.check(a, &out)
 	default:
-		return "", bad("unknown command %q: want cluster, produce, commit, abort, fetch, crash, power-fail, restart, offline, back, cut, heal, fence, unfence, controlled-shutdown, alter-partition, metadata, advance, clean, consume, delete-records, elect, state, controller, log or check", cmd)
+		return "", bad("unknown command %q: want cluster, produce, commit, abort, fetch, crash, power-fail, restart, offline, back, cut, heal, fence, unfence, controlled-shutdown, alter-partition, metadata, advance, clean, consume, delete-records, elect, state, controller, log, segments or check", cmd)
 	}
 	if err != nil {
 		return out.String(), err
@@ -390,6 +392,13 @@ func (r *Runner) newCluster(a *args) (string, error) {
 		return "", err
 	} else {
 		cfg.Log.SegmentBytes = v
+	}
+	if v, err := a.int("index.interval.bytes", cfg.Log.IndexIntervalBytes); err != nil {
+		return "", err
+	} else if v < 0 {
+		return "", bad("cluster: index.interval.bytes=%d: want >= 0", v)
+	} else {
+		cfg.Log.IndexIntervalBytes = v
 	}
 	cfg.PowerFailures = a.has("power")
 	if v, err := a.int("flush.messages", 0); err != nil {
@@ -1254,5 +1263,46 @@ func (r *Runner) metadata(a *args, out *strings.Builder) error {
 		return err
 	}
 	fmt.Fprintf(out, "broker %d learns the partition's next leader change %s late\n", id, fmtMs(d))
+	return nil
+}
+
+// segments prints broker=N's segments, each with its offsets [base, next),
+// bytes, offset index (offset@position) and time index (timestamp@offset,
+// the timestamp as a time of the scenario's clock), and the partition's
+// entry in the cleaner checkpoint ("none" without one).
+func (r *Runner) segments(a *args, out *strings.Builder) error {
+	b, err := r.upBroker(a, out)
+	if b == nil || err != nil {
+		return err
+	}
+	for _, s := range b.log.Segments() {
+		oi := make([]string, 0, len(s.OffsetIndex()))
+		for _, e := range s.OffsetIndex() {
+			oi = append(oi, fmt.Sprintf("%d@%d", e.Offset, e.Pos))
+		}
+		ti := make([]string, 0, len(s.TimeIndex()))
+		for _, e := range s.TimeIndex() {
+			ti = append(ti, fmt.Sprintf("%s@%d", fmtMs(e.Timestamp-Epoch0.UnixMilli()), e.Offset))
+		}
+		txn := ""
+		if t := s.TxnIndex(); len(t) > 0 {
+			parts := make([]string, len(t))
+			for i, x := range t {
+				parts[i] = fmt.Sprintf("pid %d %d..%d", x.ProducerID, x.FirstOffset, x.LastOffset)
+			}
+			txn = ", txn index [" + strings.Join(parts, " ") + "]"
+		}
+		fmt.Fprintf(out, "segment %d: offsets [%d, %d), %d bytes, offset index [%s], time index [%s]%s\n",
+			s.BaseOffset(), s.BaseOffset(), s.NextOffset(), s.Size(), strings.Join(oi, " "), strings.Join(ti, " "), txn)
+	}
+	ck, err := engine.ReadCheckpoint(b.fs, engine.CheckpointPath(b.log.Dir()))
+	if err != nil {
+		return fmt.Errorf("replication: broker %d: %w", b.ID, err)
+	}
+	if off, ok := ck[b.log.TopicPartition()]; ok {
+		fmt.Fprintf(out, "cleaner checkpoint %d\n", off)
+	} else {
+		fmt.Fprintln(out, "cleaner checkpoint none")
+	}
 	return nil
 }
