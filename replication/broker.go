@@ -52,8 +52,11 @@ type Broker struct {
 	log     *engine.Log // nil while down
 	cleaner *engine.Cleaner
 	state   brokerState
-	// knownLeaderEpoch is the leader epoch of the last LeaderAndIsr this
-	// broker received (the current leader epoch it sends in fetches).
+	// knownLeader and knownLeaderEpoch are the leader (0: none) and leader
+	// epoch of the last LeaderAndIsr this broker received: the broker its
+	// fetches go to and the current leader epoch they carry, and the
+	// epoch it checks fetches it receives against.
+	knownLeader      int
 	knownLeaderEpoch int32
 	// mtro and mxro are the last values received from a leader (Coordinated
 	// mode); -1 before any.
@@ -164,6 +167,9 @@ func (b *Broker) open(topic string) error {
 	}
 	b.log = l
 	b.state = running
+	// A log just loaded counts as flushed now (LocalLog's lastFlushedTime
+	// starts at its creation), with nothing unflushed.
+	b.unflushed, b.lastFlushMs = 0, b.clock.Ms()
 	hw, err := readHWCheckpoint(b.fs, filepath.Join(b.Root, HWCheckpointFile), topic)
 	if err != nil {
 		l.Close()

@@ -57,6 +57,11 @@ type Cluster struct {
 	// delayedFetches are follower fetches still on their way to the
 	// leader (FetchOptions.DelayMs).
 	delayedFetches []*delayedFetch
+	// metaDelay[id] is the delay queued for broker id's next leader
+	// change (QueueMetadataDelay); metaAt[id] when broker id learns the
+	// partition's leader as it is then (metadata.go).
+	metaDelay map[int]int64
+	metaAt    map[int]int64
 
 	remote map[int]*replicaState // the current leader's view of its followers
 	// cut[id]: broker id cannot reach any other broker (it still reaches the
@@ -85,7 +90,7 @@ func NewCluster(cfg Config) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{cfg: cfg, Clock: &Clock{}, leaderEpoch: -1, partitionEpoch: -1, nextBrokerEpoch: FirstBrokerEpoch - 1, remote: map[int]*replicaState{}, cut: map[int]bool{}}
+	c := &Cluster{cfg: cfg, Clock: &Clock{}, leaderEpoch: -1, partitionEpoch: -1, nextBrokerEpoch: FirstBrokerEpoch - 1, remote: map[int]*replicaState{}, cut: map[int]bool{}, metaDelay: map[int]int64{}, metaAt: map[int]int64{}}
 	c.prod.init()
 	c.cost.init(cfg.Replicas)
 	for id := 1; id <= cfg.Replicas; id++ {
@@ -193,12 +198,18 @@ func (c *Cluster) reachable(a, b int) bool {
 
 func (c *Cluster) inISR(id int) bool { return slices.Contains(c.isr, id) }
 
-// leaderBroker is the leader or nil.
+// leaderBroker is the leader or nil: nil also while the leader runs but
+// has not learned that it leads (a metadata delay): it acts as no leader
+// until then.
 func (c *Cluster) leaderBroker() *Broker {
 	if c.leader == 0 {
 		return nil
 	}
-	return c.Broker(c.leader)
+	b := c.Broker(c.leader)
+	if b.Up() && b.knownLeaderEpoch != c.leaderEpoch {
+		return nil
+	}
+	return b
 }
 
 // electLeader is the controller's choice, as PartitionChangeBuilder's
@@ -247,13 +258,16 @@ func (c *Cluster) reelect() error {
 // its log end offset (AssignLeaderEpoch, as Partition.makeLeader) and resets its view of
 // the followers (Partition.makeLeader: LEO unknown, last caught-up time now
 // for ISR members, 0 for the others); the others become followers
-// (becomeFollower). Pending acks=all produces fail
+// (becomeFollower). A broker with a metadata delay queued
+// (QueueMetadataDelay) learns the change later, unless it is the leader
+// being replaced (metadata.go). Pending acks=all produces fail
 // (NOT_LEADER_OR_FOLLOWER) and the coordinated-cleaning state restarts.
 func (c *Cluster) setLeader(id int) error {
 	if c.pending != nil {
 		c.note("broker %d's pending %s ends: leader epoch %d follows", c.leader, c.pending, c.leaderEpoch+1)
 		c.pending = nil
 	}
+	old := c.leader
 	c.leaderEpoch++
 	c.partitionEpoch++
 	c.leader = id
@@ -264,37 +278,15 @@ func (c *Cluster) setLeader(id int) error {
 	} else {
 		c.note("broker %d leads at epoch %d", id, c.leaderEpoch)
 	}
-	now := c.Clock.Ms()
-	c.remote = map[int]*replicaState{}
-	for _, b := range c.brokers {
-		if b.ID == id {
-			continue
-		}
-		// Replica.resetReplicaState: an ISR member counts as caught up
-		// now, any other as never (Kafka's 0 on its wall clock; the lab's
-		// clock starts at 0, so never is the far past).
-		rs := &replicaState{leo: -1, logStart: -1, lastFetchLeaderLEO: -1, lastCaughtUpMs: neverCaughtUp}
-		if c.inISR(b.ID) {
-			rs.lastCaughtUpMs = now
-		}
-		c.remote[b.ID] = rs
-	}
+	c.resetRemote()
 	for _, b := range c.brokers {
 		if !b.Up() {
 			continue
 		}
-		// A new leader epoch re-adds the partition to the broker's
-		// fetcher (ReplicaManager.makeFollowers ->
-		// AbstractFetcherThread.addPartitions, which removes it from the
-		// failed partitions).
-		b.knownLeaderEpoch, b.partitionFailed = c.leaderEpoch, false
-		if b.ID == id {
-			if err := b.log.AssignLeaderEpoch(c.leaderEpoch); err != nil {
-				return err
-			}
+		if b.ID != old && c.deferMetadata(b) {
 			continue
 		}
-		if err := c.becomeFollower(b); err != nil {
+		if err := c.learnLeader(b); err != nil {
 			return err
 		}
 	}
@@ -302,6 +294,40 @@ func (c *Cluster) setLeader(id int) error {
 		return c.maybeIncrementLeaderHW()
 	}
 	return nil
+}
+
+// resetRemote is the new leader's view of its followers
+// (Partition.makeLeader, Replica.resetReplicaState): every LEO unknown, an
+// ISR member caught up now, any other never (Kafka's 0 on its wall clock;
+// the lab's clock starts at 0, so never is the far past).
+func (c *Cluster) resetRemote() {
+	now := c.Clock.Ms()
+	c.remote = map[int]*replicaState{}
+	for _, b := range c.brokers {
+		if b.ID == c.leader {
+			continue
+		}
+		rs := &replicaState{leo: -1, logStart: -1, lastFetchLeaderLEO: -1, lastCaughtUpMs: neverCaughtUp}
+		if c.inISR(b.ID) {
+			rs.lastCaughtUpMs = now
+		}
+		c.remote[b.ID] = rs
+	}
+}
+
+// learnLeader is broker b receiving the partition's current leader and
+// epoch (LeaderAndIsr, or the metadata records that carry them): a new
+// leader epoch re-adds the partition to the broker's fetcher
+// (ReplicaManager.makeFollowers -> AbstractFetcherThread.addPartitions,
+// which removes it from the failed partitions); the leader assigns the
+// epoch at its LEO, a follower truncates as becomeFollower says.
+func (c *Cluster) learnLeader(b *Broker) error {
+	b.knownLeader, b.knownLeaderEpoch, b.partitionFailed = c.leader, c.leaderEpoch, false
+	delete(c.metaAt, b.ID)
+	if b.ID == c.leader {
+		return b.log.AssignLeaderEpoch(c.leaderEpoch)
+	}
+	return c.becomeFollower(b)
 }
 
 // fence removes a broker that stopped (crash detected, or controlled
@@ -350,7 +376,19 @@ func (c *Cluster) Crash(id int, fenced bool) error {
 // of its last fsync, a name as of its directory's), so the next Start
 // recovers from that. fenced as Crash. Errors: a broker that is down, or a
 // cluster without Config.PowerFailures.
-func (c *Cluster) PowerFail(id int, fenced bool) error {
+func (c *Cluster) PowerFail(id int, fenced bool) error { return c.PowerFailTorn(id, fenced, 0) }
+
+// PowerFailTorn is PowerFail where each of the broker's files also keeps
+// the first torn bytes written to it after its last fsync (a torn tail:
+// the disk wrote part of the page cache back before the power went;
+// vfstest.CrashFS.CrashTornBytes). A segment cut inside a batch is cut
+// again at that batch by the recovery at the next Start, as Kafka's
+// LogSegment.recover truncates at the first invalid batch. torn 0 is
+// PowerFail; a negative torn is an error.
+func (c *Cluster) PowerFailTorn(id int, fenced bool, torn int64) error {
+	if torn < 0 {
+		return fmt.Errorf("replication: power failure: torn %d bytes: want >= 0", torn)
+	}
 	b := c.Broker(id)
 	if !b.Up() {
 		return fmt.Errorf("%w: broker %d is %s", ErrBrokerDown, id, b.state)
@@ -362,7 +400,7 @@ func (c *Cluster) PowerFail(id int, fenced bool) error {
 	b.log = nil
 	b.state = crashed
 	b.unflushed = 0
-	if err := b.power.Crash(); err != nil {
+	if err := b.power.CrashTornBytes(torn); err != nil {
 		return fmt.Errorf("replication: %s: power failure: %w", b, err)
 	}
 	c.cost.invalidate(id)
@@ -404,7 +442,9 @@ func (c *Cluster) Start(id int) error {
 	}
 	c.register(b)
 	c.cost.invalidate(id)
-	b.knownLeaderEpoch, b.partitionFailed = c.leaderEpoch, false // a new process, a new fetcher
+	// A new process, a new fetcher; it reads the metadata as it is now.
+	b.knownLeader, b.knownLeaderEpoch, b.partitionFailed = c.leader, c.leaderEpoch, false
+	delete(c.metaAt, id)
 	if c.leader == id {
 		// Restarted within the session timeout while leading: Kafka's
 		// controller would see the new broker epoch and re-elect; it is the

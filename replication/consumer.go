@@ -18,8 +18,8 @@ const (
 
 // ConsumerGroup is one consumer group of the partition: its committed
 // position and the key->value state it materialised from what it read
-// (isolation.level=read_committed, from the leader), a tombstone removing
-// its key, as a table built from a compacted topic.
+// from the leader with its isolation level, a tombstone removing its key,
+// as a table built from a compacted topic.
 type ConsumerGroup struct {
 	Name     string
 	Reset    string
@@ -27,15 +27,43 @@ type ConsumerGroup struct {
 	State    map[string]string
 	// Resets counts the positions reset by Reset (below the log start).
 	Resets int
+	// Isolation is the group's isolation.level: engine.ReadCommitted
+	// (the default here) reads to the last stable offset and skips aborted
+	// transactions' data; engine.ReadUncommitted reads to the high
+	// watermark, open and aborted transactional data included (Kafka's
+	// FetchIsolation.HIGH_WATERMARK and TXN_COMMITTED, Partition.fetchOffsetSnapshot).
+	Isolation engine.IsolationLevel
 }
 
-// Consume has group read the leader's log from its committed position to
-// the end a read_committed consumer may read (the LSO) and commit the
-// position it reached; it returns the records read and, when the position
-// was below the log start, what the reset did. A new group starts at 0
-// with reset (ResetEarliest when ""); a later call may change its policy.
-// Errors: no leader, a bad policy, ErrOffsetOutOfRange with ResetNone.
+// Consume is ConsumeWith with the reset policy reset and the group's
+// isolation level unchanged (read_committed for a new group).
 func (c *Cluster) Consume(group, reset string) (read int, note string, err error) {
+	return c.ConsumeWith(group, ConsumeOptions{Reset: reset})
+}
+
+// ConsumeOptions vary one Consume.
+type ConsumeOptions struct {
+	// Reset is auto.offset.reset (ResetEarliest, ResetLatest, ResetNone);
+	// "" keeps the group's (ResetEarliest for a new group).
+	Reset string
+	// Isolation is isolation.level ("read_committed" or
+	// "read_uncommitted"); "" keeps the group's (read_committed for a new
+	// group).
+	Isolation string
+}
+
+// ConsumeWith has group read the leader's log from its committed position
+// to the end its isolation level may read (the LSO for read_committed,
+// the HW for read_uncommitted) and commit the position it reached; it
+// returns the records read and, when the position was below the log
+// start, what the reset did (ResetLatest goes to that same end, as
+// Kafka's ListOffsets for the latest offset answers with the LSO or the
+// HW by isolation level). A new group starts at 0; a later call may
+// change its policy and its isolation level (another consumer of the
+// group, configured otherwise). Errors: no leader, a bad policy or level,
+// ErrOffsetOutOfRange with ResetNone.
+func (c *Cluster) ConsumeWith(group string, opts ConsumeOptions) (read int, note string, err error) {
+	reset := opts.Reset
 	lb := c.leaderBroker()
 	if lb == nil || !lb.Up() {
 		return 0, "", fmt.Errorf("%w: no leader", ErrNotLeaderOrFollower)
@@ -45,7 +73,7 @@ func (c *Cluster) Consume(group, reset string) (read int, note string, err error
 	}
 	g := c.groups[group]
 	if g == nil {
-		g = &ConsumerGroup{Name: group, Reset: ResetEarliest, State: map[string]string{}}
+		g = &ConsumerGroup{Name: group, Reset: ResetEarliest, State: map[string]string{}, Isolation: engine.ReadCommitted}
 		c.groups[group] = g
 	}
 	switch reset {
@@ -55,25 +83,34 @@ func (c *Cluster) Consume(group, reset string) (read int, note string, err error
 	default:
 		return 0, "", fmt.Errorf("replication: auto.offset.reset %q: want earliest, latest or none", reset)
 	}
+	if opts.Isolation != "" {
+		iso, err := engine.ParseIsolationLevel(opts.Isolation)
+		if err != nil {
+			return 0, "", fmt.Errorf("replication: %w", err)
+		}
+		g.Isolation = iso
+	}
 	l := lb.log
 	if start := l.LogStartOffset(); g.Position < start {
 		switch g.Reset {
 		case ResetNone:
 			return 0, "", fmt.Errorf("%w: group %s at %d, log start %d", ErrOffsetOutOfRange, group, g.Position, start)
 		case ResetLatest:
-			lso, err := l.LastStableOffset()
-			if err != nil {
-				return 0, "", err
+			end := l.HighWatermark()
+			if g.Isolation == engine.ReadCommitted {
+				if end, err = l.LastStableOffset(); err != nil {
+					return 0, "", err
+				}
 			}
-			note = fmt.Sprintf("position %d below the log start %d: reset to latest, %d", g.Position, start, lso)
-			g.Position = lso
+			note = fmt.Sprintf("position %d below the log start %d: reset to latest, %d", g.Position, start, end)
+			g.Position = end
 		default:
 			note = fmt.Sprintf("position %d below the log start %d: reset to earliest, %d", g.Position, start, start)
 			g.Position = start
 		}
 		g.Resets++
 	}
-	cons := l.NewConsumer(g.Position, engine.ReadCommitted, 0)
+	cons := l.NewConsumer(g.Position, g.Isolation, 0)
 	err = cons.ReadAll(func(r *engine.ConsumerRecord) error {
 		read++
 		if r.Key == nil {
@@ -123,17 +160,22 @@ func (g *ConsumerGroup) stateString() string {
 	return s
 }
 
-// checkGroups compares each group, caught up to the end, with the leader's
-// read_committed state (lead): a key the group keeps that the log deleted
-// is ConsumerKeepsDeleted (the group missed its tombstone: cleaned away
-// before the group read past it, as a consumer that lags more than
-// delete.retention.ms).
+// checkGroups compares each read_committed group, caught up to the end,
+// with the leader's read_committed state (lead): a key the group keeps
+// that the log deleted is ConsumerKeepsDeleted (the group missed its
+// tombstone: cleaned away before the group read past it, as a consumer
+// that lags more than delete.retention.ms). A read_uncommitted group is
+// not compared: the data of aborted transactions it keeps is what its
+// isolation level delivers.
 func (c *Cluster) checkGroups(lead *ReplicaView) []Finding {
 	if lead == nil || !lead.Up {
 		return nil
 	}
 	var out []Finding
 	for _, g := range c.Groups() {
+		if g.Isolation != engine.ReadCommitted {
+			continue
+		}
 		keys := make([]string, 0, len(g.State))
 		for k := range g.State {
 			keys = append(keys, k)

@@ -158,7 +158,16 @@ func (c *Cluster) StateDigest() ([32]byte, error) {
 		str("broker")
 		num(int64(b.ID))
 		num(int64(b.state))
+		num(int64(b.knownLeader))
 		num(int64(b.knownLeaderEpoch))
+		if d, ok := c.metaDelay[b.ID]; ok {
+			str("metadata delay")
+			num(d)
+		}
+		if at, ok := c.metaAt[b.ID]; ok {
+			str("metadata at")
+			num(at)
+		}
 		num(b.epoch)
 		bit(b.fenced)
 		bit(b.shuttingDown)
@@ -260,6 +269,7 @@ func (c *Cluster) StateDigest() ([32]byte, error) {
 	for _, g := range c.Groups() {
 		str(g.Name)
 		str(g.Reset)
+		num(int64(g.Isolation))
 		num(int64(g.Position))
 		num(int64(g.Resets))
 		keys := make([]string, 0, len(g.State))

@@ -10,7 +10,10 @@ import (
 
 // fetchRequest is a follower's Fetch for the partition.
 type fetchRequest struct {
-	replica            int
+	replica int
+	// leader is the broker the fetch is sent to (the leader the follower
+	// knows); 0: whoever leads now.
+	leader             int
 	currentLeaderEpoch int32
 	fetchOffset        record.Offset
 	lastFetchedEpoch   int32 // -1: not sent (empty log, or TruncateToHW)
@@ -29,15 +32,20 @@ type fetchResponse struct {
 	leo      record.Offset
 	// diverging is set when the follower's log diverges from the leader's
 	// (KIP-320): the leader's largest epoch <= lastFetchedEpoch and its end.
-	diverging         bool
-	divEpoch          int32
-	divEndOffset      record.Offset
+	diverging    bool
+	divEpoch     int32
+	divEndOffset record.Offset
+	// from is the broker that answered and leaderEpochAnswer the leader
+	// epoch it knew (for the epoch errors).
+	from              int
 	leaderEpochAnswer int32
 }
 
 // handleFetch is the leader's side of a follower fetch, as Kafka's
-// Partition.fetchRecords: it checks the current leader epoch
-// (FENCED_LEADER_EPOCH when older, UNKNOWN_LEADER_EPOCH when newer), the
+// Partition.fetchRecords: the receiving broker checks the current leader
+// epoch against the one it knows (checkCurrentLeaderEpoch:
+// FENCED_LEADER_EPOCH when older, UNKNOWN_LEADER_EPOCH when newer), then
+// that it leads (NOT_LEADER_OR_FOLLOWER otherwise); the leader checks the
 // last fetched epoch (a diverging epoch when the leader's end offset for it
 // is below the fetch offset or its epoch is older; the follower's state is
 // then not updated), the offset (OFFSET_OUT_OF_RANGE outside [log start
@@ -46,20 +54,30 @@ type fetchResponse struct {
 // and returns the batches from the fetch offset with its HW and log start
 // offset.
 func (c *Cluster) handleFetch(req fetchRequest) (fetchResponse, error) {
-	lb := c.leaderBroker()
-	if lb == nil {
+	to := req.leader
+	if to == 0 {
+		to = c.leader
+	}
+	t := c.Broker(to)
+	if t == nil || !t.Up() {
 		return fetchResponse{err: ErrNotLeaderOrFollower}, nil
 	}
-	l := lb.log
-	resp := fetchResponse{hw: lb.HW(), logStart: l.LogStartOffset(), leo: l.LogEndOffset()}
+	resp := fetchResponse{from: to, leaderEpochAnswer: t.knownLeaderEpoch}
 	switch {
-	case req.currentLeaderEpoch < c.leaderEpoch:
+	case req.currentLeaderEpoch < t.knownLeaderEpoch:
 		resp.err = ErrFencedLeaderEpoch
 		return resp, nil
-	case req.currentLeaderEpoch > c.leaderEpoch:
+	case req.currentLeaderEpoch > t.knownLeaderEpoch:
 		resp.err = ErrUnknownLeaderEpoch
 		return resp, nil
 	}
+	lb := c.leaderBroker()
+	if lb == nil || lb.ID != to {
+		resp.err = ErrNotLeaderOrFollower
+		return resp, nil
+	}
+	l := lb.log
+	resp.hw, resp.logStart, resp.leo = lb.HW(), l.LogStartOffset(), l.LogEndOffset()
 	if req.lastFetchedEpoch >= 0 {
 		e, end := l.EndOffsetForEpoch(req.lastFetchedEpoch)
 		if e < req.lastFetchedEpoch || end < req.fetchOffset {
@@ -172,14 +190,17 @@ func (c *Cluster) FetchWith(id int, opts FetchOptions) (FetchResult, error) {
 		res.Err = ErrBrokerDown
 		return res, nil
 	}
-	if c.leader == id {
+	// The fetch goes to the leader the follower knows (the current one
+	// unless its metadata lags).
+	to := f.knownLeader
+	if c.leader == id || to == id {
 		res.Err = ErrNotLeaderOrFollower
 		return res, nil
 	}
-	if c.leader == 0 || !c.reachable(id, c.leader) {
+	if to == 0 || !c.reachable(id, to) {
 		res.Err = ErrNotLeaderOrFollower
-		if c.leader != 0 {
-			res.Err = fmt.Errorf("%w: broker %d cannot reach leader %d", ErrBrokerDown, id, c.leader)
+		if to != 0 {
+			res.Err = fmt.Errorf("%w: broker %d cannot reach leader %d", ErrBrokerDown, id, to)
 		}
 		return res, nil
 	}
@@ -187,7 +208,7 @@ func (c *Cluster) FetchWith(id int, opts FetchOptions) (FetchResult, error) {
 		res.Err = fmt.Errorf("%w: broker %d's fetcher dropped the partition; a new leader epoch or a restart adds it again", ErrPartitionFailed, id)
 		return res, nil
 	}
-	req := fetchRequest{replica: id, currentLeaderEpoch: f.knownLeaderEpoch, fetchOffset: f.LEO(), lastFetchedEpoch: -1, brokerEpoch: f.epoch}
+	req := fetchRequest{replica: id, leader: to, currentLeaderEpoch: f.knownLeaderEpoch, fetchOffset: f.LEO(), lastFetchedEpoch: -1, brokerEpoch: f.epoch}
 	if opts.NoBrokerEpoch {
 		req.brokerEpoch = -1
 	}
@@ -222,6 +243,7 @@ func (c *Cluster) deliverDelayedFetch(d *delayedFetch) error {
 		c.note("%s is lost: no leader it can reach", head)
 		return nil
 	}
+	d.req.leader = c.leader
 	resp, err := c.handleFetch(d.req)
 	if err != nil {
 		return err
@@ -283,6 +305,22 @@ func (c *Cluster) applyFetchResponse(f *Broker, req fetchRequest, resp fetchResp
 			return res, f.setHW(resp.logStart, c.cfg.Topic)
 		}
 		return res, c.truncate(f, resp.leo, &res)
+	case errors.Is(resp.err, ErrFencedLeaderEpoch):
+		// AbstractFetcherThread.onPartitionFenced: when the request
+		// carried the epoch the fetcher still holds, the partition is
+		// marked failed until new metadata (a newer epoch) re-adds it.
+		res.Err = fmt.Errorf("%w: broker %d sent leader epoch %d, broker %d has %d", ErrFencedLeaderEpoch, id, req.currentLeaderEpoch, resp.from, resp.leaderEpochAnswer)
+		if req.currentLeaderEpoch == f.knownLeaderEpoch {
+			f.partitionFailed = true
+			res.Err = fmt.Errorf("%w; broker %d stops fetching the partition until it learns a newer leader epoch", res.Err, id)
+		}
+		return res, nil
+	case errors.Is(resp.err, ErrUnknownLeaderEpoch):
+		// AbstractFetcherThread.processFetchRequest: the leader has not
+		// caught up with the metadata yet; the partition is retried
+		// after a back-off.
+		res.Err = fmt.Errorf("%w: broker %d sent leader epoch %d, broker %d has %d; broker %d retries", ErrUnknownLeaderEpoch, id, req.currentLeaderEpoch, resp.from, resp.leaderEpochAnswer, id)
+		return res, nil
 	case resp.err != nil:
 		res.Err = resp.err
 		return res, nil

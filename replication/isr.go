@@ -245,17 +245,27 @@ func (c *Cluster) nextNetworkMs() int64 {
 			next = f.atMs
 		}
 	}
+	if m := c.nextMetadataMs(); m >= 0 && (next < 0 || m < next) {
+		next = m
+	}
 	return next
 }
 
-// runNetwork runs every AlterPartition step and delayed fetch due by now,
-// in time order (sends before arrivals at the same time, as queued).
+// runNetwork runs every metadata delivery, AlterPartition step and
+// delayed fetch due by now, in time order (sends before arrivals at the
+// same time, as queued; metadata first).
 func (c *Cluster) runNetwork() error {
 	for steps := 0; ; steps++ {
 		if steps > 10000 {
 			return errors.New("replication: AlterPartition retried 10000 times at one instant")
 		}
 		now := c.Clock.Ms()
+		if m := c.nextMetadataMs(); m >= 0 && m <= now {
+			if err := c.deliverMetadata(false); err != nil {
+				return err
+			}
+			continue
+		}
 		ai := -1
 		for i, r := range c.apInflight {
 			if r.atMs <= now && (ai < 0 || r.atMs < c.apInflight[ai].atMs) {

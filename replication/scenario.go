@@ -228,6 +228,8 @@ func (r *Runner) Exec(line string) (string, error) {
 		err = r.registrationEvent(a, &out)
 	case "alter-partition":
 		err = r.alterPartition(a, &out)
+	case "metadata":
+		err = r.metadata(a, &out)
 	case "controller":
 		if err = a.finish(); err == nil {
 			r.controller(&out)
@@ -248,10 +250,12 @@ func (r *Runner) Exec(line string) (string, error) {
 		}
 	case "log":
 		err = r.dumpLog(a, &out)
+	case "segments":
+		err = r.segments(a, &out)
 	case "check":
 		err = r.check(a, &out)
 	default:
-		return "", bad("unknown command %q: want cluster, produce, commit, abort, fetch, crash, power-fail, restart, offline, back, cut, heal, fence, unfence, controlled-shutdown, alter-partition, advance, clean, consume, delete-records, elect, state, controller, log or check", cmd)
+		return "", bad("unknown command %q: want cluster, produce, commit, abort, fetch, crash, power-fail, restart, offline, back, cut, heal, fence, unfence, controlled-shutdown, alter-partition, metadata, advance, clean, consume, delete-records, elect, state, controller, log, segments or check", cmd)
 	}
 	if err != nil {
 		return out.String(), err
@@ -388,6 +392,13 @@ func (r *Runner) newCluster(a *args) (string, error) {
 		return "", err
 	} else {
 		cfg.Log.SegmentBytes = v
+	}
+	if v, err := a.int("index.interval.bytes", cfg.Log.IndexIntervalBytes); err != nil {
+		return "", err
+	} else if v < 0 {
+		return "", bad("cluster: index.interval.bytes=%d: want >= 0", v)
+	} else {
+		cfg.Log.IndexIntervalBytes = v
 	}
 	cfg.PowerFailures = a.has("power")
 	if v, err := a.int("flush.messages", 0); err != nil {
@@ -627,6 +638,12 @@ func (r *Runner) brokerEvent(a *args, out *strings.Builder) error {
 		return err
 	}
 	unfenced := (a.cmd == "crash" || a.cmd == "power-fail") && a.has("unfenced")
+	var torn int64
+	if a.cmd == "power-fail" {
+		if torn, err = r.torn(a); err != nil {
+			return err
+		}
+	}
 	if err := a.finish(); err != nil {
 		return err
 	}
@@ -639,7 +656,7 @@ func (r *Runner) brokerEvent(a *args, out *strings.Builder) error {
 		if !c.cfg.PowerFailures {
 			return bad("power-fail: the cluster models no power failures: start it with \"cluster ... power\"")
 		}
-		err = c.PowerFail(id, !unfenced)
+		err = c.PowerFailTorn(id, !unfenced, torn)
 	case "offline":
 		err = c.Shutdown(id)
 	case "restart", "back":
@@ -665,8 +682,15 @@ func (r *Runner) brokerEvent(a *args, out *strings.Builder) error {
 			how = "recovered (no clean shutdown)"
 		}
 		fmt.Fprintf(out, "broker %d up, %s: LEO %d HW %d\n", id, how, b.LEO(), b.HW())
+		if rec != nil {
+			for _, t := range rec.Truncations {
+				fmt.Fprintf(out, "broker %d's recovery cut a torn tail: %s, %d bytes at byte %d\n", id, filepath.Base(t.Path), t.BytesCut, t.Pos)
+			}
+		}
+	} else if a.cmd == "power-fail" {
+		fmt.Fprintf(out, "broker %d %s\n", id, lostPower(torn))
 	} else {
-		fmt.Fprintf(out, "broker %d %s\n", id, map[string]string{"crash": "crashed", "power-fail": "lost power (only what was fsynced is on its disk)", "offline": "offline (controlled shutdown)", "cut": "cut off from the other brokers", "heal": "reaches the other brokers again"}[a.cmd])
+		fmt.Fprintf(out, "broker %d %s\n", id, map[string]string{"crash": "crashed", "offline": "offline (controlled shutdown)", "cut": "cut off from the other brokers", "heal": "reaches the other brokers again"}[a.cmd])
 	}
 	return nil
 }
@@ -986,10 +1010,36 @@ func never(v int64) string {
 	return strconv.FormatInt(v, 10)
 }
 
-// powerFailAll is "power-fail broker=all": one power cut takes every
-// broker that is up, in id order (each as power-fail broker=N).
+// torn reads power-fail's torn=BYTES (0 when absent).
+func (r *Runner) torn(a *args) (int64, error) {
+	s, ok := a.str("torn")
+	if !ok {
+		return 0, nil
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 0 {
+		return 0, bad("power-fail: torn=%s: want a number of bytes >= 0", s)
+	}
+	return v, nil
+}
+
+// lostPower is power-fail's line after "broker N".
+func lostPower(torn int64) string {
+	if torn == 0 {
+		return "lost power (only what was fsynced is on its disk)"
+	}
+	return fmt.Sprintf("lost power (only what was fsynced is on its disk, and the first %d bytes written to each file after its last fsync)", torn)
+}
+
+// powerFailAll is "power-fail broker=all [torn=BYTES]": one power cut
+// takes every broker that is up, in id order (each as power-fail
+// broker=N).
 func (r *Runner) powerFailAll(a *args, out *strings.Builder) error {
 	unfenced := a.has("unfenced")
+	torn, err := r.torn(a)
+	if err != nil {
+		return err
+	}
 	if err := a.finish(); err != nil {
 		return err
 	}
@@ -1001,22 +1051,26 @@ func (r *Runner) powerFailAll(a *args, out *strings.Builder) error {
 		if !b.Up() {
 			continue
 		}
-		if err := c.PowerFail(b.ID, !unfenced); err != nil {
+		if err := c.PowerFailTorn(b.ID, !unfenced, torn); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "broker %d lost power (only what was fsynced is on its disk)\n", b.ID)
+		fmt.Fprintf(out, "broker %d %s\n", b.ID, lostPower(torn))
 	}
 	return nil
 }
 
-// consume is "consume group=G [reset=earliest|latest|none]": the group
-// reads the leader's log to its end (read_committed) and commits.
+// consume is "consume group=G [reset=earliest|latest|none]
+// [isolation=read_committed|read_uncommitted]": the group reads the
+// leader's log to the end its isolation level allows (the LSO, or the HW)
+// and commits. A new group is read_committed unless isolation says
+// otherwise; a group keeps its policy and level until a line changes them.
 func (r *Runner) consume(a *args, out *strings.Builder) error {
 	g, ok := a.str("group")
 	if !ok || g == "" {
 		return bad("consume: want group=G")
 	}
 	reset, _ := a.str("reset")
+	iso, _ := a.str("isolation")
 	if err := a.finish(); err != nil {
 		return err
 	}
@@ -1025,7 +1079,12 @@ func (r *Runner) consume(a *args, out *strings.Builder) error {
 	default:
 		return bad("consume: reset=%q: want earliest, latest or none", reset)
 	}
-	n, note, err := r.c.Consume(g, reset)
+	switch iso {
+	case "", "read_committed", "read_uncommitted":
+	default:
+		return bad("consume: isolation=%q: want read_uncommitted or read_committed", iso)
+	}
+	n, note, err := r.c.ConsumeWith(g, ConsumeOptions{Reset: reset, Isolation: iso})
 	if errors.Is(err, ErrOffsetOutOfRange) || errors.Is(err, ErrNotLeaderOrFollower) {
 		fmt.Fprintf(out, "error %v\n", err)
 		return nil
@@ -1161,7 +1220,7 @@ func (r *Runner) controller(out *strings.Builder) {
 		case b.fenced:
 			st = "fenced"
 		}
-		fmt.Fprintf(out, "broker %d: broker epoch %d, %s, process %s\n", b.ID, b.epoch, st, b.state)
+		fmt.Fprintf(out, "broker %d: broker epoch %d, %s, process %s%s\n", b.ID, b.epoch, st, b.state, c.metadataLag(b))
 	}
 	if c.pending != nil {
 		fmt.Fprintf(out, "leader %d: pending %s\n", c.leader, c.pending)
@@ -1175,4 +1234,75 @@ func (r *Runner) controller(out *strings.Builder) {
 		}
 		fmt.Fprintf(out, "AlterPartition from broker %d (%s, partition epoch %d) %s at %s\n", req.leader, req.state, req.partitionEpoch, step, fmtMs(req.atMs))
 	}
+}
+
+// metadata is "metadata broker=N delay=D": broker N learns the
+// partition's next leader change D after the controller makes it
+// (Cluster.QueueMetadataDelay).
+func (r *Runner) metadata(a *args, out *strings.Builder) error {
+	_, hasBroker := a.str("broker")
+	d, hasDelay, err := a.duration("delay")
+	if err != nil {
+		return err
+	}
+	if !hasBroker || !hasDelay {
+		return bad("metadata: want broker=N delay=D")
+	}
+	id, err := r.broker(a)
+	if err != nil {
+		return err
+	}
+	if err := a.finish(); err != nil {
+		return err
+	}
+	if d == 0 {
+		s, _ := a.str("delay")
+		return bad("metadata: delay=%s: want a duration above 0", s)
+	}
+	if err := r.c.QueueMetadataDelay(id, d); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "broker %d learns the partition's next leader change %s late\n", id, fmtMs(d))
+	return nil
+}
+
+// segments prints broker=N's segments, each with its offsets [base, next),
+// bytes, offset index (offset@position) and time index (timestamp@offset,
+// the timestamp as a time of the scenario's clock), and the partition's
+// entry in the cleaner checkpoint ("none" without one).
+func (r *Runner) segments(a *args, out *strings.Builder) error {
+	b, err := r.upBroker(a, out)
+	if b == nil || err != nil {
+		return err
+	}
+	for _, s := range b.log.Segments() {
+		oi := make([]string, 0, len(s.OffsetIndex()))
+		for _, e := range s.OffsetIndex() {
+			oi = append(oi, fmt.Sprintf("%d@%d", e.Offset, e.Pos))
+		}
+		ti := make([]string, 0, len(s.TimeIndex()))
+		for _, e := range s.TimeIndex() {
+			ti = append(ti, fmt.Sprintf("%s@%d", fmtMs(e.Timestamp-Epoch0.UnixMilli()), e.Offset))
+		}
+		txn := ""
+		if t := s.TxnIndex(); len(t) > 0 {
+			parts := make([]string, len(t))
+			for i, x := range t {
+				parts[i] = fmt.Sprintf("pid %d %d..%d", x.ProducerID, x.FirstOffset, x.LastOffset)
+			}
+			txn = ", txn index [" + strings.Join(parts, " ") + "]"
+		}
+		fmt.Fprintf(out, "segment %d: offsets [%d, %d), %d bytes, offset index [%s], time index [%s]%s\n",
+			s.BaseOffset(), s.BaseOffset(), s.NextOffset(), s.Size(), strings.Join(oi, " "), strings.Join(ti, " "), txn)
+	}
+	ck, err := engine.ReadCheckpoint(b.fs, engine.CheckpointPath(b.log.Dir()))
+	if err != nil {
+		return fmt.Errorf("replication: broker %d: %w", b.ID, err)
+	}
+	if off, ok := ck[b.log.TopicPartition()]; ok {
+		fmt.Fprintf(out, "cleaner checkpoint %d\n", off)
+	} else {
+		fmt.Fprintln(out, "cleaner checkpoint none")
+	}
+	return nil
 }

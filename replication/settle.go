@@ -39,6 +39,11 @@ func (c *Cluster) Settle(opts SettleOptions) error {
 	// arrive as the clock moves. A broker fenced while running is
 	// unfenced, one in controlled shutdown finishes it and starts again.
 	c.apFates = nil
+	// Metadata reaches every broker now.
+	c.metaDelay = map[int]int64{}
+	if err := c.deliverMetadata(true); err != nil {
+		return err
+	}
 	for _, b := range c.brokers {
 		switch {
 		case b.Up() && b.shuttingDown:

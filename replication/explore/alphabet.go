@@ -49,6 +49,7 @@ const syncLine = "fetch rounds=2"
 var letterShapes = []string{
 	"put:K, del:K (produce key=K value=v or a tombstone, acks=all, then fetch rounds=2)",
 	"produce:K, tombstone:K (the same without the fetches)",
+	"batch:K1:K2[:K3...], pbatch:K1:K2[:K3...] (one zstd producer batch of those keys, value v each: produce records=K1=v,K2=v codec=zstd, acks=all; batch then fetch rounds=2)",
 	"txput:P:K, txdel:P:K (a write or tombstone in P's transaction, then fetch rounds=2)",
 	"commit:P, abort:P (the coordinator's decision, then fetch rounds=2)",
 	"fetch (one fetch round), sync (fetch rounds=2), fetch:B, drop:B (fetch broker=B drop-response)",
@@ -103,6 +104,27 @@ func ParseLetter(s string, replicas int) (Letter, error) {
 			l.Lines = []string{"produce key=" + args[0] + " tombstone"}
 		}
 		if name == "put" || name == "del" {
+			l.Lines = append(l.Lines, syncLine)
+		}
+	case "batch", "pbatch":
+		// A multi-record producer batch, compressed (a follower whose
+		// fetch offset falls inside one stalls: the compressed-batch
+		// stall of Cluster.unexpectedAppendOffset).
+		if len(args) < 2 {
+			return l, fmt.Errorf("explore: letter %q: want %s:KEY1:KEY2[:KEY3...] (two keys or more)", s, name)
+		}
+		if err := want(len(args), name+":KEY1:KEY2[:KEY3...]"); err != nil {
+			return l, err
+		}
+		recs := make([]string, len(args))
+		for i, k := range args {
+			if strings.Contains(k, ",") {
+				return l, fmt.Errorf("explore: letter %q: want keys without ','", s)
+			}
+			recs[i] = k + "=v"
+		}
+		l.Lines = []string{"produce records=" + strings.Join(recs, ",") + " codec=zstd"}
+		if name == "batch" {
 			l.Lines = append(l.Lines, syncLine)
 		}
 	case "txput", "txdel":

@@ -224,3 +224,35 @@ func TestWorkersDoNotMatter(t *testing.T) {
 		t.Fatalf("1 worker:\n%s\n3 workers:\n%s", got[0], got[1])
 	}
 }
+
+// TestBatchLetterReachesStall: with 2 brokers, truncate=hw and unclean
+// elections, the schedule crash:2 put:A crash:1 restart:2 restart:1
+// batch:C:D stalls broker 1 (worked by hand from the scenario rules):
+// broker 1 alone acknowledges A@0 (HW 1), crashes; broker 2, empty, leads
+// unclean at epoch 2; broker 1 comes back and truncates to its HW, 1
+// (nothing to cut); the batch takes offsets 0..1 on broker 2 (HW 2), and
+// broker 1's fetch from 1 gets it from its base offset 0, below its LEO,
+// with a non-empty log: the partition fails on broker 1.
+func TestBatchLetterReachesStall(t *testing.T) {
+	al, err := ParseAlphabet("crash:2,put:A,crash:1,restart:2,restart:1,batch:C:D", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Replicas: 2, Truncation: replication.TruncateToHW, Unclean: true, Alphabet: al}
+	r := &replication.Runner{Root: testRoot(t)}
+	defer r.Close()
+	lines := append([]string{cfg.ClusterLine()}, Lines(al, []uint8{0, 1, 2, 3, 4, 5})...)
+	lines = append(lines, "state")
+	var out string
+	for _, ln := range lines {
+		if out, err = r.Exec(ln); err != nil {
+			t.Fatalf("%s: %v", ln, err)
+		}
+	}
+	want := "t=0s leader 2 epoch 2 ISR [2]\n" +
+		"broker 1: up partition-failed LEO 1 HW 1 LSO 1 start 0 epochs [0@0]\n" +
+		"broker 2: up LEO 2 HW 2 LSO 2 start 0 epochs [2@0]"
+	if out != want {
+		t.Fatalf("state after the schedule:\n%s\nwant\n%s", out, want)
+	}
+}

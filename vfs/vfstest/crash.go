@@ -107,17 +107,31 @@ func (c *CrashFS) Crash() error { return c.CrashTorn(0) }
 // Crash). A file rewritten in place since its fsync keeps its synced bytes
 // only.
 func (c *CrashFS) CrashTorn(keep float64) error {
+	return c.crash(func(extra int) int { return int(keep * float64(extra)) }, keep > 0)
+}
+
+// CrashTornBytes is Crash where each file whose bytes now extend its
+// synced bytes also keeps the first min(n, extra) of the extra bytes
+// appended since its last fsync: a torn tail cut at a byte (n >= 0; 0 is
+// Crash). A file rewritten in place since its fsync keeps its synced bytes
+// only.
+func (c *CrashFS) CrashTornBytes(n int64) error {
+	return c.crash(func(extra int) int { return int(min(n, int64(extra))) }, n > 0)
+}
+
+// crash is CrashTorn and CrashTornBytes: kept says how many of a file's
+// extra appended bytes survive (torn false: none).
+func (c *CrashFS) crash(kept func(extra int) int, torn bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.crashes++
-	if keep > 0 {
+	if torn {
 		for p, f := range c.names {
 			now, err := os.ReadFile(p)
 			if err != nil || len(now) <= len(f.synced) || string(now[:len(f.synced)]) != string(f.synced) {
 				continue
 			}
-			extra := int(keep * float64(len(now)-len(f.synced)))
-			f.synced = now[:len(f.synced)+extra]
+			f.synced = now[:len(f.synced)+kept(len(now)-len(f.synced))]
 		}
 	}
 	dirs := make([]string, 0, len(c.durable))

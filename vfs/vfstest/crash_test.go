@@ -148,3 +148,45 @@ func TestCrashTorn(t *testing.T) {
 		}
 	}
 }
+
+// TestCrashTornBytes: each appended file keeps its synced bytes and at
+// most n of the rest ("ab" synced, "cdef" appended, n=3: "abcde"; "gh"
+// appended to a file synced empty: "gh", shorter than n); one rewritten in
+// place keeps its synced bytes only.
+func TestCrashTornBytes(t *testing.T) {
+	dir := t.TempDir()
+	c, err := NewCrashFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, synced, appended string, inPlace bool) {
+		f, err := c.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		f.Write([]byte(synced))
+		if err := f.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		if inPlace {
+			f.WriteAt([]byte(appended), 0)
+		} else {
+			f.Write([]byte(appended))
+		}
+	}
+	write("appended", "ab", "cdef", false)
+	write("short", "", "gh", false)
+	write("rewritten", "ab", "XYcdef", true)
+	if err := c.SyncDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CrashTornBytes(3); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"appended": "abcde", "short": "gh", "rewritten": "ab"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != want {
+			t.Errorf("%s: %q after a torn crash, want %q", name, b, want)
+		}
+	}
+}
