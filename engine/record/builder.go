@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
-	"github.com/golang/snappy"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
@@ -38,6 +38,7 @@ type Builder struct {
 	out appendWriter
 	gz  *gzip.Writer
 	lz  *lz4FastCompressor
+	sn  *snappyCompressor
 	zs  *zstd.Encoder
 }
 
@@ -138,7 +139,7 @@ func (b *Builder) Finish(dst []byte) ([]byte, error) {
 	case CodecGzip:
 		dst, err = b.gzip(dst)
 	case CodecSnappy:
-		dst = appendXerialSnappy(dst, b.records)
+		dst = b.snappy(dst)
 	case CodecLZ4:
 		dst = b.lz4(dst)
 	case CodecZstd:
@@ -256,10 +257,21 @@ func (b *Builder) zstd(dst []byte) ([]byte, error) {
 	return b.zs.EncodeAll(b.records, dst), nil
 }
 
-// appendXerialSnappy appends src compressed as snappy-java's
-// SnappyOutputStream writes it: the 16-byte xerial header, then for each
-// 32 KiB of input an int32 BE compressed length and the snappy block.
-func appendXerialSnappy(dst, src []byte) []byte {
+// snappy appends the records as Kafka's SnappyCompression writes them for a
+// magic 2 batch: byte for byte the same (snappyblock.go).
+func (b *Builder) snappy(dst []byte) []byte {
+	if b.sn == nil {
+		b.sn = new(snappyCompressor)
+	}
+	return b.sn.appendXerial(dst, b.records)
+}
+
+// appendXerial appends src compressed as snappy-java's SnappyOutputStream
+// (at its default block size, as Kafka's SnappyCompression opens it) writes
+// it: the 16-byte xerial header, then for each 32 KiB of input (the last
+// piece shorter; none for an empty input) an int32 BE compressed length and
+// the snappy block libsnappy writes for that piece.
+func (c *snappyCompressor) appendXerial(dst, src []byte) []byte {
 	dst = append(dst, xerialMagic[:]...)
 	dst = binary.BigEndian.AppendUint32(dst, 1) // version
 	dst = binary.BigEndian.AppendUint32(dst, 1) // minimum compatible version
@@ -268,16 +280,9 @@ func appendXerialSnappy(dst, src []byte) []byte {
 		src = src[len(chunk):]
 		lenPos := len(dst)
 		dst = append(dst, 0, 0, 0, 0)
-		blockPos := len(dst)
-		need := snappy.MaxEncodedLen(len(chunk))
-		if cap(dst)-blockPos < need {
-			nd := make([]byte, blockPos, 2*cap(dst)+need)
-			copy(nd, dst)
-			dst = nd
-		}
-		enc := snappy.Encode(dst[blockPos:blockPos+need], chunk)
-		binary.BigEndian.PutUint32(dst[lenPos:], uint32(len(enc)))
-		dst = dst[:blockPos+len(enc)]
+		dst = slices.Grow(dst, snappyMaxEncodedLen(len(chunk)))
+		dst = c.appendBlock(dst, chunk)
+		binary.BigEndian.PutUint32(dst[lenPos:], uint32(len(dst)-lenPos-4))
 	}
 	return dst
 }
