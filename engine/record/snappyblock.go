@@ -3,6 +3,7 @@ package record
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 )
 
 // This file holds a snappy block compressor that writes exactly the bytes
@@ -110,16 +111,17 @@ func snappyLoad32(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[
 
 // appendFragment appends the elements for one fragment of at most 64 KiB.
 func (c *snappyCompressor) appendFragment(dst, src []byte) []byte {
+	// Elements are written in place into room for the worst case.
+	d := len(dst)
+	dst = slices.Grow(dst, snappyMaxEncodedLen(len(src)))
+	out := dst[:cap(dst)]
 	if len(src) < snappyInputMargin {
-		return appendSnappyLiteral(dst, src)
+		return out[:putSnappyLiteral(out, d, src)]
 	}
 	size := 1 << snappyTableBits(len(src))
 	mask := uint32(size - 1)
-	table := c.table[:size]
-	clear(table)
-	hash := func(v uint32) uint32 {
-		return (v * snappyHashMul) >> (32 - snappyMaxTableBits) & mask
-	}
+	clear(c.table[:size])
+	table := &c.table // indexed by hash & mask, below 2^14 (no bounds checks)
 	limit := len(src) - snappyInputMargin
 
 	s := 0 // where the next element starts
@@ -136,7 +138,7 @@ func (c *snappyCompressor) appendFragment(dst, src []byte) []byte {
 			for i := range snappyEagerProbes {
 				p := s + i
 				v := snappyLoad32(src, p)
-				h := hash(v)
+				h := (v * snappyHashMul) >> (32 - snappyMaxTableBits) & mask
 				cand = int(table[h])
 				table[h] = uint16(p)
 				if snappyLoad32(src, cand) == v {
@@ -154,10 +156,10 @@ func (c *snappyCompressor) appendFragment(dst, src []byte) []byte {
 			skip += skip >> 5
 			next := s + step
 			if next > limit {
-				return appendSnappyLiteral(dst, src[emit:])
+				return out[:putSnappyLiteral(out, d, src[emit:])]
 			}
 			v := snappyLoad32(src, s)
-			h := hash(v)
+			h := (v * snappyHashMul) >> (32 - snappyMaxTableBits) & mask
 			cand = int(table[h])
 			table[h] = uint16(s)
 			if snappyLoad32(src, cand) == v {
@@ -165,22 +167,24 @@ func (c *snappyCompressor) appendFragment(dst, src []byte) []byte {
 			}
 			s = next
 		}
-		dst = appendSnappyLiteral(dst, src[emit:s])
+		d = putSnappyLiteral(out, d, src[emit:s])
 
 		// Copies, as long as the position after one matches again.
 		for {
 			n := 4 + commonPrefix(src[cand+4:], src[s+4:])
-			dst = appendSnappyCopy(dst, s-cand, n)
+			d = putSnappyCopy(out, d, s-cand, n)
 			s += n
 			if s >= limit {
 				if s < len(src) {
-					dst = appendSnappyLiteral(dst, src[s:])
+					d = putSnappyLiteral(out, d, src[s:])
 				}
-				return dst
+				return out[:d]
 			}
-			table[hash(snappyLoad32(src, s-1))] = uint16(s - 1)
-			v := snappyLoad32(src, s)
-			h := hash(v)
+			// s-1+8 <= len(src): the bytes at s-1 and at s from one load.
+			x := binary.LittleEndian.Uint64(src[s-1:])
+			table[(uint32(x)*snappyHashMul)>>(32-snappyMaxTableBits)&mask] = uint16(s - 1)
+			v := uint32(x >> 8)
+			h := (v * snappyHashMul) >> (32 - snappyMaxTableBits) & mask
 			cand = int(table[h])
 			table[h] = uint16(s)
 			if snappyLoad32(src, cand) != v {
@@ -206,43 +210,52 @@ func commonPrefix(a, b []byte) int {
 	return n
 }
 
-// appendSnappyLiteral appends lit (not empty) as one literal element.
-func appendSnappyLiteral(dst, lit []byte) []byte {
+// putSnappyLiteral writes lit (not empty) as one literal element at
+// out[d:], which has room, and returns the position after it.
+func putSnappyLiteral(out []byte, d int, lit []byte) int {
 	n := len(lit) - 1
 	switch {
 	case n < 60:
-		dst = append(dst, snappyTagLiteral|byte(n)<<2)
+		out[d] = snappyTagLiteral | byte(n)<<2
+		d++
 	case n < 1<<8:
-		dst = append(dst, snappyTagLiteral|60<<2, byte(n))
+		out[d], out[d+1] = snappyTagLiteral|60<<2, byte(n)
+		d += 2
 	case n < 1<<16:
-		dst = append(dst, snappyTagLiteral|61<<2, byte(n), byte(n>>8))
+		out[d], out[d+1], out[d+2] = snappyTagLiteral|61<<2, byte(n), byte(n>>8)
+		d += 3
 	case n < 1<<24:
-		dst = append(dst, snappyTagLiteral|62<<2, byte(n), byte(n>>8), byte(n>>16))
+		out[d], out[d+1], out[d+2], out[d+3] = snappyTagLiteral|62<<2, byte(n), byte(n>>8), byte(n>>16)
+		d += 4
 	default:
-		dst = append(dst, snappyTagLiteral|63<<2, byte(n), byte(n>>8), byte(n>>16), byte(n>>24))
+		out[d], out[d+1], out[d+2], out[d+3], out[d+4] = snappyTagLiteral|63<<2, byte(n), byte(n>>8), byte(n>>16), byte(n>>24)
+		d += 5
 	}
-	return append(dst, lit...)
+	return d + copy(out[d:], lit)
 }
 
-// appendSnappyCopy appends a copy of n >= 4 bytes at offset (1..65535) as
-// the reference splits it: 64-byte copies while 68 or more are left, a
-// 60-byte one if more than 64 are left, then the rest.
-func appendSnappyCopy(dst []byte, offset, n int) []byte {
+// putSnappyCopy writes a copy of n >= 4 bytes at offset (1..65535) at
+// out[d:], as the reference splits it: 64-byte copies while 68 or more are
+// left, a 60-byte one if more than 64 are left, then the rest. It returns
+// the position after it.
+func putSnappyCopy(out []byte, d, offset, n int) int {
 	for n >= snappyMaxCopyLength+4 {
-		dst = appendSnappyCopyElement(dst, offset, snappyMaxCopyLength)
+		d = putSnappyCopyElement(out, d, offset, snappyMaxCopyLength)
 		n -= snappyMaxCopyLength
 	}
 	if n > snappyMaxCopyLength {
-		dst = appendSnappyCopyElement(dst, offset, snappyMaxCopyLength-4)
+		d = putSnappyCopyElement(out, d, offset, snappyMaxCopyLength-4)
 		n -= snappyMaxCopyLength - 4
 	}
-	return appendSnappyCopyElement(dst, offset, n)
+	return putSnappyCopyElement(out, d, offset, n)
 }
 
-// appendSnappyCopyElement appends one copy element of n (4..64) bytes.
-func appendSnappyCopyElement(dst []byte, offset, n int) []byte {
+// putSnappyCopyElement writes one copy element of n (4..64) bytes.
+func putSnappyCopyElement(out []byte, d, offset, n int) int {
 	if n <= snappyMaxCopy1Len && offset <= snappyMaxCopy1Off {
-		return append(dst, snappyTagCopy1|byte(n-4)<<2|byte(offset>>8)<<5, byte(offset))
+		out[d], out[d+1] = snappyTagCopy1|byte(n-4)<<2|byte(offset>>8)<<5, byte(offset)
+		return d + 2
 	}
-	return append(dst, snappyTagCopy2|byte(n-1)<<2, byte(offset), byte(offset>>8))
+	out[d], out[d+1], out[d+2] = snappyTagCopy2|byte(n-1)<<2, byte(offset), byte(offset>>8)
+	return d + 3
 }
