@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -16,7 +15,9 @@ import (
 // batch with Compression.of(codec).build(): the default level, whatever the
 // topic's). The Builder always compresses at these levels.
 const (
-	GzipLevel = gzip.DefaultCompression // -1: deflate's default (6)
+	// GzipLevel is Kafka's default gzip level, Deflater.DEFAULT_COMPRESSION:
+	// zlib's level 6, whose bytes the Builder writes (zlibdeflate.go).
+	GzipLevel = -1
 	// LZ4Level is Kafka's default lz4 level. At this level Kafka's
 	// Lz4BlockOutputStream does not use lz4's HC compressor but lz4-java's
 	// fast one (LZ4_compress_default), whose bytes the Builder writes
@@ -35,11 +36,10 @@ type Builder struct {
 	records []byte // encoded, uncompressed records
 	n       int32  // records appended
 
-	out appendWriter
-	gz  *gzip.Writer
-	lz  *lz4FastCompressor
-	sn  *snappyCompressor
-	zs  *zstd.Encoder
+	gz *zlibDeflater
+	lz *lz4FastCompressor
+	sn *snappyCompressor
+	zs *zstd.Encoder
 }
 
 // Reset starts a new batch with header h, taken as given (BaseOffset,
@@ -137,7 +137,7 @@ func (b *Builder) Finish(dst []byte) ([]byte, error) {
 	case CodecNone:
 		dst = append(dst, b.records...)
 	case CodecGzip:
-		dst, err = b.gzip(dst)
+		dst = b.gzip(dst)
 	case CodecSnappy:
 		dst = b.snappy(dst)
 	case CodecLZ4:
@@ -191,27 +191,13 @@ func finishHeader(batch []byte, h BatchHeader, n int32) error {
 
 var zeroHeader [BatchHeaderSize]byte
 
-// appendWriter is an io.Writer appending to a slice, so that stream
-// compressors write straight into the caller's buffer.
-type appendWriter struct{ b []byte }
-
-func (w *appendWriter) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
-func (b *Builder) gzip(dst []byte) ([]byte, error) {
-	b.out.b = dst
+// gzip appends the records as Kafka's GzipCompression writes them: byte
+// for byte the same (appendGzip).
+func (b *Builder) gzip(dst []byte) []byte {
 	if b.gz == nil {
-		gz, err := gzip.NewWriterLevel(&b.out, GzipLevel)
-		if err != nil {
-			return dst, fmt.Errorf("%w: gzip: %w", ErrCodec, err)
-		}
-		b.gz = gz
-	} else {
-		b.gz.Reset(&b.out)
+		b.gz = new(zlibDeflater)
 	}
-	return b.finishStream(b.gz, CodecGzip)
+	return b.gz.appendGzip(dst, b.records)
 }
 
 // lz4 appends the records as Kafka's Lz4BlockOutputStream frames them for a
@@ -221,24 +207,6 @@ func (b *Builder) lz4(dst []byte) []byte {
 		b.lz = new(lz4FastCompressor)
 	}
 	return b.lz.appendLZ4Frame(dst, b.records, false)
-}
-
-type writeCloser interface {
-	Write([]byte) (int, error)
-	Close() error
-}
-
-func (b *Builder) finishStream(w writeCloser, c Codec) ([]byte, error) {
-	_, err := w.Write(b.records)
-	if err == nil {
-		err = w.Close()
-	}
-	dst := b.out.b
-	b.out.b = nil
-	if err != nil {
-		return dst, fmt.Errorf("%w: %s: %w", ErrCodec, c, err)
-	}
-	return dst, nil
 }
 
 func (b *Builder) zstd(dst []byte) ([]byte, error) {

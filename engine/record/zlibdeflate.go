@@ -1,5 +1,10 @@
 package record
 
+import (
+	"encoding/binary"
+	"hash/crc32"
+)
+
 // This file and zlibtrees.go hold a deflate compressor that writes exactly
 // the bytes of zlib 1.2.13's deflate at level 6 (Z_DEFAULT_COMPRESSION),
 // with a 32 KiB window (windowBits 15), memLevel 8 and the default
@@ -96,6 +101,23 @@ func (z *zlibDeflater) appendDeflate(dst, src []byte) []byte {
 	z.bits.out = nil
 	z.src = nil
 	return out
+}
+
+// javaGzipHeader is the member header java.util.zip.GZIPOutputStream writes
+// (JDK 16 and later): magic 1f 8b, method 8 (deflate), no flags, mtime 0,
+// no extra flags, OS 255 (unknown).
+var javaGzipHeader = [10]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
+
+// appendGzip appends src as one gzip member (RFC 1952) the way Kafka's
+// GzipCompression writes it at its default level: GZIPOutputStream's
+// header, the raw deflate stream appendDeflate writes (Deflater's bytes on
+// a system zlib 1.2.13), then the CRC-32 (IEEE) of src and its length mod
+// 2^32, little-endian.
+func (z *zlibDeflater) appendGzip(dst, src []byte) []byte {
+	dst = append(dst, javaGzipHeader[:]...)
+	dst = z.appendDeflate(dst, src)
+	dst = binary.LittleEndian.AppendUint32(dst, crc32.ChecksumIEEE(src))
+	return binary.LittleEndian.AppendUint32(dst, uint32(len(src)))
 }
 
 func (z *zlibDeflater) reset(dst, src []byte) {
