@@ -40,7 +40,7 @@ func BenchmarkSnappy(b *testing.B) {
 			for b.Loop() {
 				dst = c.appendBlock(dst[:0], src)
 			}
-			reportSnappyBench(b, cpu, len(dst), len(src))
+			reportCompressBench(b, cpu, len(dst), len(src))
 		})
 		b.Run("block/input="+name+"/impl=golang", func(b *testing.B) {
 			dst := make([]byte, snappy.MaxEncodedLen(len(src)))
@@ -50,7 +50,7 @@ func BenchmarkSnappy(b *testing.B) {
 			for b.Loop() {
 				out = snappy.Encode(dst, src)
 			}
-			reportSnappyBench(b, cpu, len(out), len(src))
+			reportCompressBench(b, cpu, len(out), len(src))
 		})
 	}
 	stream, err := os.ReadFile("testdata/snappy/frame/records-70k.kafka")
@@ -69,7 +69,7 @@ func BenchmarkSnappy(b *testing.B) {
 		for b.Loop() {
 			dst = c.appendXerial(dst[:0], src)
 		}
-		reportSnappyBench(b, cpu, len(dst), len(src))
+		reportCompressBench(b, cpu, len(dst), len(src))
 	})
 	b.Run("xerial/input=records-70k/impl=golang", func(b *testing.B) {
 		var dst []byte
@@ -78,7 +78,7 @@ func BenchmarkSnappy(b *testing.B) {
 		for b.Loop() {
 			dst = golangXerial(dst[:0], src)
 		}
-		reportSnappyBench(b, cpu, len(dst), len(src))
+		reportCompressBench(b, cpu, len(dst), len(src))
 	})
 }
 
@@ -101,7 +101,7 @@ func golangXerial(dst, src []byte) []byte {
 	return dst
 }
 
-func reportSnappyBench(b *testing.B, cpu0 time.Duration, out, in int) {
+func reportCompressBench(b *testing.B, cpu0 time.Duration, out, in int) {
 	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(out)/float64(in), "ratio")
 }
