@@ -82,8 +82,8 @@ type snappyCompressor struct {
 }
 
 // snappyMaxEncodedLen is a bound on the block appendBlock writes for n
-// input bytes: the varint, and at worst every 60 bytes of input as a
-// literal with a few bytes of tag.
+// input bytes: the reference's MaxCompressedLength (32 + n + n/6), which
+// covers the varint and the worst mix of literals and copies.
 func snappyMaxEncodedLen(n int) int { return 32 + n + n/6 }
 
 // appendBlock appends the snappy block of src (varint length first) to dst,

@@ -72,7 +72,7 @@ const (
 // that compressing allocates little. The zero value is ready to use; it is
 // not safe for concurrent use.
 type zlibDeflater struct {
-	window [zWindowSize + zMaxMatch]byte // room for the last search's reads
+	window [zWindowSize]byte // searches read at most 258 bytes past a position 262 or more before its end
 	head   [zHashSize]uint16
 	prev   [zWSize]uint16
 
