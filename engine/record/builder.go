@@ -4,9 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
-	"github.com/golang/snappy"
-	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -16,7 +15,9 @@ import (
 // batch with Compression.of(codec).build(): the default level, whatever the
 // topic's). The Builder always compresses at these levels.
 const (
-	GzipLevel = gzip.DefaultCompression // -1: deflate's default (6)
+	// GzipLevel is Kafka's default gzip level, Deflater.DEFAULT_COMPRESSION:
+	// zlib's level 6, whose bytes the Builder writes (zlibdeflate.go).
+	GzipLevel = -1
 	// LZ4Level is Kafka's default lz4 level. At this level Kafka's
 	// Lz4BlockOutputStream does not use lz4's HC compressor but lz4-java's
 	// fast one (LZ4_compress_default), whose bytes the Builder writes
@@ -35,10 +36,10 @@ type Builder struct {
 	records []byte // encoded, uncompressed records
 	n       int32  // records appended
 
-	out appendWriter
-	gz  *gzip.Writer
-	lz  *lz4FastCompressor
-	zs  *zstd.Encoder
+	gz *zlibDeflater
+	lz *lz4FastCompressor
+	sn *snappyCompressor
+	zs *zstd.Encoder
 }
 
 // Reset starts a new batch with header h, taken as given (BaseOffset,
@@ -136,9 +137,9 @@ func (b *Builder) Finish(dst []byte) ([]byte, error) {
 	case CodecNone:
 		dst = append(dst, b.records...)
 	case CodecGzip:
-		dst, err = b.gzip(dst)
+		dst = b.gzip(dst)
 	case CodecSnappy:
-		dst = appendXerialSnappy(dst, b.records)
+		dst = b.snappy(dst)
 	case CodecLZ4:
 		dst = b.lz4(dst)
 	case CodecZstd:
@@ -190,27 +191,13 @@ func finishHeader(batch []byte, h BatchHeader, n int32) error {
 
 var zeroHeader [BatchHeaderSize]byte
 
-// appendWriter is an io.Writer appending to a slice, so that stream
-// compressors write straight into the caller's buffer.
-type appendWriter struct{ b []byte }
-
-func (w *appendWriter) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
-func (b *Builder) gzip(dst []byte) ([]byte, error) {
-	b.out.b = dst
+// gzip appends the records as Kafka's GzipCompression writes them: byte
+// for byte the same (appendGzip).
+func (b *Builder) gzip(dst []byte) []byte {
 	if b.gz == nil {
-		gz, err := gzip.NewWriterLevel(&b.out, GzipLevel)
-		if err != nil {
-			return dst, fmt.Errorf("%w: gzip: %w", ErrCodec, err)
-		}
-		b.gz = gz
-	} else {
-		b.gz.Reset(&b.out)
+		b.gz = new(zlibDeflater)
 	}
-	return b.finishStream(b.gz, CodecGzip)
+	return b.gz.appendGzip(dst, b.records)
 }
 
 // lz4 appends the records as Kafka's Lz4BlockOutputStream frames them for a
@@ -220,24 +207,6 @@ func (b *Builder) lz4(dst []byte) []byte {
 		b.lz = new(lz4FastCompressor)
 	}
 	return b.lz.appendLZ4Frame(dst, b.records, false)
-}
-
-type writeCloser interface {
-	Write([]byte) (int, error)
-	Close() error
-}
-
-func (b *Builder) finishStream(w writeCloser, c Codec) ([]byte, error) {
-	_, err := w.Write(b.records)
-	if err == nil {
-		err = w.Close()
-	}
-	dst := b.out.b
-	b.out.b = nil
-	if err != nil {
-		return dst, fmt.Errorf("%w: %s: %w", ErrCodec, c, err)
-	}
-	return dst, nil
 }
 
 func (b *Builder) zstd(dst []byte) ([]byte, error) {
@@ -256,10 +225,21 @@ func (b *Builder) zstd(dst []byte) ([]byte, error) {
 	return b.zs.EncodeAll(b.records, dst), nil
 }
 
-// appendXerialSnappy appends src compressed as snappy-java's
-// SnappyOutputStream writes it: the 16-byte xerial header, then for each
-// 32 KiB of input an int32 BE compressed length and the snappy block.
-func appendXerialSnappy(dst, src []byte) []byte {
+// snappy appends the records as Kafka's SnappyCompression writes them for a
+// magic 2 batch: byte for byte the same (snappyblock.go).
+func (b *Builder) snappy(dst []byte) []byte {
+	if b.sn == nil {
+		b.sn = new(snappyCompressor)
+	}
+	return b.sn.appendXerial(dst, b.records)
+}
+
+// appendXerial appends src compressed as snappy-java's SnappyOutputStream
+// (at its default block size, as Kafka's SnappyCompression opens it) writes
+// it: the 16-byte xerial header, then for each 32 KiB of input (the last
+// piece shorter; none for an empty input) an int32 BE compressed length and
+// the snappy block libsnappy writes for that piece.
+func (c *snappyCompressor) appendXerial(dst, src []byte) []byte {
 	dst = append(dst, xerialMagic[:]...)
 	dst = binary.BigEndian.AppendUint32(dst, 1) // version
 	dst = binary.BigEndian.AppendUint32(dst, 1) // minimum compatible version
@@ -268,16 +248,9 @@ func appendXerialSnappy(dst, src []byte) []byte {
 		src = src[len(chunk):]
 		lenPos := len(dst)
 		dst = append(dst, 0, 0, 0, 0)
-		blockPos := len(dst)
-		need := snappy.MaxEncodedLen(len(chunk))
-		if cap(dst)-blockPos < need {
-			nd := make([]byte, blockPos, 2*cap(dst)+need)
-			copy(nd, dst)
-			dst = nd
-		}
-		enc := snappy.Encode(dst[blockPos:blockPos+need], chunk)
-		binary.BigEndian.PutUint32(dst[lenPos:], uint32(len(enc)))
-		dst = dst[:blockPos+len(enc)]
+		dst = slices.Grow(dst, snappyMaxEncodedLen(len(chunk)))
+		dst = c.appendBlock(dst, chunk)
+		binary.BigEndian.PutUint32(dst[lenPos:], uint32(len(dst)-lenPos-4))
 	}
 	return dst
 }

@@ -292,3 +292,12 @@ func BenchmarkLZ4(b *testing.B) {
 		})
 	}
 }
+
+// appendWriter is an io.Writer appending to a slice, for the stream
+// compressors the benchmarks compare with.
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
