@@ -94,7 +94,8 @@ func writeNotCompacted(w io.Writer, tp engine.TopicPartition, cfg engine.LogConf
 // over CleanStats.StartTime to EndTime as Kafka's CleanerStats) cover the
 // clean alone.
 func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions) error {
-	if _, err := engine.ReadCheckpoint(nil, engine.CheckpointPath(dir)); err != nil {
+	ckpt, err := engine.ReadCheckpoint(nil, engine.CheckpointPath(dir))
+	if err != nil {
 		return err
 	}
 	t0 := time.Now()
@@ -130,6 +131,13 @@ func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions
 	c, fault, err := NewPrefaultedCleaner(o.Cleaner, engine.CleanerOptions{Now: o.Now, Map: o.Map})
 	if err != nil {
 		return err
+	}
+	// A partition directory copied without its parent's checkpoint is
+	// cleaned from its log start, as Kafka cleans a log never cleaned
+	// (LogCleanerManager.cleanableOffsets): say so, the copy's likely fault.
+	if _, ok := ckpt[l.TopicPartition()]; !ok && o.FirstDirty == nil {
+		fmt.Fprintf(w, "note: no %s entry for %s in %s: the whole log is dirty, as for a log never cleaned (copy the log directory's %s with the partition, or give --first-dirty-offset)\n",
+			engine.CleanerCheckpointFile, l.TopicPartition(), filepath.Dir(engine.CheckpointPath(dir)), engine.CleanerCheckpointFile)
 	}
 	fmt.Fprintf(w, "%s: before the clean (not in its time):\n", l.TopicPartition())
 	WriteRows(w, append(open.Rows(), fault.rows()...))

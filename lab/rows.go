@@ -56,7 +56,7 @@ func RunRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, tp Throughput
 		{Name: "map read", Value: mib(tp.MapBytes), Unit: "MiB", Meaning: "bytes of dirty segments read to build the offset map"},
 		{Name: "copy read", Value: mib(tp.CopyBytes), Unit: "MiB", Meaning: "bytes of segments read while recopying"},
 		{Name: "log written", Value: mib(written), Unit: "MiB", Meaning: "bytes of cleaned segments written"},
-		{Name: "records read", Value: fmt.Sprint(recRead), Unit: "records", Meaning: "records read while recopying"},
+		{Name: "records read", Value: fmt.Sprint(recRead), Unit: "records", Meaning: recordsReadMeaning},
 		{Name: "records kept", Value: fmt.Sprint(recKept), Unit: "records", Meaning: "records written to cleaned segments"},
 		{Name: "throughput", Value: tp.MiBps(), Unit: "MiB/s", Meaning: ThroughputMeaning},
 		{Name: "clean wall time", Value: secs(tp.Wall), Unit: "s", Meaning: "wall time of the clean phase (all partitions)"},
@@ -123,6 +123,20 @@ func MapRows(cfg engine.CleanerConfig, keys int64) []results.Row {
 	}
 }
 
+// recordsReadMeaning explains the records read row: engine.CleanStats.MessagesRead
+// counts the records of the batches the copy kept or filtered, not those
+// of batches dropped whole, as Kafka's CleanerStats.messagesRead, so it is
+// below the log's record count when aborted data was discarded.
+const recordsReadMeaning = "records read while recopying, batches dropped whole (aborted data, discarded markers) not counted, as Kafka's messagesRead"
+
+// mapFullMeaning explains the map full row for its value.
+func mapFullMeaning(full bool) string {
+	if full {
+		return "the map filled before the dirty range ended: this clean stopped there, another clean is needed for the rest"
+	}
+	return "the map did not fill: this clean reached the end of the cleanable range"
+}
+
 // CleanRows are the figures of one clean (cleanerlab clean), throughput by
 // the one definition over the clean's own elapsed time.
 func CleanRows(st *engine.CleanStats) []results.Row {
@@ -132,7 +146,7 @@ func CleanRows(st *engine.CleanStats) []results.Row {
 		{Name: "map read", Value: mib(st.MapBytesRead), Unit: "MiB", Meaning: "bytes of dirty segments read to build the offset map"},
 		{Name: "copy read", Value: mib(st.BytesRead), Unit: "MiB", Meaning: "bytes of segments recopied (all segments below the end offset)"},
 		{Name: "log written", Value: mib(st.BytesWritten), Unit: "MiB", Meaning: "bytes of cleaned segments written"},
-		{Name: "records read", Value: fmt.Sprint(st.MessagesRead), Unit: "records", Meaning: "records read while recopying"},
+		{Name: "records read", Value: fmt.Sprint(st.MessagesRead), Unit: "records", Meaning: recordsReadMeaning},
 		{Name: "records kept", Value: fmt.Sprint(st.MessagesWritten), Unit: "records", Meaning: "records written to cleaned segments"},
 		{Name: "throughput", Value: tp.MiBps(), Unit: "MiB/s", Meaning: ThroughputMeaning},
 		{Name: "clean time", Value: secs(st.ElapsedTime()), Unit: "s", Meaning: "wall time of the whole clean"},
@@ -141,7 +155,7 @@ func CleanRows(st *engine.CleanStats) []results.Row {
 		{Name: "fsync time", Value: secs(st.SyncTime), Unit: "s", Meaning: "inside fsync of cleaned segments"},
 		{Name: "map utilisation", Value: f1(100 * st.BufferUtilization), Unit: "%", Meaning: "keys in the map / map slots"},
 		{Name: "map keys", Value: fmt.Sprint(st.MapEntries), Unit: "keys", Meaning: fmt.Sprintf("of at most %d (slots x load factor)", st.MaxMapEntries)},
-		{Name: "map full", Value: fmt.Sprint(st.MapFull), Meaning: "the map filled before the dirty range ended: another clean is needed"},
+		{Name: "map full", Value: fmt.Sprint(st.MapFull), Meaning: mapFullMeaning(st.MapFull)},
 		{Name: "batches rebuilt", Value: fmt.Sprint(st.BatchesRebuilt), Unit: "batches", Meaning: "batches re-encoded because records went or a delete horizon was stamped"},
 		{Name: "batches dropped", Value: fmt.Sprint(st.BatchesDropped), Unit: "batches", Meaning: "batches with no record left"},
 		{Name: "segments cleaned", Value: fmt.Sprintf("%d in %d groups", st.SegmentsCleaned, st.Groups), Meaning: "segments recopied, and the cleaned segments they became"},

@@ -1,10 +1,13 @@
 package lab
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/results"
 )
 
 // TestCleanRowsOutputSettings: clean's report shows the buffers
@@ -35,6 +38,39 @@ func TestCleanRowsOutputSettings(t *testing.T) {
 	for _, r := range CleanRows(&engine.CleanStats{}) {
 		if _, ok := want[r.Name]; ok {
 			t.Errorf("a clean without the settings shows %q", r.Name)
+		}
+	}
+}
+
+// TestCleanRowsMapFullMeaning: the map full row's meaning follows its
+// value: only a full map leaves part of the dirty range for another clean.
+func TestCleanRowsMapFullMeaning(t *testing.T) {
+	for _, c := range []struct {
+		full          bool
+		want, notWant string
+	}{
+		{true, "another clean is needed", "reached the end"},
+		{false, "reached the end of the cleanable range", "another clean is needed"},
+	} {
+		var row results.Row
+		for _, r := range CleanRows(&engine.CleanStats{MapFull: c.full}) {
+			if r.Name == "map full" {
+				row = r
+			}
+		}
+		if row.Value != fmt.Sprint(c.full) || !strings.Contains(row.Meaning, c.want) || strings.Contains(row.Meaning, c.notWant) {
+			t.Errorf("map full %v: row %+v, want a meaning with %q and without %q", c.full, row, c.want, c.notWant)
+		}
+	}
+}
+
+// TestCleanRowsRecordsReadMeaning: records read leaves out the batches
+// dropped whole (aborted data, discarded markers), as Kafka's
+// messagesRead, and its meaning says so.
+func TestCleanRowsRecordsReadMeaning(t *testing.T) {
+	for _, r := range CleanRows(&engine.CleanStats{}) {
+		if r.Name == "records read" && !strings.Contains(r.Meaning, "dropped whole") {
+			t.Errorf("records read: %q, want it to say batches dropped whole are not counted", r.Meaning)
 		}
 	}
 }

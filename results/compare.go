@@ -215,13 +215,29 @@ func FormatFigure(v float64) string {
 // rangeText is benchstat's "± x%" rendering of a summary's confidence
 // interval, or, when the sample is too small for one (benchstat's
 // "± ∞"), says so instead of printing an infinite range.
+// The level named is the one asked for (CompareConfidence), not
+// s.Confidence, which is the actual level of the order statistics
+// benchmath picked (at least the one asked for, e.g. 97%).
 func rangeText(s benchmath.Summary) string {
+	none := fmt.Sprintf("(no %.0f%% interval: too few values, %d needed)", 100*CompareConfidence, valuesForInterval(CompareConfidence))
 	if math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) || math.IsNaN(s.Lo) || math.IsNaN(s.Hi) {
-		return fmt.Sprintf("(no %.0f%% interval: too few values)", 100*s.Confidence)
+		return none
 	}
 	r := s.PctRangeString()
 	if strings.Contains(r, "∞") {
-		return fmt.Sprintf("(no %.0f%% interval: too few values)", 100*s.Confidence)
+		return none
 	}
 	return "± " + r
+}
+
+// valuesForInterval is the fewest values whose median has a finite
+// distribution-free interval at level c: the smallest n with the
+// extremes covering the median with probability 1 - 2 x 2^-n >= c (6
+// for 95%), as benchmath's medianSamples.
+func valuesForInterval(c float64) int {
+	n := 2
+	for n < 50 && 1-2*math.Pow(0.5, float64(n)) < c {
+		n++
+	}
+	return n
 }

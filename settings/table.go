@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -54,12 +55,25 @@ var Cleaner = []Setting[engine.CleanerConfig]{
 		Doc: "read-ahead of the pread path: a helper goroutine keeps this many bytes past the cleaner's read position read into the page cache, so a cold clean's disk reads overlap its processing (bytes, suffixes KiB, MiB, GiB; 0: off, the kernel's readahead only, as Kafka; Linux only)",
 		Var: func(c *engine.CleanerConfig) Value { return Bytes(&c.ReadaheadBytes) }},
 	{Name: "log.cleaner.io.max.bytes.per.second", Kafka: true, Flag: "log.cleaner.io.max.bytes.per.second", Aliases: []string{"throttle"}, Path: "MaxIOBytesPerSecond",
-		Doc: "log.cleaner.io.max.bytes.per.second: cap on the cleaner's read + written bytes per second, all threads together (bytes/s, suffixes KiB, MiB, GiB; 0: no limit)",
+		Doc: "log.cleaner.io.max.bytes.per.second: cap on the cleaner's read + written bytes per second, all threads together (bytes/s, suffixes KiB, MiB, GiB; 0: no limit, the lab's meaning: Kafka's default is Double.MAX_VALUE, and in a broker's server.properties 0 is refused, as Kafka's Throttler then stops cleaning)",
 		Var: func(c *engine.CleanerConfig) Value { return Rate(&c.MaxIOBytesPerSecond) },
-		// Kafka's default, Double.MaxValue, is "no limit": 0 here.
+		// Kafka's default, Double.MaxValue, is "no limit": 0 here. Kafka's
+		// CleanerConfig has no validator for it, and its
+		// Throttler.maybeThrottle sleeps Math.round(observed / (rate /
+		// 1000) - elapsed ms) ms at a check: a negative rate gives a
+		// negative sleep (never sleeps: no limit), a rate of 0 gives
+		// Long.MAX_VALUE ms, taken holding the lock all cleaner threads
+		// throttle through, so 0 stops cleaning; it is refused rather than
+		// read as the lab's "no limit".
 		FromKafka: func(s string) (string, error) {
-			if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && f >= math.MaxFloat64/2 {
+			f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			switch {
+			case err != nil:
+				return s, nil // Set names the parse error
+			case f >= math.MaxFloat64/2 || f < 0:
 				return "0", nil
+			case f == 0:
+				return s, errors.New("Kafka accepts 0 but its Throttler then sleeps forever (Long.MAX_VALUE ms) at its first check, holding the lock every cleaner thread throttles through: a broker with this file stops cleaning; leave the key out for no limit, or give a rate in bytes per second")
 			}
 			return s, nil
 		}},

@@ -13,7 +13,7 @@ import (
 )
 
 func newAdviseCmd() *cobra.Command {
-	o := sizing.AdviseCommandOptions{Cleaner: engine.DefaultCleanerConfig(), Workload: sizing.DefaultWorkload(), Format: "table", Cores: runtime.NumCPU(),
+	o := sizing.AdviseCommandOptions{Cleaner: engine.DefaultCleanerConfig(), Workload: sizing.KafkaWorkload(), Format: "table", Cores: runtime.NumCPU(),
 		BackoffMs: engine.DefaultBackoffMs, ValidateLogBytes: 48 << 20, ValidateRuns: 3, CurveCache: "warm"}
 	m := matrix.DefaultCommandOptions()
 	cmd := &cobra.Command{

@@ -308,3 +308,50 @@ func TestPlanAdviseMissingDir(t *testing.T) {
 		}
 	}
 }
+
+// TestAdviseStartsFromKafkasTopicDefaults: a described workload starts
+// from Kafka's topic defaults, as docs/settings.md says of advise:
+// segment.bytes 1073741824 (Kafka's log.segment.bytes default, 1 GiB), not
+// run's 64 MiB; a broker's log.segment.bytes in --server-config and the
+// flag override it, in that order. The segment size the model used is
+// among the printed inputs, and --help shows Kafka's default.
+func TestAdviseStartsFromKafkasTopicDefaults(t *testing.T) {
+	props := filepath.Join(t.TempDir(), "server.properties")
+	if err := os.WriteFile(props, []byte("log.segment.bytes=16777216\nlog.cleaner.min.cleanable.ratio=0.25\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		extra        []string
+		segmentBytes float64
+		ratio        float64
+	}{
+		{nil, 1 << 30, 0.5},
+		{[]string{"--segment.bytes", "64MiB"}, 64 << 20, 0.5},
+		{[]string{"--server-config", props}, 16 << 20, 0.25},
+		{[]string{"--server-config", props, "--segment.bytes", "8MiB", "--min.cleanable.dirty.ratio", "0.6"}, 8 << 20, 0.6},
+	} {
+		args := append([]string{"advise", "--keys", "1e5", "--write-rate", "1MiB", "--format", "json", "--no-calibration"}, c.extra...)
+		out, err := cli(t, args...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", c.extra, err, out)
+		}
+		var a struct {
+			Inputs map[string]float64 `json:"inputs"`
+		}
+		if err := json.Unmarshal([]byte(out), &a); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if a.Inputs["segment_bytes"] != c.segmentBytes || a.Inputs["min_cleanable_dirty_ratio"] != c.ratio {
+			t.Errorf("%v: inputs segment_bytes %v min_cleanable_dirty_ratio %v, want %v %v", c.extra, a.Inputs["segment_bytes"], a.Inputs["min_cleanable_dirty_ratio"], c.segmentBytes, c.ratio)
+		}
+	}
+	help, err := cli(t, "advise", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(help, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "--segment.bytes ") && !strings.Contains(line, "1073741824") {
+			t.Errorf("advise --help: %q, want Kafka's default 1073741824", line)
+		}
+	}
+}

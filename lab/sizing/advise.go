@@ -44,13 +44,25 @@ type Workload struct {
 	Disks int `json:"disks"`
 }
 
-// DefaultWorkload is run's default workload (workloads.DefaultSpec) with
-// Kafka's topic defaults.
+// DefaultWorkload is run's default workload (workloads.DefaultSpec): its
+// segment.bytes is run's 64 MiB; min.cleanable.dirty.ratio and
+// max.compaction.lag.ms are Kafka's defaults. The matrix's rows and the
+// calibration start from it; advise starts from KafkaWorkload.
 func DefaultWorkload() Workload {
 	s := workloads.DefaultSpec()
 	return Workload{Keys: s.Keys, KeyBytes: s.KeyBytes, ValueBytes: s.ValueBytes, Distribution: s.Distribution, TombstoneRatio: s.TombstoneRatio,
 		Partitions: s.Partitions, SegmentBytes: s.SegmentBytes, MinCleanableDirtyRatio: 0.5, MaxCompactionLagMs: math.MaxInt64,
 		RecordsPerBatch: s.RecordsPerBatch}
+}
+
+// KafkaWorkload is DefaultWorkload with Kafka's topic defaults
+// (engine.DefaultLogConfig): segment.bytes 1 GiB, min.cleanable.dirty.ratio
+// 0.5, max.compaction.lag.ms none. advise starts a described workload from
+// it, as clean and plan start from Kafka's defaults.
+func KafkaWorkload() Workload {
+	w, lc := DefaultWorkload(), engine.DefaultLogConfig()
+	w.SegmentBytes, w.MinCleanableDirtyRatio, w.MaxCompactionLagMs = lc.SegmentBytes, lc.MinCleanableDirtyRatio, lc.MaxCompactionLagMs
+	return w
 }
 
 // Validate names the first field out of range.
@@ -498,6 +510,7 @@ func AdviseWorkload(w Workload, o AdviseOptions) (*Advice, error) {
 		"dirty_keys_at_trigger":     h.keys,
 		"partitions":                float64(w.Partitions),
 		"min_cleanable_dirty_ratio": w.MinCleanableDirtyRatio,
+		"segment_bytes":             float64(w.SegmentBytes),
 		"write_bytes_per_second":    w.WriteBytesPerSecond,
 		"cores":                     float64(o.Cores),
 		"disks":                     float64(w.Disks),
@@ -567,6 +580,7 @@ func AdviseFromPlan(p *Plan, writeBytesPerSecond float64, disks int, o AdviseOpt
 		"largest_dirty_bytes":         heads[0].dirtyBytes,
 		"clean_bytes_of_largest":      heads[0].cleanBytes,
 		"record_bytes_of_largest":     heads[0].recordBytes,
+		"segment_bytes_of_largest":    float64(heads[0].segBytes),
 		"write_bytes_per_second":      writeBytesPerSecond,
 		"cores":                       float64(o.Cores),
 		"disks":                       float64(disks),
@@ -846,6 +860,9 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 	a.PeakDirtyRatio, a.MeanDirtyRatio, a.MaxCompactionDelaySeconds = al.PeakDirtyRatio, al.MeanDirtyRatio, al.MaxCompactionDelaySeconds
 	if q := a.Queue; q != nil && !q.FallsBehind {
 		a.PeakDirtyRatio, a.MeanDirtyRatio, a.MaxCompactionDelaySeconds = q.PeakDirtyRatio, q.MeanDirtyRatio, q.MaxCompactionDelaySeconds
+		if n := segmentRollNote(heads, writeRate, a); n != "" {
+			a.Notes = append(a.Notes, n)
+		}
 	}
 	if a.FallsBehind {
 		a.Notes = append(a.Notes, fmt.Sprintf("falls behind: %s; the dirty ratio and the compaction delay grow without bound", a.FallsBehindReason))
@@ -863,6 +880,28 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 			a.Notes = append(a.Notes, "calibration: "+n)
 		}
 	}
+}
+
+// segmentRollNote explains a queue figure above the closed form when a
+// partition's segment.bytes is more than its trigger's dirty bytes: only
+// segments below the active one are cleanable (Kafka's
+// LogCleanerManager bounds the dirty range by the active segment), so a
+// clean waits for a roll, which the closed form leaves out. "" when no
+// partition's segment is that large. writeRate is bytes per second per
+// partition.
+func segmentRollNote(heads []head, writeRate float64, a *Advice) string {
+	if !(writeRate > 0) {
+		return ""
+	}
+	for _, h := range heads {
+		if h.segBytes > 0 && float64(h.segBytes) > h.trigger {
+			return fmt.Sprintf("segment rolls: only segments below the active one are cleanable, and at %s/s a partition's active segment (segment.bytes %s) rolls every %.1f s, while its trigger's %s of dirty bytes take %.1f s to write; "+
+				"the queue's peak dirty ratio %.3f and max compaction delay %.1f s include that wait for a roll, which the closed form (%.1f s) leaves out; a smaller segment.bytes brings them toward it",
+				results.FormatBytes(int64(writeRate)), results.FormatBytes(h.segBytes), float64(h.segBytes)/writeRate, results.FormatBytes(int64(h.trigger)), h.trigger/writeRate,
+				a.PeakDirtyRatio, a.MaxCompactionDelaySeconds, a.MaxCompactionDelayClosedFormSeconds)
+		}
+	}
+	return ""
 }
 
 func roundUpMiB(n int64) int64 {

@@ -3,6 +3,7 @@ package sizing
 import (
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine"
@@ -203,5 +204,46 @@ func TestAdviseFromPlan(t *testing.T) {
 	}
 	if a.CurrentPasses != 3 {
 		t.Errorf("current passes %d, want 3 from the plan's count", a.CurrentPasses)
+	}
+}
+
+// TestAdviseNotesSegmentRolls: only segments below the active one are
+// cleanable, so when segment.bytes is more than the dirty bytes of the
+// trigger, a clean waits for a roll and the queue's delay and peak exceed
+// the closed form, which leaves rolls out: the advice says so. 100,000
+// keys of run's default records on one partition: C = D = 12,881,250
+// bytes, written at 1e6 B/s: the trigger fills in 12.9 s; a 1 GiB segment
+// rolls every 1073.7 s. With 4 MiB segments (below D) there is no note.
+func TestAdviseNotesSegmentRolls(t *testing.T) {
+	advise := func(segmentBytes int64) *Advice {
+		t.Helper()
+		w := DefaultWorkload()
+		w.Keys, w.Partitions, w.WriteBytesPerSecond, w.SegmentBytes = 100_000, 1, 1e6, segmentBytes
+		a, err := AdviseWorkload(w, AdviseOptions{Cores: 1, Calibration: &Calibration{MapBuildBytesPerSecond: 200e6, CopyBytesPerSecond: 100e6}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Inputs["segment_bytes"] != float64(segmentBytes) {
+			t.Errorf("inputs %v: want segment_bytes %d", a.Inputs, segmentBytes)
+		}
+		return a
+	}
+	rollNote := func(a *Advice) string {
+		for _, n := range a.Notes {
+			if strings.HasPrefix(n, "segment rolls:") {
+				return n
+			}
+		}
+		return ""
+	}
+	big := advise(1 << 30)
+	if big.MaxCompactionDelaySeconds < 1073 || big.MaxCompactionDelaySeconds <= big.MaxCompactionDelayClosedFormSeconds {
+		t.Errorf("1 GiB segments: delay %v s, closed form %v s: want at least the 1073.7 s of a roll, above the closed form", big.MaxCompactionDelaySeconds, big.MaxCompactionDelayClosedFormSeconds)
+	}
+	if n := rollNote(big); !strings.Contains(n, "1073.7 s") || !strings.Contains(n, "12.9 s") {
+		t.Errorf("1 GiB segments: note %q, want the roll's 1073.7 s and the trigger's 12.9 s; notes %q", n, big.Notes)
+	}
+	if n := rollNote(advise(4 << 20)); n != "" {
+		t.Errorf("4 MiB segments: note %q, want none", n)
 	}
 }

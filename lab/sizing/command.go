@@ -198,6 +198,32 @@ func (o *AdviseCommandOptions) Prepare() (*topicconfig.Set, engine.CleanerConfig
 	return o.Sources.Load(o.Dir, o.Cleaner)
 }
 
+// topicDefaults is o.Workload with the topic configs its flags did not
+// give (segment.bytes, min.cleanable.dirty.ratio, max.compaction.lag.ms)
+// taken from set: a broker's server.properties or dynamic defaults by
+// Kafka's synonyms, else Kafka's defaults, as clean and plan resolve a
+// topic no override names.
+func (o *AdviseCommandOptions) topicDefaults(set *topicconfig.Set) (Workload, error) {
+	w := o.Workload
+	if set == nil {
+		return w, nil
+	}
+	r, err := set.For("")
+	if err != nil {
+		return w, fmt.Errorf("advise: %w", err)
+	}
+	if !o.changed("segment.bytes") {
+		w.SegmentBytes = r.Log.SegmentBytes
+	}
+	if !o.changed("min.cleanable.dirty.ratio") {
+		w.MinCleanableDirtyRatio = r.Log.MinCleanableDirtyRatio
+	}
+	if !o.changed("max.compaction.lag.ms") {
+		w.MaxCompactionLagMs = r.Log.MaxCompactionLagMs
+	}
+	return w, nil
+}
+
 // AdviseCommand is the advise command: the recommendation for o.Dir's
 // plan or o.Workload (AdviseFromPlan, AdviseWorkload), with a calibration
 // imitating the recommended clean and, with o.Validate, its validation at
@@ -209,6 +235,11 @@ func AdviseCommand(ctx context.Context, o AdviseCommandOptions, out io.Writer) e
 		return err
 	}
 	w := o.Workload
+	if o.Dir == "" {
+		if w, err = o.topicDefaults(set); err != nil {
+			return err
+		}
+	}
 	kb, vb, rpb := w.KeyBytes, w.ValueBytes, w.RecordsPerBatch
 	// A described workload is calibrated imitating the recommended clean
 	// (map, fill, dirty ratio, tombstones: each moves the cost per byte).

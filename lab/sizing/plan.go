@@ -78,6 +78,10 @@ type Plan struct {
 	Order    []string `json:"order"`
 	Totals   Totals   `json:"totals"`
 	Warnings []string `json:"warnings,omitempty"`
+	// PredictedCache is the page-cache state the predicted clean times
+	// hold for: the calibration's (Calibration.Cache, "warm"); "" without
+	// predictions.
+	PredictedCache string `json:"predicted_cache,omitempty"`
 
 	throttleRate   float64 // log.cleaner.io.max.bytes.per.second, 0: none
 	throttledBytes float64 // bytes the predicted cleans pass to the throttle
@@ -574,6 +578,7 @@ func (p *Plan) predict(c *Calibration, rate float64) {
 	if c == nil {
 		return
 	}
+	p.PredictedCache = c.Cache
 	for i := range p.Partitions {
 		pt := &p.Partitions[i]
 		if pt.DirtyBytes == 0 || pt.Uncleanable != "" || !strings.Contains(pt.Policy, "compact") {

@@ -55,7 +55,9 @@ type QueueInput struct {
 	// Partitions are the logs.
 	Partitions []QueuePartition
 	// HorizonSeconds is the simulated time; 0: 40 cycles of the slowest
-	// partition's fill time plus backoff and one round of cleans.
+	// partition's fill time (its trigger rounded up to whole segments:
+	// only rolled segments are cleanable) plus backoff and one round of
+	// cleans.
 	HorizonSeconds float64
 
 	// onClean, when set (tests), sees every clean as it ends.
@@ -170,7 +172,13 @@ func SimulateQueue(in QueueInput) (*QueueResult, error) {
 			return nil, fmt.Errorf("sizing: queue: partition %d (%s): want a phase model and sizes >= 0", i, p.Name)
 		}
 		if p.WriteBytesPerSecond > 0 {
-			cycle = math.Max(cycle, p.TriggerDirtyBytes/p.WriteBytesPerSecond+in.BackoffSeconds)
+			// A clean waits for its trigger's bytes to be rolled out of
+			// the active segment: the fill is a whole number of segments.
+			fill := p.TriggerDirtyBytes
+			if p.SegmentBytes > 0 {
+				fill = p.SegmentBytes * math.Max(1, math.Ceil(fill/p.SegmentBytes-1e-9))
+			}
+			cycle = math.Max(cycle, fill/p.WriteBytesPerSecond+in.BackoffSeconds)
 		}
 		s, _ := phaseSums(p.Phases(math.Max(p.TriggerDirtyBytes, 1), 0))
 		cycle += s / float64(threads)

@@ -71,7 +71,7 @@ func WritePlanTable(w io.Writer, p *Plan, calNote string) {
 		if c.MaxIOBytesPerSecond > 0 {
 			thr = fmt.Sprintf(" through log.cleaner.io.max.bytes.per.second %s/s (each partition's clean isolated; all of them at least their read + written bytes / the rate)", results.FormatBytes(int64(c.MaxIOBytesPerSecond)))
 		}
-		fmt.Fprintf(w, "predicted clean time of the eligible partitions with %d thread(s)%s: %.3f s (a model prediction from the calibration)\n", c.Threads, thr, *t.PredictedCleanSeconds)
+		fmt.Fprintf(w, "predicted clean time of the eligible partitions with %d thread(s)%s: %.3f s (a model prediction from the calibration%s)\n", c.Threads, thr, *t.PredictedCleanSeconds, cacheScope(p.PredictedCache))
 	}
 	for _, wn := range p.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wn)
@@ -91,6 +91,27 @@ func policyLabel(pt Partition) string {
 func orDash(s string) string {
 	if s == "" {
 		return "-"
+	}
+	return s
+}
+
+// cacheScope is the plan's label of its predicted clean times: the page
+// cache they hold for ("" when unknown).
+func cacheScope(cache string) string {
+	if cache == "" {
+		return ""
+	}
+	from := "disk"
+	if cache == "warm" {
+		from = "memory"
+	}
+	return fmt.Sprintf("; scope: %s page cache, as the calibration's runs: this and the PREDICTED column assume the segments are read from %s", cache, from)
+}
+
+// orUnknown is s, or "unknown" when empty.
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
 	}
 	return s
 }
@@ -132,7 +153,7 @@ func WriteAdviceTable(w io.Writer, a *Advice, cc engine.CleanerConfig, calNote s
 	}
 	fmt.Fprintln(w)
 	if cal != nil {
-		fmt.Fprintf(w, "  clean time per partition        %.3f s  (calibration: map build %s/s, copy %s/s; %s)\n", a.CleanSeconds,
+		fmt.Fprintf(w, "  clean time per partition        %.3f s  (scope: %s page cache; calibration: map build %s/s, copy %s/s; %s)\n", a.CleanSeconds, orUnknown(cal.Cache),
 			results.FormatBytes(int64(cal.MapBuildBytesPerSecond)), results.FormatBytes(int64(cal.CopyBytesPerSecond)), calNote)
 		if cal.Runs > 0 {
 			within := "within"

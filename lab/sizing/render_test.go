@@ -23,9 +23,10 @@ func TestWritePlanTable(t *testing.T) {
 				TombstoneShare: 0.25, ControlShare: 0.125, Passes: 2, PassesEstimate: true, Order: 1, PredictedCleanSeconds: &pred},
 			{Name: "b-0", Policy: "", SizeBytes: 0, NotCleanable: "delete policy"},
 		},
-		Order:    []string{"a-0"},
-		Totals:   Totals{Partitions: 2, Eligible: 1, SizeBytes: 2048, CleanBytes: 1024, DirtyBytes: 1024, DirtyKeys: 1000, DirtyKeysEstimate: true, Passes: 2, PredictedCleanSeconds: &total},
-		Warnings: []string{"w1"},
+		Order:          []string{"a-0"},
+		Totals:         Totals{Partitions: 2, Eligible: 1, SizeBytes: 2048, CleanBytes: 1024, DirtyBytes: 1024, DirtyKeys: 1000, DirtyKeysEstimate: true, Passes: 2, PredictedCleanSeconds: &total},
+		Warnings:       []string{"w1"},
+		PredictedCache: "warm",
 	}
 	var b bytes.Buffer
 	WritePlanTable(&b, p, "cal note")
@@ -56,7 +57,7 @@ func TestWritePlanTable(t *testing.T) {
 		"  b-0: delete policy\n",
 		"totals: 2 partitions (1 eligible now, 0 uncleanable), 2.0 KiB, 1.0 KiB clean, 1.0 KiB dirty, ~1000 (partly estimated) dirty keys, 2 passes\n",
 		"order Kafka's manager would clean them in (filthiest first): a-0\n",
-		"predicted clean time of the eligible partitions with 2 thread(s): 2.250 s (a model prediction from the calibration)\n",
+		"predicted clean time of the eligible partitions with 2 thread(s): 2.250 s (a model prediction from the calibration; scope: warm page cache, as the calibration's runs: this and the PREDICTED column assume the segments are read from memory)\n",
 		"warning: w1\n",
 	} {
 		if !strings.Contains(rest, w) {
@@ -149,5 +150,20 @@ func TestKeylessOnlyPlan(t *testing.T) {
 	}
 	if known.Partitions[0].DirtyRecords != 0 {
 		t.Errorf("a partition whose policy is known was read: %d records", known.Partitions[0].DirtyRecords)
+	}
+}
+
+// TestWriteAdviceTableCleanTimeScope: the clean time comes from a
+// calibration measured with the segments in the page cache, and its row
+// says so.
+func TestWriteAdviceTableCleanTimeScope(t *testing.T) {
+	a := &Advice{Source: "workload", Layout: "skimpy", Threads: 1, CleanSeconds: 1.5,
+		Layouts: []LayoutAdvice{{Layout: "skimpy", Hasher: "md5", EntryBytes: 24}}}
+	cal := &Calibration{MapBuildBytesPerSecond: 200 << 20, CopyBytesPerSecond: 100 << 20, Cache: "warm"}
+	var b bytes.Buffer
+	WriteAdviceTable(&b, a, engine.DefaultCleanerConfig(), "note", cal)
+	want := "  clean time per partition        1.500 s  (scope: warm page cache; calibration: map build 200.0 MiB/s, copy 100.0 MiB/s; note)\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("missing %q in\n%s", want, b.String())
 	}
 }

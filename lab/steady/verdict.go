@@ -203,10 +203,13 @@ type Verdict struct {
 //     0, Kafka's maxCompactionDelay at the sample's instant).
 //
 // It keeps up when neither holds. Undecided: fewer than MinWindowSamples
-// samples; or growth while no clean finished in the window and the
-// threads last chose a log less than 2 sample intervals before its end
-// (they are idle: no log was eligible yet, so the window is shorter than
-// one cleaning cycle, not a sign of falling behind).
+// samples; or growth while no clean finished in the window and either no
+// sample had cleanable bytes (Sample.MaxCleanableRatio 0: no segment
+// rolled, so no log could be eligible, however long the threads sleep in
+// their backoff) or the threads last chose a log less than 2 sample
+// intervals before its end (they are idle: no log was eligible yet). Then
+// the window is shorter than one cleaning cycle, not a sign of falling
+// behind.
 func Judge(samples []*Sample, maxCompactionLagMs int64) Verdict {
 	w := Window(samples)
 	var v Verdict
@@ -255,8 +258,20 @@ func Judge(samples []*Sample, maxCompactionLagMs int64) Verdict {
 	if len(w) > 1 {
 		interval = span / float64(len(w)-1)
 	}
-	idle := last.Cleans == first.Cleans && float64(last.TimeSinceLastRunMs) < 2*interval*1000
+	noClean := last.Cleans == first.Cleans
+	// Nothing cleanable in any sample: no segment rolled since the last
+	// clean, so no log could be eligible whatever the threads were doing
+	// (sleeping log.cleaner.backoff.ms, longer than the interval, included).
+	nothingCleanable := true
+	for _, s := range w {
+		if s.MaxCleanableRatio > 0 {
+			nothingCleanable = false
+		}
+	}
+	idle := noClean && float64(last.TimeSinceLastRunMs) < 2*interval*1000
 	switch {
+	case v.Growing && noClean && nothingCleanable && !v.Late:
+		v.Line = "undecided: dirty bytes grew but no clean finished after the warm-up and no log was eligible (no cleanable bytes: no segment rolled since the last clean); run longer than one cleaning cycle (" + growth + ")"
 	case v.Growing && idle && !v.Late:
 		v.Line = "undecided: dirty bytes grew but no clean finished after the warm-up and the cleaner threads are idle (no log eligible yet); run longer than one cleaning cycle (" + growth + ")"
 	case v.Growing || v.Late:

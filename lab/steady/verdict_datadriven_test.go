@@ -17,6 +17,7 @@ import (
 //	dirty D1 D2 ...          total dirty bytes of each window sample
 //	cleans C1 C2 ...         cumulative cleans (default: none)
 //	late L1 L2 ...           1: a partition past max.compaction.lag.ms
+//	cleanable R1 R2 ...      largest cleanable ratio of each sample (default 0)
 //
 // The output is the decision, the two tests and the verdict line.
 func TestVerdictDatadriven(t *testing.T) {
@@ -45,9 +46,18 @@ func TestVerdictDatadriven(t *testing.T) {
 			}
 		}
 		rows := map[string][]int64{}
+		var cleanable []float64
 		for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
 			f := strings.Fields(line)
 			for _, x := range f[1:] {
+				if f[0] == "cleanable" {
+					r, err := strconv.ParseFloat(x, 64)
+					if err != nil {
+						t.Fatalf("%s: %v", line, err)
+					}
+					cleanable = append(cleanable, r)
+					continue
+				}
 				v, err := strconv.ParseInt(x, 10, 64)
 				if err != nil {
 					t.Fatalf("%s: %v", line, err)
@@ -67,6 +77,9 @@ func TestVerdictDatadriven(t *testing.T) {
 			}
 			if l := rows["late"]; i < len(l) && l[i] > 0 {
 				s.MaxCompactionDelayMs = l[i]
+			}
+			if i < len(cleanable) {
+				s.MaxCleanableRatio = cleanable[i]
 			}
 			samples = append(samples, s)
 		}

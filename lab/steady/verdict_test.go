@@ -75,9 +75,19 @@ func TestJudge(t *testing.T) {
 		t.Errorf("growth while idle: %+v, want undecided", v)
 	}
 	// The same growth while a clean runs all the window (last choice 8 s
-	// ago): does not keep up.
-	if v = Judge(series(2, lin, w, never, 8000), math.MaxInt64); !v.Decided || v.KeepsUp {
+	// ago, a log cleanable all along): does not keep up.
+	busy := series(2, lin, w, never, 8000)
+	for _, x := range Window(busy) {
+		x.MaxCleanableRatio = 0.6
+	}
+	if v = Judge(busy, math.MaxInt64); !v.Decided || v.KeepsUp {
 		t.Errorf("growth while busy: %+v, want does not keep up", v)
+	}
+	// The same samples with nothing cleanable (no segment rolled) while
+	// the threads sleep their 15 s backoff (last choice 14 s ago):
+	// undecided, nothing was eligible.
+	if v = Judge(series(2, lin, w, never, 14000), math.MaxInt64); v.Decided || !strings.Contains(v.Line, "no log was eligible") {
+		t.Errorf("growth with nothing cleanable: %+v, want undecided", v)
 	}
 
 	// Late: a sawtooth, but 5 of 9 samples past max.compaction.lag.ms.
