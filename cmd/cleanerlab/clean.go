@@ -81,7 +81,7 @@ complete), and the command exits 130 or 143.`,
 	logConfigFlags(f, &o.Log)
 	cleanerConfigFlags(f, &o.Cleaner)
 	bindSources(f, &o.Sources)
-	f.Lookup("profile").Value.(*cleanerProfile).jvmOK = true
+	allowKafkaJVM(f)
 	f.StringVar(&kj.Libs, "kafka-libs", kj.Libs, "Kafka's classes for --profile kafka-jvm and --compare-kafka: the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output (default $CLEANERLAB_KAFKA_LIBS)")
 	f.StringVar(&kj.JavaOpts, "kafka-java-opts", "", "the JVM options of Kafka's cleaner, blank-separated (default: a broker's G1 options and a pre-touched heap of max(1 GiB, dedupe buffer + 512 MiB))")
 	f.BoolVar(&kj.Compare, "compare-kafka", false, "clean copies of the partition with Kafka's own cleaner (--kafka-libs) and with --profile's settings, --rounds times interleaved, and diff every segment file byte for byte")

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/kafkajvm"
 	"github.com/cleanerlab/cleanerlab/settings"
@@ -14,13 +13,15 @@ import (
 
 // bindRunFlags binds run's flags to o, over a fresh lab.DefaultExperiment.
 func bindRunFlags(f *pflag.FlagSet, o *lab.RunCommandOptions) {
-	*o = lab.RunCommandOptions{Experiment: lab.DefaultExperiment(), ProgressMode: "auto", Param: flagSetter}
+	*o = lab.RunCommandOptions{ProgressMode: "auto", Param: lab.RunFlagSetter}
 	o.Out = "runs"
-	bindExperimentFlags(f, &o.Experiment)
+	e := lab.DefaultExperiment() // the flags' parse; lab.ResolveExperiment applies them as given
+	bindExperimentFlags(f, &e)
 	f.BoolVar(&o.DropCaches, "drop-caches", false, "with --cache cold, also write 3 to /proc/sys/vm/drop_caches (root only; falls back to fadvise)")
 	f.BoolVar(&o.Baseline, "baseline", false, "measure the data directory's device (O_DIRECT sequential read/write) and memory copy bandwidth before the run and cache them in --out; without it the cached baseline is used")
 	f.StringVar(&o.From, "from", "", "rerun exactly the experiment of this run record (runs/<id>/run.json, or its directory); only the flags that say where and how (--dir, --keep, --out, --progress, --drop-caches, --cpuprofile, --trace, --baseline) may be given with it")
 	f.StringVar(&o.File, "experiment", "", "take the run's parameters from this YAML experiment file (see scripts/experiments/); flags given too win over it")
+	f.StringVar(&o.ServerConfig, "server-config", "", "a broker's server.properties: its values of the experiment's settings (by Kafka name) over run's defaults, under --experiment's and the flags given (cleanerlab settings --experiment shows the result)")
 	f.StringVar(&o.Dir, "dir", "", "data directory on the disk under test (default: a fresh temp dir, removed afterwards)")
 	f.Var((*keepValue)(&o.Keep), "keep", "keep the data directory: --keep (or --keep=cleaned) keeps the cleaned logs; --keep=uncleaned also keeps a copy of the generated logs made before the clean, in <data>-uncleaned")
 	f.Lookup("keep").NoOptDefVal = "cleaned"
@@ -72,21 +73,16 @@ unless --keep, writes no record and exits 130 or 143.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := cmd.Flags()
-			o.FlagsGiven, o.Given, o.Profile, o.Warnings = nil, flagsGiven(lab.Settings, f), "", cmd.ErrOrStderr()
+			o.FlagsGiven, o.Given, o.Warnings = nil, experimentGiven(f), cmd.ErrOrStderr()
 			f.Visit(func(fl *pflag.Flag) { o.FlagsGiven = append(o.FlagsGiven, fl.Name) })
-			if p := f.Lookup("profile"); p.Changed {
-				o.Profile = p.Value.String()
-			}
 			kj.Profile, kj.Stderr = f.Lookup("profile").Value.String(), cmd.ErrOrStderr()
-			if o.External = kj.RunCleaner(); o.External != nil && o.Profile == kafkajvm.ProfileName {
-				o.Profile = engine.ProfileKafka // Kafka's own cleaner; our settings are the kafka profile's
-			}
+			o.External = kj.RunCleaner()
 			return lab.RunCommand(cmd.Context(), o, cmd.OutOrStdout())
 		},
 	}
 	bindRunFlags(cmd.Flags(), &o)
 	f := cmd.Flags()
-	f.Lookup("profile").Value.(*cleanerProfile).jvmOK = true
+	allowKafkaJVM(f)
 	f.StringVar(&kj.Libs, "kafka-libs", kj.Libs, "Kafka's classes for --profile kafka-jvm: the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output (default $CLEANERLAB_KAFKA_LIBS)")
 	f.StringVar(&kj.JavaOpts, "kafka-java-opts", "", "the JVM options of Kafka's cleaner, blank-separated (default: a broker's G1 options and a pre-touched heap of max(1 GiB, dedupe buffer + 512 MiB))")
 	f.Var(settings.Count(&kj.Warmup), "kafka-warmup", "cleans of a throwaway copy Kafka's JVM does before the measured one (its JIT warm)")

@@ -44,7 +44,7 @@ server.properties < the flags given) and where each value came from.`,
 				}
 			}
 			if experiment != "" {
-				file, err := lab.LoadYAML(experiment, lab.LoadOptions{Param: flagSetter})
+				file, err := lab.LoadYAML(experiment, lab.LoadOptions{Param: lab.RunFlagSetter})
 				if err != nil {
 					return err
 				}

@@ -41,7 +41,7 @@ func TestSameFlagSameType(t *testing.T) {
 	for _, c := range commands(newRootCmd()) {
 		swept := map[string]bool{}
 		if c.Name() == "sweep" {
-			for _, name := range experimentFlagNames() {
+			for _, name := range lab.RunFlagNames() {
 				swept[name] = true
 			}
 		}

@@ -30,7 +30,7 @@ type sweepFlags struct {
 
 // sweepCommand returns the sweep command and the flags it binds.
 func sweepCommand() (*cobra.Command, *sweepFlags) {
-	sf := &sweepFlags{SweepCommandOptions: shard.SweepCommandOptions{Count: sweepDefaultCount, ShuffleSeed: 1, Out: "runs", Progress: "auto", Param: flagSetter},
+	sf := &sweepFlags{SweepCommandOptions: shard.SweepCommandOptions{Count: sweepDefaultCount, ShuffleSeed: 1, Out: "runs", Progress: "auto", Param: lab.RunFlagSetter},
 		params: map[string]*string{}}
 	o, params := &sf.SweepCommandOptions, sf.params
 	cmd := &cobra.Command{
@@ -68,6 +68,7 @@ command then exits 1 (failed runs) or 2 (failed verification).`,
 	f := cmd.Flags()
 	f.SortFlags = false
 	f.StringVar(&o.Experiment, "experiment", "", "YAML experiment file (see scripts/experiments/); flags given too win over it")
+	f.StringVar(&o.ServerConfig, "server-config", "", "a broker's server.properties: its values of the experiment's settings (by Kafka name) over run's defaults, under --experiment's and the flags given")
 	f.Var(settings.Count(&o.Count), "count", "repetitions of each point")
 	f.Var(settings.Unsigned(&o.ShuffleSeed), "shuffle-seed", "seed of the order in which the runs are carried out")
 	f.StringVar(&o.Out, "out", o.Out, "directory under which the sweep's directory is made")
@@ -109,8 +110,8 @@ func (sf *sweepFlags) bindGiven(cmd *cobra.Command) {
 		for i := range values {
 			values[i] = strings.TrimSpace(values[i])
 		}
-		set, _ := flagSetter(fl.Name)
-		sf.Flags = append(sf.Flags, lab.Axis{Name: fl.Name, Values: values, Where: "--" + fl.Name, Set: set, Path: flagPath(fl.Name)})
+		set, _ := lab.RunFlagSetter(fl.Name)
+		sf.Flags = append(sf.Flags, lab.Axis{Name: fl.Name, Values: values, Where: "--" + fl.Name, Set: set, Path: lab.RunFlagPath(fl.Name)})
 	})
 }
 
