@@ -45,6 +45,10 @@ type Setting[R any] struct {
 	Doc string
 	// Var binds the setting to its field in r.
 	Var func(r *R) Value
+	// DefaultText, when set, is the listing's text of a default that
+	// depends on the machine ("min(cores, 4)"), so that the listing and
+	// docs/settings.md are the same everywhere; "": the default's value.
+	DefaultText string
 	// FromKafka, when set, turns a value as Kafka's configs write it into
 	// the setting's text (Kafka's Double.MaxValue rate "no limit" is 0
 	// here); nil: the value is taken as it is.
@@ -69,7 +73,7 @@ func Lift[R, C any](sub []Setting[C], prefix string, part func(*R) *C) []Setting
 	out := make([]Setting[R], len(sub))
 	for i, s := range sub {
 		v := s.Var
-		out[i] = Setting[R]{Name: s.Name, Kafka: s.Kafka, Flag: s.Flag, Aliases: s.Aliases, Doc: s.Doc,
+		out[i] = Setting[R]{Name: s.Name, Kafka: s.Kafka, Flag: s.Flag, Aliases: s.Aliases, Doc: s.Doc, DefaultText: s.DefaultText,
 			Var: func(r *R) Value { return v(part(r)) }, FromKafka: s.FromKafka}
 		if s.Path != "" {
 			out[i].Path = prefix + s.Path
@@ -144,8 +148,11 @@ func (r *Registry[R]) Keys() []string {
 	return keys
 }
 
-// Default is the text of s's default value.
+// Default is the text of s's default value (its DefaultText when set).
 func (r *Registry[R]) Default(s Setting[R]) string {
+	if s.DefaultText != "" {
+		return s.DefaultText
+	}
 	d := r.defaults()
 	return s.Var(&d).String()
 }

@@ -46,7 +46,7 @@ share of the device's read bandwidth and of memory copy bandwidth.`,
 	f.Var(settings.Bytes(&o.FileBytes), "file-bytes", "size of the test file (bytes; suffixes KiB, MiB, GiB); default 1 GiB, or twice --device-cache-bytes when larger")
 	f.Var(settings.Bytes(&o.DeviceCacheBytes), "device-cache-bytes", "the device's own cache, when known (Linux does not tell it); the default file is twice it")
 	f.Var(settings.Bytes(&o.BlockBytes), "block-bytes", "bytes per O_DIRECT read or write (a multiple of 4096)")
-	f.IntVar(&o.Runs, "runs", o.Runs, "repetitions of each measurement (medians are reported)")
+	f.Var(settings.Count(&o.Runs), "runs", "repetitions of each measurement (medians are reported)")
 	f.Var(settings.Bytes(&o.MemBytes), "mem-bytes", "buffer copied to measure memory bandwidth (bytes)")
 	f.BoolVar(&o.DropCaches, "drop-caches", o.DropCaches, "also write 3 to /proc/sys/vm/drop_caches before each read: the whole machine's page cache (root only; falls back to fadvise DONTNEED, always done, and says so)")
 	return cmd

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab"
+	labcli "github.com/cleanerlab/cleanerlab/lab/cli"
 	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
 	"github.com/cleanerlab/cleanerlab/settings"
 )
@@ -34,7 +35,7 @@ server.properties < the flags given) and where each value came from.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			flags := flagsGiven(settings.CleanerRegistry, cmd.Flags())
 			if server == "" && experiment == "" && len(flags) == 0 {
-				return lab.WriteSettings(cmd.OutOrStdout(), format)
+				return labcli.WriteSettings(cmd.OutOrStdout(), format)
 			}
 			set := new(topicconfig.Set)
 			if server != "" {

@@ -34,8 +34,7 @@ func commands(root *cobra.Command) []*cobra.Command {
 func TestSameFlagSameType(t *testing.T) {
 	// Flags of one name that are different settings, each for a reason.
 	differ := map[string]string{
-		"keep":    "run's --keep says which data to keep (cleaned, uncleaned); steady's keeps its logs or not",
-		"profile": "replicas' --profile is checked by the replicas lab, which names the flag its own way",
+		"keep": "run's --keep says which data to keep (cleaned, uncleaned); steady's keeps its logs or not",
 	}
 	types := map[string]map[string][]string{} // flag -> type -> commands
 	for _, c := range commands(newRootCmd()) {
