@@ -49,6 +49,10 @@ type BaselineOptions struct {
 	// drop (fdatasync, fadvise DONTNEED), which is always done, is relied on
 	// and Baseline.DropNote says why.
 	DropCaches bool
+	// CheckDone, when set, is asked between runs and every 64 blocks
+	// written or read; its error (a cancelled context's, ctx.Err) stops
+	// the measurement, the test file removed, and is returned.
+	CheckDone func() error
 
 	// beforeCheck, in tests, runs between the drop and the residency check.
 	beforeCheck func(path string) error

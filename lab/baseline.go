@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -21,8 +22,10 @@ import (
 // cached, the virtual-machine caveat and the cached file's path. Errors:
 // dir not a directory, o out of range, a failed measurement (a file found
 // cached included) or a failed write of the cache, each prefixed
-// "baseline: " where the measurement is concerned.
-func MeasureBaseline(w io.Writer, dir, out string, o iosched.BaselineOptions) error {
+// "baseline: " where the measurement is concerned. A cancelled ctx (a
+// signal) stops the measurement within 64 blocks, the test file removed,
+// and nothing is cached.
+func MeasureBaseline(ctx context.Context, w io.Writer, dir, out string, o iosched.BaselineOptions) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("baseline: --dir %s: not a directory (%v)", dir, err)
 	}
@@ -38,6 +41,7 @@ func MeasureBaseline(w io.Writer, dir, out string, o iosched.BaselineOptions) er
 	d := env.DataDir
 	fmt.Fprintf(w, "measuring %s (%s on %s, mount %s (%s), kernel %s): %s file, %s blocks, %d runs\n", dir, d.FSType, deviceOrNone(d.Device),
 		d.MountPoint, d.MountOptions, env.KernelRelease, results.FormatBytes(size), results.FormatBytes(int64(o.BlockBytes)), o.Runs)
+	o.CheckDone = ctx.Err
 	b, err := iosched.MeasureBaseline(o)
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
@@ -87,7 +91,7 @@ func mibSamples(v []float64) string {
 // user who typed it did not ask for; changed says which were given) and
 // measures dir's device and memory (MeasureBaseline), caching the result
 // in runsDir.
-func BaselineCommand(w io.Writer, dir, runsDir string, o iosched.BaselineOptions, changed func(flag string) bool) error {
+func BaselineCommand(ctx context.Context, w io.Writer, dir, runsDir string, o iosched.BaselineOptions, changed func(flag string) bool) error {
 	if dir == "" {
 		return fmt.Errorf("baseline: --dir is required (a directory on the device to measure)")
 	}
@@ -105,5 +109,5 @@ func BaselineCommand(w io.Writer, dir, runsDir string, o iosched.BaselineOptions
 			return fmt.Errorf("baseline: --%s %d: want at least 1 byte (leave the flag out for the default)", c.name, c.value)
 		}
 	}
-	return MeasureBaseline(w, dir, runsDir, o)
+	return MeasureBaseline(ctx, w, dir, runsDir, o)
 }

@@ -37,7 +37,7 @@ another kernel, device or mount) and reports the cleaner's throughput as a
 share of the device's read bandwidth and of memory copy bandwidth.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return lab.BaselineCommand(cmd.OutOrStdout(), dir, out, o, cmd.Flags().Changed)
+			return lab.BaselineCommand(cmd.Context(), cmd.OutOrStdout(), dir, out, o, cmd.Flags().Changed)
 		},
 	}
 	f := cmd.Flags()
