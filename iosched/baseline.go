@@ -141,6 +141,9 @@ type Baseline struct {
 	Kernel       string `json:"kernel,omitempty"`
 }
 
+// median is the middle value of v (the mean of the middle two for an even
+// count), 0 for none: results.Median's rule, written here again because
+// iosched is a leaf that imports none of the lab's packages.
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
