@@ -17,29 +17,7 @@ func newAdviseCmd() *cobra.Command {
 		BackoffMs: engine.DefaultBackoffMs, ValidateLogBytes: 48 << 20, ValidateRuns: 3, CurveCache: "warm"}
 	m := matrix.DefaultCommandOptions()
 	cmd := &cobra.Command{
-		Use:   "advise [--dir LOGDIR | --keys N --key-bytes N --value-bytes N ...]",
-		Short: "Recommend log.cleaner.dedupe.buffer.size, log.cleaner.threads and log.cleaner.io.buffer.size; predict passes, clean time, dirty ratio and delay",
-		Long: `advise sizes the cleaner for a data directory (--dir: its plan, read-only)
-or for a workload described with run's flag names (--keys, --key-bytes,
---value-bytes, --distribution, --tombstone-ratio, --partitions,
---segment.bytes, --min.cleanable.dirty.ratio, --max.compaction.lag.ms) plus
---write-rate (bytes per second over all partitions) and --disks. It
-recommends log.cleaner.dedupe.buffer.size for Kafka's map and each lab
-layout (one pass per clean), log.cleaner.threads (cleaning keeps up with
-the dirty bytes written per second, bounded by cores, partitions and
-disks) and log.cleaner.io.buffer.size, and predicts passes per clean, clean
-time per partition, the steady dirty ratio, the compaction delay and the
-memory. Every figure is a model prediction: the formulas and inputs are
-printed, beside Kafka's own rule of thumb (24 bytes per entry). Clean times
-come from a calibration: a few short runs on this machine, cached under
---out with their environment and measured again when stale.
-
---validate runs the recommendation and one step below it on a scaled-down
-log (--validate-log-bytes) that keeps the keys-per-buffer ratio, and
-reports predicted vs measured passes and clean time with the error.
---validate --matrix default|FILE does so for every row of a matrix of
-workloads, with a short steady run per row (dirty ratio, compaction delay,
-whether the advised threads keep up): an error table, a summary and a plot.`,
+		Use:  "advise [--dir LOGDIR | --keys N --key-bytes N --value-bytes N ...]",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Sources.Given, o.Changed, o.Log = givenSettings(cmd.Flags()), cmd.Flags().Changed, cmd.ErrOrStderr()

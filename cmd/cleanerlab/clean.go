@@ -20,43 +20,7 @@ func newCleanCmd() *cobra.Command {
 	var firstDirty, highWatermark, nowMs settings.OptionalOffset
 	kj := kafkajvm.CommandOptions{Libs: os.Getenv("CLEANERLAB_KAFKA_LIBS"), Warmup: 1, Rounds: 1}
 	cmd := &cobra.Command{
-		Use:   "clean --dir PARTITION_DIR|LOGDIR",
-		Short: "Clean a Kafka partition directory, or every compacted partition of a log directory, in place, as Kafka's log cleaner would",
-		Long: `clean runs Kafka's cleaner over a partition directory (named topic-partition),
-in place: run it on a COPY of a real partition. The first dirty offset comes
-from the cleaner-offset-checkpoint file in the directory's parent (the log
-directory root), which is updated afterwards, as a broker does. The active
-segment is never cleaned (use --roll to make the data in it cleanable), nor
-anything at or past the last stable offset (an open transaction), and a
-log whose cleanable ratio is not above min.cleanable.dirty.ratio is left alone
-unless --force. Corrupt input stops the clean with an error naming the file
-and byte position; the log is left as it was.
-
-The clean is timed as a broker runs one: the log is opened (recovery, the
-producer state loaded) and the cleaner's dedupe buffer allocated and
-pre-faulted first, each on its own row (log open, map allocate, map
-pre-fault), outside the clean's time, so that Kafka's log line (seconds,
-MB/sec) covers the clean alone, as a broker would log it.
-
-Given a log directory root (a directory holding topic-N partition
-directories), clean works as a broker's cleaner threads do: the manager
-opens every partition, then --log.cleaner.threads (--threads) threads each
-take the filthiest compacted log (cleanable ratio above
-min.cleanable.dirty.ratio, or past max.compaction.lag.ms), clean it, and run
-the retention of the compacted logs, until no log needs cleaning. A log
-whose data is corrupt is marked uncleanable and the others go on; an I/O
-error takes the root offline. Every clean is printed, then Kafka's cleaner
-metrics; the exit status is 1 when a partition could not be opened or
-cleaned.
-
-A segment before the last whose index files prove that its .log lost data
-(offset-index entries past the .log's end, a time-index entry for an offset
-it no longer holds) is refused, naming the file, and nothing of its
-partition is changed; --accept-truncated-segments goes on with it as it is.
-
-SIGINT or SIGTERM stops at a safe point: the clean in progress is aborted
-at its next read (its log left as it was, the groups already swapped in
-complete), and the command exits 130 or 143.`,
+		Use:  "clean --dir PARTITION_DIR|LOGDIR",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := cmd.Flags()

@@ -13,19 +13,7 @@ func newFaultsCmd() *cobra.Command {
 	o := faults.DefaultCommandOptions()
 	var noShrink bool
 	cmd := &cobra.Command{
-		Use:   "faults",
-		Short: "A random fault campaign on the engine: seeded schedules with failed writes and power failures, each checked against its ground truth",
-		Long: `Runs seeded schedules of log operations (append, roll, flush, clean,
-DeleteRecords, truncation, reopen, crash) on a file system that fails a
-chosen operation (EIO, ENOSPC, a short write) and loses at a crash what a
-power failure may lose (a file's bytes since its last fsync, a name since
-its directory's last fsync). After every crash or reopen the log must open
-again, keep every record below its last flush, hold only records that were
-appended at their offsets, and give every key its latest value; at the end
-a clean close, a verify and an open. A failing schedule is shrunk to a
-1-minimal one and printed; schedule i runs seed --seed + i, so
-"--seed S --schedules 1" replays one. Exit status 1 when anything was
-found; a signal stops it between schedules (the record says interrupted).`,
+		Use:  "faults",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ew := cmd.ErrOrStderr()

@@ -18,13 +18,7 @@ func newGenerateCmd() *cobra.Command {
 	logCfg.SegmentBytes = spec.SegmentBytes
 	var dir, truth string
 	cmd := &cobra.Command{
-		Use:   "generate --dir LOGDIR [--truth FILE] [workload flags]",
-		Short: "Write a workload's log (not cleaned) and its ground truth as a file",
-		Long: `generate writes the logs run would clean (a clean, compacted base and a dirty
-head at --dirty-ratio, the cleaner-offset-checkpoint at the boundary) under
---dir, without cleaning them, and the ground truth (every key's latest
-record) to --truth (default LOGDIR-truth.txt beside it). Clean the logs with
-anything, then check them with cleanerlab verify --dir PARTITION_OR_LOGDIR --truth FILE.`,
+		Use:  "generate --dir LOGDIR [--truth FILE] [workload flags]",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if dir == "" {

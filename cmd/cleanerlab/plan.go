@@ -5,6 +5,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	labcli "github.com/cleanerlab/cleanerlab/lab/cli"
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
 	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
 	"github.com/cleanerlab/cleanerlab/settings"
@@ -35,26 +36,11 @@ func newPlanCmd() *cobra.Command {
 	o := sizing.PlanCommandOptions{Cleaner: engine.DefaultCleanerConfig(), Format: "table", ExactKeysMemoryBytes: sizing.DefaultExactKeysMemoryBytes}
 	var nowMs settings.OptionalOffset
 	cmd := &cobra.Command{
-		Use:   "plan --dir LOGDIR|PARTITION_DIR",
-		Short: "Read-only plan of a data directory: what Kafka's cleaner would clean, in which order, and what it needs",
-		Long: `plan opens every partition of a log directory (or one partition directory)
-read-only (no lock taken, no file changed) and says per partition: its
-cleanup.policy and effective configs (Kafka's defaults, --server-config,
-the KRaft metadata log __cluster_metadata-0 when present, --topic-config),
-size, clean and dirty bytes, cleanable ratio, first dirty and first
-uncleanable offsets and which bound set the latter (active segment, LSO,
-HW from replication-offset-checkpoint, min lag), whether it is eligible now
-or when max.compaction.lag.ms makes it so, the distinct keys of the dirty
-section (exact up to --exact-keys-memory, then a HyperLogLog estimate with
-its error), tombstone and control-record shares, the passes its clean takes
-with the configured dedupe buffer and threads, the order Kafka's manager
-would clean the partitions in, and, with a calibration, a predicted clean
-time (a model prediction). A corrupt partition is reported uncleanable with
-its error and the plan goes on.`,
+		Use:  "plan --dir LOGDIR|PARTITION_DIR",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Now, o.Sources.Given, o.Log = nowMs.Clock(), givenSettings(cmd.Flags()), cmd.ErrOrStderr()
-			o.ReadOnly = func() { exitOnSignal.Store(true) } // the plan only reads: a signal exits at once
+			o.ReadOnly = func() { labcli.ReadOnly() } // the plan only reads: a signal exits at once
 			return sizing.PlanCommand(cmd.Context(), o, cmd.OutOrStdout())
 		},
 	}

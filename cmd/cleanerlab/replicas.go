@@ -3,24 +3,20 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	labcli "github.com/cleanerlab/cleanerlab/lab/cli"
 	"github.com/cleanerlab/cleanerlab/lab/replicas"
 )
 
 func newReplicasCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "replicas",
-		Short: "the divergence lab: replicas on real logs, scenarios, random campaigns, the cost of coordinated cleaning",
-		Long: `replicas runs several replicas of one partition, each broker with its own log
-directory, under a controller and a virtual clock (package replication): HW,
-ISR, leader epochs, elections, transactions, and each broker's own cleaner,
-independent (Kafka) or coordinated (Redpanda's MTRO/MXRO).`,
+		Use: "replicas",
 	}
 	cmd.AddCommand(newReplicasRunCmd(), newReplicasCampaignCmd(), newReplicasCostCmd(), newReplicasExploreCmd())
 	return cmd
 }
 
 func newReplicasRunCmd() *cobra.Command {
-	w := replicas.Work{AtHardExit: atHardExit}
+	w := replicas.Work{AtHardExit: labcli.AtHardExit}
 	cmd := &cobra.Command{
 		Use:   "run FILE...",
 		Short: "run scenario files; exit 1 where an output differs from the file's expected block",
@@ -35,7 +31,7 @@ func newReplicasRunCmd() *cobra.Command {
 
 func newReplicasCampaignCmd() *cobra.Command {
 	o := replicas.DefaultCampaignOptions()
-	o.AtHardExit = atHardExit
+	o.AtHardExit = labcli.AtHardExit
 	cmd := &cobra.Command{
 		Use:   "campaign",
 		Short: "seeded random schedules with the divergence checker after each; writes a run record",
@@ -50,7 +46,7 @@ func newReplicasCampaignCmd() *cobra.Command {
 
 func newReplicasCostCmd() *cobra.Command {
 	o := replicas.DefaultCostOptions()
-	o.AtHardExit = atHardExit
+	o.AtHardExit = labcli.AtHardExit
 	cmd := &cobra.Command{
 		Use:   "cost",
 		Short: "the cost of coordinated cleaning against one replica's downtime: table, plot and run record",

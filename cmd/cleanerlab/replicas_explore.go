@@ -5,13 +5,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	labcli "github.com/cleanerlab/cleanerlab/lab/cli"
 	"github.com/cleanerlab/cleanerlab/lab/replicas"
 	"github.com/cleanerlab/cleanerlab/replication/explore"
 )
 
 func newReplicasExploreCmd() *cobra.Command {
 	o := replicas.DefaultExploreOptions()
-	o.AtHardExit = atHardExit
+	o.AtHardExit = labcli.AtHardExit
 	cmd := &cobra.Command{
 		Use:   "explore",
 		Short: "every schedule of a small event alphabet up to a depth, breadth first, with the state deduplicated; the shortest schedule per kind found",

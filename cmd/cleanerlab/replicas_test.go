@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	labcli "github.com/cleanerlab/cleanerlab/lab/cli"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,7 @@ func TestReplicasRun(t *testing.T) {
 	bad := filepath.Join(dir, "changed")
 	os.WriteFile(bad, []byte(strings.Replace(string(src), "acknowledged: K@0", "acknowledged: nothing", 1)), 0o644)
 	_, err := cli(t, "replicas", "run", "--dir", t.TempDir(), bad)
-	if err == nil || statusOf(err) != 1 {
+	if err == nil || labcli.ExitStatus(err) != 1 {
 		t.Fatalf("changed file: %v, want exit 1", err)
 	}
 	broken := filepath.Join(dir, "broken")

@@ -49,27 +49,7 @@ func newRunCmd() *cobra.Command {
 	var o lab.RunCommandOptions
 	kj := kafkajvm.CommandOptions{Libs: os.Getenv("CLEANERLAB_KAFKA_LIBS"), Warmup: 1}
 	cmd := &cobra.Command{
-		Use:   "run",
-		Short: "Generate a log, clean it, verify it and report (the main job)",
-		Long: `run is one experiment: generate Kafka-format logs with a known ground truth
-(a compacted base plus a dirty head, with the cleaner checkpoint at the
-boundary so the cleanable ratio is --dirty-ratio), put the page cache in the
-requested state, build the cleaner threads (offset maps pre-faulted), snapshot
-the kernel's counters, clean every partition once with Kafka's rules, snapshot
-again, verify the result against the ground truth and write
-runs/<time>-<config hash>/run.json, report.md and bench.txt (Go benchmark
-format, for benchstat).
-
-The data goes to a fresh directory under the OS temp dir, removed afterwards,
-unless --dir puts it on the disk under test (and --keep keeps it).
-
---from runs/<id>/run.json reruns exactly the experiment recorded there
-(the same seed writes the same bytes); its record gets the same config hash.
---experiment FILE takes the parameters from a YAML experiment file.
-
-SIGINT or SIGTERM stops the run at a safe point (the clean in progress is
-aborted at its next read, every log left consistent), removes the data
-unless --keep, writes no record and exits 130 or 143.`,
+		Use:  "run",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := cmd.Flags()

@@ -15,22 +15,7 @@ func newSettingsCmd() *cobra.Command {
 	var server, experiment string
 	cc := engine.DefaultCleanerConfig()
 	cmd := &cobra.Command{
-		Use:   "settings [--server-config FILE] [--experiment FILE] [cleaner flags]",
-		Short: "List every setting: Kafka name, flag, field path, unit, default and doc (docs/settings.md); or where each setting's value comes from",
-		Long: `settings lists every setting of the lab as it is declared once (lab.Settings):
-its name (Kafka's config name where Kafka has one), its flag, its path in
-experiment files and run.json, its unit, its default and its doc line.
---format markdown writes docs/settings.md.
-
-With --experiment, it shows instead every setting of an experiment as run
-resolves it (run's defaults < server.properties, by Kafka name, with
---server-config < the experiment file < the flags given) and where each
-value came from: "default", the server.properties line, the experiment
-file's line:col, or the flag.
-
-With --server-config or a cleaner flag alone, it shows the cleaner
-settings as plan and advise resolve them (Kafka's defaults <
-server.properties < the flags given) and where each value came from.`,
+		Use:  "settings [--server-config FILE] [--experiment FILE] [cleaner flags]",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			flags := flagsGiven(settings.CleanerRegistry, cmd.Flags())

@@ -34,30 +34,7 @@ func sweepCommand() (*cobra.Command, *sweepFlags) {
 		params: map[string]*string{}}
 	o, params := &sf.SweepCommandOptions, sf.params
 	cmd := &cobra.Command{
-		Use:   "sweep [--experiment FILE] [--PARAM v1,v2,...]... [--count N]",
-		Short: "Run the cross product of parameter lists, each point --count times, and report",
-		Long: `sweep runs every combination of the parameter lists it is given (each
-parameter is a flag of cleanerlab run; a comma-separated list sweeps it, a
-single value fixes it; a boolean takes its list after '=', --verify=true,false),
-each point --count times, in an order shuffled with
---shuffle-seed so that drift of the machine spreads over all points. Each run
-is a full cleanerlab run (generate, cache, clean, verify) with its own record;
-the sweep writes, under --out/sweep-<time>-<hash>/:
-
-  runs/<run id>/   one run record per run (run.json, report.md, bench.txt)
-  sweep.json       the definition, every run's figures and the statistics
-  summary.csv      median, mean, p95, min, max, stddev, CV per point and unit
-  runs.csv         every run's figures
-  bench.txt        Go benchmark format: benchstat bench.txt, or -col /hasher
-  plots/           throughput against each swept parameter, PNG and SVG
-  report.md, report.html, experiment.yaml (the sweep as an experiment file)
-
-Examples:
-  cleanerlab sweep --keys 1e4,1e5,1e6 --hasher md5,xxh3-128 --log-bytes 12MiB --dirty-ratio 0.9 --count 10
-  cleanerlab sweep --experiment scripts/experiments/hashers.yaml
-
-A run that fails or fails verification is recorded and the sweep goes on; the
-command then exits 1 (failed runs) or 2 (failed verification).`,
+		Use:  "sweep [--experiment FILE] [--PARAM v1,v2,...]... [--count N]",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sf.bindGiven(cmd)
