@@ -201,3 +201,9 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Flag is a setting of a command's own (not of an experiment): named by
+// its flag, with no path, bound by v.
+func Flag[R any](flag, doc string, v func(r *R) Value) Setting[R] {
+	return Setting[R]{Name: flag, Flag: flag, Doc: doc, Var: v}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/lab/kafkajvm"
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
 	"github.com/cleanerlab/cleanerlab/lab/steady"
+	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
 	"github.com/cleanerlab/cleanerlab/settings"
 )
 
@@ -43,9 +44,8 @@ func newCleanCmd() *cobra.Command {
 	f.Var(&nowMs, "now-ms", "the cleaner's now for delete horizons and compaction lags, ms since the epoch (not given: the clock); timings always use the real clock")
 	f.Var(settings.Count(&o.Passes), "passes", "clean again while the offset map filled before the dirty range ended, up to this many times")
 	logConfigFlags(f, &o.Log)
-	cleanerConfigFlags(f, &o.Cleaner)
-	bindSources(f, &o.Sources)
-	allowKafkaJVM(f)
+	cleanerConfigFlags(f, &o.Cleaner, kafkajvm.ProfileAlias)
+	topicconfig.SourcesFlags.Bind(f, &o.Sources)
 	f.StringVar(&kj.Libs, "kafka-libs", kj.Libs, "Kafka's classes for --profile kafka-jvm and --compare-kafka: the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output (default $CLEANERLAB_KAFKA_LIBS)")
 	f.StringVar(&kj.JavaOpts, "kafka-java-opts", "", "the JVM options of Kafka's cleaner, blank-separated (default: a broker's G1 options and a pre-touched heap of max(1 GiB, dedupe buffer + 512 MiB))")
 	f.BoolVar(&kj.Compare, "compare-kafka", false, "clean copies of the partition with Kafka's own cleaner (--kafka-libs) and with --profile's settings, --rounds times interleaved, and diff every segment file byte for byte")

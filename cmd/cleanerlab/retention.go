@@ -38,6 +38,6 @@ func newRetentionCmd() *cobra.Command {
 	f.Var(&highWatermark, "high-watermark", "high watermark: no segment at or above it is deleted, and --delete-records may not pass it (an offset >= 0; not given: the log end offset)")
 	f.Var(settings.Count(&deleteRecords), "delete-records", "raise the log start offset to this offset first, as a DeleteRecords request (-1: to the high watermark; not given: no DeleteRecords)")
 	logConfigFlags(f, &logCfg)
-	bindSources(f, &tc)
+	topicconfig.SourcesFlags.Bind(f, &tc)
 	return cmd
 }

@@ -62,7 +62,6 @@ func newRunCmd() *cobra.Command {
 	}
 	bindRunFlags(cmd.Flags(), &o)
 	f := cmd.Flags()
-	allowKafkaJVM(f)
 	f.StringVar(&kj.Libs, "kafka-libs", kj.Libs, "Kafka's classes for --profile kafka-jvm: the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output (default $CLEANERLAB_KAFKA_LIBS)")
 	f.StringVar(&kj.JavaOpts, "kafka-java-opts", "", "the JVM options of Kafka's cleaner, blank-separated (default: a broker's G1 options and a pre-touched heap of max(1 GiB, dedupe buffer + 512 MiB))")
 	f.Var(settings.Count(&kj.Warmup), "kafka-warmup", "cleans of a throwaway copy Kafka's JVM does before the measured one (its JIT warm)")

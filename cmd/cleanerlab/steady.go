@@ -22,7 +22,7 @@ func newSteadyCmd() *cobra.Command {
 	for _, name := range steady.GeneratorFlags {
 		f.MarkHidden(name)
 	}
-	profileFlag(f, &o.Cleaner)
+	profileFlag(f, &o.Cleaner, nil)
 	f.StringVar(&o.MetricsAddr, "metrics-addr", "", "serve /metrics for Prometheus at host:port while running (\":PORT\" binds 127.0.0.1)")
 	f.StringVar(&o.FromAdvice, "from-advice", "", "advise --format json output: take its dedupe_buffer_bytes, threads and io_buffer_bytes (flags given win) and set its predicted mean and peak dirty ratio, max compaction delay and falls_behind beside what the run measured")
 	f.StringVar(&o.Parent, "dir", "", "log directory root on the disk under test (a fresh cleanerlab-* directory is made in it; default the OS temp dir), removed afterwards unless --keep")
