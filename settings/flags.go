@@ -11,7 +11,7 @@ import (
 // Flag, and each alias "the same as --Flag"), bound to its field in r, with
 // its doc line as usage: the one binder of every command, so that a flag
 // has the same name, type and parser in every command that has it. A
-// boolean flag alone means true (--verify). The flags given are recorded
+// flag given alone means its Bare value (a boolean's: true, --verify). The flags given are recorded
 // as typed, in the command line's order (FlagsGiven).
 func Bind[R any](fs *pflag.FlagSet, list []Setting[R], r *R) {
 	for _, s := range list {
@@ -21,7 +21,9 @@ func Bind[R any](fs *pflag.FlagSet, list []Setting[R], r *R) {
 				usage = "the same as --" + s.Flags()[0]
 			}
 			fs.Var(Record(s.Var(r)), name, usage)
-			if s.Unit() == UnitBool {
+			if s.Bare != "" {
+				fs.Lookup(name).NoOptDefVal = s.Bare
+			} else if s.Unit() == UnitBool {
 				fs.Lookup(name).NoOptDefVal = "true"
 			}
 		}

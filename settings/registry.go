@@ -45,6 +45,9 @@ type Setting[R any] struct {
 	Doc string
 	// Var binds the setting to its field in r.
 	Var func(r *R) Value
+	// Bare, when set, is the value of the flag given alone, without a
+	// value (--keep: cleaned); a boolean's is true. "": a value is needed.
+	Bare string
 	// DefaultText, when set, is the listing's text of a default that
 	// depends on the machine ("min(cores, 4)"), so that the listing and
 	// docs/settings.md are the same everywhere; "": the default's value.
@@ -73,7 +76,7 @@ func Lift[R, C any](sub []Setting[C], prefix string, part func(*R) *C) []Setting
 	out := make([]Setting[R], len(sub))
 	for i, s := range sub {
 		v := s.Var
-		out[i] = Setting[R]{Name: s.Name, Kafka: s.Kafka, Flag: s.Flag, Aliases: s.Aliases, Doc: s.Doc, DefaultText: s.DefaultText,
+		out[i] = Setting[R]{Name: s.Name, Kafka: s.Kafka, Flag: s.Flag, Aliases: s.Aliases, Doc: s.Doc, DefaultText: s.DefaultText, Bare: s.Bare,
 			Var: func(r *R) Value { return v(part(r)) }, FromKafka: s.FromKafka}
 		if s.Path != "" {
 			out[i].Path = prefix + s.Path

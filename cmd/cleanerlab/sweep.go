@@ -9,12 +9,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/shard"
-	"github.com/cleanerlab/cleanerlab/settings"
 )
-
-// sweepDefaultCount is the default --count: enough for a median and a
-// spread; benchstat wants 10 for tight confidence intervals.
-const sweepDefaultCount = 3
 
 func newSweepCmd() *cobra.Command {
 	cmd, _ := sweepCommand()
@@ -30,8 +25,7 @@ type sweepFlags struct {
 
 // sweepCommand returns the sweep command and the flags it binds.
 func sweepCommand() (*cobra.Command, *sweepFlags) {
-	sf := &sweepFlags{SweepCommandOptions: shard.SweepCommandOptions{Count: sweepDefaultCount, ShuffleSeed: 1, Out: "runs", Progress: "auto", Param: lab.RunFlagSetter},
-		params: map[string]*string{}}
+	sf := &sweepFlags{SweepCommandOptions: shard.DefaultSweepCommandOptions(), params: map[string]*string{}}
 	o, params := &sf.SweepCommandOptions, sf.params
 	cmd := &cobra.Command{
 		Use:  "sweep [--experiment FILE] [--PARAM v1,v2,...]... [--count N]",
@@ -44,17 +38,7 @@ func sweepCommand() (*cobra.Command, *sweepFlags) {
 	}
 	f := cmd.Flags()
 	f.SortFlags = false
-	f.StringVar(&o.Experiment, "experiment", "", "YAML experiment file (see scripts/experiments/); flags given too win over it")
-	f.StringVar(&o.ServerConfig, "server-config", "", "a broker's server.properties: its values of the experiment's settings (by Kafka name) over run's defaults, under --experiment's and the flags given")
-	f.Var(settings.Count(&o.Count), "count", "repetitions of each point")
-	f.Var(settings.Unsigned(&o.ShuffleSeed), "shuffle-seed", "seed of the order in which the runs are carried out")
-	f.StringVar(&o.Out, "out", o.Out, "directory under which the sweep's directory is made")
-	f.StringVar(&o.Dir, "dir", "", "data directory on the disk under test (default: a fresh temp dir per run)")
-	f.StringVar(&o.Progress, "progress", o.Progress, "progress bar: auto (when stderr is a terminal), always, never")
-	f.BoolVar(&o.DropCaches, "drop-caches", false, "with --cache cold, also write 3 to /proc/sys/vm/drop_caches (root only)")
-	f.BoolVar(&o.DryRun, "dry-run", false, "print the points and the run order, run nothing")
-	f.IntVar(&o.RetryBusy, "retry-busy", 0, "run a point's repetition again, up to N times, when its clean was not quiet (interference verdict busy or unusable; thresholds: --interference-thresholds); the replaced runs stay in the record, marked superseded")
-	f.StringVar(&o.Shard, "shard", "", "run only shard i/N of the runs (i from 0, as JOB_COMPLETION_INDEX), and write shard.json for report --merge")
+	shard.SweepFlags.Bind(f, o)
 	probe := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	e := lab.DefaultExperiment()
 	bindExperimentFlags(probe, &e)
