@@ -8,6 +8,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/iosched"
 	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // MeasureBaseline is "cleanerlab baseline": it measures the device under
@@ -111,3 +112,34 @@ func BaselineCommand(ctx context.Context, w io.Writer, dir, runsDir string, o io
 	}
 	return MeasureBaseline(ctx, w, dir, runsDir, o)
 }
+
+// BaselineCommandOptions are the baseline command's options, as its flags
+// give them: the directory measured, the runs directory the result is
+// cached in, the measurement's options.
+type BaselineCommandOptions struct {
+	Dir, Out string
+	iosched.BaselineOptions
+}
+
+// DefaultBaselineCommandOptions are the baseline command's defaults:
+// cached under runs/, 1 MiB blocks, 3 runs, a 256 MiB copy, the machine's
+// page cache dropped where permitted.
+func DefaultBaselineCommandOptions() BaselineCommandOptions {
+	return BaselineCommandOptions{Out: "runs", BaselineOptions: iosched.BaselineOptions{BlockBytes: 1 << 20, Runs: 3, MemBytes: 256 << 20, DropCaches: true}}
+}
+
+// BaselineFlags are the baseline command's flags.
+var BaselineFlags = settings.MustRegistry(DefaultBaselineCommandOptions, []settings.Setting[BaselineCommandOptions]{
+	settings.Flag("dir", "a directory on the device to measure (the test file is made and removed there)",
+		func(o *BaselineCommandOptions) settings.Value { return settings.String(&o.Dir) }),
+	settings.Flag("out", "directory of run records, where the baseline is cached for run", func(o *BaselineCommandOptions) settings.Value { return settings.String(&o.Out) }),
+	settings.Flag("file-bytes", "size of the test file (bytes; suffixes KiB, MiB, GiB); default 1 GiB, or twice --device-cache-bytes when larger",
+		func(o *BaselineCommandOptions) settings.Value { return settings.Bytes(&o.FileBytes) }),
+	settings.Flag("device-cache-bytes", "the device's own cache, when known (Linux does not tell it); the default file is twice it",
+		func(o *BaselineCommandOptions) settings.Value { return settings.Bytes(&o.DeviceCacheBytes) }),
+	settings.Flag("block-bytes", "bytes per O_DIRECT read or write (a multiple of 4096)", func(o *BaselineCommandOptions) settings.Value { return settings.Bytes(&o.BlockBytes) }),
+	settings.Flag("runs", "repetitions of each measurement (medians are reported)", func(o *BaselineCommandOptions) settings.Value { return settings.Count(&o.Runs) }),
+	settings.Flag("mem-bytes", "buffer copied to measure memory bandwidth (bytes)", func(o *BaselineCommandOptions) settings.Value { return settings.Bytes(&o.MemBytes) }),
+	settings.Flag("drop-caches", "also write 3 to /proc/sys/vm/drop_caches before each read: the whole machine's page cache (root only; falls back to fadvise DONTNEED, always done, and says so)",
+		func(o *BaselineCommandOptions) settings.Value { return settings.Bool(&o.DropCaches) }),
+})

@@ -60,16 +60,32 @@ func (v *recorded) Set(s string) error {
 	return nil
 }
 
-// IsBoolFlag is the wrapped value's (pflag asks it of a boolean flag).
-func (v *recorded) IsBoolFlag() bool {
-	b, ok := v.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
-}
+// recordedBool is a recorded boolean: pflag asks IsBoolFlag of it (and
+// of nothing else, whose "0" default it would then print).
+type recordedBool struct{ *recorded }
+
+func (v recordedBool) IsBoolFlag() bool { return true }
 
 // Record wraps a flag value so that FlagsGiven returns the texts it was
 // set from (Bind records every setting's flag; a command records another
 // flag of settings, such as --profile, with it).
-func Record(v pflag.Value) pflag.Value { return &recorded{Value: v} }
+func Record(v pflag.Value) pflag.Value {
+	if b, ok := v.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return recordedBool{&recorded{Value: v}}
+	}
+	return &recorded{Value: v}
+}
+
+// recordedOf is the recorded value behind a flag's, if any.
+func recordedOf(v pflag.Value) (*recorded, bool) {
+	switch r := v.(type) {
+	case *recorded:
+		return r, true
+	case recordedBool:
+		return r.recorded, true
+	}
+	return nil, false
+}
 
 // FlagsGiven returns the recorded flags given on fs's command line whose
 // name known accepts (nil: all), each time it was given, with the text as
@@ -82,7 +98,7 @@ func FlagsGiven(fs *pflag.FlagSet, known func(name string) bool) []Given {
 	}
 	var all []at
 	fs.Visit(func(f *pflag.Flag) {
-		r, ok := f.Value.(*recorded)
+		r, ok := recordedOf(f.Value)
 		if !ok || (known != nil && !known(f.Name)) {
 			return
 		}

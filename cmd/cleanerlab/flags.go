@@ -9,21 +9,13 @@ import (
 	"github.com/cleanerlab/cleanerlab/settings"
 )
 
-// bindSettings binds each setting of list that has a flag (settings.Bind).
-func bindSettings[R any](fs *pflag.FlagSet, list []settings.Setting[R], r *R) {
-	settings.Bind(fs, list, r)
-}
-
-// flagsGiven returns the flags given on the command line that are
-// settings of reg, as typed, in the command line's order.
-func flagsGiven[R any](reg *settings.Registry[R], fs *pflag.FlagSet) []settings.Given {
-	return settings.FlagsGiven(fs, reg.Knows)
-}
+// The flags every command binds from the registries (settings.Bind):
+// a flag has one name, type and parser in every command that has it.
 
 // bindExperimentFlags binds the flags that set an Experiment's fields to
 // e: every setting of lab.Settings that has a flag, and --profile.
 func bindExperimentFlags(f *pflag.FlagSet, e *lab.Experiment) {
-	bindSettings(f, lab.Settings.All(), e)
+	lab.Settings.Bind(f, e)
 	profileFlag(f, &e.Cleaner, kafkajvm.ProfileAlias)
 }
 
@@ -32,25 +24,19 @@ func bindExperimentFlags(f *pflag.FlagSet, e *lab.Experiment) {
 func experimentGiven(fs *pflag.FlagSet) []settings.Given {
 	given := settings.FlagsGiven(fs, func(name string) bool { return name == lab.ProfileFlag || lab.Settings.Knows(name) })
 	for i, g := range given {
-		if g.Key == lab.ProfileFlag && g.Value == kafkajvm.ProfileName {
-			given[i].Value = engine.ProfileKafka // Kafka's own cleaner; our settings are the kafka profile's
+		if alias, ok := kafkajvm.ProfileAlias[g.Value]; ok && g.Key == lab.ProfileFlag {
+			given[i].Value = alias // Kafka's own cleaner; our settings are the kafka profile's
 		}
 	}
 	return given
 }
 
-// logConfigFlags binds Kafka's topic configs as flags named after them
-// (settings.Log).
-func logConfigFlags(fs *pflag.FlagSet, cfg *engine.LogConfig) {
-	bindSettings(fs, settings.Log, cfg)
-}
-
-// cleanerConfigFlags binds the cleaner's settings (settings.Cleaner:
-// Kafka's log.cleaner.* configs under their names, and the lab's own) and
-// --profile (with alias, profileFlag's).
-func cleanerConfigFlags(fs *pflag.FlagSet, cfg *engine.CleanerConfig, alias map[string]string) {
-	bindSettings(fs, settings.Cleaner, cfg)
-	profileFlag(fs, cfg, alias)
+// givenSettings are the cleaner and topic settings given on the command
+// line, in the command line's order.
+func givenSettings(f *pflag.FlagSet) []settings.Given {
+	return settings.FlagsGiven(f, func(name string) bool {
+		return settings.CleanerRegistry.Knows(name) || settings.LogRegistry.Knows(name)
+	})
 }
 
 // profileFlag binds --profile (settings.Profile; alias: the names beyond

@@ -18,7 +18,6 @@ func newInterferenceCmd() *cobra.Command {
 			return lab.InterferenceCommand(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&o.JSONOut, "json-out", "", "also write the interval (figures, verdict, thresholds) as JSON to this file")
-	cmd.Flags().BoolVar(&o.FailBusy, "fail-busy", false, "exit 3 when the verdict is busy or unusable (the command itself succeeded)")
+	lab.InterferenceFlags.Bind(cmd.Flags(), &o)
 	return cmd
 }

@@ -38,7 +38,9 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SuggestionsMinimumDistance = 2
-	bindMachineFlags(root)
+	var m labcli.Machine
+	labcli.MachineFlags.Bind(root.PersistentFlags(), &m)
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return m.Apply() }
 	root.AddCommand(newRunCmd(), newCleanCmd(), newDumpCmd(), newVerifyCmd(), newRetentionCmd(), newHashersCmd(), newSweepCmd(), newReportCmd(), newBaselineCmd(), newPlanCmd(), newAdviseCmd(), newGenerateCmd(), newReplicasCmd(), newSteadyCmd(), newInterferenceCmd(), newFaultsCmd(), newSettingsCmd())
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		var names []string

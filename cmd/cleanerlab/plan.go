@@ -2,20 +2,11 @@ package main
 
 import (
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	labcli "github.com/cleanerlab/cleanerlab/lab/cli"
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
 	"github.com/cleanerlab/cleanerlab/settings"
 )
-
-// givenSettings are the cleaner and topic settings given on the command
-// line, in the command line's order.
-func givenSettings(f *pflag.FlagSet) []settings.Given {
-	return settings.FlagsGiven(f, func(name string) bool {
-		return settings.CleanerRegistry.Knows(name) || settings.LogRegistry.Knows(name)
-	})
-}
 
 func newPlanCmd() *cobra.Command {
 	o := sizing.DefaultPlanCommandOptions()

@@ -8,7 +8,7 @@ import (
 )
 
 func newVerifyCmd() *cobra.Command {
-	var o lab.VerifyCommandOptions
+	o := lab.VerifyFlags.Defaults()
 	cmd := &cobra.Command{
 		Use:  "verify --dir PARTITION_OR_LOG_DIR",
 		Args: cobra.NoArgs,
@@ -17,9 +17,6 @@ func newVerifyCmd() *cobra.Command {
 			return lab.VerifyCommand(o, cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().StringVar(&o.Dir, "dir", "", "partition directory (named topic-partition) or log directory root (the parent of partition directories)")
-	cmd.Flags().Int64Var(&o.Checkpoint, "checkpoint", -1, "check that no key appears twice below this offset (-1: the cleaner checkpoint file's entry; one partition only)")
-	cmd.Flags().BoolVar(&o.IgnoreCheckpoint, "ignore-checkpoint", false, "skip the compaction check")
-	cmd.Flags().StringVar(&o.Truth, "truth", "", "also check every key's latest record against this ground truth file (from cleanerlab generate)")
+	lab.VerifyFlags.Bind(cmd.Flags(), &o)
 	return cmd
 }

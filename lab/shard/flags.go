@@ -1,6 +1,10 @@
 package shard
 
 import (
+	"fmt"
+	"io"
+	"time"
+
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/settings"
 )
@@ -39,3 +43,47 @@ var SweepFlags = settings.MustRegistry(DefaultSweepCommandOptions, []settings.Se
 	settings.Flag("shard", "run only shard i/N of the runs (i from 0, as JOB_COMPLETION_INDEX), and write shard.json for report --merge",
 		func(o *SweepCommandOptions) settings.Value { return settings.String(&o.Shard) }),
 })
+
+// ReportCommandOptions are the report command's options, as its flags
+// give them.
+type ReportCommandOptions struct {
+	// Out is the report's directory ("": lab.NewReportDir of now).
+	Out string
+	// Col compares the values of this benchmark name key instead of the
+	// paths; not with Merge.
+	Col string
+	// Merge merges shard records (Report); Format is its output, text or
+	// json (text only without Merge).
+	Merge  bool
+	Format string
+}
+
+// ReportFlags are the report command's flags.
+var ReportFlags = settings.MustRegistry(func() ReportCommandOptions { return ReportCommandOptions{Format: "text"} }, []settings.Setting[ReportCommandOptions]{
+	settings.Flag("out", "directory of the report (default report-<UTC time>)", func(o *ReportCommandOptions) settings.Value { return settings.String(&o.Out) }),
+	settings.Flag("col", "compare the values of this benchmark name key (hasher, map, keys, ...) instead of the PATHs",
+		func(o *ReportCommandOptions) settings.Value { return settings.String(&o.Col) }),
+	settings.Flag("merge", "the PATHs hold shard records (sweep --shard i/N): merge them into one sweep record per host class",
+		func(o *ReportCommandOptions) settings.Value { return settings.Bool(&o.Merge) }),
+	settings.Flag("format", "with --merge: text, or json (points, expected, missing, duplicated, failed, missing_shards, shards, classes)",
+		func(o *ReportCommandOptions) settings.Value { return settings.String(&o.Format) }),
+})
+
+// ReportCommand is the report command over paths: the merge of shard
+// records (Report) with o.Merge, else lab.Report's report of sweeps and
+// runs, into o.Out (default a fresh report-<UTC time>).
+func ReportCommand(w io.Writer, paths []string, o ReportCommandOptions) error {
+	if o.Out == "" {
+		o.Out = lab.NewReportDir(time.Now())
+	}
+	if o.Merge {
+		if o.Col != "" {
+			return fmt.Errorf("report: --merge compares the host classes; --col is for other reports")
+		}
+		return Report(w, paths, o.Out, o.Format)
+	}
+	if o.Format != "text" {
+		return fmt.Errorf("report: --format %s is for --merge", o.Format)
+	}
+	return lab.Report(w, paths, o.Out, o.Col)
+}
