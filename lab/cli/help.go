@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/replication/explore"
 )
 
 // helpFiles are the commands' help texts, one file a command, named by its
@@ -16,6 +17,12 @@ import (
 //go:embed help/*.txt
 var helpFiles embed.FS
 
+// helpParts are the parts of help texts made by the code they describe,
+// written {{name}} in the files.
+var helpParts = strings.NewReplacer(
+	"{{explore.presets}}", fmt.Sprint(explore.PresetNames()),
+	"{{explore.letters}}\n", explore.LetterHelp())
+
 // Help returns the summary and long help of the command name ("run",
 // "replicas-campaign"); ok is false when it has no help file.
 func Help(name string) (short, long string, ok bool) {
@@ -23,7 +30,7 @@ func Help(name string) (short, long string, ok bool) {
 	if err != nil {
 		return "", "", false
 	}
-	short, long, _ = strings.Cut(strings.TrimSuffix(string(b), "\n"), "\n\n")
+	short, long, _ = strings.Cut(strings.TrimSuffix(helpParts.Replace(string(b)), "\n"), "\n\n")
 	return short, long, true
 }
 
