@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // RunFlagNames are the names of run's flags that set the experiment: every
@@ -53,4 +54,16 @@ func RunFlagPath(name string) string {
 		return ""
 	}
 	return s.Path
+}
+
+// RunFlagAxis is the sweep axis of run's flag name given to sweep as list:
+// one value, or a comma-separated list of values (each trimmed), each set
+// as run's flag sets it (RunFlagSetter), where "--name".
+func RunFlagAxis(name, list string) Axis {
+	values := strings.Split(list, ",")
+	for i := range values {
+		values[i] = strings.TrimSpace(values[i])
+	}
+	set, _ := RunFlagSetter(name)
+	return Axis{Name: name, Values: values, Where: "--" + name, Set: set, Path: RunFlagPath(name)}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -67,12 +66,7 @@ func (sf *sweepFlags) bindGiven(cmd *cobra.Command) {
 		if sf.params[fl.Name] == nil {
 			return
 		}
-		values := strings.Split(*sf.params[fl.Name], ",")
-		for i := range values {
-			values[i] = strings.TrimSpace(values[i])
-		}
-		set, _ := lab.RunFlagSetter(fl.Name)
-		sf.Flags = append(sf.Flags, lab.Axis{Name: fl.Name, Values: values, Where: "--" + fl.Name, Set: set, Path: lab.RunFlagPath(fl.Name)})
+		sf.Flags = append(sf.Flags, lab.RunFlagAxis(fl.Name, *sf.params[fl.Name]))
 	})
 }
 
