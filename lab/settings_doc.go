@@ -100,7 +100,7 @@ func WriteSettings(w io.Writer, format string, groups ...SettingsGroup) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, flagList(s.Flags, ", "), s.Unit, defaultText(s), s.Doc)
 		}
 		for _, g := range groups {
-			fmt.Fprintf(tw, "\t\t\t\t\n%s:\t\t\t\t\n", g.Title)
+			fmt.Fprintf(tw, "\n%s:\n", g.Title)
 			for _, s := range g.Infos {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, flagList(s.Flags, ", "), s.Unit, defaultText(s), s.Doc)
 			}
