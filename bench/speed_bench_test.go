@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -202,20 +201,6 @@ func cleanPeakRSS(b *testing.B, f *cleanFixture, p speedProfile, i int) float64 
 	return float64(peak)
 }
 
-// medianOf returns the median of v (the mean of the middle two for an even
-// count), 0 for none.
-func medianOf(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 // pairs times the two profiles' cleans of fresh copies in turn, A B B A
 // A B ... (the order flips each iteration so neither always runs second),
 // b.N pairs, and returns each one's MB/s (bytes read by the clean over its
@@ -251,9 +236,9 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 		}
 	}
 	if len(cpuRatio) > 0 {
-		b.ReportMetric(medianOf(cpuRatio), "cpu-speedup")
-		b.ReportMetric(medianOf(coresA), pa.name+"-cores")
-		b.ReportMetric(medianOf(coresB), pb.name+"-cores")
+		b.ReportMetric(results.Median(cpuRatio), "cpu-speedup")
+		b.ReportMetric(results.Median(coresA), pa.name+"-cores")
+		b.ReportMetric(results.Median(coresB), pb.name+"-cores")
 	}
 	return mbA, mbB, ratio
 }
@@ -360,9 +345,9 @@ func BenchmarkSpeed(b *testing.B) {
 	}
 	b.Run("row=best-vs-kafka/values=100/cache=warm", func(b *testing.B) {
 		kafka, best, ratio := pairs(b, fixture(b, logBytes, 100), kafkaProfile(), bestProfile(), lab.CacheWarm)
-		b.ReportMetric(medianOf(kafka), "kafka-MB/s")
-		b.ReportMetric(medianOf(best), "best-MB/s")
-		b.ReportMetric(medianOf(ratio), "speedup")
+		b.ReportMetric(results.Median(kafka), "kafka-MB/s")
+		b.ReportMetric(results.Median(best), "best-MB/s")
+		b.ReportMetric(results.Median(ratio), "speedup")
 	})
 	b.Run("row=best-vs-kafka/values=1024/cache=warm", func(b *testing.B) {
 		f := fixture(b, logBytes, 1024)
@@ -372,27 +357,27 @@ func BenchmarkSpeed(b *testing.B) {
 			m := iosched.MeasureMemCopy(256<<20, 1)[0] / 1e6
 			memcpy, share = append(memcpy, m), append(share, best[i]/m)
 		}
-		b.ReportMetric(medianOf(kafka), "kafka-MB/s")
-		b.ReportMetric(medianOf(best), "best-MB/s")
-		b.ReportMetric(medianOf(ratio), "speedup")
-		b.ReportMetric(medianOf(memcpy), "memcpy-MB/s")
-		b.ReportMetric(medianOf(share), "best/memcpy")
+		b.ReportMetric(results.Median(kafka), "kafka-MB/s")
+		b.ReportMetric(results.Median(best), "best-MB/s")
+		b.ReportMetric(results.Median(ratio), "speedup")
+		b.ReportMetric(results.Median(memcpy), "memcpy-MB/s")
+		b.ReportMetric(results.Median(share), "best/memcpy")
 	})
 	for _, values := range []int{100, 1024} {
 		b.Run(fmt.Sprintf("row=best-vs-previous/values=%d/cache=warm", values), func(b *testing.B) {
 			previous, best, ratio := pairs(b, fixture(b, logBytes, values), previousBestProfile(), bestProfile(), lab.CacheWarm)
-			b.ReportMetric(medianOf(previous), "previous-MB/s")
-			b.ReportMetric(medianOf(best), "best-MB/s")
-			b.ReportMetric(medianOf(ratio), "speedup")
+			b.ReportMetric(results.Median(previous), "previous-MB/s")
+			b.ReportMetric(results.Median(best), "best-MB/s")
+			b.ReportMetric(results.Median(ratio), "speedup")
 		})
 	}
 	b.Run("row=kafka-prefault/values=1024/cache=warm", func(b *testing.B) {
 		faulting := kafkaProfile()
 		faulting.name, faulting.prefault = "kafka-faulting", false
 		kafka, prefaulted, ratio := pairs(b, fixture(b, logBytes, 1024), faulting, kafkaProfile(), lab.CacheWarm)
-		b.ReportMetric(medianOf(kafka), "kafka-MB/s")
-		b.ReportMetric(medianOf(prefaulted), "prefaulted-MB/s")
-		b.ReportMetric(medianOf(ratio), "speedup")
+		b.ReportMetric(results.Median(kafka), "kafka-MB/s")
+		b.ReportMetric(results.Median(prefaulted), "prefaulted-MB/s")
+		b.ReportMetric(results.Median(ratio), "speedup")
 	})
 	// The key scan on Kafka's profile: one thread, so its CPU ratio is
 	// the scan's alone, with no second core's work beside it.
@@ -401,18 +386,18 @@ func BenchmarkSpeed(b *testing.B) {
 			on := kafkaProfile()
 			on.name, on.cfg.KeyScan = "kafka-with-key-scan", true
 			without, with, ratio := pairs(b, fixture(b, logBytes, values), kafkaProfile(), on, lab.CacheWarm)
-			b.ReportMetric(medianOf(without), "without-MB/s")
-			b.ReportMetric(medianOf(with), "with-MB/s")
-			b.ReportMetric(medianOf(ratio), "speedup")
+			b.ReportMetric(results.Median(without), "without-MB/s")
+			b.ReportMetric(results.Median(with), "with-MB/s")
+			b.ReportMetric(results.Median(ratio), "speedup")
 		})
 	}
 	b.Run("row=look-ahead/values=100/cache=warm", func(b *testing.B) {
 		on := bestProfile()
 		on.name, on.cfg.LookAhead = "best-with-look-ahead", true
 		without, with, ratio := pairs(b, fixture(b, logBytes, 100), bestProfile(), on, lab.CacheWarm)
-		b.ReportMetric(medianOf(without), "without-MB/s")
-		b.ReportMetric(medianOf(with), "with-MB/s")
-		b.ReportMetric(medianOf(ratio), "speedup")
+		b.ReportMetric(results.Median(without), "without-MB/s")
+		b.ReportMetric(results.Median(with), "with-MB/s")
+		b.ReportMetric(results.Median(ratio), "speedup")
 	})
 	// Each of the best profile's copy-phase settings against the best
 	// profile without it.
@@ -435,9 +420,9 @@ func BenchmarkSpeed(b *testing.B) {
 				off.name = "best-without-" + setting.name
 				setting.off(&off.cfg)
 				without, with, ratio := pairs(b, fixture(b, logBytes, values), off, bestProfile(), lab.CacheWarm)
-				b.ReportMetric(medianOf(without), "without-MB/s")
-				b.ReportMetric(medianOf(with), "with-MB/s")
-				b.ReportMetric(medianOf(ratio), "speedup")
+				b.ReportMetric(results.Median(without), "without-MB/s")
+				b.ReportMetric(results.Median(with), "with-MB/s")
+				b.ReportMetric(results.Median(ratio), "speedup")
 			})
 		}
 	}
@@ -451,9 +436,9 @@ func BenchmarkSpeed(b *testing.B) {
 			off.name, off.cfg.MapHugePages = "best-small-pages", false
 			on.name, on.cfg.MapHugePages = "best-huge-pages", true
 			without, with, ratio := pairs(b, fixture(b, logBytes, values), off, on, lab.CacheWarm)
-			b.ReportMetric(medianOf(without), "without-MB/s")
-			b.ReportMetric(medianOf(with), "with-MB/s")
-			b.ReportMetric(medianOf(ratio), "speedup")
+			b.ReportMetric(results.Median(without), "without-MB/s")
+			b.ReportMetric(results.Median(with), "with-MB/s")
+			b.ReportMetric(results.Median(ratio), "speedup")
 		})
 	}
 	// ParallelLookups is off in the best profile: the row measures the
@@ -463,9 +448,9 @@ func BenchmarkSpeed(b *testing.B) {
 			on := bestProfile()
 			on.name, on.cfg.ParallelLookups = "best-with-parallel-lookups", true
 			without, with, ratio := pairs(b, fixture(b, logBytes, values), bestProfile(), on, lab.CacheWarm)
-			b.ReportMetric(medianOf(without), "without-MB/s")
-			b.ReportMetric(medianOf(with), "with-MB/s")
-			b.ReportMetric(medianOf(ratio), "speedup")
+			b.ReportMetric(results.Median(without), "without-MB/s")
+			b.ReportMetric(results.Median(with), "with-MB/s")
+			b.ReportMetric(results.Median(ratio), "speedup")
 		})
 	}
 	for _, codec := range []string{"zstd", "lz4"} {
@@ -474,9 +459,9 @@ func BenchmarkSpeed(b *testing.B) {
 			off.name, off.cfg.ParallelRecompress = "best-without-parallel-recompress", false
 			on.name, on.cfg.ParallelRecompress = "best-with-parallel-recompress", true
 			without, with, ratio := pairs(b, compressedFixture(b, logBytes, 100, codec), off, on, lab.CacheWarm)
-			b.ReportMetric(medianOf(without), "without-MB/s")
-			b.ReportMetric(medianOf(with), "with-MB/s")
-			b.ReportMetric(medianOf(ratio), "speedup")
+			b.ReportMetric(results.Median(without), "without-MB/s")
+			b.ReportMetric(results.Median(with), "with-MB/s")
+			b.ReportMetric(results.Median(ratio), "speedup")
 		})
 	}
 	for _, n := range []int64{1 << 20, 4 << 20, 16 << 20} {
@@ -485,9 +470,9 @@ func BenchmarkSpeed(b *testing.B) {
 			off.name, off.cfg.WritebackBytes = "best-without-writeback", 0
 			on.name, on.cfg.WritebackBytes = fmt.Sprintf("best-writeback-%d", n), n
 			without, with, ratio := pairs(b, fixture(b, logBytes, 100), off, on, lab.CacheWarm)
-			b.ReportMetric(medianOf(without), "without-MB/s")
-			b.ReportMetric(medianOf(with), "with-MB/s")
-			b.ReportMetric(medianOf(ratio), "speedup")
+			b.ReportMetric(results.Median(without), "without-MB/s")
+			b.ReportMetric(results.Median(with), "with-MB/s")
+			b.ReportMetric(results.Median(ratio), "speedup")
 		})
 	}
 	for _, n := range []int64{1 << 20, 4 << 20} {
@@ -495,9 +480,9 @@ func BenchmarkSpeed(b *testing.B) {
 			on := bestProfile()
 			on.name, on.cfg.WriteDirectBytes = fmt.Sprintf("best-write-direct-%d", n), n
 			without, with, ratio := pairs(b, fixture(b, logBytes, 100), bestProfile(), on, lab.CacheWarm)
-			b.ReportMetric(medianOf(without), "without-MB/s")
-			b.ReportMetric(medianOf(with), "with-MB/s")
-			b.ReportMetric(medianOf(ratio), "speedup")
+			b.ReportMetric(results.Median(without), "without-MB/s")
+			b.ReportMetric(results.Median(with), "with-MB/s")
+			b.ReportMetric(results.Median(ratio), "speedup")
 		})
 	}
 	b.Run("row=best-vs-odirect/values=100/cache=cold", func(b *testing.B) {
@@ -519,18 +504,18 @@ func BenchmarkSpeed(b *testing.B) {
 			bb := float64(read) / d.Seconds() / 1e6
 			best, direct, share = append(best, bb), append(direct, mbps), append(share, bb/mbps)
 		}
-		b.ReportMetric(medianOf(best), "best-MB/s")
-		b.ReportMetric(medianOf(direct), "odirect-MB/s")
-		b.ReportMetric(medianOf(share), "of-odirect")
+		b.ReportMetric(results.Median(best), "best-MB/s")
+		b.ReportMetric(results.Median(direct), "odirect-MB/s")
+		b.ReportMetric(results.Median(share), "of-odirect")
 	})
 	for _, cache := range []lab.CacheState{lab.CacheCold, lab.CacheWarm} {
 		b.Run("row=read-ahead/values=100/cache="+string(cache), func(b *testing.B) {
 			off := bestProfile()
 			off.name, off.cfg.ReadaheadBytes = "best-without-read-ahead", 0
 			without, with, ratio := pairs(b, fixture(b, logBytes, 100), off, bestProfile(), cache)
-			b.ReportMetric(medianOf(without), "without-MB/s")
-			b.ReportMetric(medianOf(with), "with-MB/s")
-			b.ReportMetric(medianOf(ratio), "speedup")
+			b.ReportMetric(results.Median(without), "without-MB/s")
+			b.ReportMetric(results.Median(with), "with-MB/s")
+			b.ReportMetric(results.Median(ratio), "speedup")
 		})
 	}
 	b.Run("row=rss/values=100/cache=warm", func(b *testing.B) {
@@ -542,10 +527,10 @@ func BenchmarkSpeed(b *testing.B) {
 				peaks[j] = append(peaks[j], cleanPeakRSS(b, f, p, i)/(1<<20))
 			}
 		}
-		b.ReportMetric(medianOf(peaks[0]), "kafka-peak-RSS-MiB")
-		b.ReportMetric(medianOf(peaks[1]), "best-peak-RSS-MiB")
+		b.ReportMetric(results.Median(peaks[0]), "kafka-peak-RSS-MiB")
+		b.ReportMetric(results.Median(peaks[1]), "best-peak-RSS-MiB")
 		b.ReportMetric(float64(lab.RSSGoal(profiles[1].cfg))/(1<<20), "best-goal-MiB")
-		b.ReportMetric(medianOf(peaks[1])*(1<<20)/float64(lab.RSSGoal(profiles[1].cfg)), "best-of-goal")
+		b.ReportMetric(results.Median(peaks[1])*(1<<20)/float64(lab.RSSGoal(profiles[1].cfg)), "best-of-goal")
 	})
 	b.Run("row=scale/values=100/cache=warm", func(b *testing.B) {
 		b.StopTimer()
@@ -596,13 +581,13 @@ func BenchmarkSpeed(b *testing.B) {
 			hugeGrowth, hugeCPUGrowth = append(hugeGrowth, hl/hs-1), append(hugeCPUGrowth, hlc/hsc-1)
 		}
 		for _, sd := range sides {
-			b.ReportMetric(medianOf(sd.ns), sd.nsName)
-			b.ReportMetric(medianOf(sd.cpu), sd.cpuName)
+			b.ReportMetric(results.Median(sd.ns), sd.nsName)
+			b.ReportMetric(results.Median(sd.cpu), sd.cpuName)
 		}
-		b.ReportMetric(medianOf(growth), "growth")
-		b.ReportMetric(medianOf(cpuGrowth), "cpu-growth")
-		b.ReportMetric(medianOf(hugeGrowth), "huge-growth")
-		b.ReportMetric(medianOf(hugeCPUGrowth), "huge-cpu-growth")
+		b.ReportMetric(results.Median(growth), "growth")
+		b.ReportMetric(results.Median(cpuGrowth), "cpu-growth")
+		b.ReportMetric(results.Median(hugeGrowth), "huge-growth")
+		b.ReportMetric(results.Median(hugeCPUGrowth), "huge-cpu-growth")
 	})
 }
 

@@ -49,6 +49,10 @@ type BaselineOptions struct {
 	// drop (fdatasync, fadvise DONTNEED), which is always done, is relied on
 	// and Baseline.DropNote says why.
 	DropCaches bool
+	// CheckDone, when set, is asked between runs and every 64 blocks
+	// written or read; its error (a cancelled context's, ctx.Err) stops
+	// the measurement, the test file removed, and is returned.
+	CheckDone func() error
 
 	// beforeCheck, in tests, runs between the drop and the residency check.
 	beforeCheck func(path string) error
@@ -137,6 +141,9 @@ type Baseline struct {
 	Kernel       string `json:"kernel,omitempty"`
 }
 
+// median is the middle value of v (the mean of the middle two for an even
+// count), 0 for none: results.Median's rule, written here again because
+// iosched is a leaf that imports none of the lab's packages.
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0

@@ -95,9 +95,21 @@ func measureDevice(o BaselineOptions, b *Baseline) error {
 	total := blocks * int64(o.BlockBytes)
 	b.DropMethod = "fadvise DONTNEED"
 	b.ResidencyMethod = ResidencyMethod()
+	done := func(i int64) error {
+		if o.CheckDone == nil || i%64 != 0 {
+			return nil
+		}
+		return o.CheckDone()
+	}
 	for range o.Runs {
+		if err := done(0); err != nil {
+			return err
+		}
 		start := time.Now()
 		for i := range blocks {
+			if err := done(i); err != nil {
+				return err
+			}
 			if err := fullIO(unix.Pwrite, fd, buf, i*int64(o.BlockBytes)); err != nil {
 				return &IOError{Op: "write O_DIRECT", Path: path, Pos: i * int64(o.BlockBytes), Err: err}
 			}
@@ -119,6 +131,9 @@ func measureDevice(o BaselineOptions, b *Baseline) error {
 
 		start = time.Now()
 		for i := range blocks {
+			if err := done(i); err != nil {
+				return err
+			}
 			if err := fullIO(unix.Pread, fd, buf, i*int64(o.BlockBytes)); err != nil {
 				return &IOError{Op: "read O_DIRECT", Path: path, Pos: i * int64(o.BlockBytes), Err: err}
 			}

@@ -104,3 +104,28 @@ func TestBaselineRefusesCachedRead(t *testing.T) {
 		t.Fatalf("left in %s: %v (%v)", dir, ents, err)
 	}
 }
+
+// TestMeasureBaselineStops: CheckDone's error (a signal's cancelled
+// context) stops the measurement in the middle of a run: it is returned,
+// no figure is, and the test file is removed. 256 blocks of 4 KiB are
+// asked at blocks 0, 64, 128, ...: the third ask, in the first write,
+// stops it.
+func TestMeasureBaselineStops(t *testing.T) {
+	dir := t.TempDir()
+	requireDirectIO(t, dir)
+	stop := errors.New("signal: interrupt")
+	asked := 0
+	b, err := MeasureBaseline(BaselineOptions{Dir: dir, FileBytes: 1 << 20, BlockBytes: 4096, Runs: 2, MemBytes: 1 << 20,
+		CheckDone: func() error {
+			if asked++; asked == 3 {
+				return stop
+			}
+			return nil
+		}})
+	if !errors.Is(err, stop) || b != nil || asked != 3 {
+		t.Fatalf("stopped at the 3rd ask: baseline %v, error %v, asked %d times", b, err, asked)
+	}
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) != 0 {
+		t.Fatalf("left in %s: %v (%v)", dir, ents, err)
+	}
+}

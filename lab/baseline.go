@@ -1,12 +1,14 @@
 package lab
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/cleanerlab/cleanerlab/iosched"
 	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // MeasureBaseline is "cleanerlab baseline": it measures the device under
@@ -21,8 +23,10 @@ import (
 // cached, the virtual-machine caveat and the cached file's path. Errors:
 // dir not a directory, o out of range, a failed measurement (a file found
 // cached included) or a failed write of the cache, each prefixed
-// "baseline: " where the measurement is concerned.
-func MeasureBaseline(w io.Writer, dir, out string, o iosched.BaselineOptions) error {
+// "baseline: " where the measurement is concerned. A cancelled ctx (a
+// signal) stops the measurement within 64 blocks, the test file removed,
+// and nothing is cached.
+func MeasureBaseline(ctx context.Context, w io.Writer, dir, out string, o iosched.BaselineOptions) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("baseline: --dir %s: not a directory (%v)", dir, err)
 	}
@@ -38,6 +42,7 @@ func MeasureBaseline(w io.Writer, dir, out string, o iosched.BaselineOptions) er
 	d := env.DataDir
 	fmt.Fprintf(w, "measuring %s (%s on %s, mount %s (%s), kernel %s): %s file, %s blocks, %d runs\n", dir, d.FSType, deviceOrNone(d.Device),
 		d.MountPoint, d.MountOptions, env.KernelRelease, results.FormatBytes(size), results.FormatBytes(int64(o.BlockBytes)), o.Runs)
+	o.CheckDone = ctx.Err
 	b, err := iosched.MeasureBaseline(o)
 	if err != nil {
 		return fmt.Errorf("baseline: %w", err)
@@ -87,7 +92,7 @@ func mibSamples(v []float64) string {
 // user who typed it did not ask for; changed says which were given) and
 // measures dir's device and memory (MeasureBaseline), caching the result
 // in runsDir.
-func BaselineCommand(w io.Writer, dir, runsDir string, o iosched.BaselineOptions, changed func(flag string) bool) error {
+func BaselineCommand(ctx context.Context, w io.Writer, dir, runsDir string, o iosched.BaselineOptions, changed func(flag string) bool) error {
 	if dir == "" {
 		return fmt.Errorf("baseline: --dir is required (a directory on the device to measure)")
 	}
@@ -105,5 +110,36 @@ func BaselineCommand(w io.Writer, dir, runsDir string, o iosched.BaselineOptions
 			return fmt.Errorf("baseline: --%s %d: want at least 1 byte (leave the flag out for the default)", c.name, c.value)
 		}
 	}
-	return MeasureBaseline(w, dir, runsDir, o)
+	return MeasureBaseline(ctx, w, dir, runsDir, o)
 }
+
+// BaselineCommandOptions are the baseline command's options, as its flags
+// give them: the directory measured, the runs directory the result is
+// cached in, the measurement's options.
+type BaselineCommandOptions struct {
+	Dir, Out string
+	iosched.BaselineOptions
+}
+
+// DefaultBaselineCommandOptions are the baseline command's defaults:
+// cached under runs/, 1 MiB blocks, 3 runs, a 256 MiB copy, the machine's
+// page cache dropped where permitted.
+func DefaultBaselineCommandOptions() BaselineCommandOptions {
+	return BaselineCommandOptions{Out: "runs", BaselineOptions: iosched.BaselineOptions{BlockBytes: 1 << 20, Runs: 3, MemBytes: 256 << 20, DropCaches: true}}
+}
+
+// BaselineFlags are the baseline command's flags.
+var BaselineFlags = settings.MustRegistry(DefaultBaselineCommandOptions, []settings.Setting[BaselineCommandOptions]{
+	settings.Flag("dir", "a directory on the device to measure (the test file is made and removed there)",
+		func(o *BaselineCommandOptions) settings.Value { return settings.String(&o.Dir) }),
+	settings.Flag("out", "directory of run records, where the baseline is cached for run", func(o *BaselineCommandOptions) settings.Value { return settings.String(&o.Out) }),
+	settings.Flag("file-bytes", "size of the test file (bytes; suffixes KiB, MiB, GiB); default 1 GiB, or twice --device-cache-bytes when larger",
+		func(o *BaselineCommandOptions) settings.Value { return settings.Bytes(&o.FileBytes) }),
+	settings.Flag("device-cache-bytes", "the device's own cache, when known (Linux does not tell it); the default file is twice it",
+		func(o *BaselineCommandOptions) settings.Value { return settings.Bytes(&o.DeviceCacheBytes) }),
+	settings.Flag("block-bytes", "bytes per O_DIRECT read or write (a multiple of 4096)", func(o *BaselineCommandOptions) settings.Value { return settings.Bytes(&o.BlockBytes) }),
+	settings.Flag("runs", "repetitions of each measurement (medians are reported)", func(o *BaselineCommandOptions) settings.Value { return settings.Count(&o.Runs) }),
+	settings.Flag("mem-bytes", "buffer copied to measure memory bandwidth (bytes)", func(o *BaselineCommandOptions) settings.Value { return settings.Bytes(&o.MemBytes) }),
+	settings.Flag("drop-caches", "also write 3 to /proc/sys/vm/drop_caches before each read: the whole machine's page cache (root only; falls back to fadvise DONTNEED, always done, and says so)",
+		func(o *BaselineCommandOptions) settings.Value { return settings.Bool(&o.DropCaches) }),
+})

@@ -16,7 +16,7 @@ func TestMeasureBaselineRefusesNonDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	err := MeasureBaseline(&b, file, t.TempDir(), iosched.BaselineOptions{BlockBytes: 1 << 20, Runs: 1, MemBytes: 1 << 20})
+	err := MeasureBaseline(t.Context(), &b, file, t.TempDir(), iosched.BaselineOptions{BlockBytes: 1 << 20, Runs: 1, MemBytes: 1 << 20})
 	if err == nil || !strings.HasPrefix(err.Error(), "baseline: --dir "+file+": not a directory") {
 		t.Fatalf("got %v, want baseline: --dir %s: not a directory", err, file)
 	}

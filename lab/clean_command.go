@@ -33,7 +33,7 @@ type CleanCommandOptions struct {
 	// WarnKeyless, when set, warns on w before the clean of every
 	// partition of dir whose policy no source states and whose dirty
 	// section holds keyless records (sizing.WarnKeyless).
-	WarnKeyless func(w io.Writer, dir string, set *topicconfig.Set, cc engine.CleanerConfig)
+	WarnKeyless func(ctx context.Context, w io.Writer, dir string, set *topicconfig.Set, cc engine.CleanerConfig)
 	// Other, when set, cleans instead of the lab's cleaner (Kafka's own,
 	// lab/kafkajvm), with the options resolved here.
 	Other func(ctx context.Context, out io.Writer, dir string, o CleanOptions) error
@@ -102,7 +102,7 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 		}
 	}
 	if !changed("cleanup.policy") && o.WarnKeyless != nil {
-		o.WarnKeyless(out, dir, set, co.Cleaner)
+		o.WarnKeyless(ctx, out, dir, set, co.Cleaner)
 	}
 	if o.Other != nil {
 		return o.Other(ctx, out, dir, co)

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cleanerlab/cleanerlab/offsetmap"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // layoutNotes says in a few words what each layout is.
@@ -68,4 +69,28 @@ func WriteHashers(out io.Writer, keys int64) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// HashersCommandOptions are the hashers command's options.
+type HashersCommandOptions struct {
+	// Keys is the distinct keys of one pass, for the collision
+	// probability.
+	Keys int64
+}
+
+// HashersFlags are the hashers command's flags. The default --keys is
+// issue 4's goal: a collision probability below 1e-12 for 10M keys.
+var HashersFlags = settings.MustRegistry(func() HashersCommandOptions { return HashersCommandOptions{Keys: 10_000_000} },
+	[]settings.Setting[HashersCommandOptions]{
+		settings.Flag("keys", "distinct keys in one pass, for the collision probability (1e7 is accepted)",
+			func(o *HashersCommandOptions) settings.Value { return settings.Count(&o.Keys) }),
+	})
+
+// HashersCommand is the hashers command: WriteHashers of o.Keys (which
+// may not be negative).
+func HashersCommand(out io.Writer, o HashersCommandOptions) error {
+	if o.Keys < 0 {
+		return fmt.Errorf("hashers: --keys %d is negative", o.Keys)
+	}
+	return WriteHashers(out, o.Keys)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/results/interference"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // InterferenceCommandOptions are the interference command's options.
@@ -66,3 +67,11 @@ func InterferenceCommand(ctx context.Context, o InterferenceCommandOptions) erro
 	}
 	return nil
 }
+
+// InterferenceFlags are the interference command's flags.
+var InterferenceFlags = settings.MustRegistry(func() InterferenceCommandOptions { return InterferenceCommandOptions{} }, []settings.Setting[InterferenceCommandOptions]{
+	settings.Flag("json-out", "also write the interval (figures, verdict, thresholds) as JSON to this file",
+		func(o *InterferenceCommandOptions) settings.Value { return settings.String(&o.JSONOut) }),
+	settings.Flag("fail-busy", "exit 3 when the verdict is busy or unusable (the command itself succeeded)",
+		func(o *InterferenceCommandOptions) settings.Value { return settings.Bool(&o.FailBusy) }),
+})

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -45,7 +46,7 @@ type hotFile struct {
 // writes and warms the hot set (every log's active segment, plus a hot file
 // of cfg.HotBytes under root) and, with cfg.HotRereadMs, starts re-reading
 // the hot file during the clean as a workload would.
-func prepareIO(cfg *Experiment, opt Options, env results.Environment, root string, logs []*engine.Log, logw io.Writer) (*ioRun, error) {
+func prepareIO(ctx context.Context, cfg *Experiment, opt Options, env results.Environment, root string, logs []*engine.Log, logw io.Writer) (*ioRun, error) {
 	r := &ioRun{stopHot: func() {}}
 	bpath := results.BaselinePath(opt.Out, env.DataDir)
 	measure := opt.Baseline
@@ -63,7 +64,7 @@ func prepareIO(cfg *Experiment, opt Options, env results.Environment, root strin
 	}
 	if measure {
 		fmt.Fprintf(logw, "measuring the baseline of %s (O_DIRECT sequential write, drop from the page cache, O_DIRECT read; memory copy)\n", root)
-		b, err := iosched.MeasureBaseline(iosched.BaselineOptions{Dir: root, DropCaches: opt.DropCaches})
+		b, err := iosched.MeasureBaseline(iosched.BaselineOptions{Dir: root, DropCaches: opt.DropCaches, CheckDone: ctx.Err})
 		if err != nil {
 			r.notes = append(r.notes, fmt.Sprintf("baseline not measured: %v", err))
 		} else {

@@ -3,6 +3,7 @@ package lab
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/settings"
@@ -32,44 +33,30 @@ func LocateError(err error, origins map[string]settings.Origin) error {
 	return err
 }
 
+// ProfileFlag is the key of --profile among the flags given to
+// ResolveExperiment: it sets several cleaner settings at once
+// (engine.CleanerConfig.ApplyProfile) at its place in the command line, so
+// that the flags after it override its settings and those before it are
+// overridden.
+const ProfileFlag = "profile"
+
 // ResolveExperiment is the one merge of an experiment's values
 // (Settings.Resolve), lowest first: DefaultExperiment; a broker's values
 // (server, by Kafka name: topicconfig.Set.BrokerGivens; those of no
 // setting of Settings are left out, as a broker has many configs the lab
-// does not model); the experiment file's (file, nil for none: its values
-// and the single values of its sweep:); the flags given (flags, by flag
-// name). It returns the experiment, validated, and where each setting's
-// value came from, by setting name. Errors: a file that sweeps a key over
-// several values; a value that does not parse (a *settings.Error naming
-// where it was given); a validation error, located by LocateError (or,
-// when no one value is at fault, by the file's path).
+// does not model); the experiment file's (file, nil for none: its values,
+// then the single values of its sweep: in the file's order, over its other
+// values, as a sweep applies them; a --profile there sets what it sets);
+// the flags given (flags, by flag name, in the command line's
+// order; a Given of ProfileFlag applies that profile at its place). It
+// returns the experiment, validated, and where each setting's value came
+// from, by setting name (a setting a profile changed: the profile's
+// Where). Errors: a file that sweeps a key over several values; a value
+// that does not parse (a *settings.Error naming where it was given); a
+// validation error, located by LocateError (or, when no one value is at
+// fault, by the file's path).
 func ResolveExperiment(server []settings.Given, file *File, flags []settings.Given) (Experiment, map[string]settings.Origin, error) {
-	base := DefaultExperiment()
-	var given []settings.Given
-	for _, g := range server {
-		if s, ok := Settings.Lookup(g.Key); ok && s.Kafka && s.Name == g.Key {
-			given = append(given, g)
-		}
-	}
-	if file != nil {
-		given = append(given, file.Givens()...)
-		for _, a := range file.Axes {
-			if len(a.Values) > 1 {
-				return Experiment{}, nil, fmt.Errorf("%s: sweeps %s over %d values: run it with cleanerlab sweep --experiment", a.Where, a.Name, len(a.Values))
-			}
-			if _, ok := Settings.Lookup(a.Name); ok {
-				given = append(given, settings.Given{Key: a.Name, Value: a.Values[0], From: settings.FromFile, Where: a.Where})
-				continue
-			}
-			// A run flag of no one setting (--profile in a recorded
-			// sweep): applied under every layer, as the base.
-			if err := a.apply(&base, a.Values[0]); err != nil {
-				return Experiment{}, nil, fmt.Errorf("%s: %w", a.Where, err)
-			}
-		}
-	}
-	given = append(given, flags...)
-	e, origins, err := Settings.Resolve(base, given...)
+	e, origins, err := MergeExperiment(server, file, flags)
 	if err != nil {
 		return e, origins, err
 	}
@@ -81,4 +68,84 @@ func ResolveExperiment(server []settings.Given, file *File, flags []settings.Giv
 		return e, origins, located
 	}
 	return e, origins, nil
+}
+
+// MergeExperiment is ResolveExperiment without the validation: the
+// experiment of the layers and its origins, for a sweep whose points are
+// each validated (SweepPlan).
+func MergeExperiment(server []settings.Given, file *File, flags []settings.Given) (Experiment, map[string]settings.Origin, error) {
+	var given []settings.Given
+	for _, g := range server {
+		if s, ok := Settings.Lookup(g.Key); ok && s.Kafka && s.Name == g.Key {
+			given = append(given, g)
+		}
+	}
+	var fixed []Axis // the file's sweep: values, one each
+	if file != nil {
+		given = append(given, file.Givens()...)
+		for _, a := range file.Axes {
+			if len(a.Values) > 1 {
+				return Experiment{}, nil, fmt.Errorf("%s: sweeps %s over %d values: run it with cleanerlab sweep --experiment", a.Where, a.Name, len(a.Values))
+			}
+			fixed = append(fixed, a)
+		}
+	}
+	e, origins, err := Settings.Resolve(DefaultExperiment(), given...)
+	errs := []error{err}
+	// The sweep: values over the file's others, in the file's order, as a
+	// sweep applies them (a --profile there then sets what it sets).
+	for _, a := range fixed {
+		if err := changes(&e, origins, a.Name, settings.FromFile, a.Where, func(e *Experiment) error { return a.apply(e, a.Values[0]) }); err != nil {
+			return Experiment{}, nil, fmt.Errorf("%s: %w", a.Where, err)
+		}
+	}
+	// The flags in the command line's order, a profile at its place.
+	rest := flags
+	for len(rest) > 0 {
+		i := slices.IndexFunc(rest, func(g settings.Given) bool { return g.Key == ProfileFlag })
+		if i < 0 {
+			i = len(rest)
+		}
+		var o map[string]settings.Origin
+		e, o, err = Settings.Resolve(e, rest[:i]...)
+		errs = append(errs, err)
+		for name, got := range o {
+			if got.From != settings.FromDefault {
+				origins[name] = got
+			}
+		}
+		if i == len(rest) {
+			break
+		}
+		p := rest[i]
+		if err := changes(&e, origins, "", p.From, p.Where, func(e *Experiment) error { return e.Cleaner.ApplyProfile(p.Value) }); err != nil {
+			errs = append(errs, &settings.Error{Setting: ProfileFlag, Value: p.Value, Where: p.Where, Err: err})
+		}
+		rest = rest[i+1:]
+	}
+	for _, s := range Settings.All() {
+		o := origins[s.Name]
+		o.Value = s.Var(&e).String()
+		origins[s.Name] = o
+	}
+	return e, origins, errors.Join(errs...)
+}
+
+// changes applies fn to e and records, for every setting whose value it
+// changed and for the setting key names (if any), that the value came
+// from (from, where).
+func changes(e *Experiment, origins map[string]settings.Origin, key string, from settings.Source, where string, fn func(*Experiment) error) error {
+	before := *e
+	if err := fn(e); err != nil {
+		return err
+	}
+	if s, ok := Settings.Lookup(key); ok {
+		origins[s.Name] = settings.Origin{From: from, Where: where}
+	}
+	for _, s := range Settings.All() {
+		if s.Var(&before).String() != s.Var(e).String() {
+			origins[s.Name] = settings.Origin{From: from, Where: where}
+		}
+	}
+	return nil
 }

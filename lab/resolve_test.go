@@ -136,3 +136,27 @@ func TestTopicConfigsBySetting(t *testing.T) {
 		t.Errorf("log config %+v", r.Log)
 	}
 }
+
+// TestRunResolveBlamesTheFlag: run --experiment f.yaml --keys -5 (the
+// file gives workload.Keys too) names --keys, the value that won, not the
+// file's line that the flag replaced; a bad value the file gives is still
+// named by its line:col.
+func TestRunResolveBlamesTheFlag(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.yaml")
+	if err := os.WriteFile(path, []byte("workload:\n  Keys: 1000\n  LogBytes: 1MiB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := RunCommandOptions{File: path, Given: []settings.Given{{Key: "keys", Value: "-5", From: settings.FromFlag, Where: "--keys"}}}
+	_, err := o.Resolve()
+	if err == nil || !strings.HasPrefix(err.Error(), "--keys: ") {
+		t.Errorf("run --experiment f.yaml --keys -5: %v, want it to start with --keys: ", err)
+	}
+	o.Given = []settings.Given{{Key: "log-bytes", Value: "2MiB", From: settings.FromFlag, Where: "--log-bytes"}}
+	if err := os.WriteFile(path, []byte("workload:\n  Keys: 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = o.Resolve()
+	if err == nil || !strings.HasPrefix(err.Error(), path+":2:9: ") {
+		t.Errorf("Keys: 0 in the file: %v, want it to start with %s:2:9: ", err, path)
+	}
+}

@@ -238,7 +238,7 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 		run.Notes = append(run.Notes, cacheNote)
 	}
 	run.Phases["cache"] = time.Since(t0)
-	iorun, err := prepareIO(&e, opt, env, root, logs, logw)
+	iorun, err := prepareIO(ctx, &e, opt, env, root, logs, logw)
 	if err != nil {
 		return nil, err
 	}

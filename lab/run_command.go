@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
 	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/settings"
 )
@@ -14,22 +15,23 @@ import (
 // RunCommandOptions are the run command's options, as its flags give
 // them.
 type RunCommandOptions struct {
-	// Experiment is the experiment the flags set (over DefaultExperiment).
-	Experiment Experiment
 	// From reruns exactly the experiment of this run record (ReadRunExperiment).
 	From string
-	// File takes the experiment from a YAML experiment file; Given and
-	// Profile (the settings and --profile given) win over it.
+	// ServerConfig is a broker's server.properties whose values (by Kafka
+	// name) are taken over run's defaults; "": none.
+	ServerConfig string
+	// File takes the experiment's values from an experiment file, over
+	// ServerConfig's; Given wins over it.
 	File string
 	// Param resolves a sweep key of File that is not a field path.
 	Param func(name string) (Setter, bool)
 	// FlagsGiven are the names of every flag given: with From, only
 	// RunPlaceFlags may be.
 	FlagsGiven []string
-	// Given are the settings given on the command line (Settings' keys).
+	// Given are the settings given on the command line (Settings' keys,
+	// and ProfileFlag), in the command line's order: the top layer of
+	// ResolveExperiment.
 	Given []settings.Given
-	// Profile is --profile when given ("": not given).
-	Profile string
 	// ProgressMode is auto, always or never (Options.Progress is made
 	// from it).
 	ProgressMode string
@@ -52,9 +54,10 @@ type RunCommandOptions struct {
 var RunPlaceFlags = []string{"from", "experiment", "dir", "keep", "out", "progress", "drop-caches", "cpuprofile", "trace", "baseline",
 	"kafka-libs", "kafka-java-opts", "kafka-warmup"}
 
-// Resolve returns the experiment of o: the record named by From, or the
-// flags over File's values, validated (a bad value of File is blamed on
-// its line:col).
+// Resolve returns the experiment of o: the record named by From, or
+// ResolveExperiment of ServerConfig's values, File's and the flags given,
+// validated (a bad value is blamed on where it was given: the flag, the
+// file's line:col or server.properties' line).
 func (o RunCommandOptions) Resolve() (Experiment, error) {
 	if o.From != "" {
 		if o.File != "" {
@@ -71,31 +74,31 @@ func (o RunCommandOptions) Resolve() (Experiment, error) {
 		}
 		return ReadRunExperiment(o.From)
 	}
-	e := o.Experiment
-	var file *File
-	if o.File != "" {
-		var err error
-		if e, file, err = LoadRunFile(o.File, LoadOptions{Param: o.Param}); err != nil {
-			return Experiment{}, err
-		}
-		// The flags given on the command line win over the file: --profile
-		// first, then each setting's flag (Settings.Resolve).
-		if o.Profile != "" {
-			if err := e.Cleaner.ApplyProfile(o.Profile); err != nil {
-				return Experiment{}, err
-			}
-		}
-		if e, _, err = Settings.Resolve(e, o.Given...); err != nil {
-			return Experiment{}, err
-		}
-	}
-	if err := e.Validate(); err != nil {
-		if file != nil {
-			return Experiment{}, file.Blame(err) // the file's line:col of the bad value
-		}
+	server, file, err := LoadLayers(o.ServerConfig, o.File, o.Param)
+	if err != nil {
 		return Experiment{}, err
 	}
-	return e, nil
+	e, _, err := ResolveExperiment(server, file, o.Given)
+	return e, err
+}
+
+// LoadLayers reads the layers under the flags of ResolveExperiment: a
+// broker's server.properties (serverConfig, "" for none: its values by
+// Kafka name) and an experiment file (path, "" for none).
+func LoadLayers(serverConfig, path string, param func(string) (Setter, bool)) ([]settings.Given, *File, error) {
+	var server []settings.Given
+	if serverConfig != "" {
+		set, err := topicconfig.Load(topicconfig.LoadOptions{ServerConfig: serverConfig})
+		if err != nil {
+			return nil, nil, err
+		}
+		server = set.BrokerGivens()
+	}
+	if path == "" {
+		return server, nil, nil
+	}
+	file, err := LoadYAML(path, LoadOptions{Param: param})
+	return server, file, err
 }
 
 // RunCommand is the run command: one experiment (Run) of o's resolved

@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"bytes"
 	"encoding"
 	"os"
 	"path/filepath"
@@ -123,26 +122,6 @@ func TestSegmentBytesIsOneSetting(t *testing.T) {
 	}
 	if e.Log.SegmentBytes != 1<<20 || e.Workload.SegmentBytes != 1<<20 {
 		t.Errorf("log %d workload %d", e.Log.SegmentBytes, e.Workload.SegmentBytes)
-	}
-}
-
-// TestSettingsPageUpToDate: docs/settings.md is what `cleanerlab settings
-// --format markdown` writes; regenerate it with `go generate ./lab` after
-// changing a setting.
-func TestSettingsPageUpToDate(t *testing.T) {
-	want, err := os.ReadFile(filepath.Join("..", "docs", "settings.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got bytes.Buffer
-	if err := WriteSettings(&got, "markdown"); err != nil {
-		t.Fatal(err)
-	}
-	if got.String() != string(want) {
-		t.Errorf("docs/settings.md is out of date with lab.Settings: run go generate ./lab")
-	}
-	if err := WriteSettings(&got, "yaml"); err == nil || !strings.Contains(err.Error(), "text, json, markdown") {
-		t.Errorf("format yaml: %v", err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/results/interference"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // SweepPlan is a resolved sweep: the cross product of its axes over a base
@@ -59,6 +61,15 @@ type SweepPoint struct {
 // empty value is an error; count must be at least 1. A point whose
 // experiment is not valid is kept with its Err.
 func PlanSweep(base Experiment, given []Param, axes []Axis, count int, seed uint64) (*SweepPlan, error) {
+	return PlanSweepFrom(base, nil, given, axes, count, seed)
+}
+
+// PlanSweepFrom is PlanSweep of a base whose origins (MergeExperiment's,
+// by setting name; nil: unknown) say where each of its values was given:
+// a point's validation error then names where the value at fault was
+// given (LocateError): the axis's flag or file line for a swept setting,
+// else the base value's origin.
+func PlanSweepFrom(base Experiment, origins map[string]settings.Origin, given []Param, axes []Axis, count int, seed uint64) (*SweepPlan, error) {
 	if count < 1 {
 		return nil, fmt.Errorf("lab: sweep: count %d must be at least 1", count)
 	}
@@ -102,12 +113,27 @@ func PlanSweep(base Experiment, given []Param, axes []Axis, count int, seed uint
 		}
 		p.Experiment.Repetitions = count
 		if err := p.Experiment.Validate(); err != nil {
-			p.Err = fmt.Errorf("point %s: %w", PointLabel(c), err)
+			p.Err = fmt.Errorf("point %s: %w", PointLabel(c), LocateError(err, pointOrigins(origins, plan.Axes)))
 		}
 		p.Name = BenchName(&p.Experiment, p.Extra...)
 		plan.Points = append(plan.Points, p)
 	}
 	return plan, nil
+}
+
+// pointOrigins are origins with each swept setting's origin its axis's
+// Where.
+func pointOrigins(origins map[string]settings.Origin, axes []Axis) map[string]settings.Origin {
+	o := maps.Clone(origins)
+	if o == nil {
+		o = map[string]settings.Origin{}
+	}
+	for _, a := range axes {
+		if s, ok := Settings.Lookup(a.Name); ok {
+			o[s.Name] = settings.Origin{From: settings.FromFlag, Where: a.Where}
+		}
+	}
+	return o
 }
 
 // PointLabel renders a point's parameters: "keys=1e4 hasher=md5".

@@ -9,6 +9,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine/record"
 	"github.com/cleanerlab/cleanerlab/lab/inspect"
 	"github.com/cleanerlab/cleanerlab/lab/truthfile"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // VerifyCommandOptions are the verify command's options, as its flags
@@ -57,3 +58,14 @@ func VerifyCommand(o VerifyCommandOptions, out io.Writer) error {
 	fmt.Fprintln(out, "OK")
 	return nil
 }
+
+// VerifyFlags are the verify command's flags.
+var VerifyFlags = settings.MustRegistry(func() VerifyCommandOptions { return VerifyCommandOptions{Checkpoint: -1} }, []settings.Setting[VerifyCommandOptions]{
+	settings.Flag("dir", "partition directory (named topic-partition) or log directory root (the parent of partition directories)",
+		func(o *VerifyCommandOptions) settings.Value { return settings.String(&o.Dir) }),
+	settings.Flag("checkpoint", "check that no key appears twice below this offset (-1: the cleaner checkpoint file's entry; one partition only)",
+		func(o *VerifyCommandOptions) settings.Value { return settings.Count(&o.Checkpoint) }),
+	settings.Flag("ignore-checkpoint", "skip the compaction check", func(o *VerifyCommandOptions) settings.Value { return settings.Bool(&o.IgnoreCheckpoint) }),
+	settings.Flag("truth", "also check every key's latest record against this ground truth file (from cleanerlab generate)",
+		func(o *VerifyCommandOptions) settings.Value { return settings.String(&o.Truth) }),
+})

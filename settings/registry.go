@@ -45,6 +45,13 @@ type Setting[R any] struct {
 	Doc string
 	// Var binds the setting to its field in r.
 	Var func(r *R) Value
+	// Bare, when set, is the value of the flag given alone, without a
+	// value (--keep: cleaned); a boolean's is true. "": a value is needed.
+	Bare string
+	// DefaultText, when set, is the listing's text of a default that
+	// depends on the machine ("min(cores, 4)"), so that the listing and
+	// docs/settings.md are the same everywhere; "": the default's value.
+	DefaultText string
 	// FromKafka, when set, turns a value as Kafka's configs write it into
 	// the setting's text (Kafka's Double.MaxValue rate "no limit" is 0
 	// here); nil: the value is taken as it is.
@@ -69,7 +76,7 @@ func Lift[R, C any](sub []Setting[C], prefix string, part func(*R) *C) []Setting
 	out := make([]Setting[R], len(sub))
 	for i, s := range sub {
 		v := s.Var
-		out[i] = Setting[R]{Name: s.Name, Kafka: s.Kafka, Flag: s.Flag, Aliases: s.Aliases, Doc: s.Doc,
+		out[i] = Setting[R]{Name: s.Name, Kafka: s.Kafka, Flag: s.Flag, Aliases: s.Aliases, Doc: s.Doc, DefaultText: s.DefaultText, Bare: s.Bare,
 			Var: func(r *R) Value { return v(part(r)) }, FromKafka: s.FromKafka}
 		if s.Path != "" {
 			out[i].Path = prefix + s.Path
@@ -144,8 +151,11 @@ func (r *Registry[R]) Keys() []string {
 	return keys
 }
 
-// Default is the text of s's default value.
+// Default is the text of s's default value (its DefaultText when set).
 func (r *Registry[R]) Default(s Setting[R]) string {
+	if s.DefaultText != "" {
+		return s.DefaultText
+	}
 	d := r.defaults()
 	return s.Var(&d).String()
 }
@@ -194,3 +204,9 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Flag is a setting of a command's own (not of an experiment): named by
+// its flag, with no path, bound by v.
+func Flag[R any](flag, doc string, v func(r *R) Value) Setting[R] {
+	return Setting[R]{Name: flag, Flag: flag, Doc: doc, Var: v}
+}

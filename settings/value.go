@@ -305,3 +305,32 @@ func (f funcs) Set(s string) error           { return f.set(s) }
 func Func(typ string, unit Unit, get func() string, set func(string) error) Value {
 	return funcs{typ: typ, unit: unit, get: get, set: set}
 }
+
+// str is a Value of a plain string field (a path, a list in its own form
+// that its command parses).
+type str struct{ p *string }
+
+func (s str) Unit() Unit                   { return UnitText }
+func (s str) Type() string                 { return "string" }
+func (s str) String() string               { return *s.p }
+func (s str) MarshalText() ([]byte, error) { return []byte(*s.p), nil }
+func (s str) UnmarshalText(b []byte) error { return s.Set(string(b)) }
+func (s str) Set(v string) error           { *s.p = v; return nil }
+
+// String binds a string field taken as it is (UnitText, flag type
+// "string", as pflag's StringVar): a path, or a value its command parses.
+func String(p *string) Value { return str{p} }
+
+// list is a Value of a repeatable flag: each Set appends.
+type list struct{ p *[]string }
+
+func (l list) Unit() Unit                   { return UnitText }
+func (l list) Type() string                 { return "stringArray" }
+func (l list) String() string               { return strings.Join(*l.p, " ") }
+func (l list) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+func (l list) UnmarshalText(b []byte) error { return l.Set(string(b)) }
+func (l list) Set(v string) error           { *l.p = append(*l.p, v); return nil }
+
+// List binds a []string field of a repeatable flag: each value given is
+// appended, as pflag's StringArrayVar (flag type "stringArray").
+func List(p *[]string) Value { return list{p} }

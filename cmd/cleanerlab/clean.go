@@ -1,11 +1,8 @@
 package main
 
 import (
-	"os"
-
 	"github.com/spf13/cobra"
 
-	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/inspect"
 	"github.com/cleanerlab/cleanerlab/lab/kafkajvm"
@@ -15,48 +12,11 @@ import (
 )
 
 func newCleanCmd() *cobra.Command {
-	o := lab.CleanCommandOptions{CleanOptions: lab.CleanOptions{Log: engine.DefaultLogConfig(), Cleaner: engine.DefaultCleanerConfig(), Passes: 1,
-		Recovery: inspect.WriteRecovery}, ServeMetrics: steady.ServeManager, WarnKeyless: sizing.WarnKeyless}
+	o, kj := lab.DefaultCleanCommandOptions(), kafkajvm.DefaultCommandOptions()
+	o.Recovery, o.ServeMetrics, o.WarnKeyless = inspect.WriteRecovery, steady.ServeManager, sizing.WarnKeyless
 	var firstDirty, highWatermark, nowMs settings.OptionalOffset
-	kj := kafkajvm.CommandOptions{Libs: os.Getenv("CLEANERLAB_KAFKA_LIBS"), Warmup: 1, Rounds: 1}
 	cmd := &cobra.Command{
-		Use:   "clean --dir PARTITION_DIR|LOGDIR",
-		Short: "Clean a Kafka partition directory, or every compacted partition of a log directory, in place, as Kafka's log cleaner would",
-		Long: `clean runs Kafka's cleaner over a partition directory (named topic-partition),
-in place: run it on a COPY of a real partition. The first dirty offset comes
-from the cleaner-offset-checkpoint file in the directory's parent (the log
-directory root), which is updated afterwards, as a broker does. The active
-segment is never cleaned (use --roll to make the data in it cleanable), nor
-anything at or past the last stable offset (an open transaction), and a
-log whose cleanable ratio is not above min.cleanable.dirty.ratio is left alone
-unless --force. Corrupt input stops the clean with an error naming the file
-and byte position; the log is left as it was.
-
-The clean is timed as a broker runs one: the log is opened (recovery, the
-producer state loaded) and the cleaner's dedupe buffer allocated and
-pre-faulted first, each on its own row (log open, map allocate, map
-pre-fault), outside the clean's time, so that Kafka's log line (seconds,
-MB/sec) covers the clean alone, as a broker would log it.
-
-Given a log directory root (a directory holding topic-N partition
-directories), clean works as a broker's cleaner threads do: the manager
-opens every partition, then --log.cleaner.threads (--threads) threads each
-take the filthiest compacted log (cleanable ratio above
-min.cleanable.dirty.ratio, or past max.compaction.lag.ms), clean it, and run
-the retention of the compacted logs, until no log needs cleaning. A log
-whose data is corrupt is marked uncleanable and the others go on; an I/O
-error takes the root offline. Every clean is printed, then Kafka's cleaner
-metrics; the exit status is 1 when a partition could not be opened or
-cleaned.
-
-A segment before the last whose index files prove that its .log lost data
-(offset-index entries past the .log's end, a time-index entry for an offset
-it no longer holds) is refused, naming the file, and nothing of its
-partition is changed; --accept-truncated-segments goes on with it as it is.
-
-SIGINT or SIGTERM stops at a safe point: the clean in progress is aborted
-at its next read (its log left as it was, the groups already swapped in
-complete), and the command exits 130 or 143.`,
+		Use:  "clean --dir PARTITION_DIR|LOGDIR",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := cmd.Flags()
@@ -68,24 +28,11 @@ complete), and the command exits 130 or 143.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Dir, "dir", "", "partition directory, or log directory root of topic-N partition directories, to clean in place (work on a copy)")
-	f.BoolVar(&o.Force, "force", false, "clean even when the cleanable ratio is not above min.cleanable.dirty.ratio (a log directory: every log with cleanable bytes)")
-	f.BoolVar(&o.Roll, "roll", false, "roll the active segment first, so that all data is cleanable")
-	f.StringVar(&o.MetricsAddr, "metrics-addr", "", "with --dir LOGDIR: serve Kafka's cleaner metrics at /metrics for Prometheus at host:port while cleaning (\":PORT\" binds 127.0.0.1)")
-	f.BoolVar(&o.KafkaRecovery, "kafka-recovery-truncation", false, "after an unclean shutdown, cut a bad segment tail even when later segments hold data, and delete those segments, as Kafka's LogLoader does (default: refuse, nothing changed)")
-	f.BoolVar(&o.AcceptTruncated, "accept-truncated-segments", false, "open and clean a segment whose index files prove that its .log lost data, as it is (default: refuse it, naming the file, nothing changed)")
+	lab.CleanFlags.Bind(f, &o)
 	f.Var(&firstDirty, "first-dirty-offset", "start at this offset instead of the checkpoint (an offset >= 0; not given: the checkpoint)")
 	f.Var(&highWatermark, "high-watermark", "high watermark bounding the clean (an offset >= 0; not given: the log end offset)")
 	f.Var(&nowMs, "now-ms", "the cleaner's now for delete horizons and compaction lags, ms since the epoch (not given: the clock); timings always use the real clock")
-	f.Var(settings.Count(&o.Passes), "passes", "clean again while the offset map filled before the dirty range ended, up to this many times")
-	logConfigFlags(f, &o.Log)
-	cleanerConfigFlags(f, &o.Cleaner)
-	bindSources(f, &o.Sources)
-	f.Lookup("profile").Value.(*cleanerProfile).jvmOK = true
-	f.StringVar(&kj.Libs, "kafka-libs", kj.Libs, "Kafka's classes for --profile kafka-jvm and --compare-kafka: the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output (default $CLEANERLAB_KAFKA_LIBS)")
-	f.StringVar(&kj.JavaOpts, "kafka-java-opts", "", "the JVM options of Kafka's cleaner, blank-separated (default: a broker's G1 options and a pre-touched heap of max(1 GiB, dedupe buffer + 512 MiB))")
-	f.BoolVar(&kj.Compare, "compare-kafka", false, "clean copies of the partition with Kafka's own cleaner (--kafka-libs) and with --profile's settings, --rounds times interleaved, and diff every segment file byte for byte")
-	f.Var(settings.Count(&kj.Warmup), "kafka-warmup", "cleans of a throwaway copy Kafka's JVM does before the measured ones (its JIT warm)")
-	f.Var(settings.Count(&kj.Rounds), "rounds", "with --compare-kafka: measured cleans of each side, interleaved")
+	profileFlag(f, &o.Cleaner, kafkajvm.ProfileAlias)
+	kafkajvm.CleanFlags.Bind(f, &kj)
 	return cmd
 }

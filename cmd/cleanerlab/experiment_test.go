@@ -109,3 +109,41 @@ func TestRunExperimentBadValue(t *testing.T) {
 		t.Errorf("combination: got %v, want it to start with %s: ", err, p)
 	}
 }
+
+// TestRunBlamesWhereGiven: run resolves its experiment through
+// lab.ResolveExperiment, so a value that validation refuses is named where
+// it was given: --keys over the file's good line, the file's line:col, or
+// --server-config's line (server.properties < file < flags).
+func TestRunBlamesWhereGiven(t *testing.T) {
+	file := writeYAML(t, "f.yaml", "workload:\n  Keys: 1000\n  LogBytes: 1MiB\n")
+	server := writeYAML(t, "server.properties", "# broker\nlog.cleaner.threads=0\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--experiment", file, "--keys", "-5"}, "--keys: "},
+		{[]string{"--experiment", writeYAML(t, "g.yaml", "workload:\n  Keys: 0\n")}, "g.yaml:2:9: "},
+		{[]string{"--server-config", server}, server + ":2: "},
+		{[]string{"--server-config", server, "--threads", "0"}, "--threads: "},
+	} {
+		_, err := cli(t, append([]string{"run", "--progress", "never", "--out", t.TempDir()}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Index(err.Error(), c.want) > len(file) {
+			t.Errorf("run %v: %v, want it to begin with %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestRunServerConfig: run --server-config takes the broker's values of
+// the experiment's settings, under the experiment file's and the flags'.
+func TestRunServerConfig(t *testing.T) {
+	server := writeYAML(t, "server.properties", "log.cleaner.dedupe.buffer.size=1048576\nlog.cleaner.threads=2\nlog.cleaner.io.buffer.size=65536\n")
+	file := writeYAML(t, "f.yaml", "cleaner:\n  Threads: 3\n")
+	o := lab.RunCommandOptions{ServerConfig: server, File: file}
+	e, err := o.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Cleaner.DedupeBufferBytes != 1<<20 || e.Cleaner.Threads != 3 || e.Cleaner.IOBufferBytes != 64<<10 {
+		t.Errorf("resolved cleaner %+v, want dedupe 1 MiB and I/O buffer 64 KiB from server.properties, 3 threads from the file", e.Cleaner)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/results"
 )
 
@@ -102,8 +103,8 @@ func TestFlagPath(t *testing.T) {
 		"records-per-batch": "workload.RecordsPerBatch", "seed": "workload.Seed", "fsync": "fsync", "hot-bytes": "hot_bytes",
 		"writeback-bytes": "cleaner.WritebackBytes", "cleanup.policy": "", "no-such-flag": "",
 	} {
-		if got := flagPath(flag); got != want {
-			t.Errorf("flagPath(%q) = %q, want %q", flag, got, want)
+		if got := lab.RunFlagPath(flag); got != want {
+			t.Errorf("lab.RunFlagPath(%q) = %q, want %q", flag, got, want)
 		}
 	}
 }

@@ -1,56 +1,20 @@
 package main
 
 import (
-	"errors"
-	"github.com/cleanerlab/cleanerlab/settings"
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 
-	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab/truthfile"
-	"github.com/cleanerlab/cleanerlab/workloads"
 )
 
 func newGenerateCmd() *cobra.Command {
-	spec := workloads.DefaultSpec()
-	logCfg := engine.DefaultLogConfig()
-	logCfg.SegmentBytes = spec.SegmentBytes
-	var dir, truth string
+	o := truthfile.DefaultGenerateCommandOptions()
 	cmd := &cobra.Command{
-		Use:   "generate --dir LOGDIR [--truth FILE] [workload flags]",
-		Short: "Write a workload's log (not cleaned) and its ground truth as a file",
-		Long: `generate writes the logs run would clean (a clean, compacted base and a dirty
-head at --dirty-ratio, the cleaner-offset-checkpoint at the boundary) under
---dir, without cleaning them, and the ground truth (every key's latest
-record) to --truth (default LOGDIR-truth.txt beside it). Clean the logs with
-anything, then check them with cleanerlab verify --dir PARTITION_OR_LOGDIR --truth FILE.`,
+		Use:  "generate --dir LOGDIR [--truth FILE] [workload flags]",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dir == "" {
-				return errors.New("generate: --dir is required")
-			}
-			spec.SegmentBytes = logCfg.SegmentBytes
-			if truth == "" {
-				truth = filepath.Clean(dir) + "-truth.txt"
-			}
-			res, err := workloads.GenerateContext(cmd.Context(), dir, spec, logCfg, nil)
-			if err != nil {
-				return err
-			}
-			if err := truthfile.Write(truth, res); err != nil {
-				return err
-			}
-			truthfile.WriteSummary(cmd.OutOrStdout(), res, truth)
-			return nil
+			return truthfile.GenerateCommand(cmd.Context(), o, cmd.OutOrStdout())
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&dir, "dir", "", "log directory root to write the partitions into (created; the partition directories must not exist)")
-	f.StringVar(&truth, "truth", "", "ground truth file to write (default LOGDIR-truth.txt)")
-	workloadFlags(f, &spec)
-	f.Var(settings.Bytes(&logCfg.SegmentBytes), "segment.bytes", "segment.bytes the log is written with (bytes)")
-	f.Var(settings.Bytes(&logCfg.SegmentIndexBytes), "segment.index.bytes", "segment.index.bytes (bytes)")
-	f.StringVar(&spec.Topic, "topic", spec.Topic, "topic name of the partition directories")
+	truthfile.GenerateFlags.Bind(cmd.Flags(), &o)
 	return cmd
 }

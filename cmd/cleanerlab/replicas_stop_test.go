@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	labcli "github.com/cleanerlab/cleanerlab/lab/cli"
 	"github.com/cleanerlab/cleanerlab/lab/replicas"
 )
 
@@ -53,7 +54,7 @@ func TestReplicasStopOnSignal(t *testing.T) {
 // directory, which the command's deferred cleanup would have removed.
 func TestSecondSignalRemovesWorkDir(t *testing.T) {
 	dir := t.TempDir()
-	root, cleanup, err := replicas.Work{Dir: dir, AtHardExit: atHardExit}.MakeDir()
+	root, cleanup, err := replicas.Work{Dir: dir, AtHardExit: labcli.AtHardExit}.MakeDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestSecondSignalRemovesWorkDir(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "f"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	runHardExits()
+	labcli.RunHardExits()
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("%d entries left in the directory after the second signal's removals, want none", len(ents))
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	labcli "github.com/cleanerlab/cleanerlab/lab/cli"
 )
 
 // dirtyPartition writes a partition directory of three segments (the last
@@ -111,7 +112,7 @@ func TestVerifyRecoveryPendingExit(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := cli(t, "verify", "--dir", part)
-	if err == nil || statusOf(err) != 3 || strings.Contains(out, "\nOK") ||
+	if err == nil || labcli.ExitStatus(err) != 3 || strings.Contains(out, "\nOK") ||
 		!strings.Contains(out, "RECOVERY PENDING "+swap+": renamed to 00000000000000000016.log: completes the interrupted swap") {
 		t.Fatalf("verify with a leftover .swap: %v, want exit 3 and a RECOVERY PENDING line for %s:\n%s", err, swap, out)
 	}

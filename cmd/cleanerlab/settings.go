@@ -3,68 +3,20 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/cleanerlab/cleanerlab/engine"
-	"github.com/cleanerlab/cleanerlab/lab"
-	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
+	labcli "github.com/cleanerlab/cleanerlab/lab/cli"
 	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 func newSettingsCmd() *cobra.Command {
-	format := "text"
-	var server, experiment string
-	cc := engine.DefaultCleanerConfig()
+	o := labcli.SettingsFlags.Defaults()
 	cmd := &cobra.Command{
-		Use:   "settings [--server-config FILE] [--experiment FILE] [cleaner flags]",
-		Short: "List every setting: Kafka name, flag, field path, unit, default and doc (docs/settings.md); or where each setting's value comes from",
-		Long: `settings lists every setting of the lab as it is declared once (lab.Settings):
-its name (Kafka's config name where Kafka has one), its flag, its path in
-experiment files and run.json, its unit, its default and its doc line.
---format markdown writes docs/settings.md.
-
-With --experiment, it shows instead every setting of an experiment as run
-resolves it (run's defaults < server.properties, by Kafka name, with
---server-config < the experiment file < the flags given) and where each
-value came from: "default", the server.properties line, the experiment
-file's line:col, or the flag.
-
-With --server-config or a cleaner flag alone, it shows the cleaner
-settings as plan and advise resolve them (Kafka's defaults <
-server.properties < the flags given) and where each value came from.`,
+		Use:  "settings [--server-config FILE] [--experiment FILE] [cleaner flags]",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			flags := flagsGiven(settings.CleanerRegistry, cmd.Flags())
-			if server == "" && experiment == "" && len(flags) == 0 {
-				return lab.WriteSettings(cmd.OutOrStdout(), format)
-			}
-			set := new(topicconfig.Set)
-			if server != "" {
-				var err error
-				if set, err = topicconfig.Load(topicconfig.LoadOptions{ServerConfig: server}); err != nil {
-					return err
-				}
-			}
-			if experiment != "" {
-				file, err := lab.LoadYAML(experiment, lab.LoadOptions{Param: flagSetter})
-				if err != nil {
-					return err
-				}
-				_, origins, err := lab.ResolveExperiment(set.BrokerGivens(), file, flagsGiven(lab.Settings, cmd.Flags()))
-				if err != nil {
-					return err
-				}
-				return lab.WriteOrigins(cmd.OutOrStdout(), format, lab.Settings.All(), origins)
-			}
-			_, origins, err := set.CleanerConfig(cc, flags...)
-			if err != nil {
-				return err
-			}
-			return lab.WriteOrigins(cmd.OutOrStdout(), format, settings.Cleaner, origins)
+			o.Given = settings.FlagsGiven(cmd.Flags(), settings.CleanerRegistry.Knows)
+			return labcli.SettingsCommand(o, cmd.OutOrStdout())
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&format, "format", format, "output: text (for people), json (for scripts) or markdown (docs/settings.md; the listing only)")
-	f.StringVar(&server, "server-config", "", "a broker's server.properties: show the settings it resolves to, and from where")
-	f.StringVar(&experiment, "experiment", "", "an experiment file (YAML or JSON): show every setting of the experiment it resolves to, and from where")
-	bindSettings(f, settings.Cleaner, &cc)
+	labcli.SettingsFlags.Bind(cmd.Flags(), &o)
 	return cmd
 }

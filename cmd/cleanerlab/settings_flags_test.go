@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cleanerlab/cleanerlab/lab"
+	labcli "github.com/cleanerlab/cleanerlab/lab/cli"
 )
 
 // commands returns every command under root with its path ("cleanerlab
@@ -34,14 +35,13 @@ func commands(root *cobra.Command) []*cobra.Command {
 func TestSameFlagSameType(t *testing.T) {
 	// Flags of one name that are different settings, each for a reason.
 	differ := map[string]string{
-		"keep":    "run's --keep says which data to keep (cleaned, uncleaned); steady's keeps its logs or not",
-		"profile": "replicas' --profile is checked by the replicas lab, which names the flag its own way",
+		"keep": "run's --keep says which data to keep (cleaned, uncleaned); steady's keeps its logs or not",
 	}
 	types := map[string]map[string][]string{} // flag -> type -> commands
 	for _, c := range commands(newRootCmd()) {
 		swept := map[string]bool{}
 		if c.Name() == "sweep" {
-			for _, name := range experimentFlagNames() {
+			for _, name := range lab.RunFlagNames() {
 				swept[name] = true
 			}
 		}
@@ -146,5 +146,31 @@ func TestSettingsOrigins(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("missing %v in\n%s", want, out)
+	}
+}
+
+// TestEveryCommandHasHelp: every command has its summary, and those with
+// a help file (lab/cli/help/) their long help from it; no help file names
+// a command that does not exist.
+func TestEveryCommandHasHelp(t *testing.T) {
+	files, err := filepath.Glob("../../lab/cli/help/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("help files: %v %v", files, err)
+	}
+	named := map[string]bool{}
+	for _, c := range commands(newRootCmd()) {
+		name := strings.ReplaceAll(strings.TrimPrefix(c.CommandPath(), "cleanerlab "), " ", "-")
+		named[name] = true
+		if c.Short == "" {
+			t.Errorf("%s has no summary", c.CommandPath())
+		}
+		if _, long, ok := labcli.Help(name); ok && c.Long != long {
+			t.Errorf("%s: long help is not its help file's", c.CommandPath())
+		}
+	}
+	for _, f := range files {
+		if name := strings.TrimSuffix(filepath.Base(f), ".txt"); !named[name] {
+			t.Errorf("help file %s names no command", f)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	labcli "github.com/cleanerlab/cleanerlab/lab/cli"
 )
 
 // TestPlanJSONOnFixture: plan --format json of a copy of the KRaft fixture
@@ -179,7 +180,7 @@ func TestGenerateVerifyTruth(t *testing.T) {
 	if err == nil || !strings.Contains(out, "is missing") {
 		t.Fatalf("cut batch: %v\n%s", err, out)
 	}
-	if statusOf(err) != 2 {
+	if labcli.ExitStatus(err) != 2 {
 		t.Errorf("exit %v, want 2", err)
 	}
 }

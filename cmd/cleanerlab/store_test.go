@@ -14,6 +14,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	labcli "github.com/cleanerlab/cleanerlab/lab/cli"
 )
 
 // batch builds one uncompressed batch at base: a record k=v per spec.
@@ -80,7 +81,7 @@ func TestDumpIndexEntryPastTheLog(t *testing.T) {
 		t.Errorf("dump of an index entry past the log: %v", err)
 	}
 	out, err := cli(t, "verify", "--dir", dir)
-	if err == nil || statusOf(err) != 2 || !strings.Contains(out, "PROBLEM index: "+idxPath+" at byte 8") {
+	if err == nil || labcli.ExitStatus(err) != 2 || !strings.Contains(out, "PROBLEM index: "+idxPath+" at byte 8") {
 		t.Errorf("verify: %v\n%s", err, out)
 	}
 }

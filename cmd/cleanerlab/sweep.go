@@ -2,19 +2,13 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/shard"
-	"github.com/cleanerlab/cleanerlab/settings"
 )
-
-// sweepDefaultCount is the default --count: enough for a median and a
-// spread; benchstat wants 10 for tight confidence intervals.
-const sweepDefaultCount = 3
 
 func newSweepCmd() *cobra.Command {
 	cmd, _ := sweepCommand()
@@ -30,34 +24,10 @@ type sweepFlags struct {
 
 // sweepCommand returns the sweep command and the flags it binds.
 func sweepCommand() (*cobra.Command, *sweepFlags) {
-	sf := &sweepFlags{SweepCommandOptions: shard.SweepCommandOptions{Count: sweepDefaultCount, ShuffleSeed: 1, Out: "runs", Progress: "auto", Param: flagSetter},
-		params: map[string]*string{}}
+	sf := &sweepFlags{SweepCommandOptions: shard.DefaultSweepCommandOptions(), params: map[string]*string{}}
 	o, params := &sf.SweepCommandOptions, sf.params
 	cmd := &cobra.Command{
-		Use:   "sweep [--experiment FILE] [--PARAM v1,v2,...]... [--count N]",
-		Short: "Run the cross product of parameter lists, each point --count times, and report",
-		Long: `sweep runs every combination of the parameter lists it is given (each
-parameter is a flag of cleanerlab run; a comma-separated list sweeps it, a
-single value fixes it; a boolean takes its list after '=', --verify=true,false),
-each point --count times, in an order shuffled with
---shuffle-seed so that drift of the machine spreads over all points. Each run
-is a full cleanerlab run (generate, cache, clean, verify) with its own record;
-the sweep writes, under --out/sweep-<time>-<hash>/:
-
-  runs/<run id>/   one run record per run (run.json, report.md, bench.txt)
-  sweep.json       the definition, every run's figures and the statistics
-  summary.csv      median, mean, p95, min, max, stddev, CV per point and unit
-  runs.csv         every run's figures
-  bench.txt        Go benchmark format: benchstat bench.txt, or -col /hasher
-  plots/           throughput against each swept parameter, PNG and SVG
-  report.md, report.html, experiment.yaml (the sweep as an experiment file)
-
-Examples:
-  cleanerlab sweep --keys 1e4,1e5,1e6 --hasher md5,xxh3-128 --log-bytes 12MiB --dirty-ratio 0.9 --count 10
-  cleanerlab sweep --experiment scripts/experiments/hashers.yaml
-
-A run that fails or fails verification is recorded and the sweep goes on; the
-command then exits 1 (failed runs) or 2 (failed verification).`,
+		Use:  "sweep [--experiment FILE] [--PARAM v1,v2,...]... [--count N]",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sf.bindGiven(cmd)
@@ -67,16 +37,7 @@ command then exits 1 (failed runs) or 2 (failed verification).`,
 	}
 	f := cmd.Flags()
 	f.SortFlags = false
-	f.StringVar(&o.Experiment, "experiment", "", "YAML experiment file (see scripts/experiments/); flags given too win over it")
-	f.Var(settings.Count(&o.Count), "count", "repetitions of each point")
-	f.Var(settings.Unsigned(&o.ShuffleSeed), "shuffle-seed", "seed of the order in which the runs are carried out")
-	f.StringVar(&o.Out, "out", o.Out, "directory under which the sweep's directory is made")
-	f.StringVar(&o.Dir, "dir", "", "data directory on the disk under test (default: a fresh temp dir per run)")
-	f.StringVar(&o.Progress, "progress", o.Progress, "progress bar: auto (when stderr is a terminal), always, never")
-	f.BoolVar(&o.DropCaches, "drop-caches", false, "with --cache cold, also write 3 to /proc/sys/vm/drop_caches (root only)")
-	f.BoolVar(&o.DryRun, "dry-run", false, "print the points and the run order, run nothing")
-	f.IntVar(&o.RetryBusy, "retry-busy", 0, "run a point's repetition again, up to N times, when its clean was not quiet (interference verdict busy or unusable; thresholds: --interference-thresholds); the replaced runs stay in the record, marked superseded")
-	f.StringVar(&o.Shard, "shard", "", "run only shard i/N of the runs (i from 0, as JOB_COMPLETION_INDEX), and write shard.json for report --merge")
+	shard.SweepFlags.Bind(f, o)
 	probe := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	e := lab.DefaultExperiment()
 	bindExperimentFlags(probe, &e)
@@ -105,12 +66,7 @@ func (sf *sweepFlags) bindGiven(cmd *cobra.Command) {
 		if sf.params[fl.Name] == nil {
 			return
 		}
-		values := strings.Split(*sf.params[fl.Name], ",")
-		for i := range values {
-			values[i] = strings.TrimSpace(values[i])
-		}
-		set, _ := flagSetter(fl.Name)
-		sf.Flags = append(sf.Flags, lab.Axis{Name: fl.Name, Values: values, Where: "--" + fl.Name, Set: set, Path: flagPath(fl.Name)})
+		sf.Flags = append(sf.Flags, lab.RunFlagAxis(fl.Name, *sf.params[fl.Name]))
 	})
 }
 

@@ -134,7 +134,7 @@ func TestSweepEndToEnd(t *testing.T) {
 	}
 
 	// experiment.yaml describes the same sweep.
-	e, err := lab.LoadYAML(filepath.Join(dir, "experiment.yaml"), lab.LoadOptions{Param: flagSetter})
+	e, err := lab.LoadYAML(filepath.Join(dir, "experiment.yaml"), lab.LoadOptions{Param: lab.RunFlagSetter})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,5 +282,28 @@ func TestSweepFailedRuns(t *testing.T) {
 	}
 	if e, _ := sw.Failures(); e != 2 || !strings.Contains(sw.Points[0].Runs[0].Error, "was not cleaned") {
 		t.Errorf("failures %d, first error %q", e, sw.Points[0].Runs[0].Error)
+	}
+}
+
+// TestSweepLayers: sweep resolves its base as run does (run's defaults <
+// --server-config < --experiment < flags of one value), and a point that
+// validation refuses names where its value at fault was given.
+func TestSweepLayers(t *testing.T) {
+	server := writeYAML(t, "server.properties", "log.cleaner.dedupe.buffer.size=2097152\nlog.cleaner.threads=2\n")
+	file := writeYAML(t, "f.yaml", "workload:\n  Keys: 2e4\n  LogBytes: 1MiB\ncleaner:\n  Threads: 3\n")
+	cmd, sf := sweepCommand()
+	if err := cmd.ParseFlags([]string{"--server-config", server, "--experiment", file, "--keys", "0,3e4", "--hasher", "sha1"}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := planSweep(cmd, sf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Base.Cleaner
+	if c.DedupeBufferBytes != 2<<20 || c.Threads != 3 || c.Hasher != "sha1" || p.Base.Workload.LogBytes != 1<<20 {
+		t.Errorf("base cleaner %+v, log bytes %d: want dedupe 2 MiB (server.properties), 3 threads (file), sha1 (flag)", c, p.Base.Workload.LogBytes)
+	}
+	if len(p.Points) != 2 || p.Points[0].Err == nil || !strings.Contains(p.Points[0].Err.Error(), "point keys=0: --keys: ") || p.Points[1].Err != nil {
+		t.Errorf("points: %+v", p.Points)
 	}
 }

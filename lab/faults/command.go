@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // CommandOptions are the faults command's: the campaign's Options as its
@@ -69,3 +72,27 @@ func Command(ctx context.Context, o CommandOptions, out io.Writer) error {
 	}
 	return nil
 }
+
+// Flags are the faults command's flags.
+var Flags = settings.MustRegistry(DefaultCommandOptions, []settings.Setting[CommandOptions]{
+	settings.Flag("seed", "the first schedule's seed (schedule i runs seed + i)", func(o *CommandOptions) settings.Value { return settings.Unsigned(&o.Seed) }),
+	settings.Flag("schedules", "schedules to run", func(o *CommandOptions) settings.Value { return settings.Count(&o.Schedules) }),
+	settings.Flag("steps", "steps per schedule", func(o *CommandOptions) settings.Value { return settings.Count(&o.Steps) }),
+	settings.Flag("keys", "key space of the appends", func(o *CommandOptions) settings.Value { return settings.Count(&o.Keys) }),
+	settings.Flag("fault-rate", "share of the drawn fault steps kept (about 4% of the steps at 1; 0: crashes only)",
+		func(o *CommandOptions) settings.Value { return settings.Ratio(&o.FaultRate) }),
+	settings.Flag("dir", "parent of the schedules' directories (default the OS temp dir; a tmpfs such as /dev/shm makes the fsyncs free: the crash model, not the disk, decides what survives)",
+		func(o *CommandOptions) settings.Value { return settings.String(&o.Dir) }),
+	settings.Flag("no-shrink", "print failing schedules whole instead of shrinking them", func(o *CommandOptions) settings.Value {
+		noShrink := !o.Shrink
+		return settings.Func("bool", settings.UnitBool, func() string { return strconv.FormatBool(!o.Shrink) }, func(s string) error {
+			if err := settings.Bool(&noShrink).Set(s); err != nil {
+				return err
+			}
+			o.Shrink = !noShrink
+			return nil
+		})
+	}),
+	settings.Flag("json-out", "write the campaign's record (counts, findings with their steps) to this file as JSON",
+		func(o *CommandOptions) settings.Value { return settings.String(&o.JSONOut) }),
+})

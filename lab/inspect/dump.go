@@ -11,6 +11,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/engine/record"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // Options choose what Dump prints besides one line per batch.
@@ -449,3 +450,28 @@ func DumpCommand(w io.Writer, dir, file string, indexes bool, o Options) error {
 	}
 	return err
 }
+
+// DumpCommandOptions are the dump command's options, as its flags give
+// them (DumpCommand's arguments).
+type DumpCommandOptions struct {
+	Dir, File string
+	// Indexes sets all of Options' index options.
+	Indexes bool
+	Options
+}
+
+// DumpFlags are the dump command's flags.
+var DumpFlags = settings.MustRegistry(func() DumpCommandOptions { return DumpCommandOptions{} }, []settings.Setting[DumpCommandOptions]{
+	settings.Flag("dir", "partition directory (every .log file in offset order) or log directory root (every partition in it)",
+		func(o *DumpCommandOptions) settings.Value { return settings.String(&o.Dir) }),
+	settings.Flag("file", "one .log, .index, .timeindex, .txnindex or checkpoint file", func(o *DumpCommandOptions) settings.Value { return settings.String(&o.File) }),
+	settings.Flag("records", "also print every record (the inner messages of legacy compressed wrappers too)",
+		func(o *DumpCommandOptions) settings.Value { return settings.Bool(&o.Records) }),
+	settings.Flag("values", "with --records, print value bytes too", func(o *DumpCommandOptions) settings.Value { return settings.Bool(&o.Values) }),
+	settings.Flag("index", "print each segment's .index entries, checked against the log", func(o *DumpCommandOptions) settings.Value { return settings.Bool(&o.Index) }),
+	settings.Flag("timeindex", "print each segment's .timeindex entries", func(o *DumpCommandOptions) settings.Value { return settings.Bool(&o.TimeIndex) }),
+	settings.Flag("txnindex", "print each segment's .txnindex entries (aborted transactions)", func(o *DumpCommandOptions) settings.Value { return settings.Bool(&o.TxnIndex) }),
+	settings.Flag("indexes", "all of --index, --timeindex and --txnindex", func(o *DumpCommandOptions) settings.Value { return settings.Bool(&o.Indexes) }),
+	settings.Flag("checkpoints", "print the checkpoint files, leader-epoch-checkpoint and the clean-shutdown marker (with --dir)",
+		func(o *DumpCommandOptions) settings.Value { return settings.Bool(&o.Checkpoints) }),
+})

@@ -20,6 +20,11 @@ import (
 // ProfileName is the --profile that runs Kafka's own cleaner.
 const ProfileName = "kafka-jvm"
 
+// ProfileAlias is --profile's alias of the commands that run Kafka's own
+// cleaner (settings.Profile): ProfileName sets our side's settings to
+// engine.ProfileKafka's.
+var ProfileAlias = map[string]string{ProfileName: engine.ProfileKafka}
+
 // CleanOptions are the settings of CleanPartition and Compare.
 type CleanOptions struct {
 	// Libs is --kafka-libs (Classpath); JavaOpts the JVM's options (nil:

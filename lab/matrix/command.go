@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/lab/sizing"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // CommandOptions are advise --validate --matrix's options, as its flags
@@ -109,3 +111,24 @@ func AdviseCommand(ctx context.Context, a sizing.AdviseCommandOptions, m Command
 	WriteText(out, res)
 	return nil
 }
+
+// Flags are advise's flags of its matrix (CommandOptions).
+var Flags = settings.MustRegistry(DefaultCommandOptions, []settings.Setting[CommandOptions]{
+	settings.Flag("matrix", "with --validate: check the model across a matrix of workloads: \"default\" (the shipped one) or a YAML file of rows (see docs/sizing-validation.md)",
+		func(o *CommandOptions) settings.Value { return settings.String(&o.Spec) }),
+	settings.Flag("matrix-out", "directory of the matrix's record (matrix.md, matrix.json, the plot); default <--out>/advise-matrix-<UTC time>",
+		func(o *CommandOptions) settings.Value { return settings.String(&o.Out) }),
+	settings.Flag("matrix-rows", "run only these rows of the matrix (names, comma-separated)",
+		func(o *CommandOptions) settings.Value {
+			return settings.Func("stringSlice", settings.UnitText, func() string { return strings.Join(o.Rows, ",") },
+				func(s string) error { o.Rows = append(o.Rows, strings.Split(s, ",")...); return nil })
+		}),
+	settings.Flag("matrix-steady-duration", "measured window of each row's steady run",
+		func(o *CommandOptions) settings.Value { return settings.Duration(&o.SteadyDuration) }),
+	settings.Flag("matrix-steady-warmup", "warm-up of each row's steady run (0: three fills of its log at its write rate, 1s to 10s)",
+		func(o *CommandOptions) settings.Value { return settings.Duration(&o.SteadyWarmup) }),
+	settings.Flag("matrix-steady-log-bytes", "each row's steady log at its trigger, all partitions (bytes)",
+		func(o *CommandOptions) settings.Value { return settings.Bytes(&o.SteadyLogBytes) }),
+	settings.Flag("matrix-recalibrate", "interleave a calibration run with each validation repetition, as --validate does, so that predictions see the same machine load as the measurements (false: the cached calibration of each record shape)",
+		func(o *CommandOptions) settings.Value { return settings.Bool(&o.Recalibrate) }),
+})

@@ -124,15 +124,18 @@ type CampaignCommandOptions struct {
 // record under o.Out. A cancelled ctx stops it; the error then names the
 // record of what was done.
 func CampaignCommand(ctx context.Context, o CampaignCommandOptions, out io.Writer) error {
-	m, err := replication.ParseMode(o.Mode)
+	m, err := checkMode(o.Mode)
 	if err != nil {
-		return fmt.Errorf("--mode: %w", err)
+		return err
 	}
-	if o.Format != "text" && o.Format != "json" {
-		return fmt.Errorf("--format %q: want text or json", o.Format)
+	if err := checkFormat(o.Format); err != nil {
+		return err
 	}
-	if o.Runs < 1 || o.Replicas < 2 || o.Replicas > 9 || o.Events < 1 {
-		return fmt.Errorf("--runs %d, --replicas %d, --events %d: want runs >= 1, replicas 2..9, events >= 1", o.Runs, o.Replicas, o.Events)
+	if err := checkReplicas(o.Replicas, 2); err != nil {
+		return err
+	}
+	if o.Runs < 1 || o.Events < 1 {
+		return fmt.Errorf("--runs %d, --events %d: want each >= 1", o.Runs, o.Events)
 	}
 	cleaner, err := o.cleaner()
 	if err != nil {
@@ -207,17 +210,18 @@ func SweepAxes(sweeps []string, downtime string) ([]replication.SweepAxis, error
 }
 
 // CostCommand is "replicas cost": the cost of coordinated cleaning against
-// one replica's downtimes (a comma-separated list, ParseDowntimes) with
-// delete.retention.ms retention (a duration > 0), written to out as a
-// table, the record under runsDir. A cancelled ctx stops it between ticks.
-func CostCommand(ctx context.Context, downtimes, retention, runsDir string, w Work, out io.Writer) error {
-	ds, err := ParseDowntimes(downtimes)
+// one replica's downtimes (o.Downtimes) with delete.retention.ms
+// retention (o.DeleteRetention), written to out as a table, the record
+// under o.Out. A cancelled ctx stops it between ticks.
+func CostCommand(ctx context.Context, o CostCommandOptions, out io.Writer) error {
+	w, runsDir := o.Work, o.Out
+	ds, err := ParseDowntimes(o.Downtimes)
 	if err != nil {
 		return err
 	}
-	ret, err := replication.ParseDurationMs(retention)
+	ret, err := replication.ParseDurationMs(o.DeleteRetention)
 	if err != nil || ret < 1 {
-		return fmt.Errorf("--delete-retention %q: want a duration > 0", retention)
+		return fmt.Errorf("--delete-retention %q: want a duration > 0", o.DeleteRetention)
 	}
 	cleaner, err := w.cleaner()
 	if err != nil {
@@ -273,9 +277,9 @@ func ExploreCommand(ctx context.Context, o ExploreCommandOptions, out io.Writer)
 	if progress == nil {
 		progress = io.Discard
 	}
-	m, err := replication.ParseMode(o.Mode)
+	m, err := checkMode(o.Mode)
 	if err != nil {
-		return fmt.Errorf("--mode: %w", err)
+		return err
 	}
 	var tr replication.Truncation
 	switch o.Truncate {
@@ -285,11 +289,11 @@ func ExploreCommand(ctx context.Context, o ExploreCommandOptions, out io.Writer)
 	default:
 		return fmt.Errorf("--truncate %q: want hw or epoch", o.Truncate)
 	}
-	if o.Format != "text" && o.Format != "json" {
-		return fmt.Errorf("--format %q: want text or json", o.Format)
+	if err := checkFormat(o.Format); err != nil {
+		return err
 	}
-	if o.Replicas < 1 || o.Replicas > 9 {
-		return fmt.Errorf("--replicas %d: want 1..9", o.Replicas)
+	if err := checkReplicas(o.Replicas, 1); err != nil {
+		return err
 	}
 	if o.Depth < 1 || o.Depth > 64 {
 		return fmt.Errorf("--depth %d: want 1..64", o.Depth)

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // SweepCommandOptions are the sweep command's options, as its flags give
@@ -16,6 +18,10 @@ import (
 type SweepCommandOptions struct {
 	// Experiment is a YAML experiment file ("": none); Flags win over it.
 	Experiment string
+	// ServerConfig is a broker's server.properties whose values (by Kafka
+	// name) are taken over run's defaults, under Experiment's and Flags'
+	// ("": none).
+	ServerConfig string
 	// Count is the repetitions of each point, ShuffleSeed the seed of the
 	// run order; each wins over the file's only when given (CountGiven,
 	// SeedGiven).
@@ -43,19 +49,21 @@ type SweepCommandOptions struct {
 	Log io.Writer
 }
 
-// PlanSweep merges the experiment file and the flags into a lab.SweepPlan,
-// resolving every point before anything runs.
+// PlanSweep merges the layers of the sweep's base (lab.MergeExperiment:
+// run's defaults < ServerConfig < the experiment file, with its sweep:
+// values of one value < the flags of one value) and its axes (the file's
+// and the flags' lists; a flag replaces what the file said of its field)
+// into a lab.SweepPlan, resolving every point before anything runs.
 func PlanSweep(o SweepCommandOptions) (*lab.SweepPlan, error) {
-	base := lab.DefaultExperiment()
+	server, file, err := lab.LoadLayers(o.ServerConfig, o.Experiment, o.Param)
+	if err != nil {
+		return nil, err
+	}
 	var given []lab.Param
 	var axes []lab.Axis
 	count, seed := o.Count, o.ShuffleSeed
-	if o.Experiment != "" {
-		file, err := lab.LoadYAML(o.Experiment, lab.LoadOptions{Param: o.Param})
-		if err != nil {
-			return nil, err
-		}
-		base, given, axes = file.Experiment, file.Given, file.Axes
+	if file != nil {
+		given, axes = slices.Clone(file.Given), slices.Clone(file.Axes) // Override deletes in place
 		if file.RepetitionsGiven && !o.CountGiven {
 			count = file.Experiment.Repetitions
 		}
@@ -68,7 +76,31 @@ func PlanSweep(o SweepCommandOptions) (*lab.SweepPlan, error) {
 	for _, a := range o.Flags {
 		given, axes = lab.Override(given, axes, a)
 	}
-	plan, err := lab.PlanSweep(base, given, axes, count, seed)
+	// The values of one value are the base's layers; the lists its axes.
+	var fileFixed, swept []lab.Axis
+	var flags []settings.Given
+	for _, a := range axes {
+		switch {
+		case len(a.Values) != 1:
+			swept = append(swept, a)
+			continue
+		case slices.ContainsFunc(o.Flags, func(f lab.Axis) bool { return f.Where == a.Where }):
+			flags = append(flags, settings.Given{Key: a.Name, Value: a.Values[0], From: settings.FromFlag, Where: a.Where})
+		default:
+			fileFixed = append(fileFixed, a)
+		}
+		given = append(given, lab.Param{Name: a.Name, Value: a.Values[0], Where: a.Where})
+	}
+	if file != nil {
+		f := *file
+		f.Axes = fileFixed
+		file = &f
+	}
+	base, origins, err := lab.MergeExperiment(server, file, flags)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	plan, err := lab.PlanSweepFrom(base, origins, given, swept, count, seed)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}

@@ -172,7 +172,7 @@ func TestCleanSecondsPasses(t *testing.T) {
 func TestAdviseFromPlan(t *testing.T) {
 	root := t.TempDir()
 	writePartition(t, filepath.Join(root, "t-0"), "ts=1000 a=1 b=2 c=3\nts=2000 a=4 b=~ d=5\nts=3000 e=6")
-	p, err := MakePlan(root, Options{})
+	p, err := MakePlan(t.Context(), root, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestAdviseFromPlan(t *testing.T) {
 	}
 	// Planned with the same 2-key map, the plan's count by Kafka's rule
 	// (keys a b c a b d: [a b] [c a] [b d]) is used: 3.
-	p, err = MakePlan(root, Options{Cleaner: c})
+	p, err = MakePlan(t.Context(), root, Options{Cleaner: c})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ func PlanCommand(ctx context.Context, o PlanCommandOptions, out io.Writer) error
 	if o.ReadOnly != nil {
 		o.ReadOnly()
 	}
-	p, err := MakePlan(dir, po)
+	p, err := MakePlan(ctx, dir, po)
 	if err != nil {
 		return err
 	}
@@ -262,7 +262,7 @@ func AdviseCommand(ctx context.Context, o AdviseCommandOptions, out io.Writer) e
 	ao := AdviseOptions{Cleaner: resolved, Cores: o.Cores, Calibration: calib, BackoffMs: o.BackoffMs, CurveCache: o.CurveCache}
 	var a *Advice
 	if o.Dir != "" {
-		p, err := MakePlan(o.Dir, Options{Configs: set, Cleaner: resolved, Calibration: calib})
+		p, err := MakePlan(ctx, o.Dir, Options{Configs: set, Cleaner: resolved, Calibration: calib})
 		if err != nil {
 			return err
 		}

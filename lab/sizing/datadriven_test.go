@@ -89,7 +89,7 @@ func TestPlanDataDriven(t *testing.T) {
 				if err != nil {
 					return "error: " + err.Error() + "\n"
 				}
-				p, err := MakePlan(root, Options{Configs: set, Cleaner: cc, Now: func() time.Time { return time.UnixMilli(now) }})
+				p, err := MakePlan(t.Context(), root, Options{Configs: set, Cleaner: cc, Now: func() time.Time { return time.UnixMilli(now) }})
 				if err != nil {
 					return "error: " + err.Error() + "\n"
 				}

@@ -241,7 +241,7 @@ func TestPlanFixtures(t *testing.T) {
 		t.Run(set.Name(), func(t *testing.T) {
 			root := copyTree(t, filepath.Join(fixtures, set.Name()))
 			before := treeState(t, root)
-			p, err := MakePlan(root, Options{})
+			p, err := MakePlan(t.Context(), root, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -286,7 +286,7 @@ func TestPlanFixtures(t *testing.T) {
 			}
 			sameTree(t, before, treeState(t, root))
 			for _, pt := range p.Partitions {
-				if _, err := MakePlan(pt.Dir, Options{}); err != nil {
+				if _, err := MakePlan(t.Context(), pt.Dir, Options{}); err != nil {
 					t.Errorf("plan of %s alone: %v", pt.Dir, err)
 				}
 			}
@@ -329,7 +329,7 @@ func TestPlanCorruptPartition(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := treeState(t, root)
-	p, err := MakePlan(root, Options{})
+	p, err := MakePlan(t.Context(), root, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

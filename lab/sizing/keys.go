@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -134,7 +135,7 @@ var errStop = errors.New("sizing: stop")
 // count as records, their keys too. memLimit bounds each exact key set.
 // Without countKeys, only the record counts are filled (no key set, no
 // chunks).
-func scanDirty(l *engine.Log, from, to record.Offset, maxKeys int, memLimit int64, countKeys bool) (dirtyScan, error) {
+func scanDirty(ctx context.Context, l *engine.Log, from, to record.Offset, maxKeys int, memLimit int64, countKeys bool) (dirtyScan, error) {
 	var s dirtyScan
 	if to <= from {
 		return s, nil
@@ -149,6 +150,9 @@ func scanDirty(l *engine.Log, from, to record.Offset, maxKeys int, memLimit int6
 	var legacy []record.LegacyMessage
 	var r record.Record
 	err := l.ReadBatches(from, func(seg *engine.Segment, pos engine.FilePos, batch []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		_, magic, err := record.PeekBatch(batch)
 		if err != nil {
 			return fmt.Errorf("%s at byte %d: %w", seg.LogPath(), pos, err)
@@ -253,8 +257,11 @@ func scanDirty(l *engine.Log, from, to record.Offset, maxKeys int, memLimit int6
 
 // verifyCleanSection checks the CRC of every v2 batch of l below firstDirty
 // (the part a clean recopies without building the map over it).
-func verifyCleanSection(l *engine.Log, firstDirty record.Offset) error {
+func verifyCleanSection(ctx context.Context, l *engine.Log, firstDirty record.Offset) error {
 	err := l.ReadBatches(l.LogStartOffset(), func(seg *engine.Segment, pos engine.FilePos, batch []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		_, magic, err := record.PeekBatch(batch)
 		if err != nil {
 			return fmt.Errorf("%s at byte %d: %w", seg.LogPath(), pos, err)

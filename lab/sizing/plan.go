@@ -7,6 +7,7 @@
 package sizing
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -222,9 +223,11 @@ type Totals struct {
 // reads the root's cleaner-offset-checkpoint and replication-offset-
 // checkpoint (the high watermark), and reads the dirty section of each
 // compacted partition. A partition that fails to open or read is reported
-// with Uncleanable set; the plan goes on. Errors: dir unreadable, a bad
-// checkpoint file, a cleaner config out of range.
-func MakePlan(dir string, o Options) (*Plan, error) {
+// with Uncleanable set; the plan goes on. A cancelled ctx (a signal)
+// stops the reading at its next batch. Errors: dir unreadable, a bad
+// checkpoint file, a cleaner config out of range, ctx's cause ("sizing:
+// plan of DIR stopped: ...").
+func MakePlan(ctx context.Context, dir string, o Options) (*Plan, error) {
 	if o.Cleaner.Threads == 0 {
 		o.Cleaner = engine.DefaultCleanerConfig()
 	}
@@ -285,7 +288,11 @@ func MakePlan(dir string, o Options) (*Plan, error) {
 		}
 	}
 	for _, d := range dirs {
-		p.Partitions = append(p.Partitions, planPartition(d, o, cp, ckpts, hws, p.NowMs))
+		pt := planPartition(ctx, d, o, cp, ckpts, hws, p.NowMs)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("sizing: plan of %s stopped: %w", dir, context.Cause(ctx))
+		}
+		p.Partitions = append(p.Partitions, pt)
 	}
 	p.order()
 	p.predict(o.Calibration, o.Cleaner.MaxIOBytesPerSecond)
@@ -330,7 +337,7 @@ func layoutInfo[L, H ~string](layoutName L, hasherName H) (offsetmap.LayoutInfo,
 	return offsetmap.Describe(layout, h)
 }
 
-func planPartition(dir string, o Options, cp CleanerPlan, ckpts, hws map[engine.TopicPartition]record.Offset, nowMs int64) Partition {
+func planPartition(ctx context.Context, dir string, o Options, cp CleanerPlan, ckpts, hws map[engine.TopicPartition]record.Offset, nowMs int64) Partition {
 	pt := Partition{Name: filepath.Base(dir), Dir: dir, Checkpoint: -1, HighWatermark: -1, LastStableOffset: -1, MinCleanableRatio: 0.5}
 	tp, err := engine.ParseTopicPartition(pt.Name)
 	if err != nil {
@@ -403,7 +410,7 @@ func planPartition(dir string, o Options, cp CleanerPlan, ckpts, hws map[engine.
 	pt.Eligible = (lt.NeedCompactionNow && lt.CleanableBytes > 0) || lt.CleanableRatio > cfg.MinCleanableDirtyRatio
 
 	if !o.SkipCleanSectionCRC {
-		if err := verifyCleanSection(l, lt.FirstDirtyOffset); err != nil {
+		if err := verifyCleanSection(ctx, l, lt.FirstDirtyOffset); err != nil {
 			pt.Uncleanable = err.Error()
 			pt.NotCleanable = "uncleanable: " + err.Error()
 			pt.Eligible = false
@@ -413,7 +420,7 @@ func planPartition(dir string, o Options, cp CleanerPlan, ckpts, hws map[engine.
 	if o.KeylessOnly && res.PolicySource != topicconfig.SourceAssumed {
 		return pt
 	}
-	scan, err := scanDirty(l, lt.FirstDirtyOffset, lt.FirstUncleanableOffset, cp.MaxKeysPerPass, o.ExactKeysMemoryBytes, !o.KeylessOnly)
+	scan, err := scanDirty(ctx, l, lt.FirstDirtyOffset, lt.FirstUncleanableOffset, cp.MaxKeysPerPass, o.ExactKeysMemoryBytes, !o.KeylessOnly)
 	if err != nil {
 		pt.Uncleanable = err.Error()
 		pt.NotCleanable = "uncleanable: " + err.Error()

@@ -1,7 +1,9 @@
 package sizing
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -30,7 +32,7 @@ func TestPlanDistinctKeysEstimate(t *testing.T) {
 	}
 	b.WriteString("ts=2000 last=1\n")
 	writePartition(t, filepath.Join(root, "t-0"), b.String())
-	p, err := MakePlan(root, Options{ExactKeysMemoryBytes: 100 * bytesPerExactKey})
+	p, err := MakePlan(t.Context(), root, Options{ExactKeysMemoryBytes: 100 * bytesPerExactKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,12 +50,43 @@ func TestPlanDistinctKeysEstimate(t *testing.T) {
 	if !pt.PassesEstimate || pt.Passes != 1 {
 		t.Errorf("passes %d estimate %v, want 1 (estimated)", pt.Passes, pt.PassesEstimate)
 	}
-	exact, err := MakePlan(root, Options{})
+	exact, err := MakePlan(t.Context(), root, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e := exact.Partitions[0]; e.DirtyKeys != 5000 || e.DirtyKeysEstimate {
 		t.Errorf("exact plan: keys %d estimate %v, want 5000 exact", e.DirtyKeys, e.DirtyKeysEstimate)
+	}
+}
+
+// countdown is a context whose Err is nil for its first n calls, then
+// context.Canceled: a cancellation (a signal) in the middle of a read.
+type countdown struct {
+	context.Context
+	n int
+}
+
+func (c *countdown) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestPlanStopsWhenCancelled: a cancelled context (SIGINT) stops the plan
+// in the middle of a partition's dirty section, at its next batch; the
+// plan is an error naming the directory and the cause, not a partition
+// reported uncleanable.
+func TestPlanStopsWhenCancelled(t *testing.T) {
+	root := t.TempDir()
+	writePartition(t, filepath.Join(root, "t-0"), "ts=1000 a=1 b=2\nts=1000 c=3\nts=1000 d=4\nts=2000 last=1\n")
+	writePartition(t, filepath.Join(root, "t-1"), "ts=1000 a=1\nts=2000 last=1\n")
+	_, err := MakePlan(&countdown{Context: t.Context(), n: 1}, root, Options{})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "sizing: plan of "+root+" stopped") {
+		t.Errorf("cancelled after one batch: %v, want the plan of %s stopped by context.Canceled", err, root)
+	}
+	if _, err := MakePlan(t.Context(), root, Options{}); err != nil {
+		t.Errorf("not cancelled: %v", err)
 	}
 }
 
@@ -81,7 +114,7 @@ func TestPlanOrderMatchesManager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := MakePlan(root, Options{Now: now, Configs: set})
+	p, err := MakePlan(t.Context(), root, Options{Now: now, Configs: set})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +164,7 @@ func TestPlanOrderMatchesManager(t *testing.T) {
 func TestPlanOrderEmptyIsList(t *testing.T) {
 	root := t.TempDir()
 	writePartition(t, filepath.Join(root, "d-0"), "ts=1000 a=1")
-	p, err := MakePlan(root, Options{Now: func() time.Time { return time.UnixMilli(10_000) }})
+	p, err := MakePlan(t.Context(), root, Options{Now: func() time.Time { return time.UnixMilli(10_000) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +190,7 @@ func TestPlanWarnsOfBusyCalibration(t *testing.T) {
 		warn    bool
 	}{{"unusable", true}, {"busy", true}, {"quiet", false}} {
 		cal := &Calibration{MapBuildBytesPerSecond: 100 << 20, CopyBytesPerSecond: 100 << 20, Verdict: c.verdict}
-		p, err := MakePlan(root, Options{Now: now, Calibration: cal})
+		p, err := MakePlan(t.Context(), root, Options{Now: now, Calibration: cal})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package sizing
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -261,12 +262,13 @@ func WriteAdviceTable(w io.Writer, a *Advice, cc engine.CleanerConfig, calNote s
 // holds keyless records, which a compacting clean deletes. It reads the
 // dirty sections with a read-only plan (clean sections unchecked); a nil
 // set means no per-topic configs. It writes nothing when the plan fails:
-// the clean that follows reports the problem itself.
-func WarnKeyless(w io.Writer, dir string, set *topicconfig.Set, cc engine.CleanerConfig) {
+// the clean that follows reports the problem itself, or when ctx is
+// cancelled.
+func WarnKeyless(ctx context.Context, w io.Writer, dir string, set *topicconfig.Set, cc engine.CleanerConfig) {
 	if set == nil {
 		set = &topicconfig.Set{}
 	}
-	p, err := MakePlan(dir, Options{Configs: set, Cleaner: cc, SkipCleanSectionCRC: true, KeylessOnly: true})
+	p, err := MakePlan(ctx, dir, Options{Configs: set, Cleaner: cc, SkipCleanSectionCRC: true, KeylessOnly: true})
 	if err != nil {
 		return // the clean reports the problem itself
 	}

@@ -98,13 +98,13 @@ func TestWarnKeyless(t *testing.T) {
 	// is the active segment.
 	writePartition(t, dir, "a=1 =x =y\nb=2")
 	var b bytes.Buffer
-	WarnKeyless(&b, dir, nil, engine.DefaultCleanerConfig())
+	WarnKeyless(t.Context(), &b, dir, nil, engine.DefaultCleanerConfig())
 	want := "warning: t-0: cleanup.policy is not known (no --server-config, --topic-config, metadata log or --cleanup.policy says it; compact assumed) and 2 keyless records of its dirty section will be deleted by this clean\n"
 	if b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
 	b.Reset()
-	WarnKeyless(&b, filepath.Join(dir, "missing"), nil, engine.DefaultCleanerConfig())
+	WarnKeyless(t.Context(), &b, filepath.Join(dir, "missing"), nil, engine.DefaultCleanerConfig())
 	if b.Len() != 0 {
 		t.Errorf("a failed plan wrote %q", b.String())
 	}
@@ -117,7 +117,7 @@ func TestWarnKeyless(t *testing.T) {
 func TestKeylessOnlyPlan(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "t-0")
 	writePartition(t, dir, "a=1 =x =y b=3 a=4\nb=2")
-	p, err := MakePlan(dir, Options{KeylessOnly: true})
+	p, err := MakePlan(t.Context(), dir, Options{KeylessOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestKeylessOnlyPlan(t *testing.T) {
 	if pt.DirtyKeys != 0 {
 		t.Errorf("keys counted: %d", pt.DirtyKeys)
 	}
-	full, err := MakePlan(dir, Options{})
+	full, err := MakePlan(t.Context(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestKeylessOnlyPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	known, err := MakePlan(dir, Options{KeylessOnly: true, Configs: set})
+	known, err := MakePlan(t.Context(), dir, Options{KeylessOnly: true, Configs: set})
 	if err != nil {
 		t.Fatal(err)
 	}

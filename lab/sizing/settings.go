@@ -78,7 +78,7 @@ var CalibrationSettings = settings.MustRegistry(DefaultCalibrationChoice, []sett
 	{Name: "calibration-spread", Flag: "calibration-spread", Path: "Spread",
 		Doc: "bound on the spread (fastest - slowest) / fastest of the fastest --calibration-runs runs",
 		Var: func(c *CalibrationChoice) settings.Value { return settings.Ratio(&c.Spread) }},
-	{Name: "calibrate-threads", Flag: "calibrate-threads", Path: "Threads",
+	{Name: "calibrate-threads", Flag: "calibrate-threads", Path: "Threads", DefaultText: "min(cores, 4)",
 		Doc: "with a calibration measured now, also measure the contention curve of 1..N cleaner threads on --calibration-dir, warm and cold cache (0 or 1: none)",
 		Var: func(c *CalibrationChoice) settings.Value { return settings.Count(&c.Threads) }},
 	{Name: "calibration-drop-caches", Flag: "calibration-drop-caches", Path: "DropCaches",

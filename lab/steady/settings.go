@@ -124,3 +124,17 @@ var Settings = settings.MustRegistry(DefaultOptions,
 	settings.Lift(settings.Log, "Log.", func(o *Options) *engine.LogConfig { return &o.Log }),
 	settings.Lift(settings.Cleaner, "Cleaner.", func(o *Options) *engine.CleanerConfig { return &o.Cleaner }),
 	ownSettings)
+
+// PlaceFlags are the steady command's flags that say where and how the run
+// is carried out, beside Settings.
+var PlaceFlags = settings.MustRegistry(DefaultOptions, []settings.Setting[Options]{
+	settings.Flag("metrics-addr", "serve /metrics for Prometheus at host:port while running (\":PORT\" binds 127.0.0.1)",
+		func(o *Options) settings.Value { return settings.String(&o.MetricsAddr) }),
+	settings.Flag("from-advice", "advise --format json output: take its dedupe_buffer_bytes, threads and io_buffer_bytes (flags given win) and set its predicted mean and peak dirty ratio, max compaction delay and falls_behind beside what the run measured",
+		func(o *Options) settings.Value { return settings.String(&o.FromAdvice) }),
+	settings.Flag("dir", "log directory root on the disk under test (a fresh cleanerlab-* directory is made in it; default the OS temp dir), removed afterwards unless --keep",
+		func(o *Options) settings.Value { return settings.String(&o.Parent) }),
+	settings.Flag("keep", "keep the logs", func(o *Options) settings.Value { return settings.Bool(&o.Keep) }),
+	settings.Flag("out", "directory of run records", func(o *Options) settings.Value { return settings.String(&o.Out) }),
+	settings.Flag("quiet", "do not print a line per sample", func(o *Options) settings.Value { return settings.Bool(&o.Quiet) }),
+})

@@ -71,3 +71,18 @@ func (s Sources) LogConfigs(dir string) (func(engine.TopicPartition) (engine.Log
 		return cfg, cfg.Validate()
 	}, set, nil
 }
+
+// SourceSettings are the flags of Sources (--server-config,
+// --topic-config) of a command's options R, whose Sources get finds.
+func SourceSettings[R any](get func(*R) *Sources) []settings.Setting[R] {
+	return []settings.Setting[R]{
+		settings.Flag("server-config", "a broker's server.properties: broker defaults (log.cleanup.policy, log.segment.bytes, log.cleaner.* ...) mapped to topic configs as Kafka does",
+			func(r *R) settings.Value { return settings.String(&get(r).ServerConfig) }),
+		settings.Flag("topic-config", "topic overrides in the shape `kafka-configs --describe --entity-type topics` prints",
+			func(r *R) settings.Value { return settings.String(&get(r).TopicConfig) }),
+	}
+}
+
+// SourcesFlags are Sources' flags, for a command that binds them to its
+// own Sources (clean, retention).
+var SourcesFlags = settings.MustRegistry(func() Sources { return Sources{} }, SourceSettings(func(s *Sources) *Sources { return s }))

@@ -1,0 +1,48 @@
+package settings
+
+import (
+	"strconv"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+)
+
+// ProfileDoc is --profile's doc line: what each of engine's profiles sets.
+func ProfileDoc() string {
+	return "set the speed-deciding cleaner settings at once: kafka (md5, skimpy, pread without read-ahead, no write-behind, no sync-behind, no early write-back, no parallel copy, every CRC checked on every read, every record decoded whole, no O_DIRECT output, no parallel recompression) or best (xxh3-128, bucket16, pread with " +
+		strconv.FormatInt(engine.BestReadaheadBytes>>20, 10) + "MiB of read-ahead, write-behind, sync-behind, skip-dirty-lookups, parallel-copy, verify-crc-once, key-scan, parallel-map-build, no parallel-lookups, writeback-bytes " +
+		strconv.FormatInt(engine.BestWritebackBytes>>20, 10) + "MiB, no O_DIRECT output, no parallel recompression); flags after it override its settings"
+}
+
+// profile is the --profile flag: engine.CleanerConfig.ApplyProfile of the
+// name given.
+type profile struct {
+	cfg   *engine.CleanerConfig
+	name  *string
+	alias map[string]string
+}
+
+func (p profile) Unit() Unit                   { return UnitEnum }
+func (p profile) Type() string                 { return "profile" }
+func (p profile) String() string               { return *p.name }
+func (p profile) MarshalText() ([]byte, error) { return []byte(*p.name), nil }
+func (p profile) UnmarshalText(b []byte) error { return p.Set(string(b)) }
+func (p profile) Set(s string) error {
+	apply := s
+	if a, ok := p.alias[s]; ok {
+		apply = a
+	}
+	if err := p.cfg.ApplyProfile(apply); err != nil {
+		return err
+	}
+	*p.name = s
+	return nil
+}
+
+// Profile binds --profile to cfg: each name given applies that profile of
+// engine.CleanerConfig.ApplyProfile to cfg (at its place among the flags:
+// those after it override its settings). alias maps further names to the
+// profile they apply (kafka-jvm: kafka's settings, for our side of a
+// comparison with Kafka's own cleaner); the value's text is the name given.
+func Profile(cfg *engine.CleanerConfig, alias map[string]string) Value {
+	return profile{cfg: cfg, name: new(string), alias: alias}
+}
