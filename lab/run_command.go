@@ -42,8 +42,10 @@ type RunCommandOptions struct {
 	// External, when set, makes the cleaner that cleans in place of ours
 	// for the resolved experiment (`run --profile kafka-jvm`: Kafka's own
 	// cleaner, lab/kafkajvm) and the func that closes it; the run's
-	// benchmark name carries cleaner=NAME.
-	External func(Experiment) (ExternalCleaner, func() error, error)
+	// benchmark name carries cleaner=NAME. It is called with the
+	// experiment and the run's Options before anything is generated, so
+	// that it can refuse what it cannot clean.
+	External func(Experiment, Options) (ExternalCleaner, func() error, error)
 }
 
 // RunPlaceFlags are run's flags that say where and how a run is carried
@@ -119,7 +121,7 @@ func RunCommand(ctx context.Context, o RunCommandOptions, out io.Writer) error {
 	ro := o.Options
 	ro.Progress, ro.Log = NewBars(showProgress), out
 	if o.External != nil {
-		ext, closeExt, err := o.External(e)
+		ext, closeExt, err := o.External(e, ro)
 		if err != nil {
 			return err
 		}

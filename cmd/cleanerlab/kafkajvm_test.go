@@ -75,3 +75,85 @@ func TestRunKafkaJVM(t *testing.T) {
 		t.Errorf("two partitions: %v, want an error naming --partitions 1", err)
 	}
 }
+
+// fakeKafkaLibs is a --kafka-libs that Classpath accepts (a *.jar): the
+// refusals below come before any JVM is started.
+func fakeKafkaLibs(t *testing.T) string {
+	t.Helper()
+	d := t.TempDir()
+	if err := os.WriteFile(filepath.Join(d, "kafka.jar"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// emptyDir fails t when dir holds anything: nothing was generated.
+func emptyDir(t *testing.T, dir string) {
+	t.Helper()
+	if es, _ := os.ReadDir(dir); len(es) != 0 {
+		t.Errorf("%s is not empty: %v", dir, es)
+	}
+}
+
+// nothingGenerated fails t when run's output says it generated a workload.
+func nothingGenerated(t *testing.T, out string) {
+	t.Helper()
+	if strings.Contains(out, "generating") {
+		t.Errorf("the workload was generated before the refusal:\n%s", out)
+	}
+}
+
+// TestRunKafkaJVMRefusesOurSettings: Kafka's cleaner hashes with MD5 into
+// its skimpy map and reads and writes its own way, so a setting of our
+// cleaner alone given with --profile kafka-jvm is refused, naming its flag,
+// before anything is generated (the record would otherwise claim it).
+func TestRunKafkaJVMRefusesOurSettings(t *testing.T) {
+	libs := fakeKafkaLibs(t)
+	for _, c := range [][]string{
+		{"--hasher", "xxh3-128"}, {"--offset-map", "bucket16"}, {"--key-scan"}, {"--io", "mmap"}, {"--parallel-copy"},
+		// Given before --profile, which then overrides it: still refused.
+		{"--hasher", "md5"},
+	} {
+		t.Run(c[0], func(t *testing.T) {
+			data, out := t.TempDir(), t.TempDir()
+			args := append([]string{"run"}, c...)
+			args = append(args, "--profile", "kafka-jvm", "--kafka-libs", libs, "--log-bytes", "1MiB", "--dir", data, "--out", out, "--progress", "never")
+			got, err := cli(t, args...)
+			if err == nil || !strings.Contains(err.Error(), c[0]) || !strings.Contains(err.Error(), "kafka-jvm") {
+				t.Fatalf("err %v, want a refusal naming %s and kafka-jvm", err, c[0])
+			}
+			nothingGenerated(t, got)
+			emptyDir(t, data)
+			emptyDir(t, out)
+		})
+	}
+}
+
+// TestRunKafkaJVMChecksUpFront: a --kafka-libs that does not exist or holds
+// no classes, and a --dir with a blank (the driver's protocol takes none),
+// are refused naming the flag before anything is generated.
+func TestRunKafkaJVMChecksUpFront(t *testing.T) {
+	libs := fakeKafkaLibs(t)
+	blank := filepath.Join(t.TempDir(), "a b")
+	if err := os.Mkdir(blank, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, libs, dir, want string
+	}{
+		{"libs missing", filepath.Join(t.TempDir(), "nope"), t.TempDir(), "--kafka-libs"},
+		{"libs empty", t.TempDir(), t.TempDir(), "--kafka-libs"},
+		{"dir with a blank", libs, blank, "--dir"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := t.TempDir()
+			got, err := cli(t, "run", "--profile", "kafka-jvm", "--kafka-libs", c.libs, "--log-bytes", "1MiB", "--dir", c.dir, "--out", out, "--progress", "never")
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err %v, want one naming %s", err, c.want)
+			}
+			nothingGenerated(t, got)
+			emptyDir(t, c.dir)
+			emptyDir(t, out)
+		})
+	}
+}

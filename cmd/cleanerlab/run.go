@@ -77,7 +77,7 @@ unless --keep, writes no record and exits 130 or 143.`,
 			if p := f.Lookup("profile"); p.Changed {
 				o.Profile = p.Value.String()
 			}
-			kj.Profile, kj.Stderr = f.Lookup("profile").Value.String(), cmd.ErrOrStderr()
+			kj.Profile, kj.Changed, kj.Stderr = f.Lookup("profile").Value.String(), f.Changed, cmd.ErrOrStderr()
 			if o.External = kj.RunCleaner(); o.External != nil && o.Profile == kafkajvm.ProfileName {
 				o.Profile = engine.ProfileKafka // Kafka's own cleaner; our settings are the kafka profile's
 			}
