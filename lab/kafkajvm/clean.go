@@ -184,6 +184,15 @@ func checkPartition(dir string) error {
 	if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
 		return fmt.Errorf("kafkajvm: --dir %s is a log directory: the kafka-jvm profile cleans one partition directory", dir)
 	}
+	// Kafka's UnifiedLog would create a first segment in a directory that
+	// holds none; our clean refuses it (engine.Open), and so does this.
+	has, err := engine.HasSegmentFile(nil, dir)
+	if err != nil {
+		return fmt.Errorf("kafkajvm: --dir %s: %w", dir, err)
+	}
+	if !has {
+		return fmt.Errorf("kafkajvm: %w: --dir %s holds no segment (*.log with a 20-digit base offset): nothing for Kafka's cleaner to clean", engine.ErrNotLogDir, dir)
+	}
 	return nil
 }
 
