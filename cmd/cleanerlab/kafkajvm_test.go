@@ -157,3 +157,30 @@ func TestRunKafkaJVMChecksUpFront(t *testing.T) {
 		})
 	}
 }
+
+// TestKafkaJVMNegativeCounts: --kafka-warmup and --rounds count cleans: a
+// negative one is refused, naming the flag (run: before anything is
+// generated).
+func TestKafkaJVMNegativeCounts(t *testing.T) {
+	libs := fakeKafkaLibs(t)
+	got, err := cli(t, "run", "--profile", "kafka-jvm", "--kafka-libs", libs, "--kafka-warmup", "-1", "--log-bytes", "1MiB", "--dir", t.TempDir(), "--out", t.TempDir(), "--progress", "never")
+	if err == nil || !strings.Contains(err.Error(), "--kafka-warmup") {
+		t.Errorf("run --kafka-warmup -1: %v, want an error naming --kafka-warmup", err)
+	}
+	nothingGenerated(t, got)
+	part := filepath.Join(t.TempDir(), "t-0")
+	if err := os.Mkdir(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][]string{
+		{"--compare-kafka", "--rounds", "-3"},
+		{"--compare-kafka", "--kafka-warmup", "-2"},
+		{"--profile", "kafka-jvm", "--kafka-warmup", "-2"},
+	} {
+		args := append([]string{"clean", "--dir", part, "--kafka-libs", libs}, c...)
+		flag := c[len(c)-2]
+		if _, err := cli(t, args...); err == nil || !strings.Contains(err.Error(), flag) {
+			t.Errorf("clean %v: %v, want an error naming %s", c, err, flag)
+		}
+	}
+}

@@ -44,6 +44,9 @@ func (o CommandOptions) Cleaner() func(ctx context.Context, out io.Writer, dir s
 	}
 	changed := func(name string) bool { return o.Changed != nil && o.Changed(name) }
 	return func(ctx context.Context, out io.Writer, dir string, co lab.CleanOptions) error {
+		if err := o.checkCounts("clean"); err != nil {
+			return err
+		}
 		for _, n := range []string{"first-dirty-offset", "passes", "high-watermark", "roll", "metrics-addr"} {
 			if changed(n) {
 				return fmt.Errorf("clean: --%s is not supported with --profile kafka-jvm or --compare-kafka", n)
@@ -85,6 +88,9 @@ func (o CommandOptions) RunCleaner() func(lab.Experiment, lab.Options) (lab.Exte
 		if err := CheckOurSettings("run", e.Cleaner, o.Changed); err != nil {
 			return nil, nil, err
 		}
+		if err := o.checkCounts("run"); err != nil {
+			return nil, nil, err
+		}
 		if o.Libs == "" {
 			return nil, nil, fmt.Errorf("run: --profile kafka-jvm needs --kafka-libs DIR (the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output)")
 		}
@@ -101,6 +107,20 @@ func (o CommandOptions) RunCleaner() func(lab.Experiment, lab.Options) (lab.Exte
 		r := NewRunCleaner(ko)
 		return r, r.Close, nil
 	}
+}
+
+// checkCounts refuses a negative --kafka-warmup or --rounds (counts of
+// cleans), naming the flag; cmd ("run", "clean") prefixes the error.
+func (o CommandOptions) checkCounts(cmd string) error {
+	for _, c := range []struct {
+		flag string
+		n    int
+	}{{"kafka-warmup", o.Warmup}, {"rounds", o.Rounds}} {
+		if c.n < 0 {
+			return fmt.Errorf("%s: --%s %d: a count of cleans is 0 or more", cmd, c.flag, c.n)
+		}
+	}
+	return nil
 }
 
 // CheckOurSettings refuses, naming its flag (or its experiment-file key),
