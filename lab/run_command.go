@@ -30,6 +30,9 @@ type RunCommandOptions struct {
 	Given []settings.Given
 	// Profile is --profile when given ("": not given).
 	Profile string
+	// CleanedBy is the external cleaner --profile names (Experiment.CleanedBy:
+	// kafka-jvm), set on the experiment the flags or File give; "": ours.
+	CleanedBy string
 	// ProgressMode is auto, always or never (Options.Progress is made
 	// from it).
 	ProgressMode string
@@ -39,10 +42,11 @@ type RunCommandOptions struct {
 	// Warnings receives the warnings of settings that do not apply; nil:
 	// none.
 	Warnings io.Writer
-	// External, when set, makes the cleaner that cleans in place of ours
-	// for the resolved experiment (`run --profile kafka-jvm`: Kafka's own
-	// cleaner, lab/kafkajvm) and the func that closes it; the run's
-	// benchmark name carries cleaner=NAME. It is called with the
+	// External makes the cleaner that cleans in place of ours for a
+	// resolved experiment whose CleanedBy names one (`run --profile
+	// kafka-jvm`, or --from such a run's record: Kafka's own cleaner,
+	// lab/kafkajvm) and the func that closes it; the run's benchmark name
+	// carries cleaner=NAME. nil: such an experiment is refused. It is called with the
 	// experiment and the run's Options before anything is generated, so
 	// that it can refuse what it cannot clean.
 	External func(Experiment, Options) (ExternalCleaner, func() error, error)
@@ -91,6 +95,9 @@ func (o RunCommandOptions) Resolve() (Experiment, error) {
 			return Experiment{}, err
 		}
 	}
+	if o.CleanedBy != "" {
+		e.CleanedBy = o.CleanedBy
+	}
 	if err := e.Validate(); err != nil {
 		if file != nil {
 			return Experiment{}, file.Blame(err) // the file's line:col of the bad value
@@ -120,7 +127,10 @@ func RunCommand(ctx context.Context, o RunCommandOptions, out io.Writer) error {
 	}
 	ro := o.Options
 	ro.Progress, ro.Log = NewBars(showProgress), out
-	if o.External != nil {
+	if e.CleanedBy != "" {
+		if o.External == nil {
+			return fmt.Errorf("run: the experiment is cleaned by %s (cleaned_by), which this command does not run", e.CleanedBy)
+		}
 		ext, closeExt, err := o.External(e, ro)
 		if err != nil {
 			return err

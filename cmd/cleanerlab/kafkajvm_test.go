@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/cleanerlab/cleanerlab/lab"
 )
 
 // TestCompareKafka cleans copies of a generated partition with Kafka's own
@@ -183,4 +186,27 @@ func TestKafkaJVMNegativeCounts(t *testing.T) {
 			t.Errorf("clean %v: %v, want an error naming %s", c, err, flag)
 		}
 	}
+}
+
+// TestRunFromKafkaJVMRecord: --from a record of a run cleaned by Kafka's
+// own cleaner (cleaned_by kafka-jvm) reruns it with Kafka's cleaner, so it
+// needs --kafka-libs; without it the rerun is refused, naming the flag,
+// before anything is generated (it never falls back to our cleaner).
+func TestRunFromKafkaJVMRecord(t *testing.T) {
+	t.Setenv("CLEANERLAB_KAFKA_LIBS", "")
+	e := lab.DefaultExperiment()
+	e.CleanedBy = lab.CleanedByKafkaJVM
+	cfg, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(t.TempDir(), "run.json")
+	if err := os.WriteFile(rec, []byte(`{"schema_version": 1, "config": `+string(cfg)+`}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := cli(t, "run", "--from", rec, "--dir", t.TempDir(), "--out", t.TempDir(), "--progress", "never")
+	if err == nil || !strings.Contains(err.Error(), "--kafka-libs") {
+		t.Fatalf("run --from a kafka-jvm record: %v, want an error naming --kafka-libs\n%s", err, got)
+	}
+	nothingGenerated(t, got)
 }

@@ -78,8 +78,10 @@ unless --keep, writes no record and exits 130 or 143.`,
 				o.Profile = p.Value.String()
 			}
 			kj.Profile, kj.Changed, kj.Stderr = f.Lookup("profile").Value.String(), f.Changed, cmd.ErrOrStderr()
-			if o.External = kj.RunCleaner(); o.External != nil && o.Profile == kafkajvm.ProfileName {
-				o.Profile = engine.ProfileKafka // Kafka's own cleaner; our settings are the kafka profile's
+			o.External, o.CleanedBy = kj.RunCleaner(), ""
+			if kj.Profile == kafkajvm.ProfileName {
+				// Kafka's own cleaner; our settings are the kafka profile's.
+				o.Profile, o.CleanedBy = engine.ProfileKafka, kafkajvm.ProfileName
 			}
 			return lab.RunCommand(cmd.Context(), o, cmd.OutOrStdout())
 		},

@@ -17,8 +17,9 @@ import (
 	"github.com/cleanerlab/cleanerlab/results/interference"
 )
 
-// ProfileName is the --profile that runs Kafka's own cleaner.
-const ProfileName = "kafka-jvm"
+// ProfileName is the --profile that runs Kafka's own cleaner, and the
+// Experiment.CleanedBy of its runs.
+const ProfileName = lab.CleanedByKafkaJVM
 
 // CleanOptions are the settings of CleanPartition and Compare.
 type CleanOptions struct {

@@ -73,18 +73,20 @@ func (o CommandOptions) Cleaner() func(ctx context.Context, out io.Writer, dir s
 	}
 }
 
-// RunCleaner is the run command's cleaner for o (lab.RunCommandOptions'
-// External) when Profile is ProfileName, nil otherwise: a RunCleaner with
-// the experiment's topic and cleaner configs, and its Close. It is called
+// RunCleaner is the run command's external cleaner (lab.RunCommandOptions'
+// External), made for an experiment cleaned by Kafka's cleaner
+// (Experiment.CleanedBy ProfileName: --profile kafka-jvm, or --from such
+// a run's record): a RunCleaner with the experiment's topic and cleaner
+// configs, and its Close. It is called
 // before anything is generated, and refuses, naming the flag: a setting of
 // our cleaner alone (CheckOurSettings), a --kafka-libs that is missing or
 // holds no classes (Classpath), a data directory with a blank in its path
 // (CheckPath: --dir, or the OS temp dir).
 func (o CommandOptions) RunCleaner() func(lab.Experiment, lab.Options) (lab.ExternalCleaner, func() error, error) {
-	if o.Profile != ProfileName {
-		return nil
-	}
 	return func(e lab.Experiment, ro lab.Options) (lab.ExternalCleaner, func() error, error) {
+		if e.CleanedBy != ProfileName {
+			return nil, nil, fmt.Errorf("run: the experiment's cleaned_by %q is not %s, the only external cleaner", e.CleanedBy, ProfileName)
+		}
 		if err := CheckOurSettings("run", e.Cleaner, o.Changed); err != nil {
 			return nil, nil, err
 		}
@@ -92,7 +94,7 @@ func (o CommandOptions) RunCleaner() func(lab.Experiment, lab.Options) (lab.Exte
 			return nil, nil, err
 		}
 		if o.Libs == "" {
-			return nil, nil, fmt.Errorf("run: --profile kafka-jvm needs --kafka-libs DIR (the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output)")
+			return nil, nil, fmt.Errorf("run: --profile kafka-jvm (and --from a record of such a run) needs --kafka-libs DIR (the libs/ of a Kafka 4.1+ installation, or scripts/build-kafka-classes.sh's output)")
 		}
 		if _, err := Classpath(o.Libs); err != nil {
 			return nil, nil, fmt.Errorf("run: %w", err)
