@@ -214,10 +214,10 @@ public class CleanerlabKafkaDriver {
         return String.format(Locale.ROOT, "done cleaned=true topicPartition=%s firstDirty=%d firstUncleanable=%d cleanableBytes=%d endOffset=%d"
                         + " wallNs=%d processCpuNs=%d threadCpuNs=%d gcMs=%d startMs=%d mapCompleteMs=%d endMs=%d"
                         + " mapBytesRead=%d mapMessagesRead=%d bytesRead=%d bytesWritten=%d messagesRead=%d messagesWritten=%d"
-                        + " invalidMessagesRead=%d bufferUtilization=%s",
+                        + " invalidMessagesRead=%d bufferUtilization=%s mapEntries=%d",
                 tp, o.firstDirtyOffset(), o.firstUncleanableDirtyOffset(), cleanable, r.getKey(),
                 wallNs, cpuNs, thrNs, gcMs, s.startTime(), s.startTime() + Math.round(s.elapsedIndexSecs() * 1000), s.endTime(),
                 mapBytesRead(s), s.mapMessagesRead(), s.bytesRead(), s.bytesWritten(), s.messagesRead(), s.messagesWritten(),
-                s.invalidMessagesRead(), Double.toString(s.bufferUtilization()));
+                s.invalidMessagesRead(), Double.toString(s.bufferUtilization()), cleaner.offsetMap().size());
     }
 }
