@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -64,15 +66,42 @@ func TestRunKafkaJVM(t *testing.T) {
 	if _, err := exec.LookPath("java"); err != nil || libs == "" {
 		t.Skip("needs java and Kafka's classes: set CLEANERLAB_KAFKA_LIBS (scripts/build-kafka-classes.sh)")
 	}
+	records := t.TempDir()
 	out, err := cli(t, "run", "--profile", "kafka-jvm", "--kafka-libs", libs, "--kafka-warmup", "0",
-		"--keys", "20000", "--log-bytes", "4MiB", "--segment.bytes", "1MiB", "--dir", t.TempDir(), "--out", t.TempDir(), "--progress", "never")
+		"--keys", "20000", "--log-bytes", "4MiB", "--segment.bytes", "1MiB", "--dir", t.TempDir(), "--out", records, "--progress", "never")
 	if err != nil {
 		t.Fatalf("run --profile kafka-jvm: %v\n%s", err, out)
 	}
-	for _, want := range []string{"verification PASSED", "Kafka doClean CPU time", "cleaned by profile kafka-jvm"} {
+	for _, want := range []string{"verification PASSED", "Kafka cleaner thread CPU", "cleaned by profile kafka-jvm"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// Every row of the table has its name in the 28-character column.
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "  Kafka ") && (len(l) < 31 || l[30] != ' ') {
+			t.Errorf("row out of its column: %q", l)
+		}
+	}
+	// The benchmark line's cores are its cpu-ns/op over its ns/op: CPU
+	// and wall time over the same span, doClean.
+	bench, err := filepath.Glob(filepath.Join(records, "*", "bench.txt"))
+	if err != nil || len(bench) != 1 {
+		t.Fatalf("bench.txt: %v %v", bench, err)
+	}
+	b, err := os.ReadFile(bench[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(` ([0-9.]+) ns/op .* ([0-9.]+) cpu-ns/op ([0-9.]+) cores`).FindStringSubmatch(string(b))
+	if m == nil {
+		t.Fatalf("no ns/op, cpu-ns/op, cores in\n%s", b)
+	}
+	ns, _ := strconv.ParseFloat(m[1], 64)
+	cpu, _ := strconv.ParseFloat(m[2], 64)
+	cores, _ := strconv.ParseFloat(m[3], 64)
+	if ns <= 0 || math.Abs(cores-cpu/ns) > 0.001 {
+		t.Errorf("bench.txt: %v ns/op, %v cpu-ns/op, %v cores: cores is not cpu/wall (%.4f)", ns, cpu, cores, cpu/ns)
 	}
 	if _, err := cli(t, "run", "--profile", "kafka-jvm", "--kafka-libs", libs, "--partitions", "2", "--log-bytes", "4MiB", "--out", t.TempDir()); err == nil || !strings.Contains(err.Error(), "--partitions 1") {
 		t.Errorf("two partitions: %v, want an error naming --partitions 1", err)
