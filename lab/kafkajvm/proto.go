@@ -108,6 +108,8 @@ func ParseReady(line string) (Ready, error) {
 // the range (LogCleanerManager.cleanableOffsets), Kafka's CleanerStats and
 // the driver's measurements around Cleaner.doClean alone.
 type Result struct {
+	// Aborted: the driver answered "aborted" (JVM.Clean asked it to stop).
+	Aborted                           bool
 	Cleaned                           bool
 	TopicPartition                    string
 	FirstDirty, FirstUncleanable, End int64
@@ -132,8 +134,9 @@ type Result struct {
 	MapEntries int64
 }
 
-// ParseDone reads the driver's answer to a clean: "done k=v ...", or
-// "error MESSAGE", returned as an error carrying Kafka's message. A missing
+// ParseDone reads the driver's answer to a clean: "done k=v ...",
+// "aborted [topicPartition=TP]" (Aborted), or "error MESSAGE", returned as
+// an error carrying Kafka's message. A missing
 // or malformed field is an error naming it.
 func ParseDone(line string) (Result, error) {
 	if msg, ok := strings.CutPrefix(line, "error "); ok {
@@ -142,6 +145,9 @@ func ParseDone(line string) (Result, error) {
 	kv, verb, err := fields(line)
 	if err != nil {
 		return Result{}, err
+	}
+	if verb == "aborted" {
+		return Result{Aborted: true, TopicPartition: kv["topicPartition"], MapEntries: -1}, nil
 	}
 	if verb != "done" {
 		return Result{}, fmt.Errorf("kafkajvm: driver said %q, want \"done ...\"", line)

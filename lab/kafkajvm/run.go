@@ -52,7 +52,7 @@ func (r *RunCleaner) Clean(ctx context.Context, dir string, now time.Time, log e
 	if err := ctx.Err(); err != nil {
 		return lab.ExternalClean{}, err
 	}
-	res, iv, err := r.j.Clean(dir, now.UnixMilli(), TopicConfigs(log), lab.Thresholds())
+	res, iv, err := cleanInPlace(ctx, r.j, dir, now.UnixMilli(), log)
 	if err != nil {
 		return lab.ExternalClean{}, err
 	}
