@@ -239,3 +239,25 @@ func TestRunFromKafkaJVMRecord(t *testing.T) {
 	}
 	nothingGenerated(t, got)
 }
+
+// TestCompareKafkaNothingToClean: --compare-kafka on a partition with
+// nothing to clean says so of the user's --dir, not of a copy that is gone
+// by then. It needs a JVM and Kafka's classes: without them it skips.
+func TestCompareKafkaNothingToClean(t *testing.T) {
+	libs := os.Getenv("CLEANERLAB_KAFKA_LIBS")
+	if _, err := exec.LookPath("java"); err != nil || libs == "" {
+		t.Skip("needs java and Kafka's classes: set CLEANERLAB_KAFKA_LIBS (scripts/build-kafka-classes.sh)")
+	}
+	root := filepath.Join(t.TempDir(), "in")
+	if out, err := cli(t, "generate", "--dir", root, "--keys", "20000", "--log-bytes", "1MiB", "--segment.bytes", "128KiB"); err != nil {
+		t.Fatalf("generate: %v\n%s", err, out)
+	}
+	part := filepath.Join(root, "cleanerlab-0")
+	if out, err := cli(t, "clean", "--dir", part, "--force"); err != nil {
+		t.Fatalf("clean: %v\n%s", err, out)
+	}
+	_, err := cli(t, "clean", "--dir", part, "--compare-kafka", "--kafka-libs", libs, "--kafka-warmup", "0")
+	if err == nil || !strings.Contains(err.Error(), part) || !strings.Contains(err.Error(), "nothing to clean") || strings.Contains(err.Error(), "cleanerlab-compare") {
+		t.Errorf("err %v, want one saying %s has nothing to clean", err, part)
+	}
+}

@@ -340,6 +340,9 @@ func Measure(ctx context.Context, w io.Writer, dir string, o CleanOptions) (Comp
 				if err != nil {
 					return res, err
 				}
+				if !r.Cleaned {
+					return res, fmt.Errorf("kafkajvm: --dir %s has nothing to clean (Kafka's cleanable range [%d, %d) holds no bytes): nothing to compare", dir, r.FirstDirty, r.FirstUncleanable)
+				}
 				if round == 1 {
 					fmt.Fprintln(w, "== Kafka's Cleaner (round 1)")
 					writeResult(w, r, iv)
@@ -362,7 +365,7 @@ func Measure(ctx context.Context, w io.Writer, dir string, o CleanOptions) (Comp
 				return res, err
 			}
 			if got == nil {
-				return res, fmt.Errorf("kafkajvm: cleanerlab did not clean the copy %s", cp)
+				return res, fmt.Errorf("kafkajvm: --dir %s has nothing to clean for cleanerlab (its copy was not cleaned): nothing to compare", dir)
 			}
 			res.Ours = append(res.Ours, *got)
 		}
