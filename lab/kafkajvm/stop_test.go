@@ -147,3 +147,17 @@ func TestCleanStopped(t *testing.T) {
 		t.Errorf("the clean after the stop: %v", err)
 	}
 }
+
+// TestStartErrorOnce: a JVM that fails to start (an option it refuses)
+// gives its words once, in the error, not also on Stderr.
+func TestStartErrorOnce(t *testing.T) {
+	libs := kafkaLibs(t)
+	var stderr strings.Builder
+	_, err := Start(Options{Libs: libs, JavaOpts: []string{"-XX:+NoSuchCleanerlabOption"}, Stderr: &stderr})
+	if err == nil || !strings.Contains(err.Error(), "NoSuchCleanerlabOption") {
+		t.Fatalf("err %v, want the JVM's words", err)
+	}
+	if strings.Contains(stderr.String(), "NoSuchCleanerlabOption") {
+		t.Errorf("the JVM's words also went to Stderr:\n%s", stderr.String())
+	}
+}
