@@ -89,13 +89,16 @@ func warmup(ctx context.Context, w io.Writer, j *JVM, dir string, o CleanOptions
 	defer os.RemoveAll(tmp)
 	for i := range o.Warmup {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("%w (%w)", lab.ErrStopped, err)
+			return fmt.Errorf("%w (%w): before warm-up clean %d; %s untouched", lab.ErrStopped, err, i+1, dir)
 		}
 		cp, err := copyPartition(dir, filepath.Join(tmp, fmt.Sprint(i)))
 		if err != nil {
 			return err
 		}
 		r, _, err := j.Clean(ctx, cp, o.nowMs(), TopicConfigs(o.Lab.Log), lab.Thresholds())
+		if errors.Is(err, lab.ErrStopped) {
+			return fmt.Errorf("%w (%w): during warm-up clean %d, of a copy; %s untouched", lab.ErrStopped, ctx.Err(), i+1, dir)
+		}
 		if err != nil {
 			return err
 		}

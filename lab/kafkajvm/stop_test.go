@@ -161,3 +161,16 @@ func TestStartErrorOnce(t *testing.T) {
 		t.Errorf("the JVM's words also went to Stderr:\n%s", stderr.String())
 	}
 }
+
+// TestStoppedBeforeTheClean: a stop before or during the warm-up leaves
+// the user's partition untouched and says so, wrapping lab.ErrStopped.
+func TestStoppedBeforeTheClean(t *testing.T) {
+	libs := kafkaLibs(t)
+	dir, log, _ := generated(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := CleanPartition(ctx, io.Discard, dir, CleanOptions{Libs: libs, Warmup: 1, Lab: lab.CleanOptions{Log: log, Cleaner: engine.DefaultCleanerConfig()}})
+	if !errors.Is(err, lab.ErrStopped) || !strings.Contains(err.Error(), "warm-up") || !strings.Contains(err.Error(), dir+" untouched") {
+		t.Errorf("err %v, want a stop before the warm-up, %s untouched", err, dir)
+	}
+}
