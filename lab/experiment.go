@@ -52,7 +52,18 @@ type Experiment struct {
 	// Repetitions is how many times Sweep runs each point of a sweep built
 	// on this experiment (Run itself runs once). 0 in JSON means 1.
 	Repetitions int `json:"repetitions,omitempty"`
+	// CleanedBy names the cleaner that cleans in place of ours (Run's
+	// Options.External): CleanedByKafkaJVM, Kafka's own cleaner (`run
+	// --profile kafka-jvm`); "" is ours. It is part of the config hash
+	// (a run of Kafka's cleaner is not one of ours) and out of the JSON
+	// when "" (so every record of ours keeps its hash), and `run --from`
+	// reruns the record with the same cleaner.
+	CleanedBy string `json:"cleaned_by,omitempty"`
 }
+
+// CleanedByKafkaJVM is Experiment.CleanedBy of a run cleaned by Kafka's own
+// cleaner in a JVM (lab/kafkajvm's ProfileName).
+const CleanedByKafkaJVM = "kafka-jvm"
 
 // DefaultExperiment returns run's defaults: the default workload
 // (workloads.DefaultSpec: about 256 MiB of 100-byte values, half of it

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -76,6 +77,9 @@ func cleanExternal(ctx context.Context, ext ExternalCleaner, e Experiment, env r
 		return c, err
 	}
 	logs[0] = l
+	if errors.Is(err, ErrStopped) {
+		return c, fmt.Errorf("%w: nothing recorded", err)
+	}
 	if err != nil {
 		return c, err
 	}

@@ -65,7 +65,9 @@ func (f *fakeExternal) Clean(ctx context.Context, dir string, now time.Time, log
 func TestRunExternalCleaner(t *testing.T) {
 	out, data := t.TempDir(), t.TempDir()
 	ext := &fakeExternal{}
-	run, err := Run(context.Background(), smallExperiment(), Options{Out: out, Dir: data, External: ext,
+	e := smallExperiment()
+	e.CleanedBy = ext.Name()
+	run, err := Run(context.Background(), e, Options{Out: out, Dir: data, External: ext,
 		NameParts: []results.KV{{Key: "cleaner", Value: "fake"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +114,7 @@ func TestRunExternalCleaner(t *testing.T) {
 func TestRunExternalCleanerOnePartition(t *testing.T) {
 	e := smallExperiment()
 	e.Workload.Partitions = 2
+	e.CleanedBy = "fake"
 	data := t.TempDir()
 	_, err := Run(context.Background(), e, Options{Out: t.TempDir(), Dir: data, External: &fakeExternal{}})
 	if err == nil || !strings.Contains(err.Error(), "--partitions 1") {

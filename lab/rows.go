@@ -33,7 +33,10 @@ func pct(a, b int64) string {
 // throughput (Throughput), times, the offset map, and the kernel counters
 // of the clean phase with their scope.
 func RunRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, tp Throughput, d results.CounterDelta) []results.Row {
-	var written, recRead, recKept, mapKeys, skipped, ahead, mapAhead, aside, recopied, crcSkipped int64
+	// mapKeys stays -1 (unknown, n/a) unless a clean reports its keys
+	// (an external cleaner may not).
+	mapKeys := int64(-1)
+	var written, recRead, recKept, skipped, ahead, mapAhead, aside, recopied, crcSkipped int64
 	var mapTime, copyTime, syncTime time.Duration
 	util := 0.0
 	for _, st := range stats {
@@ -105,7 +108,8 @@ func CounterRows(d results.CounterDelta) []results.Row {
 // MapRows describe the offset map of cfg: its layout and hasher, its
 // density and the collision risk of the largest pass of keys keys, computed
 // by offsetmap.LayoutInfo from the layout's fingerprint width (a model
-// prediction, not a measurement: the birthday bound).
+// prediction, not a measurement: the birthday bound); keys < 0 (unknown)
+// makes it n/a.
 func MapRows(cfg engine.CleanerConfig, keys int64) []results.Row {
 	h, err := offsetmap.NewHasher(cfg.Hasher)
 	if err != nil {
@@ -119,7 +123,7 @@ func MapRows(cfg engine.CleanerConfig, keys int64) []results.Row {
 		{Name: "offset map", Value: info.Layout, Meaning: fmt.Sprintf("--offset-map: %d bytes per entry, %d-bit fingerprints", info.EntryBytes, info.FingerprintBits)},
 		{Name: "hasher", Value: info.Hasher, Meaning: "--hasher: the key digest the map stores"},
 		{Name: "map keys per MiB", Value: fmt.Sprintf("%.0f", info.KeysPerMiB()), Unit: "keys/MiB", Meaning: "slots per MiB of dedupe buffer (2^20 / bytes per entry); a pass fills up to the load factor of them"},
-		{Name: "collision probability", Value: fmt.Sprintf("%.3g", info.CollisionProbability(keys)), Meaning: fmt.Sprintf("model: chance that the largest pass's %d keys held two with equal fingerprints (1-exp(-n(n-1)/2^(b+1)), b = %d); such a pair makes the cleaner drop a live record", keys, info.FingerprintBits)},
+		collisionRow(info, keys),
 	}
 }
 
@@ -135,6 +139,15 @@ func mapFullMeaning(full bool) string {
 		return "the map filled before the dirty range ended: this clean stopped there, another clean is needed for the rest"
 	}
 	return "the map did not fill: this clean reached the end of the cleanable range"
+}
+
+// collisionRow is the collision probability row for the largest pass's
+// keys, or n/a when keys < 0 (the cleaner reported no key count).
+func collisionRow(info offsetmap.LayoutInfo, keys int64) results.Row {
+	if keys < 0 {
+		return results.Row{Name: "collision probability", Value: "n/a", Meaning: "the cleaner reported no key count of its map"}
+	}
+	return results.Row{Name: "collision probability", Value: fmt.Sprintf("%.3g", info.CollisionProbability(keys)), Meaning: fmt.Sprintf("model: chance that the largest pass's %d keys held two with equal fingerprints (1-exp(-n(n-1)/2^(b+1)), b = %d); such a pair makes the cleaner drop a live record", keys, info.FingerprintBits)}
 }
 
 // CleanRows are the figures of one clean (cleanerlab clean), throughput by

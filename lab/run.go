@@ -124,6 +124,12 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}
+	switch {
+	case opt.External == nil && e.CleanedBy != "":
+		return nil, fmt.Errorf("lab: the experiment is cleaned by %s (cleaned_by), not by cleanerlab's cleaner: run it with `run --profile %s` or `run --from` its record", e.CleanedBy, e.CleanedBy)
+	case opt.External != nil && e.CleanedBy != opt.External.Name():
+		return nil, fmt.Errorf("lab: the experiment's cleaned_by is %q, but profile %s would clean it", e.CleanedBy, opt.External.Name())
+	}
 	if opt.External != nil && e.Workload.Partitions != 1 {
 		return nil, fmt.Errorf("lab: profile %s cleans one partition: --partitions 1, not %d", opt.External.Name(), e.Workload.Partitions)
 	}

@@ -32,6 +32,9 @@ type RunCommandOptions struct {
 	// and ProfileFlag), in the command line's order: the top layer of
 	// ResolveExperiment.
 	Given []settings.Given
+	// CleanedBy is the external cleaner --profile names (Experiment.CleanedBy:
+	// kafka-jvm), set on the experiment the flags or File give; "": ours.
+	CleanedBy string
 	// ProgressMode is auto, always or never (Options.Progress is made
 	// from it).
 	ProgressMode string
@@ -41,11 +44,14 @@ type RunCommandOptions struct {
 	// Warnings receives the warnings of settings that do not apply; nil:
 	// none.
 	Warnings io.Writer
-	// External, when set, makes the cleaner that cleans in place of ours
-	// for the resolved experiment (`run --profile kafka-jvm`: Kafka's own
-	// cleaner, lab/kafkajvm) and the func that closes it; the run's
-	// benchmark name carries cleaner=NAME.
-	External func(Experiment) (ExternalCleaner, func() error, error)
+	// External makes the cleaner that cleans in place of ours for a
+	// resolved experiment whose CleanedBy names one (`run --profile
+	// kafka-jvm`, or --from such a run's record: Kafka's own cleaner,
+	// lab/kafkajvm) and the func that closes it; the run's benchmark name
+	// carries cleaner=NAME. nil: such an experiment is refused. It is called with the
+	// experiment and the run's Options before anything is generated, so
+	// that it can refuse what it cannot clean.
+	External func(Experiment, Options) (ExternalCleaner, func() error, error)
 }
 
 // RunPlaceFlags are run's flags that say where and how a run is carried
@@ -79,7 +85,13 @@ func (o RunCommandOptions) Resolve() (Experiment, error) {
 		return Experiment{}, err
 	}
 	e, _, err := ResolveExperiment(server, file, o.Given)
-	return e, err
+	if err != nil {
+		return Experiment{}, err
+	}
+	if o.CleanedBy != "" {
+		e.CleanedBy = o.CleanedBy
+	}
+	return e, nil
 }
 
 // LoadLayers reads the layers under the flags of ResolveExperiment: a
@@ -121,8 +133,11 @@ func RunCommand(ctx context.Context, o RunCommandOptions, out io.Writer) error {
 	}
 	ro := o.Options
 	ro.Progress, ro.Log = NewBars(showProgress), out
-	if o.External != nil {
-		ext, closeExt, err := o.External(e)
+	if e.CleanedBy != "" {
+		if o.External == nil {
+			return fmt.Errorf("run: the experiment is cleaned by %s (cleaned_by), which this command does not run", e.CleanedBy)
+		}
+		ext, closeExt, err := o.External(e, ro)
 		if err != nil {
 			return err
 		}

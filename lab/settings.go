@@ -31,6 +31,11 @@ var experimentSettings = []settings.Setting[Experiment]{
 	{Name: "repetitions", Path: "repetitions",
 		Doc: "runs of each point of a sweep (sweep's --count; 0 means 1)",
 		Var: func(e *Experiment) settings.Value { return settings.Count(&e.Repetitions) }},
+	{Name: "cleaned_by", Path: "cleaned_by",
+		Doc: "the cleaner that cleans in place of cleanerlab's: kafka-jvm (Kafka's own, run --profile kafka-jvm, which sets it); empty: cleanerlab's",
+		Var: func(e *Experiment) settings.Value {
+			return settings.NameOrEmpty(&e.CleanedBy, "cleaner", func() []string { return []string{CleanedByKafkaJVM} })
+		}},
 }
 
 // segmentBytesBoth makes the segment.bytes setting of an Experiment (the

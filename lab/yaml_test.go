@@ -87,7 +87,7 @@ func TestYAMLErrors(t *testing.T) {
 		name, text string
 		want       string // after "<file>:"
 	}{
-		{"unknown top key", "workload:\n  Keys: 1\nsweeps:\n  workload.Keys: [1]\n", `3:1: unknown key "sweeps" (valid: workload, log, cleaner, cache, fsync, verify, hot_bytes, hot_reread_ms, repetitions, description, shuffle_seed, sweep); did you mean "sweep"?`},
+		{"unknown top key", "workload:\n  Keys: 1\nsweeps:\n  workload.Keys: [1]\n", `3:1: unknown key "sweeps" (valid: workload, log, cleaner, cache, fsync, verify, hot_bytes, hot_reread_ms, repetitions, cleaned_by, description, shuffle_seed, sweep); did you mean "sweep"?`},
 		{"typo", "workload:\n  Kyes: 1000\n", `2:3: workload: unknown key "Kyes" (valid: Keys, KeyBytes,`},
 		{"typo suggestion", "workload:\n  Kyes: 1000\n", `; did you mean "Keys"?`},
 		{"wrong section", "workload:\n  Hasher: md5\n", `2:3: workload: unknown key "Hasher"`},

@@ -17,8 +17,11 @@ func newRunCmd() *cobra.Command {
 			f := cmd.Flags()
 			o.FlagsGiven, o.Given, o.Warnings = nil, experimentGiven(f), cmd.ErrOrStderr()
 			f.Visit(func(fl *pflag.Flag) { o.FlagsGiven = append(o.FlagsGiven, fl.Name) })
-			kj.Profile, kj.Stderr = f.Lookup("profile").Value.String(), cmd.ErrOrStderr()
-			o.External = kj.RunCleaner()
+			kj.Profile, kj.Changed, kj.Stderr = f.Lookup("profile").Value.String(), f.Changed, cmd.ErrOrStderr()
+			o.External, o.CleanedBy = kj.RunCleaner(), ""
+			if kj.Profile == kafkajvm.ProfileName {
+				o.CleanedBy = kafkajvm.ProfileName // Kafka's own cleaner; --profile's alias gives the kafka profile's settings
+			}
 			return lab.RunCommand(cmd.Context(), o, cmd.OutOrStdout())
 		},
 	}

@@ -17,8 +17,9 @@ import (
 	"github.com/cleanerlab/cleanerlab/results/interference"
 )
 
-// ProfileName is the --profile that runs Kafka's own cleaner.
-const ProfileName = "kafka-jvm"
+// ProfileName is the --profile that runs Kafka's own cleaner, and the
+// Experiment.CleanedBy of its runs.
+const ProfileName = lab.CleanedByKafkaJVM
 
 // ProfileAlias is --profile's alias of the commands that run Kafka's own
 // cleaner (settings.Profile): ProfileName sets our side's settings to
@@ -93,13 +94,16 @@ func warmup(ctx context.Context, w io.Writer, j *JVM, dir string, o CleanOptions
 	defer os.RemoveAll(tmp)
 	for i := range o.Warmup {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("%w (%w)", lab.ErrStopped, err)
+			return fmt.Errorf("%w (%w): before warm-up clean %d; %s untouched", lab.ErrStopped, err, i+1, dir)
 		}
 		cp, err := copyPartition(dir, filepath.Join(tmp, fmt.Sprint(i)))
 		if err != nil {
 			return err
 		}
-		r, _, err := j.Clean(cp, o.nowMs(), TopicConfigs(o.Lab.Log), lab.Thresholds())
+		r, _, err := j.Clean(ctx, cp, o.nowMs(), TopicConfigs(o.Lab.Log), lab.Thresholds())
+		if errors.Is(err, lab.ErrStopped) {
+			return fmt.Errorf("%w (%w): during warm-up clean %d, of a copy; %s untouched", lab.ErrStopped, ctx.Err(), i+1, dir)
+		}
 		if err != nil {
 			return err
 		}
@@ -173,13 +177,67 @@ func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions
 	if err := warmup(ctx, w, j, dir, o); err != nil {
 		return err
 	}
-	r, iv, err := j.Clean(dir, o.nowMs(), TopicConfigs(o.Lab.Log), lab.Thresholds())
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w (%w): %s not cleaned", lab.ErrStopped, err, dir)
+	}
+	r, iv, err := cleanInPlace(ctx, j, dir, o.nowMs(), o.Lab.Log)
 	if err != nil {
+		if r.Cleaned {
+			writeResult(w, r, iv) // cleaned before a stop reached it
+		}
 		return err
 	}
 	writeResult(w, r, iv)
 	lab.WriteVerdictNote(w, iv)
 	return nil
+}
+
+// cleanInPlace is j.Clean of the user's partition dir (clean --profile
+// kafka-jvm, run --profile kafka-jvm) with log's topic configs; when the
+// JVM ended before it answered, dir is recovered (RecoverPartition) and
+// the error says how.
+func cleanInPlace(ctx context.Context, j *JVM, dir string, nowMs int64, log engine.LogConfig) (Result, interference.Interval, error) {
+	r, iv, err := j.Clean(ctx, dir, nowMs, TopicConfigs(log), lab.Thresholds())
+	if errors.Is(err, ErrDriverDied) {
+		return r, iv, fmt.Errorf("%w; %s", err, RecoverPartition(dir, log))
+	}
+	return r, iv, err
+}
+
+// RecoverPartition is what a broker's start does to the partition
+// directory dir after its cleaner died mid-clean (Kafka's
+// LogLoader.removeTempFilesAndCollectSwapFiles, our engine.Open): every
+// .cleaned file (output not yet swapped in) deleted, a .swap file at or
+// past the first .cleaned one's base offset deleted, the other .swap files
+// (a swap that had begun) completed. It returns a sentence saying what it
+// found and did, or why it could not (then `cleanerlab clean` or a
+// broker's start does it; `cleanerlab verify` lists it as RECOVERY
+// PENDING).
+func RecoverPartition(dir string, log engine.LogConfig) string {
+	left := leftovers(dir)
+	if len(left) == 0 {
+		return fmt.Sprintf("%s holds no .cleaned or .swap file: the log is as Kafka's last swap left it, its cleaner checkpoint unchanged", dir)
+	}
+	l, err := engine.Open(dir, engine.Options{Config: &log})
+	if err == nil {
+		err = l.Close()
+	}
+	if err != nil {
+		return fmt.Sprintf("%s holds Kafka's temporary files %s, NOT recovered (%v): a read-write open (cleanerlab clean --dir, a broker's start) recovers them; verify lists them as RECOVERY PENDING", dir, strings.Join(left, ", "), err)
+	}
+	return fmt.Sprintf("%s held Kafka's temporary files %s: recovered as Kafka's LogLoader does at a broker's start (.cleaned deleted, a begun swap completed); the cleaner checkpoint unchanged", dir, strings.Join(left, ", "))
+}
+
+// leftovers are the names of dir's .cleaned and .swap files, sorted.
+func leftovers(dir string) []string {
+	es, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range es {
+		if n := e.Name(); strings.HasSuffix(n, engine.CleanedFileSuffix) || strings.HasSuffix(n, engine.SwapFileSuffix) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func checkPartition(dir string) error {
@@ -188,6 +246,15 @@ func checkPartition(dir string) error {
 	}
 	if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
 		return fmt.Errorf("kafkajvm: --dir %s is a log directory: the kafka-jvm profile cleans one partition directory", dir)
+	}
+	// Kafka's UnifiedLog would create a first segment in a directory that
+	// holds none; our clean refuses it (engine.Open), and so does this.
+	has, err := engine.HasSegmentFile(nil, dir)
+	if err != nil {
+		return fmt.Errorf("kafkajvm: --dir %s: %w", dir, err)
+	}
+	if !has {
+		return fmt.Errorf("kafkajvm: %w: --dir %s holds no segment (*.log with a 20-digit base offset): nothing for Kafka's cleaner to clean", engine.ErrNotLogDir, dir)
 	}
 	return nil
 }
@@ -277,9 +344,12 @@ func Measure(ctx context.Context, w io.Writer, dir string, o CleanOptions) (Comp
 			}
 			dirs[side] = cp
 			if side == "kafka" {
-				r, iv, err := j.Clean(cp, o.nowMs(), TopicConfigs(o.Lab.Log), lab.Thresholds())
+				r, iv, err := j.Clean(ctx, cp, o.nowMs(), TopicConfigs(o.Lab.Log), lab.Thresholds())
 				if err != nil {
 					return res, err
+				}
+				if !r.Cleaned {
+					return res, fmt.Errorf("kafkajvm: --dir %s has nothing to clean (Kafka's cleanable range [%d, %d) holds no bytes): nothing to compare", dir, r.FirstDirty, r.FirstUncleanable)
 				}
 				if round == 1 {
 					fmt.Fprintln(w, "== Kafka's Cleaner (round 1)")
@@ -303,7 +373,7 @@ func Measure(ctx context.Context, w io.Writer, dir string, o CleanOptions) (Comp
 				return res, err
 			}
 			if got == nil {
-				return res, fmt.Errorf("kafkajvm: cleanerlab did not clean the copy %s", cp)
+				return res, fmt.Errorf("kafkajvm: --dir %s has nothing to clean for cleanerlab (its copy was not cleaned): nothing to compare", dir)
 			}
 			res.Ours = append(res.Ours, *got)
 		}

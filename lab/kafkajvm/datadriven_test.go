@@ -53,9 +53,13 @@ func TestDataDriven(t *testing.T) {
 				if err != nil {
 					return "error: " + err.Error() + "\n"
 				}
-				return fmt.Sprintf("cleaned %v %s [%d, %d) end %d cleanable %d\nwall %v cpu %v thread %v gc %v\nmap %d B %d msgs; read %d B %d msgs; written %d B %d msgs; invalid %d; util %.4f\n",
+				keys := "n/a"
+				if st := r.Stats(0); st.MapEntries >= 0 {
+					keys = fmt.Sprint(st.MapEntries)
+				}
+				return fmt.Sprintf("cleaned %v %s [%d, %d) end %d cleanable %d\nwall %v cpu %v thread %v gc %v\nmap %d B %d msgs; read %d B %d msgs; written %d B %d msgs; invalid %d; util %.4f\nmap keys %s\n",
 					r.Cleaned, r.TopicPartition, r.FirstDirty, r.FirstUncleanable, r.End, r.CleanableBytes, r.Wall, r.ProcessCPU, r.ThreadCPU, r.GC,
-					r.MapBytesRead, r.MapMessagesRead, r.BytesRead, r.MessagesRead, r.BytesWritten, r.MessagesWritten, r.InvalidMessagesRead, r.BufferUtilization)
+					r.MapBytesRead, r.MapMessagesRead, r.BytesRead, r.MessagesRead, r.BytesWritten, r.MessagesWritten, r.InvalidMessagesRead, r.BufferUtilization, keys)
 			case "kafka-line":
 				r, err := ParseDone(d.Input)
 				if err != nil {

@@ -2,6 +2,7 @@ package kafkajvm
 
 import (
 	"bufio"
+	"context"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/results/interference"
 )
 
@@ -50,7 +52,15 @@ type JVM struct {
 	in    io.WriteCloser
 	out   *bufio.Reader
 	tmp   string
+	// stderr holds the start of the JVM's standard error; seq counts the
+	// clean requests sent (the driver counts them alike: "abort N").
+	stderr *tail
+	seq    int64
 }
+
+// ErrDriverDied is wrapped by Clean's error when the JVM ended (killed,
+// crashed) before it answered.
+var ErrDriverDied = errors.New("kafkajvm: Kafka's JVM ended without answering")
 
 func javaTool(name, given string) string {
 	if given != "" {
@@ -65,7 +75,13 @@ func javaTool(name, given string) string {
 // Start compiles the driver against o.Libs into a temporary directory and
 // starts it, returning once Kafka's Cleaner (its dedupe buffer allocated)
 // is ready. Errors name what is missing: javac, the classes, or the
-// driver's failure with the JVM's own words.
+// driver's failure with the JVM's own words (which then go to o.Stderr only
+// through the error: o.Stderr gets the JVM's standard error once it is
+// ready). The JVM runs in a process group of its own, so that a terminal's
+// Ctrl-C (SIGINT to the foreground group) reaches cleanerlab alone, which
+// stops a clean at Kafka's safe point (Clean); when cleanerlab's end closes
+// the driver's input, the driver aborts its clean in the same way and
+// exits.
 func Start(o Options) (*JVM, error) {
 	cp, err := Classpath(o.Libs)
 	if err != nil {
@@ -102,11 +118,9 @@ func Start(o Options) (*JVM, error) {
 	}
 	args := append(append(append([]string{}, opts...), "-cp", tmp+string(os.PathListSeparator)+cp, driverClass), o.DriverArgs...)
 	cmd := exec.Command(javaTool("java", o.Java), args...)
-	var errBuf tail
-	cmd.Stderr = &errBuf
-	if o.Stderr != nil {
-		cmd.Stderr = io.MultiWriter(&errBuf, o.Stderr)
-	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	errBuf := &tail{}
+	cmd.Stderr = errBuf
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return fail(err)
@@ -118,7 +132,7 @@ func Start(o Options) (*JVM, error) {
 	if err := cmd.Start(); err != nil {
 		return fail(fmt.Errorf("kafkajvm: starting java: %w", err))
 	}
-	j := &JVM{cmd: cmd, in: in, out: bufio.NewReader(outPipe), tmp: tmp}
+	j := &JVM{cmd: cmd, in: in, out: bufio.NewReader(outPipe), tmp: tmp, stderr: errBuf}
 	line, err := j.readLine()
 	if err != nil {
 		j.Close()
@@ -128,6 +142,7 @@ func Start(o Options) (*JVM, error) {
 		j.Close()
 		return nil, err
 	}
+	errBuf.forward(o.Stderr)
 	return j, nil
 }
 
@@ -148,27 +163,80 @@ func (j *JVM) readLine() (string, error) {
 // interval is the clean's request to answer, "this process" being the JVM
 // and cleanerlab together (their CPU time: getrusage and /proc/PID/stat),
 // so that others' CPU is the rest of the machine's.
-func (j *JVM) Clean(dir string, nowMs int64, topic []string, t interference.Thresholds) (Result, interference.Interval, error) {
+//
+// Cancelling ctx asks the driver to abort the clean at Kafka's next
+// checkDone, as a broker aborts a clean (see the driver): the error then
+// wraps lab.ErrStopped and says what happened to dir: aborted (the segment
+// being written removed by Kafka, the groups already swapped in kept, the
+// checkpoint unchanged), or cleaned in full (the answer came first: the
+// checkpoint advanced, r says to what), or nothing to clean. A JVM that
+// ends before it answers gives ErrDriverDied (dir may hold Kafka's
+// .cleaned or .swap files: RecoverPartition).
+func (j *JVM) Clean(ctx context.Context, dir string, nowMs int64, topic []string, t interference.Thresholds) (Result, interference.Interval, error) {
 	if strings.ContainsAny(dir, " \t\n") {
 		return Result{}, interference.Interval{}, fmt.Errorf("kafkajvm: partition directory %q: the driver's protocol takes no blanks in paths", dir)
 	}
 	cmdLine := "clean " + dir + " " + strconv.FormatInt(nowMs, 10) + " " + strings.Join(topic, " ") + "\n"
 	s := interference.Sampler{SelfCPU: j.cpu}
 	a := s.Take()
+	j.seq++
 	if _, err := io.WriteString(j.in, cmdLine); err != nil {
-		return Result{}, interference.Interval{}, fmt.Errorf("kafkajvm: writing to the driver: %w", err)
+		return Result{}, interference.Interval{}, j.died(dir, fmt.Errorf("writing to the driver: %w", err))
 	}
+	answered, watched := make(chan struct{}), make(chan struct{})
+	go func(seq int64) {
+		defer close(watched)
+		select {
+		case <-answered:
+		case <-ctx.Done():
+			io.WriteString(j.in, "abort "+strconv.FormatInt(seq, 10)+"\n")
+		}
+	}(j.seq)
 	line, err := j.readLine()
+	close(answered)
+	<-watched
 	b := s.Take()
 	if err != nil {
-		return Result{}, interference.Interval{}, fmt.Errorf("kafkajvm: reading the driver's answer: %w", err)
+		return Result{}, interference.Interval{}, j.died(dir, fmt.Errorf("reading the driver's answer: %w", err))
 	}
 	// The JVM's threads are not this process's: no busiest thread.
 	a.ThreadTicks, b.ThreadTicks = nil, nil
 	a.Missing = append(a.Missing, interference.SourceThreads+": the JVM's threads are not read")
 	iv := interference.Between(a, b, t)
 	r, err := ParseDone(line)
-	return r, iv, err
+	if err != nil {
+		return r, iv, err
+	}
+	cause := ctx.Err()
+	if cause == nil {
+		cause = errors.New("the driver's input ended")
+	}
+	switch {
+	case r.Aborted:
+		return r, iv, fmt.Errorf("%w (%w): Kafka's cleaner aborted its clean of %s at a safe point, as a broker aborts one (LogCleaningAbortedException): the segment it was writing removed, the groups already swapped in kept, the cleaner checkpoint unchanged", lab.ErrStopped, cause, dir)
+	case ctx.Err() == nil:
+		return r, iv, nil
+	case r.Cleaned:
+		return r, iv, fmt.Errorf("%w (%w): Kafka's cleaner had finished its clean of %s before the stop reached it: the partition is cleaned [%d, %d) and its cleaner checkpoint advanced to %d", lab.ErrStopped, cause, dir, r.FirstDirty, r.End, r.End)
+	default:
+		return r, iv, fmt.Errorf("%w (%w): Kafka's cleaner found nothing to clean in %s: nothing changed", lab.ErrStopped, cause, dir)
+	}
+}
+
+// died is Clean's error when the driver cannot be reached: ErrDriverDied
+// with the JVM's exit and the start of its standard error, once it has
+// ended.
+func (j *JVM) died(dir string, err error) error {
+	done := make(chan error, 1)
+	go func() { done <- j.cmd.Wait() }()
+	var exit error
+	select {
+	case exit = <-done:
+	case <-time.After(5 * time.Second):
+		j.cmd.Process.Kill() // its output is gone: no answer can come
+		exit = fmt.Errorf("killed: its output had ended (%v)", <-done)
+	}
+	return fmt.Errorf("%w during the clean of %s (%v; the JVM: %v): %s", ErrDriverDied, dir, err, exit, firstLines(j.stderr.String(), 12))
 }
 
 // cpu is this process's CPU time (getrusage) plus the JVM's
@@ -215,6 +283,9 @@ func ParseProcStatCPU(stat string) (user, system time.Duration, err error) {
 // s) and removes the compiled driver.
 func (j *JVM) Close() error {
 	defer os.RemoveAll(j.tmp)
+	if j.cmd.ProcessState != nil {
+		return nil // died already (Clean waited for it)
+	}
 	io.WriteString(j.in, "quit\n")
 	j.in.Close()
 	done := make(chan error, 1)
@@ -236,10 +307,12 @@ func firstLines(s string, n int) string {
 	return strings.Join(ls, "\n")
 }
 
-// tail keeps the first 64 KiB written to it (the JVM's standard error).
+// tail keeps the first 64 KiB written to it (the JVM's standard error)
+// and, once forward has been called, passes what is written on to w.
 type tail struct {
 	mu sync.Mutex
 	b  []byte
+	w  io.Writer
 }
 
 func (t *tail) Write(p []byte) (int, error) {
@@ -248,7 +321,22 @@ func (t *tail) Write(p []byte) (int, error) {
 	if room := 64<<10 - len(t.b); room > 0 {
 		t.b = append(t.b, p[:min(len(p), room)]...)
 	}
+	if t.w != nil {
+		t.w.Write(p)
+	}
 	return len(p), nil
+}
+
+// forward writes what t holds to w (nil: nothing) and passes on what is
+// written after.
+func (t *tail) forward(w io.Writer) {
+	if w == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w.Write(t.b)
+	t.w = w
 }
 
 func (t *tail) String() string {

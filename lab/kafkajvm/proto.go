@@ -108,6 +108,8 @@ func ParseReady(line string) (Ready, error) {
 // the range (LogCleanerManager.cleanableOffsets), Kafka's CleanerStats and
 // the driver's measurements around Cleaner.doClean alone.
 type Result struct {
+	// Aborted: the driver answered "aborted" (JVM.Clean asked it to stop).
+	Aborted                           bool
 	Cleaned                           bool
 	TopicPartition                    string
 	FirstDirty, FirstUncleanable, End int64
@@ -126,10 +128,15 @@ type Result struct {
 	MessagesRead, MessagesWritten int64
 	InvalidMessagesRead           int64
 	BufferUtilization             float64
+	// MapEntries is the keys in the offset map after the clean
+	// (OffsetMap.size: doClean builds it once); -1 when the line has no
+	// mapEntries.
+	MapEntries int64
 }
 
-// ParseDone reads the driver's answer to a clean: "done k=v ...", or
-// "error MESSAGE", returned as an error carrying Kafka's message. A missing
+// ParseDone reads the driver's answer to a clean: "done k=v ...",
+// "aborted [topicPartition=TP]" (Aborted), or "error MESSAGE", returned as
+// an error carrying Kafka's message. A missing
 // or malformed field is an error naming it.
 func ParseDone(line string) (Result, error) {
 	if msg, ok := strings.CutPrefix(line, "error "); ok {
@@ -139,11 +146,14 @@ func ParseDone(line string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if verb == "aborted" {
+		return Result{Aborted: true, TopicPartition: kv["topicPartition"], MapEntries: -1}, nil
+	}
 	if verb != "done" {
 		return Result{}, fmt.Errorf("kafkajvm: driver said %q, want \"done ...\"", line)
 	}
 	p := parser{kv: kv}
-	r := Result{Cleaned: p.str("cleaned") == "true"}
+	r := Result{Cleaned: p.str("cleaned") == "true", MapEntries: -1}
 	r.FirstDirty, r.FirstUncleanable = p.int("firstDirty"), p.int("firstUncleanable")
 	r.CleanableBytes = p.int("cleanableBytes")
 	if r.Cleaned {
@@ -157,6 +167,9 @@ func ParseDone(line string) (Result, error) {
 		r.MessagesRead, r.MessagesWritten = p.int("messagesRead"), p.int("messagesWritten")
 		r.InvalidMessagesRead = p.int("invalidMessagesRead")
 		r.BufferUtilization = p.float("bufferUtilization")
+		if _, ok := kv["mapEntries"]; ok {
+			r.MapEntries = p.int("mapEntries")
+		}
 	}
 	if p.err != nil {
 		return Result{}, fmt.Errorf("kafkajvm: driver's line %q: %w", line, p.err)
@@ -180,6 +193,7 @@ func (r Result) Stats(thread int) *engine.CleanStats {
 		MessagesWritten:     r.MessagesWritten,
 		InvalidMessagesRead: r.InvalidMessagesRead,
 		BufferUtilization:   r.BufferUtilization,
+		MapEntries:          int(r.MapEntries),
 		StartTime:           time.UnixMilli(r.StartMs),
 		MapCompleteTime:     time.UnixMilli(r.MapCompleteMs),
 		EndTime:             time.UnixMilli(r.EndMs),

@@ -14,8 +14,14 @@
 // Protocol, one line each way:
 //   start         -> "ready version=V commit=C java=J"
 //   clean DIR NOW_MS [topic.config=value ...]
-//                 -> "done k=v ..." (see clean) or "error MESSAGE" (newlines as " | ")
+//                 -> "done k=v ..." (see clean), "aborted k=v ..." or "error MESSAGE" (newlines as " | ")
+//   abort N       -> nothing: the N-th clean (counting from 1), if it is still running, is aborted at
+//                    Kafka's next checkDone, as LogCleaner aborts a clean (LogCleaningAbortedException:
+//                    cleanSegments deletes its .cleaned segment; the groups already swapped in stay; the
+//                    cleaner checkpoint is not written); it is answered "aborted"
 //   quit          -> "bye"
+// End of input (cleanerlab gone) aborts the clean in progress the same way, then the driver exits.
+// A reader thread takes the lines, so that abort arrives while a clean runs.
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.AppInfoParser;
 import org.apache.kafka.common.utils.Time;
@@ -24,6 +30,7 @@ import org.apache.kafka.storage.internals.checkpoint.OffsetCheckpointFile;
 import org.apache.kafka.storage.internals.log.Cleaner;
 import org.apache.kafka.storage.internals.log.CleanerStats;
 import org.apache.kafka.storage.internals.log.LogCleanerManager;
+import org.apache.kafka.storage.internals.log.LogCleaningAbortedException;
 import org.apache.kafka.storage.internals.log.LogConfig;
 import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
 import org.apache.kafka.storage.internals.log.LogToClean;
@@ -45,6 +52,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -69,6 +77,14 @@ public class CleanerlabKafkaDriver {
     static KafkaScheduler scheduler;
     static BrokerTopicStats topicStats;
     static Cleaner cleaner;
+    /** The clean being run (1, 2, ...), the one an "abort N" asked for, and whether input ended. */
+    static volatile long cleanSeq, abortSeq;
+    static volatile boolean inputEnded;
+
+    /** Cleaner's checkDone (LogCleaner.CleanerThread.checkDone): throws when this clean is to stop. */
+    static void checkDone(TopicPartition tp) {
+        if (inputEnded || abortSeq == cleanSeq) throw new LogCleaningAbortedException();
+    }
 
     public static void main(String[] args) throws Exception {
         Map<String, String> a = new HashMap<>();
@@ -93,17 +109,38 @@ public class CleanerlabKafkaDriver {
         // throttler, time, this::checkDone). The cleaner's clock is the system's: it only times CleanerStats.
         Throttler throttler = new Throttler(ioRate, 300, "cleaner-io", "bytes", Time.SYSTEM);
         cleaner = new Cleaner(0, new SkimpyOffsetMap((int) Math.min(dedupe / threads, Integer.MAX_VALUE), hash),
-                io / threads / 2, maxMessage, load, throttler, Time.SYSTEM, tp -> { });
+                io / threads / 2, maxMessage, load, throttler, Time.SYSTEM, CleanerlabKafkaDriver::checkDone);
         System.out.printf(Locale.ROOT, "ready version=%s commit=%s java=%s%n", AppInfoParser.getVersion(),
                 AppInfoParser.getCommitId(), System.getProperty("java.version"));
         System.out.flush();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
-        String line;
-        while ((line = in.readLine()) != null) {
-            String[] f = line.trim().split("\\s+");
+        LinkedBlockingQueue<String> commands = new LinkedBlockingQueue<>();
+        Thread reader = new Thread(() -> {
+            try {
+                String l;
+                while ((l = in.readLine()) != null) {
+                    String t = l.trim();
+                    if (t.startsWith("abort ")) {
+                        abortSeq = Long.parseLong(t.substring(6).trim());
+                    } else {
+                        commands.add(t);
+                    }
+                }
+            } catch (Exception e) {
+                // A broken input is its end.
+            }
+            inputEnded = true;
+            commands.add("quit");
+        }, "cleanerlab-driver-input");
+        reader.setDaemon(true);
+        reader.start();
+        while (true) {
+            String line = commands.take();
+            String[] f = line.split("\\s+");
             try {
                 switch (f[0]) {
                     case "clean":
+                        cleanSeq++;
                         if (f.length < 3) throw new IllegalArgumentException("clean DIR NOW_MS [k=v ...]");
                         clean(new File(f[1]), Long.parseLong(f[2]), f);
                         break;
@@ -160,7 +197,10 @@ public class CleanerlabKafkaDriver {
                 600000 /* producer.id.expiration.check.interval.ms */, new LogDirFailureChannel(1), false, Optional.empty());
         String answer;
         try {
+            checkDone(tp); // an abort that came before the log was open
             answer = cleanOpen(log, root, tp, nowMs);
+        } catch (LogCleaningAbortedException e) {
+            answer = "aborted topicPartition=" + tp;
         } finally {
             log.close();
             try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir.toPath(), "*.deleted")) {
@@ -214,10 +254,10 @@ public class CleanerlabKafkaDriver {
         return String.format(Locale.ROOT, "done cleaned=true topicPartition=%s firstDirty=%d firstUncleanable=%d cleanableBytes=%d endOffset=%d"
                         + " wallNs=%d processCpuNs=%d threadCpuNs=%d gcMs=%d startMs=%d mapCompleteMs=%d endMs=%d"
                         + " mapBytesRead=%d mapMessagesRead=%d bytesRead=%d bytesWritten=%d messagesRead=%d messagesWritten=%d"
-                        + " invalidMessagesRead=%d bufferUtilization=%s",
+                        + " invalidMessagesRead=%d bufferUtilization=%s mapEntries=%d",
                 tp, o.firstDirtyOffset(), o.firstUncleanableDirtyOffset(), cleanable, r.getKey(),
                 wallNs, cpuNs, thrNs, gcMs, s.startTime(), s.startTime() + Math.round(s.elapsedIndexSecs() * 1000), s.endTime(),
                 mapBytesRead(s), s.mapMessagesRead(), s.bytesRead(), s.bytesWritten(), s.messagesRead(), s.messagesWritten(),
-                s.invalidMessagesRead(), Double.toString(s.bufferUtilization()));
+                s.invalidMessagesRead(), Double.toString(s.bufferUtilization()), cleaner.offsetMap().size());
     }
 }
