@@ -1,8 +1,10 @@
 package lab
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -210,12 +212,23 @@ func LoadYAML(path string, opts LoadOptions) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}
+	l := &loader{f: &File{Path: path}, opts: opts}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
 		// A syntax error has no node: the library's message gives the line.
 		return nil, fmt.Errorf("experiment %s: %w", path, err)
 	}
-	l := &loader{f: &File{Path: path}, opts: opts}
+	// The decoder reads one document at a time: a second ("---") would
+	// otherwise be left unread, whatever it holds.
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == io.EOF:
+	case err != nil:
+		return nil, fmt.Errorf("experiment %s: %w", path, err)
+	default:
+		return nil, l.fail(&next, "", "a second YAML document: an experiment file is one document")
+	}
 	if doc.Kind != 0 && len(doc.Content) > 0 {
 		if err := l.top(deref(doc.Content[0])); err != nil {
 			return nil, err
