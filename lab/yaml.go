@@ -361,12 +361,18 @@ func (l *loader) sizeDist(v *yaml.Node, path string) (workloads.SizeDist, error)
 		}),
 		"min": settings.Bytes(&d.Min), "max": settings.Bytes(&d.Max), "sigma": settings.Ratio(&d.Sigma),
 	}
+	first := map[string]*yaml.Node{} // by field, in lower case: Max and max are one
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, c := v.Content[i], deref(v.Content[i+1])
-		val, ok := vals[strings.ToLower(k.Value)]
+		field := strings.ToLower(k.Value)
+		val, ok := vals[field]
 		if !ok {
 			return d, l.fail(k, path, "unknown key %q (valid: %s)%s", k.Value, strings.Join(fields, ", "), suggest(k.Value, fields))
 		}
+		if f, twice := first[field]; twice {
+			return d, l.fail(k, "", "%s.%s given twice (first as %s at %s)", path, k.Value, f.Value, l.at(f))
+		}
+		first[field] = k
 		if c.Kind != yaml.ScalarNode {
 			return d, l.fail(c, path+"."+k.Value, "want one value")
 		}
