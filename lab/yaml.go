@@ -409,6 +409,15 @@ func (l *loader) sweep(v *yaml.Node) error {
 	for j := 0; j+1 < len(v.Content); j += 2 {
 		pk, pv := v.Content[j], deref(v.Content[j+1])
 		axis := Axis{Name: pk.Value, Where: l.at(pk)}
+		for _, prev := range l.f.Axes {
+			if !sameSetting(prev.Name, pk.Value) {
+				continue
+			}
+			if prev.Name == pk.Value {
+				return l.fail(pk, "sweep", "%s given twice (first at %s)", pk.Value, prev.Where)
+			}
+			return l.fail(pk, "sweep", "%s given twice (first as %s at %s)", pk.Value, prev.Name, prev.Where)
+		}
 		if _, err := settingAt(pk.Value); err != nil {
 			var set Setter
 			ok := false
