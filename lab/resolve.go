@@ -73,6 +73,7 @@ func ResolveExperiment(server []settings.Given, file *File, flags []settings.Giv
 	if err != nil {
 		return e, origins, err
 	}
+	attributeOrigins(given, origins)
 	if err := e.Validate(); err != nil {
 		located := LocateError(err, origins)
 		if located == err && file != nil {

@@ -462,8 +462,9 @@ func (l *loader) sweep(v *yaml.Node) error {
 }
 
 // check resolves the file's values over DefaultExperiment and checks what
-// no one value says: segment.bytes given twice differently, a value both
-// set and swept, repetitions below 1.
+// no one value says: segment.bytes given twice differently, a setting
+// both set and swept (by any of its names: sameSetting), repetitions
+// below 1.
 func (l *loader) check() error {
 	f := l.f
 	var seg []Param // workload's and log's segment size: one setting
@@ -476,6 +477,7 @@ func (l *loader) check() error {
 	if err != nil {
 		return err // each value parsed when read: not reached
 	}
+	attributeOrigins(f.Givens(), origins)
 	f.Experiment, f.origins = e, origins
 	if len(seg) == 2 {
 		var a, b int64
@@ -485,8 +487,11 @@ func (l *loader) check() error {
 	}
 	for _, a := range f.Axes {
 		for _, p := range f.Given {
-			if a.Name == p.Name {
+			switch {
+			case a.Name == p.Name:
 				return fmt.Errorf("%s: %s is set at %s and swept at %s; keep one", f.Path, a.Name, p.Where, a.Where)
+			case sameSetting(a.Name, p.Name):
+				return fmt.Errorf("%s: %s is set at %s and swept as %s at %s; keep one", f.Path, p.Name, p.Where, a.Name, a.Where)
 			}
 		}
 	}
