@@ -216,8 +216,7 @@ func LoadYAML(path string, opts LoadOptions) (*File, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil && err != io.EOF {
-		// A syntax error has no node: the library's message gives the line.
-		return nil, fmt.Errorf("experiment %s: %w", path, err)
+		return nil, syntaxError(path, b, err)
 	}
 	// The decoder reads one document at a time: a second ("---") would
 	// otherwise be left unread, whatever it holds.
@@ -225,7 +224,7 @@ func LoadYAML(path string, opts LoadOptions) (*File, error) {
 	switch err := dec.Decode(&next); {
 	case err == io.EOF:
 	case err != nil:
-		return nil, fmt.Errorf("experiment %s: %w", path, err)
+		return nil, syntaxError(path, b, err)
 	default:
 		return nil, l.fail(&next, "", "a second YAML document: an experiment file is one document")
 	}
@@ -240,12 +239,20 @@ func LoadYAML(path string, opts LoadOptions) (*File, error) {
 	return l.f, nil
 }
 
-// deref follows an alias (*anchor) to its node.
+// deref follows an alias (*anchor) to its node: a copy of it placed at
+// the alias, so that an error in the value is reported where it is used
+// (the keys of an aliased mapping keep their places, at the anchor).
 func deref(n *yaml.Node) *yaml.Node {
+	if n.Kind != yaml.AliasNode || n.Alias == nil {
+		return n
+	}
+	at := n
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
-	return n
+	c := *n
+	c.Line, c.Column = at.Line, at.Column
+	return &c
 }
 
 // top reads the file's top-level mapping.
