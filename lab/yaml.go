@@ -42,9 +42,13 @@ import (
 // distribution form (uniform:20-200) or a mapping of its fields. The
 // file's values are an experiment-file layer of Settings.Resolve (File.Givens,
 // ResolveExperiment). Every error names the file, line and column of the
-// node at fault, as the YAML library positions it: an unknown key (with
-// the nearest known one), a value that does not parse or names nothing
-// (an unknown hasher, layout, read path, ...), a key given twice.
+// node at fault, as the YAML library positions it (an alias's value at
+// the alias): an unknown key (with the nearest known one), a value that
+// does not parse or names nothing (an unknown hasher, layout, read path,
+// ...), a key given twice (a sweep: key by the setting it names,
+// sameSetting; a size distribution's field in any case), a second YAML
+// document. A syntax error has no node: it names the file and the line
+// (syntaxError), not the column, which the library does not give.
 
 // Param is one value given in an experiment file or on a command line.
 type Param struct {
