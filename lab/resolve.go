@@ -92,12 +92,16 @@ func MergeExperiment(server []settings.Given, file *File, flags []settings.Given
 	}
 	e, origins, err := Settings.Resolve(DefaultExperiment(), given...)
 	errs := []error{err}
+	// Every name of one setting (lab/identity.go) takes the origin of the
+	// value applied last, layer by layer in the order they apply.
+	attributeOrigins(given, origins)
 	// The sweep: values over the file's others, in the file's order, as a
 	// sweep applies them (a --profile there then sets what it sets).
 	for _, a := range fixed {
 		if err := changes(&e, origins, a.Name, settings.FromFile, a.Where, func(e *Experiment) error { return a.apply(e, a.Values[0]) }); err != nil {
 			return Experiment{}, nil, fmt.Errorf("%s: %w", a.Where, err)
 		}
+		attributeOrigins([]settings.Given{{Key: a.Name, Value: a.Values[0], From: settings.FromFile, Where: a.Where}}, origins)
 	}
 	// The flags in the command line's order, a profile at its place.
 	rest := flags
@@ -114,6 +118,7 @@ func MergeExperiment(server []settings.Given, file *File, flags []settings.Given
 				origins[name] = got
 			}
 		}
+		attributeOrigins(rest[:i], origins)
 		if i == len(rest) {
 			break
 		}

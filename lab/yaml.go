@@ -1,8 +1,10 @@
 package lab
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -40,9 +42,13 @@ import (
 // distribution form (uniform:20-200) or a mapping of its fields. The
 // file's values are an experiment-file layer of Settings.Resolve (File.Givens,
 // ResolveExperiment). Every error names the file, line and column of the
-// node at fault, as the YAML library positions it: an unknown key (with
-// the nearest known one), a value that does not parse or names nothing
-// (an unknown hasher, layout, read path, ...), a key given twice.
+// node at fault, as the YAML library positions it (an alias's value at
+// the alias): an unknown key (with the nearest known one), a value that
+// does not parse or names nothing (an unknown hasher, layout, read path,
+// ...), a key given twice (a sweep: key by the setting it names,
+// sameSetting; a size distribution's field in any case), a second YAML
+// document. A syntax error has no node: it names the file and the line
+// (syntaxError), not the column, which the library does not give.
 
 // Param is one value given in an experiment file or on a command line.
 type Param struct {
@@ -210,12 +216,22 @@ func LoadYAML(path string, opts LoadOptions) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		// A syntax error has no node: the library's message gives the line.
-		return nil, fmt.Errorf("experiment %s: %w", path, err)
-	}
 	l := &loader{f: &File{Path: path}, opts: opts}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
+		return nil, syntaxError(path, b, err)
+	}
+	// The decoder reads one document at a time: a second ("---") would
+	// otherwise be left unread, whatever it holds.
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == io.EOF:
+	case err != nil:
+		return nil, syntaxError(path, b, err)
+	default:
+		return nil, l.fail(&next, "", "a second YAML document: an experiment file is one document")
+	}
 	if doc.Kind != 0 && len(doc.Content) > 0 {
 		if err := l.top(deref(doc.Content[0])); err != nil {
 			return nil, err
@@ -227,12 +243,20 @@ func LoadYAML(path string, opts LoadOptions) (*File, error) {
 	return l.f, nil
 }
 
-// deref follows an alias (*anchor) to its node.
+// deref follows an alias (*anchor) to its node: a copy of it placed at
+// the alias, so that an error in the value is reported where it is used
+// (the keys of an aliased mapping keep their places, at the anchor).
 func deref(n *yaml.Node) *yaml.Node {
+	if n.Kind != yaml.AliasNode || n.Alias == nil {
+		return n
+	}
+	at := n
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
-	return n
+	c := *n
+	c.Line, c.Column = at.Line, at.Column
+	return &c
 }
 
 // top reads the file's top-level mapping.
@@ -348,12 +372,18 @@ func (l *loader) sizeDist(v *yaml.Node, path string) (workloads.SizeDist, error)
 		}),
 		"min": settings.Bytes(&d.Min), "max": settings.Bytes(&d.Max), "sigma": settings.Ratio(&d.Sigma),
 	}
+	first := map[string]*yaml.Node{} // by field, in lower case: Max and max are one
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, c := v.Content[i], deref(v.Content[i+1])
-		val, ok := vals[strings.ToLower(k.Value)]
+		field := strings.ToLower(k.Value)
+		val, ok := vals[field]
 		if !ok {
 			return d, l.fail(k, path, "unknown key %q (valid: %s)%s", k.Value, strings.Join(fields, ", "), suggest(k.Value, fields))
 		}
+		if f, twice := first[field]; twice {
+			return d, l.fail(k, "", "%s.%s given twice (first as %s at %s)", path, k.Value, f.Value, l.at(f))
+		}
+		first[field] = k
 		if c.Kind != yaml.ScalarNode {
 			return d, l.fail(c, path+"."+k.Value, "want one value")
 		}
@@ -390,6 +420,15 @@ func (l *loader) sweep(v *yaml.Node) error {
 	for j := 0; j+1 < len(v.Content); j += 2 {
 		pk, pv := v.Content[j], deref(v.Content[j+1])
 		axis := Axis{Name: pk.Value, Where: l.at(pk)}
+		for _, prev := range l.f.Axes {
+			if !sameSetting(prev.Name, pk.Value) {
+				continue
+			}
+			if prev.Name == pk.Value {
+				return l.fail(pk, "sweep", "%s given twice (first at %s)", pk.Value, prev.Where)
+			}
+			return l.fail(pk, "sweep", "%s given twice (first as %s at %s)", pk.Value, prev.Name, prev.Where)
+		}
 		if _, err := settingAt(pk.Value); err != nil {
 			var set Setter
 			ok := false
@@ -434,8 +473,9 @@ func (l *loader) sweep(v *yaml.Node) error {
 }
 
 // check resolves the file's values over DefaultExperiment and checks what
-// no one value says: segment.bytes given twice differently, a value both
-// set and swept, repetitions below 1.
+// no one value says: segment.bytes given twice differently, a setting
+// both set and swept (by any of its names: sameSetting), repetitions
+// below 1.
 func (l *loader) check() error {
 	f := l.f
 	var seg []Param // workload's and log's segment size: one setting
@@ -448,6 +488,7 @@ func (l *loader) check() error {
 	if err != nil {
 		return err // each value parsed when read: not reached
 	}
+	attributeOrigins(f.Givens(), origins)
 	f.Experiment, f.origins = e, origins
 	if len(seg) == 2 {
 		var a, b int64
@@ -457,8 +498,11 @@ func (l *loader) check() error {
 	}
 	for _, a := range f.Axes {
 		for _, p := range f.Given {
-			if a.Name == p.Name {
+			switch {
+			case a.Name == p.Name:
 				return fmt.Errorf("%s: %s is set at %s and swept at %s; keep one", f.Path, a.Name, p.Where, a.Where)
+			case sameSetting(a.Name, p.Name):
+				return fmt.Errorf("%s: %s is set at %s and swept as %s at %s; keep one", f.Path, p.Name, p.Where, a.Name, a.Where)
 			}
 		}
 	}

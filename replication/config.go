@@ -225,6 +225,10 @@ var (
 	// ErrConcurrentTransactions: the producer's previous transaction is
 	// still being completed (its markers not all written).
 	ErrConcurrentTransactions = errors.New("CONCURRENT_TRANSACTIONS")
+	// ErrRecordListTooLarge: a produced batch is larger than the leader's
+	// segment.bytes (UnifiedLog.append's RecordBatchTooLargeException,
+	// error code RECORD_LIST_TOO_LARGE).
+	ErrRecordListTooLarge = errors.New("RECORD_LIST_TOO_LARGE")
 	// ErrBrokerDown: the broker's process is not running (a request to it
 	// gets no answer; a client sees a network error).
 	ErrBrokerDown = errors.New("BROKER_NOT_AVAILABLE")

@@ -232,14 +232,7 @@ func (c *Cluster) Produce(s ProduceSpec) (ProduceResult, error) {
 		}
 	}
 	if res.Err != nil {
-		for _, w := range ws {
-			w.State = Refused
-			c.model.Writes = append(c.model.Writes, w)
-			if w.Txn >= 0 {
-				c.model.Txns[w.Txn].Writes = append(c.model.Txns[w.Txn].Writes, w.Seq)
-				c.model.Txns[w.Txn].Failed = true
-			}
-		}
+		c.refuse(ws)
 		return res, nil
 	}
 	h := record.BatchHeader{BaseTimestamp: c.Clock.UnixMs(), MaxTimestamp: c.Clock.UnixMs(),
@@ -263,6 +256,19 @@ func (c *Cluster) Produce(s ProduceSpec) (ProduceResult, error) {
 	batch, err := record.BuildBatch(nil, h, rs)
 	if err != nil {
 		return res, err
+	}
+	if size := int64(len(batch)); size > lb.cfg.SegmentBytes {
+		// Kafka's UnifiedLog.append refuses a batch larger than a segment
+		// (RecordBatchTooLargeException) before producer state is
+		// updated: the broker takes none of its sequence numbers, and
+		// the client gives them back (TransactionManager's handling of a
+		// failed batch).
+		if pr != nil {
+			pr.seq -= int32(len(recs))
+		}
+		res.Err = fmt.Errorf("%w: the batch is %d bytes, above segment.bytes %d", ErrRecordListTooLarge, size, lb.cfg.SegmentBytes)
+		c.refuse(ws)
+		return res, nil
 	}
 	if err := lb.beforeAppend(len(batch)); err != nil {
 		return res, err
@@ -389,4 +395,17 @@ func (c *Cluster) OpenTxnProducers() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// refuse records ws in the model as refused writes; a transaction they
+// are of has failed.
+func (c *Cluster) refuse(ws []Write) {
+	for _, w := range ws {
+		w.State = Refused
+		c.model.Writes = append(c.model.Writes, w)
+		if w.Txn >= 0 {
+			c.model.Txns[w.Txn].Writes = append(c.model.Txns[w.Txn].Writes, w.Seq)
+			c.model.Txns[w.Txn].Failed = true
+		}
+	}
 }

@@ -309,6 +309,18 @@ func ExploreCommand(ctx context.Context, o ExploreCommandOptions, out io.Writer)
 	if err != nil {
 		return err
 	}
+	outWritten := false
+	if o.Out != "" {
+		undo, err := OutDir(o.Out)
+		if err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		defer func() {
+			if !outWritten {
+				undo()
+			}
+		}()
+	}
 	root, cleanup, err := o.MakeDir()
 	if err != nil {
 		return err
@@ -332,9 +344,11 @@ func ExploreCommand(ctx context.Context, o ExploreCommandOptions, out io.Writer)
 	}
 	if o.Out != "" && ctx.Err() == nil {
 		paths, err := explore.WriteReproducers(o.Out, root, &cfg, res)
+		outWritten = len(paths) > 0
 		if err != nil {
 			return err
 		}
+		outWritten = true
 		for _, p := range paths {
 			fmt.Fprintf(progress, "reproducer %s\n", p)
 		}

@@ -2,9 +2,12 @@ package replicas
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/cleanerlab/cleanerlab/replication"
@@ -68,18 +71,75 @@ func WriteCampaign(w io.Writer, rec *CampaignRecord, format string, seed uint64,
 // WorkDir makes a fresh directory for the brokers' log directories: a
 // "replicas-*" directory under dir (dir is created first, mode 0755) or,
 // when dir is "", a "cleanerlab-replicas-*" directory in the OS temp dir.
-// cleanup removes the fresh directory and everything in it. The error is
-// the OS's, naming the path.
+// cleanup removes the fresh directory and everything in it, and the
+// directories of dir's path that WorkDir made (when they are empty), so
+// that a --dir that did not exist is not left behind. The error is the
+// OS's, naming the path.
 func WorkDir(dir string) (root string, cleanup func(), err error) {
 	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		made, err := mkdirAllMade(dir)
+		if err != nil {
 			return "", nil, err
 		}
 		d, err := os.MkdirTemp(dir, "replicas-")
-		return d, func() { removeAll(d) }, err
+		if err != nil {
+			removeMade(made)
+			return "", nil, err
+		}
+		return d, func() { removeAll(d); removeMade(made) }, nil
 	}
 	d, err := os.MkdirTemp("", "cleanerlab-replicas-")
 	return d, func() { removeAll(d) }, err
+}
+
+// OutDir makes dir, the directory a command writes its files into once
+// its work is done (explore's --out), before that work: a path that
+// cannot be a directory (a file, a path under /proc) or where no file can
+// be made fails at once, not after the work. undo removes the
+// directories of dir's path that OutDir made, when they are still empty
+// (the command stopped before writing). The error is the OS's, naming the
+// path.
+func OutDir(dir string) (undo func(), err error) {
+	made, err := mkdirAllMade(dir)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, ".cleanerlab-probe-*")
+	if err != nil {
+		removeMade(made)
+		return nil, err
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return func() { removeMade(made) }, nil
+}
+
+// mkdirAllMade is os.MkdirAll(dir, 0755) that returns the directories it
+// made, deepest first; on an error it removes them again.
+func mkdirAllMade(dir string) ([]string, error) {
+	var made []string
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		made = append(made, p)
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		removeMade(made)
+		return nil, err
+	}
+	return made, nil
+}
+
+// removeMade removes the directories mkdirAllMade made, deepest first,
+// each only when empty (os.Remove).
+func removeMade(made []string) {
+	for _, p := range made {
+		os.Remove(p)
+	}
 }
 
 // removeAll removes d and everything in it, trying again while it fails:

@@ -85,8 +85,11 @@ func TestWriteCampaign(t *testing.T) {
 
 func padRight(s string, n int) string { return s + strings.Repeat(" ", max(0, n-len(s))) }
 
+// TestWorkDir: cleanup removes the fresh replicas-* directory, keeps a
+// parent that existed, and removes the parents WorkDir made.
 func TestWorkDir(t *testing.T) {
-	parent := filepath.Join(t.TempDir(), "new")
+	existing := t.TempDir()
+	parent := filepath.Join(existing, "new", "sub")
 	root, cleanup, err := WorkDir(parent)
 	if err != nil {
 		t.Fatal(err)
@@ -95,11 +98,13 @@ func TestWorkDir(t *testing.T) {
 		t.Errorf("root %s: want a replicas-* directory under %s", root, parent)
 	}
 	cleanup()
-	if _, err := os.Stat(root); !os.IsNotExist(err) {
-		t.Errorf("after cleanup %s: %v, want not exist", root, err)
+	for _, p := range []string{root, filepath.Join(existing, "new")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("after cleanup %s: %v, want not exist", p, err)
+		}
 	}
-	if _, err := os.Stat(parent); err != nil {
-		t.Errorf("cleanup removed the parent: %v", err)
+	if _, err := os.Stat(existing); err != nil {
+		t.Errorf("cleanup removed the parent that existed: %v", err)
 	}
 }
 

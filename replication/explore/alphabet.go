@@ -66,8 +66,10 @@ var letterShapes = []string{
 func LetterHelp() string { return strings.Join(letterShapes, "\n") }
 
 // ParseLetter reads one letter: a name and its arguments separated by
-// ':' (see LetterHelp). replicas bounds the broker ids. Errors name the
-// letter and what was expected.
+// ':' (see LetterHelp). replicas bounds the broker ids; a duration is
+// read as the scenario line it stands for reads it (an advance's >= 0,
+// an AlterPartition delay's above 0). Errors name the letter and what was
+// expected.
 func ParseLetter(s string, replicas int) (Letter, error) {
 	parts := strings.Split(strings.TrimSpace(s), ":")
 	name, args := parts[0], parts[1:]
@@ -169,6 +171,12 @@ func ParseLetter(s string, replicas int) (Letter, error) {
 		if err := want(1, "ap-delay:DURATION"); err != nil {
 			return l, err
 		}
+		// As "replicas run" reads alter-partition delay=D: above 0.
+		if ms, err := replication.ParseDurationMs(args[0]); err != nil {
+			return l, fmt.Errorf("explore: letter %q: %w", s, err)
+		} else if ms == 0 {
+			return l, fmt.Errorf("explore: letter %q: want a duration above 0", s)
+		}
 		l.Lines = []string{"alter-partition delay=" + args[0]}
 	case "ap-error":
 		if err := want(1, "ap-error:NAME"); err != nil {
@@ -207,6 +215,9 @@ func ParseLetter(s string, replicas int) (Letter, error) {
 	case "advance":
 		if err := want(1, "advance:DURATION"); err != nil {
 			return l, err
+		}
+		if _, err := replication.ParseDurationMs(args[0]); err != nil {
+			return l, fmt.Errorf("explore: letter %q: %w", s, err)
 		}
 		l.Lines = []string{"advance by=" + args[0]}
 	case "consume":
