@@ -55,7 +55,7 @@ func (r *RunCleaner) Clean(ctx context.Context, dir string, now time.Time, log e
 	x := lab.ExternalClean{Stats: res.Stats(0), Wall: res.Wall, Interval: iv,
 		Notes: []string{"profile kafka-jvm: the clean's CPU time and interference verdict are over the driver's whole request (Kafka's UnifiedLog opening the partition included); \"Kafka doClean ...\" rows are doClean's alone"}}
 	for _, row := range Rows(res) {
-		if slices.Contains([]string{"clean time", "CPU time", "cleaner thread CPU", "GC time", "cores used"}, row.Name) {
+		if slices.Contains([]string{"clean time", "CPU time", "cleaner thread CPU", "cleaner thread system", "GC time", "cores used"}, row.Name) {
 			row.Name = "Kafka doClean " + row.Name
 			x.Rows = append(x.Rows, row)
 		}
