@@ -257,6 +257,19 @@ type CleanerConfig struct {
 	// so. Bytes; default 0: off, as Kafka (which writes through the page
 	// cache). Linux only. Not a Kafka config.
 	WriteDirectBytes int64 `json:",omitempty"`
+	// WriteDirectMinRecordBytes, with WriteDirectBytes set, writes a
+	// clean's output with O_DIRECT only when the records its map build
+	// read average at least this many bytes (CleanStats.MapBytesRead /
+	// MapMessagesRead, batch headers included), and through the page cache
+	// otherwise (and when the map build read no record): O_DIRECT spares
+	// the copy into the page cache, most of a clean's CPU time when records
+	// are large, but each direct write waits for the device, which costs
+	// more than the copy when records are small and the filter's work per
+	// byte is high (bench/'s row=write-direct measured both). Decided per
+	// round, before the copy phase; IOStats.WriteDirectBytes says what was
+	// used. Bytes; default 0: whenever WriteDirectBytes is set. Not a
+	// Kafka config.
+	WriteDirectMinRecordBytes int64 `json:",omitempty"`
 	// WritebackBytes starts the write-back of a cleaned segment's bytes
 	// early, under the fsync policies segment and fdatasync: every this
 	// many bytes written, sync_file_range(SYNC_FILE_RANGE_WRITE) over the
@@ -586,6 +599,8 @@ func (c *CleanerConfig) Validate() error {
 		return configError("writeback-bytes", "engine: WritebackBytes %d is negative (0: off)", c.WritebackBytes)
 	case c.WriteDirectBytes < 0 || c.WriteDirectBytes > 1<<30:
 		return configError("write-direct-bytes", "engine: WriteDirectBytes %d: want 0 (off) to 1 GiB", c.WriteDirectBytes)
+	case c.WriteDirectMinRecordBytes < 0:
+		return configError("write-direct-min-record-bytes", "engine: WriteDirectMinRecordBytes %d is negative (0: every clean)", c.WriteDirectMinRecordBytes)
 	}
 	if _, err := iosched.ParseReadPath(string(c.IOPath)); err != nil {
 		return configError("io", "engine: io path: %w", err)
