@@ -540,6 +540,9 @@ func (c *CleanerConfig) ApplyProfile(name string) error {
 // same results; the CLI prints the sentences as warnings.
 func (c *CleanerConfig) IgnoredSettings() []string {
 	var notes []string
+	if c.WriteDirectMinRecordBytes > 0 && c.WriteDirectBytes <= 0 {
+		notes = append(notes, "--write-direct-min-record-bytes is ignored: it chooses when to write with O_DIRECT, and --write-direct-bytes is 0 (off)")
+	}
 	if c.ParallelCopy && c.MaxIOBytesPerSecond > 0 {
 		notes = append(notes, "--parallel-copy is ignored: log.cleaner.io.max.bytes.per.second throttles the cleaner thread's own reads, so the copy runs on that thread")
 	}

@@ -86,4 +86,12 @@ func TestIgnoredSettings(t *testing.T) {
 	if got := def.IgnoredSettings(); len(got) != 0 {
 		t.Errorf("Kafka's defaults: %q, want none", got)
 	}
+	def.WriteDirectMinRecordBytes = 256
+	if got := def.IgnoredSettings(); len(got) != 1 || !strings.Contains(got[0], "--write-direct-min-record-bytes") || !strings.Contains(got[0], "--write-direct-bytes") {
+		t.Errorf("a minimum record size without O_DIRECT output: %q, want it named as ignored", got)
+	}
+	def.WriteDirectBytes = 1 << 20
+	if got := def.IgnoredSettings(); len(got) != 0 {
+		t.Errorf("O_DIRECT output from 256 bytes: %q, want none", got)
+	}
 }
