@@ -480,12 +480,13 @@ const BestWritebackBytes = 1 << 20
 // WriteDirectBytes and WriteDirectMinRecordBytes: O_DIRECT output in 1 MiB
 // writes for logs whose records average 256 bytes or more. On the lab's
 // machine (ext4 on a virtio disk, 2 shared vCPUs), 256 MiB warm cleans of
-// the best profile with O_DIRECT output against without, 9 interleaved
-// pairs a run, ran 1.44-1.49x as fast with 1.6-1.9x less CPU at 1 KiB
-// values (4 runs), 1.46x / 1.61x at 300 B and 1.44x / 1.37x at 600 B,
-// 1.06x / 1.40x at 200 B, and 0.90x, 1.00x and 1.26x as fast (1.1-1.5x
-// less CPU) at 100 B, where each direct write's wait for the device costs
-// about what it saves; docs/speed.md has the command.
+// the best profile with O_DIRECT output against without, 5-9 interleaved
+// pairs a run, ran 1.11-1.49x as fast with 1.5-1.9x less CPU at 1 KiB
+// values (5 runs), 0.93-1.46x as fast with 1.15-1.61x less CPU at 300 B
+// (3 runs), 1.44x / 1.37x at 600 B, 1.06x / 1.40x at 200 B, and 0.90x,
+// 1.00x, 1.15x and 1.26x as fast (1.1-1.5x less CPU) at 100 B, where each
+// direct write's wait for the device costs about what it saves;
+// docs/speed.md has the runs and the command.
 const (
 	BestWriteDirectBytes          = 1 << 20
 	BestWriteDirectMinRecordBytes = 256
