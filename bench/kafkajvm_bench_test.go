@@ -32,6 +32,8 @@ type kafkaJVMRow struct {
 	oursWall     time.Duration
 	kafkaCPU     time.Duration // median CPU time (JVM process / ours)
 	oursCPU      time.Duration
+	kafkaSys     time.Duration // median system CPU time (Side.System)
+	oursSys      time.Duration
 	speedup      float64 // median over the rounds of Kafka's wall / ours
 	speedupLo    float64
 	speedupHi    float64
@@ -59,7 +61,9 @@ type kafkaJVMRow struct {
 //	    (V 100 and 1024): kafka-jvm-MB/s and <profile>-MB/s (log bytes
 //	    over the median wall), speedup (median of Kafka's wall / ours per
 //	    round), cpu-speedup (the same of CPU time), kafka-jvm-cores and
-//	    <profile>-cores (CPU time / wall).
+//	    <profile>-cores (CPU time / wall), kafka-jvm-sys-s and
+//	    <profile>-sys-s (the median system CPU time, seconds: Kafka's
+//	    cleaning thread's, this process's; kafkajvm.Side.System).
 //
 // It needs java and Kafka's classes (CLEANERLAB_KAFKA_LIBS, as the
 // kafka-jvm profile: scripts/build-kafka-classes.sh); without them it
@@ -127,12 +131,13 @@ func kafkaJVMPairs(b *testing.B, fx *cleanFixture, p speedProfile, libs string) 
 	if p.name == "kafka" && same != len(c.Diffs) {
 		b.Fatalf("the kafka profile's files differ from Kafka's Cleaner's: %d of %d identical", same, len(c.Diffs))
 	}
-	var wallK, wallO, cpuK, cpuO, speed, cpuSpeed, coresK, coresO []float64
+	var wallK, wallO, cpuK, cpuO, sysK, sysO, speed, cpuSpeed, coresK, coresO []float64
 	verdicts := map[string]int{}
 	for i := range c.Kafka {
 		k, u := c.Kafka[i], c.Ours[i]
 		wallK, wallO = append(wallK, k.Wall.Seconds()), append(wallO, u.Wall.Seconds())
 		cpuK, cpuO = append(cpuK, k.CPU.Seconds()), append(cpuO, u.CPU.Seconds())
+		sysK, sysO = append(sysK, k.System.Seconds()), append(sysO, u.System.Seconds())
 		speed = append(speed, k.Wall.Seconds()/u.Wall.Seconds())
 		if k.CPU > 0 && u.CPU > 0 {
 			cpuSpeed = append(cpuSpeed, k.CPU.Seconds()/u.CPU.Seconds())
@@ -146,6 +151,7 @@ func kafkaJVMPairs(b *testing.B, fx *cleanFixture, p speedProfile, libs string) 
 		profile: p.name, values: fx.spec.ValueBytes, logMiB: logMiB, rounds: len(c.Kafka),
 		kafkaWall: secs(results.Median(wallK)), oursWall: secs(results.Median(wallO)),
 		kafkaCPU: secs(results.Median(cpuK)), oursCPU: secs(results.Median(cpuO)),
+		kafkaSys: secs(results.Median(sysK)), oursSys: secs(results.Median(sysO)),
 		speedup: results.Median(speed), speedupLo: results.Summarize(speed).Min, speedupHi: results.Summarize(speed).Max,
 		cpuSpeedup: results.Median(cpuSpeed), kafkaCores: results.Median(coresK), oursCores: results.Median(coresO),
 		identical: fmt.Sprintf("%d of %d", same, len(c.Diffs)), version: c.Version,
@@ -167,6 +173,8 @@ func kafkaJVMPairs(b *testing.B, fx *cleanFixture, p speedProfile, libs string) 
 	b.ReportMetric(r.cpuSpeedup, "cpu-speedup")
 	b.ReportMetric(r.kafkaCores, "kafka-jvm-cores")
 	b.ReportMetric(r.oursCores, p.name+"-cores")
+	b.ReportMetric(r.kafkaSys.Seconds(), "kafka-jvm-sys-s")
+	b.ReportMetric(r.oursSys.Seconds(), p.name+"-sys-s")
 	return r
 }
 
@@ -199,18 +207,18 @@ func writeKafkaJVMTable(path string, rows []kafkaJVMRow) error {
 	s.WriteString("Our kafka and best profiles against Kafka's own log cleaner, cleaning the same files (bench/'s BenchmarkKafkaJVM; [kafka-jvm.md](../kafka-jvm.md#the-speed-table-against-kafkas-cleaner) says how it measures).\n\n")
 	s.WriteString("Contents:\n\n- [The table](#the-table)\n- [How it was measured](#how-it-was-measured)\n\n## The table\n\n")
 	s.WriteString("Speedup is Kafka's time over ours: above 1, we are faster (wall) or use less CPU (CPU). Wall and CPU time are those of the clean itself, medians of the rounds; the range is that of the rounds' wall speedups.\n\n")
-	s.WriteString("| values | log | profile | Kafka's Cleaner wall / CPU | ours wall / CPU | speedup, wall (rounds' range) | speedup, CPU | cores used, Kafka / ours | files identical (round 1) | load before → after | interference verdicts |\n")
-	s.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	s.WriteString("| values | log | profile | Kafka's Cleaner wall / CPU | ours wall / CPU | speedup, wall (rounds' range) | speedup, CPU | system CPU, Kafka / ours | cores used, Kafka / ours | files identical (round 1) | load before → after | interference verdicts |\n")
+	s.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
-		fmt.Fprintf(&s, "| %d B | %.0f MiB | %s | %.3f / %.3f s | %.3f / %.3f s | **%.2fx** (%.2f-%.2f) | **%.2fx** | %.2f / %.2f | %s | %s → %s | %s |\n",
+		fmt.Fprintf(&s, "| %d B | %.0f MiB | %s | %.3f / %.3f s | %.3f / %.3f s | **%.2fx** (%.2f-%.2f) | **%.2fx** | %.3f / %.3f s | %.2f / %.2f | %s | %s → %s | %s |\n",
 			r.values, r.logMiB, r.profile, r.kafkaWall.Seconds(), r.kafkaCPU.Seconds(), r.oursWall.Seconds(), r.oursCPU.Seconds(),
-			r.speedup, r.speedupLo, r.speedupHi, r.cpuSpeedup, r.kafkaCores, r.oursCores, r.identical, r.load0, r.load1, r.verdicts)
+			r.speedup, r.speedupLo, r.speedupHi, r.cpuSpeedup, r.kafkaSys.Seconds(), r.oursSys.Seconds(), r.kafkaCores, r.oursCores, r.identical, r.load0, r.load1, r.verdicts)
 	}
 	s.WriteString("\n## How it was measured\n\n")
 	fmt.Fprintf(&s, "Measured %s on %s (%d logical cores, GOMAXPROCS %d, Linux %s), commit %s, against Kafka's Cleaner %s.\n\n",
 		env.CapturedAt.UTC().Format("2006-01-02 15:04 MST"), env.CPUModel, env.LogicalCores, env.GOMAXPROCS, env.KernelRelease, shortCommit(env.Commit), rows[0].version)
 	fmt.Fprintf(&s, "```sh\nCLEANERLAB_KAFKA_LIBS=DIR go test ./bench -run '^$' -bench KafkaJVM -benchtime %dx -args -bench.scale %g -bench.kafka-table FILE\n```\n\n", rows[0].rounds, *benchScale)
-	s.WriteString("Each round cleans a fresh copy of the same generated log, read into the page cache first, with each side, the two alternating which cleans first. Both sides hold the same 128 MiB dedupe buffer before the clean (ours prefaulted; the JVM's heap touched at start, after two warm-up cleans). Kafka's side: `Cleaner.doClean`'s wall time and the JVM process's CPU time over it (JIT and GC threads included). Ours: the clean's wall time and this process's CPU time over it (every helper goroutine included). The load is /proc/loadavg's before and after the row; the verdicts are the lab's interference verdicts of every clean of the row.\n\n")
+	s.WriteString("Each round cleans a fresh copy of the same generated log, read into the page cache first, with each side, the two alternating which cleans first. Both sides hold the same 128 MiB dedupe buffer before the clean (ours prefaulted; the JVM's heap touched at start, after two warm-up cleans). Kafka's side: `Cleaner.doClean`'s wall time and the JVM process's CPU time over it (JIT and GC threads included). Ours: the clean's wall time and this process's CPU time over it (every helper goroutine included). System CPU is the kernel's part: Kafka's cleaning thread's (its CPU less its user time), this process's for ours; it is what varies most between runs on a VM. The load is /proc/loadavg's before and after the row; the verdicts are the lab's interference verdicts of every clean of the row.\n\n")
 	s.WriteString("---\n\nContents: [docs/README.md](../README.md)\n")
 	return os.WriteFile(path, []byte(s.String()), 0o644)
 }

@@ -47,7 +47,8 @@ func kafkaProfile() speedProfile {
 // Puts, batched lookups; pread with read-ahead; write-behind output on the
 // second core; early write-back; the dirty records decided by the map
 // build; the copy's groups two at a time; each dirty batch's CRC checked
-// once) with its map prefaulted; fsync per segment as Kafka.
+// once; O_DIRECT output for records of 256 bytes or more) with its map
+// prefaulted; fsync per segment as Kafka.
 func bestProfile() speedProfile {
 	cfg := engine.DefaultCleanerConfig()
 	if err := cfg.ApplyProfile(engine.ProfileBest); err != nil {
@@ -293,9 +294,17 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	    early write-back (without-MB/s) and with CleanerConfig.WritebackBytes
 //	    N (with-MB/s, speedup), for N of 1, 4 and 16 MiB: which N
 //	    ProfileBest takes (engine.BestWritebackBytes).
-//	row=write-direct/bytes=N/values=100/cache=warm: the best profile as it
-//	    is (without-MB/s) and with O_DIRECT output in writes of N bytes
-//	    (CleanerConfig.WriteDirectBytes: with-MB/s, speedup), N 1 and 4 MiB.
+//	row=write-direct/bytes=N/values=V/cache=warm: the best profile as it
+//	    is (without-MB/s; at 100 B its output goes through the page cache,
+//	    the records being under BestWriteDirectMinRecordBytes, and at 1 KiB
+//	    with O_DIRECT in 1 MiB writes) and with O_DIRECT output in writes
+//	    of N bytes for every log (CleanerConfig.WriteDirectBytes N,
+//	    WriteDirectMinRecordBytes 0: with-MB/s, speedup), N 1 and 4 MiB at
+//	    V 100; and row=write-direct/values=V/cache=warm, V 100, 300 and
+//	    1024: the best profile with its output through the page cache
+//	    (WriteDirectBytes 0: without-MB/s) against O_DIRECT output in 1 MiB
+//	    writes for every log (with-MB/s, speedup): where the profile's
+//	    threshold belongs.
 //	row=best-vs-odirect/values=100/cache=cold: the best profile's cold
 //	    clean (best-MB/s, bytes it read over its wall time) against an
 //	    O_DIRECT sequential read, 1 MiB blocks, of the same segment files
@@ -478,8 +487,19 @@ func BenchmarkSpeed(b *testing.B) {
 	for _, n := range []int64{1 << 20, 4 << 20} {
 		b.Run(fmt.Sprintf("row=write-direct/bytes=%d/values=100/cache=warm", n), func(b *testing.B) {
 			on := bestProfile()
-			on.name, on.cfg.WriteDirectBytes = fmt.Sprintf("best-write-direct-%d", n), n
+			on.name, on.cfg.WriteDirectBytes, on.cfg.WriteDirectMinRecordBytes = fmt.Sprintf("best-write-direct-%d", n), n, 0
 			without, with, ratio := pairs(b, fixture(b, logBytes, 100), bestProfile(), on, lab.CacheWarm)
+			b.ReportMetric(results.Median(without), "without-MB/s")
+			b.ReportMetric(results.Median(with), "with-MB/s")
+			b.ReportMetric(results.Median(ratio), "speedup")
+		})
+	}
+	for _, values := range []int{100, 300, 1024} {
+		b.Run(fmt.Sprintf("row=write-direct/values=%d/cache=warm", values), func(b *testing.B) {
+			off, on := bestProfile(), bestProfile()
+			off.name, off.cfg.WriteDirectBytes = "best-page-cache", 0
+			on.name, on.cfg.WriteDirectBytes, on.cfg.WriteDirectMinRecordBytes = "best-write-direct", engine.BestWriteDirectBytes, 0
+			without, with, ratio := pairs(b, fixture(b, logBytes, values), off, on, lab.CacheWarm)
 			b.ReportMetric(results.Median(without), "without-MB/s")
 			b.ReportMetric(results.Median(with), "with-MB/s")
 			b.ReportMetric(results.Median(ratio), "speedup")

@@ -30,7 +30,7 @@ func (m writeThrough) Put(key []byte, offset int64) {
 // the best profile's copy loop (look-ahead, write-behind output, the dirty
 // records decided from the map build, the other lookups made ahead on a
 // second goroutine) with the batched and the key-by-key
-// map and without the key scan, Kafka's map deciding the dirty records
+// map, without the key scan and with O_DIRECT output, Kafka's map deciding the dirty records
 // from the map build, and Kafka's profile walking records with the key
 // scan (KeyScan). The head fits every map in one pass, so all must retain the same
 // records: the cleaned .log files must be byte for byte Kafka's, with the
@@ -90,10 +90,15 @@ func TestFastPathsCleanLikeKafka(t *testing.T) {
 	scan.KeyScan = true
 	bestFull := best
 	bestFull.KeyScan = false
+	// The best profile's O_DIRECT output on this log too, whose records
+	// are under its minimum record size (BestWriteDirectMinRecordBytes).
+	bestDirect := best
+	bestDirect.WriteDirectMinRecordBytes = 0
 	runs = append(runs,
 		run{"best-profile", func() offsetmap.Map { return build("bucket16", "xxh3-128", true) }, &best},
 		run{"best-profile-key-by-key", func() offsetmap.Map { return unbatched{build("bucket16", "xxh3-128", false)} }, &best},
 		run{"best-profile-full-decode", func() offsetmap.Map { return build("bucket16", "xxh3-128", true) }, &bestFull},
+		run{"best-profile-write-direct", func() offsetmap.Map { return build("bucket16", "xxh3-128", true) }, &bestDirect},
 		run{"kafka-map-skip-dirty-lookups", func() offsetmap.Map { return build("skimpy", "md5", false) }, &skip},
 		run{"kafka-key-scan", func() offsetmap.Map { return build("skimpy", "md5", false) }, &scan})
 	for i, tc := range runs {
@@ -113,6 +118,9 @@ func TestFastPathsCleanLikeKafka(t *testing.T) {
 		// How many keys the ParallelLookups goroutine answered depends on
 		// its race with the filter (the filter does not wait for it):
 		// engine's tests take the path deterministically.
+		if tc.cfg == &bestDirect && (st.IO.WriteDirectBytes == 0 || st.IO.DirectWrittenBytes+st.IO.WriteFallbacks == 0) {
+			t.Errorf("%s: O_DIRECT output %d bytes a write, %d bytes written direct, %d fallbacks: the direct path did not run", tc.name, st.IO.WriteDirectBytes, st.IO.DirectWrittenBytes, st.IO.WriteFallbacks)
+		}
 		if tc.cfg != nil && tc.cfg.ParallelLookups {
 			t.Logf("%s: %d keys looked up ahead of the filter", tc.name, st.LookupsAhead)
 		}

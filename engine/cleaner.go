@@ -337,6 +337,10 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (_ *CleanStats, err error) {
 	groups := groupSegmentsBySize(segs, cfg.SegmentBytes, cfg.SegmentIndexBytes, lt.FirstUncleanableOffset)
 	// One transaction tracker for the whole round (KAFKA-8351, case C2).
 	txns := newCleanedTxnMetadata()
+	// O_DIRECT output or not, by the records the map build read
+	// (WriteDirectMinRecordBytes); the copy worker follows the cleaner's.
+	c.writer.SetDirect(directWriteBytes(c.cfg, stats.MapBytesRead, stats.MapMessagesRead))
+	stats.IO.WriteDirectBytes = int64(c.writer.Direct())
 	if err := c.copyGroups(l, groups, lt.FirstUncleanableOffset, nowMs, &cfg, active, txns, stats); err != nil {
 		return nil, err
 	}

@@ -159,6 +159,23 @@ func (c *Cleaner) initIO(cfg CleanerConfig, opts CleanerOptions) error {
 	return nil
 }
 
+// directWriteBytes is the O_DIRECT write size for a round's copy phase
+// under cfg, after a map build that read mapBytes in mapRecords records:
+// cfg.WriteDirectBytes when it is set and the records averaged at least
+// cfg.WriteDirectMinRecordBytes (floor(mapBytes / records) >= min, which
+// is mapBytes >= min x records exactly, with no overflow), else 0 (through
+// the page cache). A map build that read
+// no record gives 0 under a minimum.
+func directWriteBytes(cfg CleanerConfig, mapBytes, mapRecords int64) int {
+	if cfg.WriteDirectBytes <= 0 {
+		return 0
+	}
+	if min := cfg.WriteDirectMinRecordBytes; min > 0 && (mapRecords <= 0 || mapBytes/mapRecords < min) {
+		return 0
+	}
+	return int(cfg.WriteDirectBytes)
+}
+
 // newReader (re)makes the segment reader with a max buffer of maxBytes
 // (max.message.bytes). The direct path falls back to pread for a file whose
 // file system refuses O_DIRECT, and IOStats says so.

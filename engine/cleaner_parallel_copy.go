@@ -71,6 +71,7 @@ func (c *Cleaner) copyWorker(maxMessageBytes int) (*Cleaner, error) {
 		}
 	}
 	w.reader.SetDropBehind(c.cfg.CacheFriendly)
+	w.writer.SetDirect(c.writer.Direct())
 	w.verdicts, w.bounds, w.truncGen, w.progress = c.verdicts, c.bounds, c.truncGen, c.progress
 	w.crcChecked = c.crcChecked // read only in the copy phase
 	w.rebuildByDecode, w.aheadWait, w.aheadBeforeBatch = c.rebuildByDecode, c.aheadWait, c.aheadBeforeBatch

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -134,6 +135,7 @@ func Rows(r Result) []results.Row {
 		{Name: "copy time", Value: fmt.Sprintf("%.3f", st.CopyTime().Seconds()), Unit: "s", Meaning: "recopying, flush and swap (CleanerStats, ms clock)"},
 		{Name: "CPU time", Value: fmt.Sprintf("%.3f", r.ProcessCPU.Seconds()), Unit: "s", Meaning: "the JVM's CPU time over doClean, every thread (GC, JIT) included (getProcessCpuTime): the comparable of our side's CPU time"},
 		{Name: "cleaner thread CPU", Value: fmt.Sprintf("%.3f", r.ThreadCPU.Seconds()), Unit: "s", Meaning: "the cleaning thread's CPU time over doClean (getCurrentThreadCpuTime)"},
+		{Name: "cleaner thread system", Value: fmt.Sprintf("%.3f", r.ThreadSystem().Seconds()), Unit: "s", Meaning: "its system part (getCurrentThreadCpuTime - getCurrentThreadUserTime): the kernel's work for the clean's reads, writes and fsyncs"},
 		{Name: "GC time", Value: fmt.Sprintf("%.3f", r.GC.Seconds()), Unit: "s", Meaning: "collectors' time over doClean (GarbageCollectorMXBean, ms)"},
 		{Name: "cores used", Value: fmt.Sprintf("%.2f", cores(r.ProcessCPU, r.Wall)), Unit: "cores", Meaning: "CPU time / wall time of the clean"},
 		{Name: "map utilisation", Value: fmt.Sprintf("%.1f", 100*r.BufferUtilization), Unit: "%", Meaning: "CleanerStats.bufferUtilization: keys in the map / slots"},
@@ -262,7 +264,14 @@ func checkPartition(dir string) error {
 // Side is one side's measured clean in Compare.
 type Side struct {
 	Wall, CPU time.Duration
-	Verdict   interference.Verdict
+	// System is the part of CPU the kernel spent for the clean (its reads
+	// into the cleaner's buffers, writes into the page cache, fsyncs,
+	// page faults): ours, this process's system time (getrusage); Kafka's,
+	// its cleaning thread's (Result.ThreadSystem), where that work runs.
+	// 0: not measured. The kernel's share of a clean is what moves most
+	// from one run to the next on a VM (docs/kafka-jvm.md).
+	System  time.Duration
+	Verdict interference.Verdict
 }
 
 // Comparison is what Measure measured: each round's clean by Kafka's
@@ -355,14 +364,14 @@ func Measure(ctx context.Context, w io.Writer, dir string, o CleanOptions) (Comp
 					fmt.Fprintln(w, "== Kafka's Cleaner (round 1)")
 					writeResult(w, r, iv)
 				}
-				res.Kafka = append(res.Kafka, Side{Wall: r.Wall, CPU: r.ProcessCPU, Verdict: iv.Verdict})
+				res.Kafka = append(res.Kafka, Side{Wall: r.Wall, CPU: r.ProcessCPU, System: r.ThreadSystem(), Verdict: iv.Verdict})
 				continue
 			}
 			lo := o.Lab
 			lo.Force = true
 			var got *Side
 			lo.OnClean = func(st *engine.CleanStats, iv interference.Interval) {
-				got = &Side{Wall: st.ElapsedTime(), CPU: time.Duration(iv.CPUSeconds * 1e9), Verdict: iv.Verdict}
+				got = &Side{Wall: st.ElapsedTime(), CPU: time.Duration(iv.CPUSeconds * 1e9), System: time.Duration(max(0, iv.SystemNs)), Verdict: iv.Verdict}
 			}
 			out := io.Discard
 			if round == 1 {
@@ -383,8 +392,8 @@ func Measure(ctx context.Context, w io.Writer, dir string, o CleanOptions) (Comp
 			}
 		}
 		k, c := res.Kafka[len(res.Kafka)-1], res.Ours[len(res.Ours)-1]
-		fmt.Fprintf(w, "round %d (%s first): Kafka's Cleaner wall %.3f s CPU %.3f s [%s]; %s wall %.3f s CPU %.3f s [%s]; ratio %s/Kafka wall %.2fx CPU %.2fx\n",
-			round, sides[0], k.Wall.Seconds(), k.CPU.Seconds(), verdict(k.Verdict), o.OurProfile, c.Wall.Seconds(), c.CPU.Seconds(), verdict(c.Verdict),
+		fmt.Fprintf(w, "round %d (%s first): Kafka's Cleaner wall %.3f s CPU %.3f s (system %.3f) [%s]; %s wall %.3f s CPU %.3f s (system %.3f) [%s]; ratio %s/Kafka wall %.2fx CPU %.2fx\n",
+			round, sides[0], k.Wall.Seconds(), k.CPU.Seconds(), k.System.Seconds(), verdict(k.Verdict), o.OurProfile, c.Wall.Seconds(), c.CPU.Seconds(), c.System.Seconds(), verdict(c.Verdict),
 			o.OurProfile, ratio(c.Wall, k.Wall), ratio(c.CPU, k.CPU))
 		for _, side := range sides {
 			os.RemoveAll(filepath.Dir(dirs[side]))
@@ -409,28 +418,33 @@ func ratio(a, b time.Duration) float64 {
 
 // WriteSummary prints the medians of wall and CPU time of each side's
 // cleans, the ratios of the medians (ours / Kafka's: below 1 is faster or
-// cheaper than Kafka) with the range of the per-round ratios, and the
-// interference verdicts counted.
+// cheaper than Kafka) with the range of the per-round ratios, the same of
+// the system part of the CPU time when every clean has it (Side.System),
+// and the interference verdicts counted.
 func WriteSummary(w io.Writer, profile string, kafka, ours []Side) {
 	if len(kafka) == 0 || len(kafka) != len(ours) {
 		return
 	}
-	pick := func(s []Side, cpu bool) []time.Duration {
+	pick := func(s []Side, what string) []time.Duration {
 		out := make([]time.Duration, len(s))
 		for i, x := range s {
-			out[i] = x.Wall
-			if cpu {
+			switch what {
+			case "wall":
+				out[i] = x.Wall
+			case "CPU ":
 				out[i] = x.CPU
+			default:
+				out[i] = x.System
 			}
 		}
 		return out
 	}
-	for _, cpu := range []bool{false, true} {
-		name := "wall"
-		if cpu {
-			name = "CPU "
-		}
-		k, c := pick(kafka, cpu), pick(ours, cpu)
+	whats := []string{"wall", "CPU "}
+	if !slices.ContainsFunc(kafka, func(s Side) bool { return s.System <= 0 }) && !slices.ContainsFunc(ours, func(s Side) bool { return s.System <= 0 }) {
+		whats = append(whats, "system CPU")
+	}
+	for _, name := range whats {
+		k, c := pick(kafka, name), pick(ours, name)
 		lo, hi := 0.0, 0.0
 		for i := range k {
 			r := ratio(c[i], k[i])

@@ -57,8 +57,8 @@ func TestDataDriven(t *testing.T) {
 				if st := r.Stats(0); st.MapEntries >= 0 {
 					keys = fmt.Sprint(st.MapEntries)
 				}
-				return fmt.Sprintf("cleaned %v %s [%d, %d) end %d cleanable %d\nwall %v cpu %v thread %v gc %v\nmap %d B %d msgs; read %d B %d msgs; written %d B %d msgs; invalid %d; util %.4f\nmap keys %s\n",
-					r.Cleaned, r.TopicPartition, r.FirstDirty, r.FirstUncleanable, r.End, r.CleanableBytes, r.Wall, r.ProcessCPU, r.ThreadCPU, r.GC,
+				return fmt.Sprintf("cleaned %v %s [%d, %d) end %d cleanable %d\nwall %v cpu %v thread %v (user %v, system %v) gc %v\nmap %d B %d msgs; read %d B %d msgs; written %d B %d msgs; invalid %d; util %.4f\nmap keys %s\n",
+					r.Cleaned, r.TopicPartition, r.FirstDirty, r.FirstUncleanable, r.End, r.CleanableBytes, r.Wall, r.ProcessCPU, r.ThreadCPU, r.ThreadUser, r.ThreadSystem(), r.GC,
 					r.MapBytesRead, r.MapMessagesRead, r.BytesRead, r.MessagesRead, r.BytesWritten, r.MessagesWritten, r.InvalidMessagesRead, r.BufferUtilization, keys)
 			case "kafka-line":
 				r, err := ParseDone(d.Input)
@@ -181,6 +181,10 @@ func TestDataDriven(t *testing.T) {
 					w, _ := strconv.ParseFloat(f[1], 64)
 					c, _ := strconv.ParseFloat(f[2], 64)
 					s := Side{Wall: time.Duration(w * 1e9), CPU: time.Duration(c * 1e9), Verdict: interference.Verdict(f[3])}
+					if len(f) > 4 {
+						sys, _ := strconv.ParseFloat(f[4], 64)
+						s.System = time.Duration(sys * 1e9)
+					}
 					if f[0] == "kafka" {
 						kafka = append(kafka, s)
 					} else {

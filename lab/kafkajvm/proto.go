@@ -117,9 +117,12 @@ type Result struct {
 	// Wall is System.nanoTime around doClean; ProcessCPU the JVM's CPU
 	// time over it (OperatingSystemMXBean.getProcessCpuTime: every thread,
 	// GC and JIT included); ThreadCPU the cleaning thread's
-	// (ThreadMXBean.getCurrentThreadCpuTime); GC the collectors' time
-	// (GarbageCollectorMXBean.getCollectionTime, ms resolution).
-	Wall, ProcessCPU, ThreadCPU, GC time.Duration
+	// (ThreadMXBean.getCurrentThreadCpuTime) and ThreadUser its user-mode
+	// part (getCurrentThreadUserTime): ThreadCPU - ThreadUser is the
+	// kernel's work on that thread (its reads, writes and fsyncs); GC the
+	// collectors' time (GarbageCollectorMXBean.getCollectionTime, ms
+	// resolution).
+	Wall, ProcessCPU, ThreadCPU, ThreadUser, GC time.Duration
 	// CleanerStats' clock (Time.SYSTEM.milliseconds): start, end of the
 	// offset map build, end.
 	StartMs, MapCompleteMs, EndMs int64
@@ -160,6 +163,7 @@ func ParseDone(line string) (Result, error) {
 		r.TopicPartition = p.str("topicPartition")
 		r.End = p.int("endOffset")
 		r.Wall, r.ProcessCPU, r.ThreadCPU = time.Duration(p.int("wallNs")), time.Duration(p.int("processCpuNs")), time.Duration(p.int("threadCpuNs"))
+		r.ThreadUser = time.Duration(p.int("threadUserNs"))
 		r.GC = time.Duration(p.int("gcMs")) * time.Millisecond
 		r.StartMs, r.MapCompleteMs, r.EndMs = p.int("startMs"), p.int("mapCompleteMs"), p.int("endMs")
 		r.MapBytesRead, r.MapMessagesRead = p.int("mapBytesRead"), p.int("mapMessagesRead")
@@ -176,6 +180,12 @@ func ParseDone(line string) (Result, error) {
 	}
 	return r, nil
 }
+
+// ThreadSystem is the cleaning thread's system CPU time over doClean
+// (ThreadCPU - ThreadUser, never below 0): the kernel's work for the
+// clean's reads, writes and fsyncs, which Kafka's Cleaner does on that
+// thread.
+func (r Result) ThreadSystem() time.Duration { return max(0, r.ThreadCPU-r.ThreadUser) }
 
 // Stats is r as the engine's CleanStats, for the rows and Kafka's log line
 // both sides print (engine.CleanStats.KafkaMessage); thread is the cleaner

@@ -62,6 +62,8 @@ func (r *RunCleaner) Clean(ctx context.Context, dir string, now time.Time, log e
 		switch row.Name {
 		case "cleaner thread CPU":
 			row.Name = "Kafka cleaner thread CPU"
+		case "cleaner thread system":
+			row.Name = "Kafka cleaner thread system"
 		case "GC time":
 			row.Name = "Kafka GC time"
 		default:

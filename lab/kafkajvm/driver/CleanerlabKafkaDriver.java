@@ -174,7 +174,8 @@ public class CleanerlabKafkaDriver {
      * watermark to the log end, takes the range from LogCleanerManager.cleanableOffsets with the
      * root's cleaner-offset-checkpoint, and times Cleaner.doClean alone (offset map, cleanSegments
      * with their flush, replaceSegments): its wall time, the process's CPU time (every JVM thread:
-     * GC and JIT included), this thread's CPU time and the collectors' time. Then writes the
+     * GC and JIT included), this thread's CPU time and its user-mode part (the rest is the kernel's
+     * work for the clean's reads, writes and fsyncs) and the collectors' time. Then writes the
      * cleaner-offset-checkpoint as LogCleanerManager.doneCleaning, closes the log and deletes the
      * replaced *.deleted files a broker deletes file.delete.delay.ms later (none of it timed).
      */
@@ -242,21 +243,22 @@ public class CleanerlabKafkaDriver {
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         ThreadMXBean th = ManagementFactory.getThreadMXBean();
-        long gc0 = gcMillis(), cpu0 = os.getProcessCpuTime(), thr0 = th.getCurrentThreadCpuTime();
+        long gc0 = gcMillis(), cpu0 = os.getProcessCpuTime(), thr0 = th.getCurrentThreadCpuTime(), usr0 = th.getCurrentThreadUserTime();
         long t0 = System.nanoTime();
         Map.Entry<Long, CleanerStats> r = cleaner.doClean(ltc, nowMs);
         long wallNs = System.nanoTime() - t0;
-        long thrNs = th.getCurrentThreadCpuTime() - thr0, cpuNs = os.getProcessCpuTime() - cpu0, gcMs = gcMillis() - gc0;
+        long thrNs = th.getCurrentThreadCpuTime() - thr0, usrNs = th.getCurrentThreadUserTime() - usr0;
+        long cpuNs = os.getProcessCpuTime() - cpu0, gcMs = gcMillis() - gc0;
         CleanerStats s = r.getValue();
         Map<TopicPartition, Long> ck = readCheckpoint(root, "cleaner-offset-checkpoint");
         ck.put(tp, r.getKey());
         new OffsetCheckpointFile(new File(root, "cleaner-offset-checkpoint"), null).write(ck);
         return String.format(Locale.ROOT, "done cleaned=true topicPartition=%s firstDirty=%d firstUncleanable=%d cleanableBytes=%d endOffset=%d"
-                        + " wallNs=%d processCpuNs=%d threadCpuNs=%d gcMs=%d startMs=%d mapCompleteMs=%d endMs=%d"
+                        + " wallNs=%d processCpuNs=%d threadCpuNs=%d threadUserNs=%d gcMs=%d startMs=%d mapCompleteMs=%d endMs=%d"
                         + " mapBytesRead=%d mapMessagesRead=%d bytesRead=%d bytesWritten=%d messagesRead=%d messagesWritten=%d"
                         + " invalidMessagesRead=%d bufferUtilization=%s mapEntries=%d",
                 tp, o.firstDirtyOffset(), o.firstUncleanableDirtyOffset(), cleanable, r.getKey(),
-                wallNs, cpuNs, thrNs, gcMs, s.startTime(), s.startTime() + Math.round(s.elapsedIndexSecs() * 1000), s.endTime(),
+                wallNs, cpuNs, thrNs, usrNs, gcMs, s.startTime(), s.startTime() + Math.round(s.elapsedIndexSecs() * 1000), s.endTime(),
                 mapBytesRead(s), s.mapMessagesRead(), s.bytesRead(), s.bytesWritten(), s.messagesRead(), s.messagesWritten(),
                 s.invalidMessagesRead(), Double.toString(s.bufferUtilization()), cleaner.offsetMap().size());
     }
