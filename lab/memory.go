@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/iosched"
 	"github.com/cleanerlab/cleanerlab/results"
 )
 
@@ -15,12 +16,22 @@ const RSSHeadroomBytes = 64 << 20
 // RSSGoal is the memory goal of a clean with cfg, in bytes: the dedupe
 // buffer (log.cleaner.dedupe.buffer.size), the I/O buffers
 // (log.cleaner.io.buffer.size, plus write-behind's second write buffer of
-// IOBufferBytes / Threads / 2 per thread) and RSSHeadroomBytes. A goal
-// from the config, not a measurement.
+// IOBufferBytes / Threads / 2 per thread; with WriteDirectBytes, each
+// thread's O_DIRECT write buffers of iosched.DirectWriteSize bytes, two
+// with write-behind, besides them, as the clean may switch between the two
+// paths per round) and RSSHeadroomBytes. A goal from the config, not a
+// measurement.
 func RSSGoal(cfg engine.CleanerConfig) int64 {
 	io := cfg.IOBufferBytes
 	if cfg.WriteBehind && cfg.Threads > 0 {
 		io += cfg.PerThreadIOBufferBytes() * int64(cfg.Threads)
+	}
+	if direct := int64(iosched.DirectWriteSize(int(cfg.WriteDirectBytes))); direct > 0 && cfg.Threads > 0 {
+		buffers := int64(1)
+		if cfg.WriteBehind {
+			buffers = 2
+		}
+		io += direct * buffers * int64(cfg.Threads)
 	}
 	return cfg.DedupeBufferBytes + io + RSSHeadroomBytes
 }

@@ -11,7 +11,10 @@ import (
 
 // TestRSSGoal: the goal is the dedupe buffer, the I/O buffers and 64 MiB;
 // with write-behind each thread's second write buffer (IOBufferBytes /
-// Threads / 2) counts too. Kafka's defaults: 128 MiB + 512 KiB + 64 MiB.
+// Threads / 2) counts too; with O_DIRECT output each thread's direct write
+// buffers (WriteDirectBytes rounded up to 4 KiB, two with write-behind)
+// count besides them, as a clean switches between the two per round.
+// Kafka's defaults: 128 MiB + 512 KiB + 64 MiB.
 func TestRSSGoal(t *testing.T) {
 	kafka := engine.DefaultCleanerConfig()
 	best := engine.DefaultCleanerConfig()
@@ -26,14 +29,23 @@ func TestRSSGoal(t *testing.T) {
 		want int64
 	}{
 		{"kafka", kafka, 128<<20 + 512<<10 + 64<<20},
-		{"best", best, 128<<20 + 512<<10 + 256<<10 + 64<<20},
-		// 1 MiB over 2 threads: 256 KiB write buffers, one spare each.
-		{"best, 2 threads", two, 256<<20 + 1<<20 + 2*256<<10 + 64<<20},
+		// best: write-behind and 1 MiB direct writes.
+		{"best", best, 128<<20 + 512<<10 + 256<<10 + 2*1<<20 + 64<<20},
+		// 1 MiB over 2 threads: 256 KiB write buffers, one spare each,
+		// and two 1 MiB direct buffers each.
+		{"best, 2 threads", two, 256<<20 + 1<<20 + 2*256<<10 + 2*2*1<<20 + 64<<20},
+		// 5000 direct bytes round up to 8 KiB; no write-behind: one each.
+		{"kafka, direct 5000", withDirect(kafka, 5000), 128<<20 + 512<<10 + 8<<10 + 64<<20},
 	} {
 		if got := RSSGoal(c.cfg); got != c.want {
 			t.Errorf("%s: RSSGoal %d, want %d", c.name, got, c.want)
 		}
 	}
+}
+
+func withDirect(c engine.CleanerConfig, n int64) engine.CleanerConfig {
+	c.WriteDirectBytes = n
+	return c
 }
 
 // TestMemoryRows: the peak and the goal in MiB, the verdict, the scope
