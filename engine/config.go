@@ -461,8 +461,10 @@ const (
 	// copied segment a second time to spare the filter its lookups;
 	// ParallelCopy puts the second core to work without redoing any
 	// (docs/speed.md has the measurements).
-	// Buffer sizes, load factor and fsync policy are left as they are, so
-	// it compares with ProfileKafka at Kafka's sizes.
+	// The dedupe buffer, the I/O buffer, load factor and fsync policy are
+	// left as they are, so it compares with ProfileKafka at Kafka's sizes;
+	// only when its output goes O_DIRECT are the write buffers
+	// BestWriteDirectBytes each (lab.RSSGoal counts them).
 	ProfileBest = "best"
 )
 
