@@ -192,27 +192,38 @@ func TestLZ4FrameKafka(t *testing.T) {
 	}
 }
 
-// TestBuilderLZ4Kafka checks that a batch built with codec lz4 carries the
-// frame Kafka writes for its records: the records section of a Builder's
-// batch against Kafka's frame of the same record bytes.
+// TestBuilderLZ4Kafka: an lz4 batch's records section is the frame
+// Kafka writes for the same bytes (testdata/lz4/frame/text-200k, which
+// need not parse as records here).
 func TestBuilderLZ4Kafka(t *testing.T) {
-	src, err := os.ReadFile("testdata/lz4/frame/text-200k")
+	checkBuilderWritesKafkas(t, CodecLZ4, "testdata/lz4/frame/text-200k.kafka", func([]byte) ([]byte, error) {
+		return os.ReadFile("testdata/lz4/frame/text-200k")
+	})
+}
+
+// checkBuilderWritesKafkas builds a batch of codec over the record bytes
+// raw(kafka) gives (decoded from, or stored beside, the golden file Kafka's
+// own codec wrote at kafkaPath) and wants the batch's records section to
+// equal that file byte for byte.
+func checkBuilderWritesKafkas(t *testing.T, codec Codec, kafkaPath string, raw func(kafka []byte) ([]byte, error)) {
+	t.Helper()
+	want, err := os.ReadFile(kafkaPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile("testdata/lz4/frame/text-200k.kafka")
+	src, err := raw(want)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", kafkaPath, err)
 	}
 	var b Builder
-	b.Reset(BatchHeader{Attributes: Attributes(CodecLZ4)})
-	b.AppendRaw(src, 1) // the bytes need not parse as records here
+	b.Reset(BatchHeader{Attributes: Attributes(codec), BaseSequence: -1, ProducerID: -1, ProducerEpoch: -1})
+	b.AppendRaw(src, 1)
 	batch, err := b.Finish(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := batch[RecordsPos:]; !bytes.Equal(got, want) {
-		t.Fatalf("records section of %d bytes differs from Kafka's frame of %d", len(got), len(want))
+		t.Fatalf("%v: records section of %d bytes differs from Kafka's %d (%s)", codec, len(got), len(want), kafkaPath)
 	}
 }
 
