@@ -155,12 +155,16 @@ func Report(w io.Writer, paths []string, out, col string) error {
 		for _, in := range inputs {
 			all = append(all, in.benches...)
 		}
-		sets := results.SplitByKey(all, col)
+		sets, dropped := results.SplitByKeyFollowing(all, col)
 		if len(sets) < 2 {
 			return fmt.Errorf("report: --col %s: the results have %d value(s) of %s; nothing to compare", col, len(sets), col)
 		}
 		rep.Comparisons = results.Compare(sets)
 		rep.CompareNote = fmt.Sprintf("Columns: the values of %s in the benchmark names (as benchstat -col /%s).", col, col)
+		if len(dropped) > 0 {
+			rep.CompareNote += fmt.Sprintf(" Left out of the row names, as their values follow %s's: %s.", col, strings.Join(dropped, ", "))
+			fmt.Fprintf(w, "report: --col %s: %s left out of the row names (their values follow %s's)\n", col, strings.Join(dropped, ", "), col)
+		}
 	case len(inputs) >= 2:
 		sets := make([]results.BenchSet, len(inputs))
 		for i, in := range inputs {

@@ -210,3 +210,42 @@ func TestCVAndRangeForOneRun(t *testing.T) {
 		t.Errorf("range of one value %q", r)
 	}
 }
+
+// TestSplitByKeyDropsKeysThatFollowTheColumn: a sweep over profiles names
+// each run with the hasher and map its profile chose, so without help no row
+// pairs across the columns. Worked by hand: hasher and map take one value per
+// profile and differ between the profiles, so they leave the names; keys takes
+// two values within a profile and stays; cache is the same everywhere and
+// stays.
+func TestSplitByKeyDropsKeysThatFollowTheColumn(t *testing.T) {
+	b := []Benchmark{
+		{Name: "BenchmarkClean/keys=1/hasher=xxh3-128/map=bucket16/cache=cold/profile=best", Metrics: []Metric{{1, "MB/s"}}},
+		{Name: "BenchmarkClean/keys=2/hasher=xxh3-128/map=bucket16/cache=cold/profile=best", Metrics: []Metric{{2, "MB/s"}}},
+		{Name: "BenchmarkClean/keys=1/hasher=md5/map=skimpy/cache=cold/profile=kafka", Metrics: []Metric{{3, "MB/s"}}},
+		{Name: "BenchmarkClean/keys=2/hasher=md5/map=skimpy/cache=cold/profile=kafka", Metrics: []Metric{{4, "MB/s"}}},
+	}
+	sets, dropped := SplitByKeyFollowing(b, "profile")
+	if len(sets) != 2 || sets[0].Label != "profile=best" || sets[1].Label != "profile=kafka" {
+		t.Fatalf("sets %+v", sets)
+	}
+	if strings.Join(dropped, ",") != "hasher,map" {
+		t.Errorf("dropped %q, want hasher,map", dropped)
+	}
+	for i, want := range []string{"BenchmarkClean/keys=1/cache=cold", "BenchmarkClean/keys=2/cache=cold"} {
+		for s := range sets {
+			if got := sets[s].Benchmarks[i].Name; got != want {
+				t.Errorf("set %s row %d: %q, want %q", sets[s].Label, i, got, want)
+			}
+		}
+	}
+	tables := Compare(sets)
+	if len(tables) != 1 || len(tables[0].Rows) != 2 || tables[0].Rows[0].Cells[1].N != 1 {
+		t.Errorf("the rows do not pair across profiles: %+v", tables)
+	}
+	// A key that varies within a column's values is not dropped: here the
+	// hasher is swept beside the profile.
+	b[1].Name = "BenchmarkClean/keys=1/hasher=md5/map=bucket16/cache=cold/profile=best"
+	if _, dropped := SplitByKeyFollowing(b, "profile"); strings.Join(dropped, ",") != "map" {
+		t.Errorf("hasher swept within a profile: dropped %q, want map", dropped)
+	}
+}

@@ -160,6 +160,87 @@ func SplitByKey(benches []Benchmark, key string) []BenchSet {
 	return sets
 }
 
+// SplitByKeyFollowing is SplitByKey that also removes from the names the
+// keys whose value follows the column's: a key present in every name that
+// takes one value within each set and differs between two sets (a sweep over
+// --profile names each run with the hasher and map its profile chose, so no
+// row would pair across the profiles otherwise). dropped lists those keys in
+// the order they first appear in a name; a key that varies within a set, or
+// is missing from a name, stays.
+func SplitByKeyFollowing(benches []Benchmark, key string) (sets []BenchSet, dropped []string) {
+	sets = SplitByKey(benches, key)
+	if len(sets) < 2 {
+		return sets, nil
+	}
+	var order []string
+	perSet := make([]map[string]map[string]bool, len(sets)) // set -> key -> values
+	count := map[string]int{}                               // key -> names holding it
+	total := 0
+	for s, set := range sets {
+		perSet[s] = map[string]map[string]bool{}
+		for _, b := range set.Benchmarks {
+			total++
+			seen := map[string]bool{}
+			for i, p := range strings.Split(b.Name, "/") {
+				k, v, ok := strings.Cut(p, "=")
+				if !ok || i == 0 || seen[k] {
+					continue
+				}
+				seen[k] = true
+				if count[k] == 0 {
+					order = append(order, k)
+				}
+				count[k]++
+				if perSet[s][k] == nil {
+					perSet[s][k] = map[string]bool{}
+				}
+				perSet[s][k][v] = true
+			}
+		}
+	}
+	drop := map[string]bool{}
+	for _, k := range order {
+		if count[k] != total {
+			continue
+		}
+		follows, first, differs := true, "", false
+		for s := range sets {
+			if len(perSet[s][k]) != 1 {
+				follows = false
+				break
+			}
+			for v := range perSet[s][k] {
+				if s == 0 {
+					first = v
+				} else if v != first {
+					differs = true
+				}
+			}
+		}
+		if follows && differs {
+			drop[k] = true
+			dropped = append(dropped, k)
+		}
+	}
+	if len(drop) == 0 {
+		return sets, nil
+	}
+	for s := range sets {
+		for j, b := range sets[s].Benchmarks {
+			parts := strings.Split(b.Name, "/")
+			kept := parts[:1]
+			for _, p := range parts[1:] {
+				if k, _, ok := strings.Cut(p, "="); ok && drop[k] {
+					continue
+				}
+				kept = append(kept, p)
+			}
+			sets[s].Benchmarks[j].Name = strings.Join(kept, "/")
+		}
+	}
+	return sets, dropped
+}
+
 // FormatValue renders a value of unit for a table: a time per something
 // ("ns/op", "ns/key") in the fitting unit of time ("584.1ms"), a byte count
 // per something ("disk-read-B/op") in binary units ("60.0 MiB"), anything
