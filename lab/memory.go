@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"runtime/debug"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/iosched"
@@ -51,8 +52,15 @@ type MemoryReport struct {
 }
 
 // startMemory resets the peak resident set before a clean with cfg; the
-// returned function reads it after the clean.
+// returned function reads it after the clean. It first returns the heap
+// that earlier work freed to the kernel (debug.FreeOSMemory: a collection
+// and a scavenge, tens of milliseconds with a large live heap), since the
+// reset starts from the resident set of that moment: in a sweep, one
+// process runs clean after clean, and an earlier run's maps and ground
+// truth would otherwise count in every later clean's peak. Call it before
+// the clean's counter snapshot, so that its CPU is not the clean's.
 func startMemory(cfg engine.CleanerConfig) func() MemoryReport {
+	debug.FreeOSMemory()
 	m := MemoryReport{GoalBytes: RSSGoal(cfg), ResetErr: results.ResetPeakRSS()}
 	return func() MemoryReport {
 		m.PeakBytes, m.Err = results.PeakRSS()
@@ -65,7 +73,7 @@ func (m MemoryReport) rows() []results.Row {
 	if m.Err != nil {
 		return []results.Row{{Name: "peak RSS", Value: "n/a", Meaning: fmt.Sprintf("process: not read (%v)", m.Err)}}
 	}
-	meaning := "process: VmHWM of /proc/self/status, reset just before the clean: the most this process held at once during it (the pre-faulted maps and what it held before included)"
+	meaning := "process: VmHWM of /proc/self/status, reset just before the clean: the most this process held at once during it (the pre-faulted maps and what it held before included; heap freed by earlier work is returned to the kernel before the reset)"
 	if m.ResetErr != nil {
 		meaning = fmt.Sprintf("process: VmHWM of /proc/self/status since the process started, the workload's generation included (the reset before the clean was refused: %v)", m.ResetErr)
 	}

@@ -354,8 +354,8 @@ func cleanOurs(ctx context.Context, e Experiment, opt Options, env results.Envir
 	if err := ctx.Err(); err != nil {
 		return c, stopped(err)
 	}
-	c.before, c.berr = results.Snapshot(env.DataDir.Device)
 	endMemory := startMemory(e.Cleaner)
+	c.before, c.berr = results.Snapshot(env.DataDir.Device)
 	cleanWatch := WatchPhase(env.DataDir.Device)
 	t0 = time.Now()
 	// The clean reads the dirty part twice (map and copy) and the rest once:
