@@ -97,6 +97,18 @@ func (a *args) has(key string) bool {
 	return false
 }
 
+// given is key's value and whether key was given at all, bare or with a
+// value (str's ok says a value was given).
+func (a *args) given(key string) (string, bool) {
+	for _, x := range a.list {
+		if x.Key == key {
+			a.used[key] = true
+			return x.Val, true
+		}
+	}
+	return "", false
+}
+
 func (a *args) str(key string) (string, bool) {
 	for _, x := range a.list {
 		if x.Key == key {
@@ -1069,19 +1081,17 @@ func (r *Runner) consume(a *args, out *strings.Builder) error {
 	if !ok || g == "" {
 		return bad("consume: want group=G")
 	}
-	reset, _ := a.str("reset")
-	iso, _ := a.str("isolation")
+	// Absent: the group's own (a new group's default); given, it must be
+	// one of the values, an empty one ("reset=", a bare "reset") included.
+	reset, resetGiven := a.given("reset")
+	iso, isoGiven := a.given("isolation")
 	if err := a.finish(); err != nil {
 		return err
 	}
-	switch reset {
-	case "", ResetEarliest, ResetLatest, ResetNone:
-	default:
+	if resetGiven && reset != ResetEarliest && reset != ResetLatest && reset != ResetNone {
 		return bad("consume: reset=%q: want earliest, latest or none", reset)
 	}
-	switch iso {
-	case "", "read_committed", "read_uncommitted":
-	default:
+	if isoGiven && iso != "read_committed" && iso != "read_uncommitted" {
 		return bad("consume: isolation=%q: want read_uncommitted or read_committed", iso)
 	}
 	n, note, err := r.c.ConsumeWith(g, ConsumeOptions{Reset: reset, Isolation: iso})
