@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/settings"
@@ -58,7 +57,7 @@ func Command(ctx context.Context, o Options, out io.Writer) error {
 	}
 	cfg.Dir = "(checked)"
 	if err := cfg.Validate(); err != nil {
-		return flagError(err)
+		return Settings.FlagError("steady", err)
 	}
 	// Nothing is made before here; a start that fails from here on removes
 	// every directory it made (the log root and --out, and the parents of
@@ -194,19 +193,4 @@ func makeDirs(dir, flag string) (string, error) {
 		return "", fmt.Errorf("steady: %s: %w", flag, err)
 	}
 	return top, nil
-}
-
-// flagError names the flag of the setting a validation error
-// (*engine.ConfigError, by setting name) is about: "steady: --keys:
-// workloads: keys -1 out of range ..."; other errors are returned as
-// they are.
-func flagError(err error) error {
-	var ce *engine.ConfigError
-	if !errors.As(err, &ce) {
-		return err
-	}
-	if s, ok := Settings.Lookup(ce.Config); ok && s.Flag != "" {
-		return fmt.Errorf("steady: --%s: %w", s.Flag, ce)
-	}
-	return err
 }
