@@ -28,7 +28,9 @@ func TestOverrideLeavesItsInputs(t *testing.T) {
 	if !slices.EqualFunc(given, wantGiven, func(a, b Param) bool { return a == b }) {
 		t.Errorf("Override changed its given: %+v, was %+v", given, wantGiven)
 	}
-	same := func(a, b Axis) bool { return a.Name == b.Name && a.Where == b.Where && slices.Equal(a.Values, b.Values) }
+	same := func(a, b Axis) bool {
+		return a.Name == b.Name && a.Where == b.Where && slices.Equal(a.Values, b.Values)
+	}
 	if !slices.EqualFunc(axes, wantAxes, same) {
 		t.Errorf("Override changed its axes: %+v, was %+v", axes, wantAxes)
 	}
