@@ -535,22 +535,33 @@ func (c *CleanerConfig) ApplyProfile(name string) error {
 }
 
 // IgnoredSettings says which of the speed settings turned on in c the
-// offset map c.OffsetMap cannot use, each as a sentence naming its flag
-// (LookAhead needs an offsetmap.Prefetcher, ParallelLookups an
+// clean cannot use, each as a sentence naming its flag, among those given
+// says were given (by the lab's setting name, which is the flag's:
+// "write-direct-min-record-bytes", "parallel-copy"; nil: every one was):
+// a setting a profile or a default turned on is the caller's to leave
+// out, so that a warning names only what the user set. LookAhead needs
+// an offsetmap.Prefetcher, ParallelLookups and ParallelCopy an
 // offsetmap.ConcurrentGetter, ParallelMapBuild an
-// offsetmap.FingerprintPutter: bucket16 is all three), and
-// ParallelMapBuild under a throttle. The clean runs without them, with the
-// same results; the CLI prints the sentences as warnings.
-func (c *CleanerConfig) IgnoredSettings() []string {
+// offsetmap.FingerprintPutter (bucket16 is all three); ParallelCopy and
+// ParallelMapBuild run on the cleaner thread under a throttle;
+// WriteDirectMinRecordBytes chooses nothing without WriteDirectBytes. The
+// clean runs without them, with the same results; the CLI prints the
+// sentences as warnings.
+func (c *CleanerConfig) IgnoredSettings(given func(setting string) bool) []string {
 	var notes []string
+	note := func(setting, sentence string) {
+		if given == nil || given(setting) {
+			notes = append(notes, sentence)
+		}
+	}
 	if c.WriteDirectMinRecordBytes > 0 && c.WriteDirectBytes <= 0 {
-		notes = append(notes, "--write-direct-min-record-bytes is ignored: it chooses when to write with O_DIRECT, and --write-direct-bytes is 0 (off)")
+		note("write-direct-min-record-bytes", "--write-direct-min-record-bytes is ignored: it chooses when to write with O_DIRECT, and --write-direct-bytes is 0 (off)")
 	}
 	if c.ParallelCopy && c.MaxIOBytesPerSecond > 0 {
-		notes = append(notes, "--parallel-copy is ignored: log.cleaner.io.max.bytes.per.second throttles the cleaner thread's own reads, so the copy runs on that thread")
+		note("parallel-copy", "--parallel-copy is ignored: log.cleaner.io.max.bytes.per.second throttles the cleaner thread's own reads, so the copy runs on that thread")
 	}
 	if c.ParallelMapBuild && c.MaxIOBytesPerSecond > 0 {
-		notes = append(notes, "--parallel-map-build is ignored: log.cleaner.io.max.bytes.per.second throttles the cleaner thread's own reads, so the map build reads on that thread")
+		note("parallel-map-build", "--parallel-map-build is ignored: log.cleaner.io.max.bytes.per.second throttles the cleaner thread's own reads, so the map build reads on that thread")
 	}
 	layout := c.OffsetMap
 	if layout == "" {
@@ -560,16 +571,16 @@ func (c *CleanerConfig) IgnoredSettings() []string {
 		return notes
 	}
 	if c.LookAhead {
-		notes = append(notes, fmt.Sprintf("--look-ahead is ignored: the %s offset map cannot prefetch (bucket16 can)", layout))
+		note("look-ahead", fmt.Sprintf("--look-ahead is ignored: the %s offset map cannot prefetch (bucket16 can)", layout))
 	}
 	if c.ParallelLookups {
-		notes = append(notes, fmt.Sprintf("--parallel-lookups is ignored: the %s offset map cannot answer lookups from two goroutines (bucket16 can)", layout))
+		note("parallel-lookups", fmt.Sprintf("--parallel-lookups is ignored: the %s offset map cannot answer lookups from two goroutines (bucket16 can)", layout))
 	}
 	if c.ParallelCopy {
-		notes = append(notes, fmt.Sprintf("--parallel-copy is ignored: the %s offset map cannot answer lookups from two goroutines (bucket16 can)", layout))
+		note("parallel-copy", fmt.Sprintf("--parallel-copy is ignored: the %s offset map cannot answer lookups from two goroutines (bucket16 can)", layout))
 	}
 	if c.ParallelMapBuild {
-		notes = append(notes, fmt.Sprintf("--parallel-map-build is ignored: the %s offset map cannot put keys hashed on another goroutine (bucket16 can)", layout))
+		note("parallel-map-build", fmt.Sprintf("--parallel-map-build is ignored: the %s offset map cannot put keys hashed on another goroutine (bucket16 can)", layout))
 	}
 	return notes
 }

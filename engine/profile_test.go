@@ -69,29 +69,42 @@ func TestApplyProfile(t *testing.T) {
 func TestIgnoredSettings(t *testing.T) {
 	cfg := DefaultCleanerConfig()
 	cfg.LookAhead, cfg.ParallelLookups, cfg.ParallelMapBuild = true, true, true
-	got := cfg.IgnoredSettings()
+	got := cfg.IgnoredSettings(nil)
 	if len(got) != 3 || !strings.Contains(got[0], "--look-ahead") || !strings.Contains(got[1], "--parallel-lookups") || !strings.Contains(got[1], "skimpy") ||
 		!strings.Contains(got[2], "--parallel-map-build") {
 		t.Errorf("skimpy: %q, want --look-ahead, --parallel-lookups and --parallel-map-build named", got)
 	}
 	cfg.OffsetMap = "bucket16"
-	if got := cfg.IgnoredSettings(); len(got) != 0 {
+	if got := cfg.IgnoredSettings(nil); len(got) != 0 {
 		t.Errorf("bucket16: %q, want none", got)
 	}
 	cfg.MaxIOBytesPerSecond = 1 << 20
-	if got := cfg.IgnoredSettings(); len(got) != 1 || !strings.Contains(got[0], "--parallel-map-build") || !strings.Contains(got[0], "log.cleaner.io.max.bytes.per.second") {
+	if got := cfg.IgnoredSettings(nil); len(got) != 1 || !strings.Contains(got[0], "--parallel-map-build") || !strings.Contains(got[0], "log.cleaner.io.max.bytes.per.second") {
 		t.Errorf("bucket16, throttled: %q, want --parallel-map-build named with the throttle", got)
 	}
 	def := DefaultCleanerConfig()
-	if got := def.IgnoredSettings(); len(got) != 0 {
+	if got := def.IgnoredSettings(nil); len(got) != 0 {
 		t.Errorf("Kafka's defaults: %q, want none", got)
 	}
 	def.WriteDirectMinRecordBytes = 256
-	if got := def.IgnoredSettings(); len(got) != 1 || !strings.Contains(got[0], "--write-direct-min-record-bytes") || !strings.Contains(got[0], "--write-direct-bytes") {
+	if got := def.IgnoredSettings(nil); len(got) != 1 || !strings.Contains(got[0], "--write-direct-min-record-bytes") || !strings.Contains(got[0], "--write-direct-bytes") {
 		t.Errorf("a minimum record size without O_DIRECT output: %q, want it named as ignored", got)
 	}
 	def.WriteDirectBytes = 1 << 20
-	if got := def.IgnoredSettings(); len(got) != 0 {
+	if got := def.IgnoredSettings(nil); len(got) != 0 {
 		t.Errorf("O_DIRECT output from 256 bytes: %q, want none", got)
+	}
+	// Only the settings given are named: the best profile with its O_DIRECT
+	// output turned off names its minimum record size only when given.
+	best := DefaultCleanerConfig()
+	if err := best.ApplyProfile(ProfileBest); err != nil {
+		t.Fatal(err)
+	}
+	best.WriteDirectBytes = 0
+	if got := best.IgnoredSettings(func(s string) bool { return s == "write-direct-bytes" }); len(got) != 0 {
+		t.Errorf("best, --write-direct-bytes 0 given alone: %q, want none", got)
+	}
+	if got := best.IgnoredSettings(func(s string) bool { return s == "write-direct-min-record-bytes" }); len(got) != 1 || !strings.Contains(got[0], "--write-direct-min-record-bytes") {
+		t.Errorf("best, --write-direct-min-record-bytes given: %q, want it named", got)
 	}
 }

@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // CleanCommandOptions are the clean command's options, as its flags give
@@ -75,7 +77,13 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 	if err != nil {
 		return err
 	}
-	for _, w := range o.Cleaner.IgnoredSettings() {
+	// The cleaner's settings are the flags' (a profile's among them): a
+	// warning names only a setting whose flag was given.
+	given := func(name string) bool {
+		s, ok := settings.CleanerRegistry.Lookup(name)
+		return ok && slices.ContainsFunc(s.Flags(), changed)
+	}
+	for _, w := range o.Cleaner.IgnoredSettings(given) {
 		fmt.Fprintln(progress, "warning: "+w)
 	}
 	co := o.CleanOptions

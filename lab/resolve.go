@@ -51,7 +51,7 @@ const ProfileFlag = "profile"
 // order; a Given of ProfileFlag applies that profile at its place). It
 // returns the experiment, validated, and where each setting's value came
 // from, by setting name (a setting a profile changed: the profile's
-// Where). Errors: a file that sweeps a key over several values; a value
+// From and Where, and its name as Origin.Profile). Errors: a file that sweeps a key over several values; a value
 // that does not parse (a *settings.Error naming where it was given); a
 // validation error, located by LocateError (or, when no one value is at
 // fault, by the file's path).
@@ -98,7 +98,11 @@ func MergeExperiment(server []settings.Given, file *File, flags []settings.Given
 	// The sweep: values over the file's others, in the file's order, as a
 	// sweep applies them (a --profile there then sets what it sets).
 	for _, a := range fixed {
-		if err := changes(&e, origins, a.Name, settings.FromFile, a.Where, func(e *Experiment) error { return a.apply(e, a.Values[0]) }); err != nil {
+		profile := ""
+		if a.Name == ProfileFlag {
+			profile = a.Values[0]
+		}
+		if err := changes(&e, origins, a.Name, settings.FromFile, a.Where, profile, func(e *Experiment) error { return a.apply(e, a.Values[0]) }); err != nil {
 			return Experiment{}, nil, fmt.Errorf("%s: %w", a.Where, err)
 		}
 		attributeOrigins([]settings.Given{{Key: a.Name, Value: a.Values[0], From: settings.FromFile, Where: a.Where}}, origins)
@@ -123,7 +127,7 @@ func MergeExperiment(server []settings.Given, file *File, flags []settings.Given
 			break
 		}
 		p := rest[i]
-		if err := changes(&e, origins, "", p.From, p.Where, func(e *Experiment) error { return e.Cleaner.ApplyProfile(p.Value) }); err != nil {
+		if err := changes(&e, origins, "", p.From, p.Where, p.Value, func(e *Experiment) error { return e.Cleaner.ApplyProfile(p.Value) }); err != nil {
 			errs = append(errs, &settings.Error{Setting: ProfileFlag, Value: p.Value, Where: p.Where, Err: err})
 		}
 		rest = rest[i+1:]
@@ -138,8 +142,9 @@ func MergeExperiment(server []settings.Given, file *File, flags []settings.Given
 
 // changes applies fn to e and records, for every setting whose value it
 // changed and for the setting key names (if any), that the value came
-// from (from, where).
-func changes(e *Experiment, origins map[string]settings.Origin, key string, from settings.Source, where string, fn func(*Experiment) error) error {
+// from (from, where); fn applies the profile named profile when it is not
+// "" (each value it changed is the profile's: Origin.Profile).
+func changes(e *Experiment, origins map[string]settings.Origin, key string, from settings.Source, where, profile string, fn func(*Experiment) error) error {
 	before := *e
 	if err := fn(e); err != nil {
 		return err
@@ -149,8 +154,17 @@ func changes(e *Experiment, origins map[string]settings.Origin, key string, from
 	}
 	for _, s := range Settings.All() {
 		if s.Var(&before).String() != s.Var(e).String() {
-			origins[s.Name] = settings.Origin{From: from, Where: where}
+			origins[s.Name] = settings.Origin{From: from, Where: where, Profile: profile}
 		}
 	}
 	return nil
+}
+
+// GivenSettings says, by setting name, which settings of an experiment
+// resolved with origins (ResolveExperiment's) were given for themselves
+// (settings.Origin.Given: by a flag, the experiment file or
+// server.properties; not a default, not a profile's): what
+// engine.CleanerConfig.IgnoredSettings may name. nil origins: none was.
+func GivenSettings(origins map[string]settings.Origin) func(name string) bool {
+	return func(name string) bool { return origins[name].Given() }
 }

@@ -41,8 +41,8 @@ type RunCommandOptions struct {
 	// Options say where and how the run is carried out (Progress and Log
 	// are set here).
 	Options
-	// Warnings receives the warnings of settings that do not apply; nil:
-	// none.
+	// Warnings receives the warnings of settings given (not a profile's,
+	// nor, with From, a record's) that do not apply; nil: none.
 	Warnings io.Writer
 	// External makes the cleaner that cleans in place of ours for a
 	// resolved experiment whose CleanedBy names one (`run --profile
@@ -65,9 +65,17 @@ var RunPlaceFlags = []string{"from", "experiment", "dir", "keep", "out", "progre
 // validated (a bad value is blamed on where it was given: the flag, the
 // file's line:col or server.properties' line).
 func (o RunCommandOptions) Resolve() (Experiment, error) {
+	e, _, err := o.ResolveOrigins()
+	return e, err
+}
+
+// ResolveOrigins is Resolve with where each setting's value came from
+// (ResolveExperiment's origins); nil with From, whose record gives the
+// whole experiment and nothing was given now.
+func (o RunCommandOptions) ResolveOrigins() (Experiment, map[string]settings.Origin, error) {
 	if o.From != "" {
 		if o.File != "" {
-			return Experiment{}, fmt.Errorf("run: --from and --experiment each give the whole experiment; give one")
+			return Experiment{}, nil, fmt.Errorf("run: --from and --experiment each give the whole experiment; give one")
 		}
 		var given []string
 		for _, name := range o.FlagsGiven {
@@ -76,22 +84,23 @@ func (o RunCommandOptions) Resolve() (Experiment, error) {
 			}
 		}
 		if len(given) > 0 {
-			return Experiment{}, fmt.Errorf("run: --from reruns a recorded experiment; %s would change it (give them without --from)", strings.Join(given, ", "))
+			return Experiment{}, nil, fmt.Errorf("run: --from reruns a recorded experiment; %s would change it (give them without --from)", strings.Join(given, ", "))
 		}
-		return ReadRunExperiment(o.From)
+		e, err := ReadRunExperiment(o.From)
+		return e, nil, err
 	}
 	server, file, err := LoadLayers(o.ServerConfig, o.File, o.Param)
 	if err != nil {
-		return Experiment{}, err
+		return Experiment{}, nil, err
 	}
-	e, _, err := ResolveExperiment(server, file, o.Given)
+	e, origins, err := ResolveExperiment(server, file, o.Given)
 	if err != nil {
-		return Experiment{}, err
+		return Experiment{}, nil, err
 	}
 	if o.CleanedBy != "" {
 		e.CleanedBy = o.CleanedBy
 	}
-	return e, nil
+	return e, origins, nil
 }
 
 // LoadLayers reads the layers under the flags of ResolveExperiment: a
@@ -118,12 +127,12 @@ func LoadLayers(serverConfig, path string, param func(string) (Setter, bool)) ([
 // interference verdict written to out. A failed verification is an
 // error asking for exit status 2. ctx stops the run at a safe point.
 func RunCommand(ctx context.Context, o RunCommandOptions, out io.Writer) error {
-	e, err := o.Resolve()
+	e, origins, err := o.ResolveOrigins()
 	if err != nil {
 		return err
 	}
 	if o.Warnings != nil {
-		for _, w := range e.Cleaner.IgnoredSettings() {
+		for _, w := range e.Cleaner.IgnoredSettings(GivenSettings(origins)) {
 			fmt.Fprintln(o.Warnings, "warning: "+w)
 		}
 	}

@@ -372,12 +372,23 @@ func WriteSchedule(w io.Writer, p *SweepPlan) {
 	}
 }
 
-// Override adds axis a to given and axes, first removing whatever they
-// said of the same parameter (by Name, or by a's field Path): the command
-// line's value replaces the file's.
+// Override returns given and axes with axis a added last, without
+// whatever they said of the same parameter (by Name, or by a's field
+// Path): the command line's value replaces the file's. The slices given
+// are left as they were; the ones returned are new.
 func Override(given []Param, axes []Axis, a Axis) ([]Param, []Axis) {
 	same := func(n string) bool { return n == a.Name || (a.Path != "" && n == a.Path) }
-	given = slices.DeleteFunc(given, func(p Param) bool { return same(p.Name) })
-	axes = slices.DeleteFunc(axes, func(x Axis) bool { return same(x.Name) })
-	return given, append(axes, a)
+	var keptGiven []Param
+	for _, p := range given {
+		if !same(p.Name) {
+			keptGiven = append(keptGiven, p)
+		}
+	}
+	keptAxes := make([]Axis, 0, len(axes)+1)
+	for _, x := range axes {
+		if !same(x.Name) {
+			keptAxes = append(keptAxes, x)
+		}
+	}
+	return keptGiven, append(keptAxes, a)
 }

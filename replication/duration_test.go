@@ -24,3 +24,26 @@ func TestParseDurationMsLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestParseDurationMsSaysTheUnit: a number without a unit (other than a
+// whole number of milliseconds) is an error saying the unit is missing,
+// and an unknown unit is named; both list the units taken, as Go's
+// time.ParseDuration's (ns, us, ms, s, m, h) and d. Neither speaks of the
+// longest duration, which they do not exceed.
+func TestParseDurationMsSaysTheUnit(t *testing.T) {
+	const units = "ns, us, ms, s, m, h or d"
+	for s, want := range map[string]string{
+		"1.5":  "no unit",
+		"1e3":  "no unit",
+		"2s5":  "no unit",
+		"5pc":  `unknown unit "pc"`,
+		"10x":  `unknown unit "x"`,
+		"1d2h": `d is taken alone`,
+		"1h2d": `d is taken alone`,
+	} {
+		_, err := ParseDurationMs(s)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), units) || strings.Contains(err.Error(), "36500d") {
+			t.Errorf("%q: %v, want an error saying %s and listing %s, without the longest duration", s, err, want, units)
+		}
+	}
+}

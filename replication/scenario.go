@@ -97,6 +97,18 @@ func (a *args) has(key string) bool {
 	return false
 }
 
+// given is key's value and whether key was given at all, bare or with a
+// value (str's ok says a value was given).
+func (a *args) given(key string) (string, bool) {
+	for _, x := range a.list {
+		if x.Key == key {
+			a.used[key] = true
+			return x.Val, true
+		}
+	}
+	return "", false
+}
+
 func (a *args) str(key string) (string, bool) {
 	for _, x := range a.list {
 		if x.Key == key {
@@ -158,7 +170,9 @@ const MaxDurationMs = 36500 * 86400000
 
 // ParseDurationMs reads a duration as Go's time.ParseDuration, plus "d" for
 // days and a bare integer for milliseconds, in milliseconds, from 0 to
-// MaxDurationMs. Errors say which limit was missed.
+// MaxDurationMs. Errors say which limit was missed, or that a number
+// lacks its unit, or which unit is unknown, with the units taken (the
+// caller names the key or flag).
 func ParseDurationMs(s string) (int64, error) {
 	const shape = "want a duration such as 500ms, 10s, 5m, 1h or 1d"
 	tooLong := fmt.Errorf("longer than the longest duration, 36500d (100 years, %d ms)", int64(MaxDurationMs))
@@ -177,6 +191,9 @@ func ParseDurationMs(s string) (int64, error) {
 	if n, ok := strings.CutSuffix(s, "d"); ok {
 		v, err := strconv.ParseFloat(n, 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) || !(v >= 0) {
+			if fault, _ := durationFault(s); fault != nil && !strings.HasPrefix(s, "-") {
+				return 0, fault // 1h2d
+			}
 			return 0, errors.New(shape) // NaN is not a duration either
 		}
 		if v*86400000 > MaxDurationMs { // +Inf and out-of-range values included
@@ -185,9 +202,18 @@ func ParseDurationMs(s string) (int64, error) {
 		return int64(v * 86400000), nil
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil && !strings.HasPrefix(s, "-") && strings.ContainsAny(s, "0123456789") {
-		// time.ParseDuration also fails past 2562047h (int64 nanoseconds).
-		return 0, errors.New(shape + ", at most 36500d")
+	if err != nil && !strings.HasPrefix(s, "-") {
+		if _, ferr := strconv.ParseFloat(s, 64); ferr == nil {
+			return 0, errors.New("no unit: a number other than a whole number of milliseconds needs one of " + durationUnits + " (1.5s, 500ms, 1d)")
+		}
+		switch fault, ok := durationFault(s); {
+		case fault != nil:
+			return 0, fault
+		case ok:
+			// Units and numbers right: time.ParseDuration fails past
+			// 2562047h (int64 nanoseconds).
+			return 0, tooLong
+		}
 	}
 	if err != nil || d < 0 {
 		return 0, errors.New(shape)
@@ -196,6 +222,49 @@ func ParseDurationMs(s string) (int64, error) {
 		return 0, tooLong
 	}
 	return d.Milliseconds(), nil
+}
+
+// durationUnits are the units ParseDurationMs takes: time.ParseDuration's
+// (µs too) and d, days, alone.
+const durationUnits = "ns, us, ms, s, m, h or d"
+
+// durationFault reads s, a duration time.ParseDuration refused, as its
+// grammar (numbers, each followed by a unit): the error of a number
+// without its unit, of an unknown unit, or of d among other units; ok
+// says every number and unit is right, so that what failed is the size;
+// neither: s is not of that shape at all.
+func durationFault(s string) (fault error, ok bool) {
+	rest := strings.TrimPrefix(s, "+")
+	isNum := func(r rune) bool { return r >= '0' && r <= '9' || r == '.' }
+	parts := 0
+	for rest != "" {
+		i := strings.IndexFunc(rest, func(r rune) bool { return !isNum(r) })
+		if i == 0 {
+			return nil, false // a unit with no number before it
+		}
+		if i < 0 {
+			return errors.New("no unit after " + rest + ": want one of " + durationUnits + " (1.5s, 500ms, 1d)"), false
+		}
+		if _, err := strconv.ParseFloat(rest[:i], 64); err != nil {
+			return nil, false
+		}
+		rest = rest[i:]
+		j := strings.IndexFunc(rest, isNum)
+		if j < 0 {
+			j = len(rest)
+		}
+		unit := rest[:j]
+		rest = rest[j:]
+		parts++
+		switch unit {
+		case "ns", "us", "µs", "μs", "ms", "s", "m", "h":
+		case "d":
+			return fmt.Errorf("d is taken alone (1d, 1.5d), not with other units; units: %s", durationUnits), false
+		default:
+			return fmt.Errorf("unknown unit %q: want one of %s (500ms, 10s, 5m, 1h, 1d), or a whole number of milliseconds", unit, durationUnits), false
+		}
+	}
+	return nil, parts > 0
 }
 
 // Exec runs one scenario line and returns its output. A *BadInput error
@@ -1069,19 +1138,17 @@ func (r *Runner) consume(a *args, out *strings.Builder) error {
 	if !ok || g == "" {
 		return bad("consume: want group=G")
 	}
-	reset, _ := a.str("reset")
-	iso, _ := a.str("isolation")
+	// Absent: the group's own (a new group's default); given, it must be
+	// one of the values, an empty one ("reset=", a bare "reset") included.
+	reset, resetGiven := a.given("reset")
+	iso, isoGiven := a.given("isolation")
 	if err := a.finish(); err != nil {
 		return err
 	}
-	switch reset {
-	case "", ResetEarliest, ResetLatest, ResetNone:
-	default:
+	if resetGiven && reset != ResetEarliest && reset != ResetLatest && reset != ResetNone {
 		return bad("consume: reset=%q: want earliest, latest or none", reset)
 	}
-	switch iso {
-	case "", "read_committed", "read_uncommitted":
-	default:
+	if isoGiven && iso != "read_committed" && iso != "read_uncommitted" {
 		return bad("consume: isolation=%q: want read_uncommitted or read_committed", iso)
 	}
 	n, note, err := r.c.ConsumeWith(g, ConsumeOptions{Reset: reset, Isolation: iso})

@@ -6,11 +6,15 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine"
 )
 
-// ProfileDoc is --profile's doc line: what each of engine's profiles sets.
+// ProfileDoc is --profile's doc line: what each of engine's profiles sets
+// (engine.CleanerConfig.ApplyProfile), its sizes from engine's Best*
+// constants.
 func ProfileDoc() string {
-	return "set the speed-deciding cleaner settings at once: kafka (md5, skimpy, pread without read-ahead, no write-behind, no sync-behind, no early write-back, no parallel copy, every CRC checked on every read, every record decoded whole, no O_DIRECT output, no parallel recompression) or best (xxh3-128, bucket16, pread with " +
-		strconv.FormatInt(engine.BestReadaheadBytes>>20, 10) + "MiB of read-ahead, write-behind, sync-behind, skip-dirty-lookups, parallel-copy, verify-crc-once, key-scan, parallel-map-build, no parallel-lookups, writeback-bytes " +
-		strconv.FormatInt(engine.BestWritebackBytes>>20, 10) + "MiB, no O_DIRECT output, no parallel recompression); flags after it override its settings"
+	mib := func(n int64) string { return strconv.FormatInt(n>>20, 10) + "MiB" }
+	return "set the speed-deciding cleaner settings at once: kafka (md5, skimpy, no map huge pages, pread without read-ahead, no write-behind, no sync-behind, no early write-back, no parallel copy, every CRC checked on every read, every record decoded whole, no O_DIRECT output, no parallel recompression) or best (xxh3-128, bucket16, map huge pages, pread with " +
+		mib(engine.BestReadaheadBytes) + " of read-ahead, write-behind, sync-behind, skip-dirty-lookups, parallel-copy, verify-crc-once, key-scan, parallel-map-build, no parallel-lookups, no look-ahead, writeback-bytes " +
+		mib(engine.BestWritebackBytes) + ", O_DIRECT output in " + mib(engine.BestWriteDirectBytes) + " writes where the records average " +
+		strconv.FormatInt(engine.BestWriteDirectMinRecordBytes, 10) + " B or more (decided per round, from the records the map build read), no parallel recompression); flags after it override its settings"
 }
 
 // profile is the --profile flag: engine.CleanerConfig.ApplyProfile of the

@@ -15,9 +15,12 @@
 package settings
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cleanerlab/cleanerlab/engine"
 )
 
 // Setting is one setting of a struct R (the lab's Experiment, or a part of
@@ -162,6 +165,23 @@ func (r *Registry[R]) Default(s Setting[R]) string {
 
 // Defaults returns the defaults.
 func (r *Registry[R]) Defaults() R { return r.defaults() }
+
+// FlagError names the flag of the setting a validation error is about:
+// err, when it is (or wraps) an *engine.ConfigError of a setting of r
+// that has a flag, becomes "cmd: --flag: " and that error ("generate:
+// --keys: workloads: keys -1 out of range ..."), the typed error still
+// in its chain; any other error is returned as it is. The error's type
+// says the setting; no text is read.
+func (r *Registry[R]) FlagError(cmd string, err error) error {
+	var ce *engine.ConfigError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	if s, ok := r.Lookup(ce.Config); ok && s.Flag != "" {
+		return fmt.Errorf("%s: --%s: %w", cmd, s.Flag, ce)
+	}
+	return err
+}
 
 // Set sets the setting key (name, flag or path) of v from its text. The
 // error is an *Error.

@@ -53,7 +53,15 @@ type Origin struct {
 	Where string
 	// Value is the value's text (MarshalText of the resolved value).
 	Value string
+	// Profile is the profile (--profile's value, From and Where its own)
+	// that set the value among others; "" when a value was given for the
+	// setting itself, or for none (FromDefault).
+	Profile string
 }
+
+// Given says the value was given for the setting itself, in a layer above
+// the defaults: not a default, and not one a profile set among others.
+func (o Origin) Given() bool { return o.From != FromDefault && o.Profile == "" }
 
 // Resolve merges values into base (the registry's defaults when the
 // caller has no other): every value of a lower Source first, so that

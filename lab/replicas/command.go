@@ -220,7 +220,10 @@ func CostCommand(ctx context.Context, o CostCommandOptions, out io.Writer) error
 		return err
 	}
 	ret, err := replication.ParseDurationMs(o.DeleteRetention)
-	if err != nil || ret < 1 {
+	if err != nil {
+		return fmt.Errorf("--delete-retention %q: %v", o.DeleteRetention, err)
+	}
+	if ret < 1 {
 		return fmt.Errorf("--delete-retention %q: want a duration > 0", o.DeleteRetention)
 	}
 	cleaner, err := w.cleaner()

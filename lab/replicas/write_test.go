@@ -123,3 +123,21 @@ func TestParseDowntimes(t *testing.T) {
 		t.Errorf("bad item: got %v, want an error naming \"soon\"", err)
 	}
 }
+
+// TestCostDurationErrorsSayWhy: cost's --delete-retention and --downtime
+// name their flag and say what is wrong with a duration (a missing unit),
+// not only that a duration is wanted.
+func TestCostDurationErrorsSayWhy(t *testing.T) {
+	o := DefaultCostOptions()
+	o.DeleteRetention = "1.5"
+	err := CostCommand(t.Context(), o, &bytes.Buffer{})
+	if err == nil || !strings.HasPrefix(err.Error(), `--delete-retention "1.5": no unit`) {
+		t.Errorf("--delete-retention 1.5: %v, want it named with the missing unit", err)
+	}
+	o = DefaultCostOptions()
+	o.Downtimes = "0,1.5"
+	err = CostCommand(t.Context(), o, &bytes.Buffer{})
+	if err == nil || !strings.HasPrefix(err.Error(), `--downtime "1.5": no unit`) {
+		t.Errorf("--downtime 0,1.5: %v, want it named with the missing unit", err)
+	}
+}

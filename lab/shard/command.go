@@ -63,7 +63,7 @@ func PlanSweep(o SweepCommandOptions) (*lab.SweepPlan, error) {
 	var axes []lab.Axis
 	count, seed := o.Count, o.ShuffleSeed
 	if file != nil {
-		given, axes = slices.Clone(file.Given), slices.Clone(file.Axes) // Override deletes in place
+		given, axes = slices.Clone(file.Given), slices.Clone(file.Axes) // appended to below
 		if file.RepetitionsGiven && !o.CountGiven {
 			count = file.Experiment.Repetitions
 		}

@@ -20,7 +20,10 @@ import (
 // summary, the interference line and the record's path to out. A
 // cancelled ctx (a signal) ends the run cleanly: producers stop, the
 // logs are closed, the record is written, and the error says it stopped.
-// Bad options are errors naming the flag, before any directory is made.
+// Bad options are errors naming the flag, before anything is printed or
+// any directory is made; a start that fails later (--out cannot be made,
+// the metrics address is taken, the run cannot open its logs) removes the
+// directories it made.
 func Command(ctx context.Context, o Options, out io.Writer) error {
 	logw := o.Progress
 	if logw == nil {
@@ -54,11 +57,31 @@ func Command(ctx context.Context, o Options, out io.Writer) error {
 	}
 	cfg.Dir = "(checked)"
 	if err := cfg.Validate(); err != nil {
+		return Settings.FlagError("steady", err)
+	}
+	// Nothing is made before here; a start that fails from here on removes
+	// every directory it made (the log root and --out, and the parents of
+	// --dir and --out it had to make), so that it leaves nothing behind.
+	var made []string
+	started := false
+	defer func() {
+		if !started {
+			for i := len(made) - 1; i >= 0; i-- {
+				os.RemoveAll(made[i])
+			}
+		}
+	}()
+	parentMade, err := makeDirs(o.Parent, "--dir")
+	if err != nil {
 		return err
 	}
 	root, err := NewRoot(o.Parent)
 	if err != nil {
 		return err
+	}
+	made = append(made, root)
+	if parentMade != "" {
+		made = append(made, parentMade)
 	}
 	if !o.Keep {
 		defer os.RemoveAll(root)
@@ -66,8 +89,12 @@ func Command(ctx context.Context, o Options, out io.Writer) error {
 	cfg.Dir = root
 	env, _ := results.CaptureEnvironment(root)
 	cfg.DiskDevice = env.DataDir.Device
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return fmt.Errorf("steady: --out: %w", err)
+	outMade, err := makeDirs(o.Out, "--out")
+	if err != nil {
+		return err
+	}
+	if outMade != "" {
+		made = append(made, outMade)
 	}
 	evf, err := os.CreateTemp(o.Out, ".steady-events-*.log")
 	if err != nil {
@@ -100,6 +127,7 @@ func Command(ctx context.Context, o Options, out io.Writer) error {
 	if res == nil {
 		return runErr
 	}
+	started = true
 	var check *AdviceCheck
 	if advice != nil {
 		c := CheckAdvice(advice, res.Samples, res.Cleans)
@@ -138,4 +166,31 @@ func WriteSampleLine(w io.Writer, s *Sample) {
 	fmt.Fprintf(w, "%7.1fs %-7s dirty %9s (max cleanable %.2f)  log %9s  oldest dirty %6.1fs  max-dirty-percent %3d  cleans %d  append p99 %.2f ms\n",
 		s.ElapsedSeconds, phase, results.FormatBytes(s.DirtyBytes), s.MaxCleanableRatio, results.FormatBytes(s.LogBytes),
 		float64(s.OldestDirtyAgeMs)/1000, s.MaxDirtyPercent, s.Cleans, s.AppendLatency.P99)
+}
+
+// makeDirs makes dir and its missing parents ("": the OS temp dir, which
+// exists) and returns the topmost directory it made ("" when dir
+// existed), for a failed start to remove. flag names dir in the error.
+func makeDirs(dir, flag string) (string, error) {
+	if dir == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("steady: %s: %w", flag, err)
+	}
+	top := ""
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		top = d
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return "", fmt.Errorf("steady: %s: %w", flag, err)
+	}
+	return top, nil
 }

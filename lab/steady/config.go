@@ -161,6 +161,10 @@ func (c *Config) Validate() error {
 	case c.RetentionCheckIntervalMs < 1:
 		return fmt.Errorf("steady: --log.retention.check.interval.ms %d: want at least 1", c.RetentionCheckIntervalMs)
 	}
+	// The producers' workload, as each partition's stream reads it.
+	if _, err := workloads.NewStream(c.Workload, 0, 0); err != nil {
+		return fmt.Errorf("steady: %w", err)
+	}
 	if err := c.Log.Validate(); err != nil {
 		return fmt.Errorf("steady: %w", err)
 	}

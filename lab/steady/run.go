@@ -142,9 +142,6 @@ func Run(ctx context.Context, cfg Config, eventLog io.Writer) (*Result, error) {
 		return nil, err
 	}
 	spec := cfg.Workload
-	if _, err := workloads.NewStream(spec, 0, 0); err != nil {
-		return nil, fmt.Errorf("steady: %w", err)
-	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("steady: create %s: %w", cfg.Dir, err)
 	}

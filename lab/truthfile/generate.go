@@ -52,7 +52,9 @@ var GenerateFlags = settings.MustRegistry(DefaultGenerateCommandOptions,
 
 // GenerateCommand is the generate command: the workload's logs written
 // under o.Dir (not cleaned; workloads.GenerateContext, which ctx stops),
-// its ground truth to o.Truth (Write) and a summary to out.
+// its ground truth to o.Truth (Write) and a summary to out. A value out of
+// range is an error naming its flag ("generate: --keys: ..."), before
+// o.Dir is made.
 func GenerateCommand(ctx context.Context, o GenerateCommandOptions, out io.Writer) error {
 	if o.Dir == "" {
 		return errors.New("generate: --dir is required")
@@ -63,7 +65,7 @@ func GenerateCommand(ctx context.Context, o GenerateCommandOptions, out io.Write
 	}
 	res, err := workloads.GenerateContext(ctx, o.Dir, o.Workload, o.Log, nil)
 	if err != nil {
-		return err
+		return GenerateFlags.FlagError("generate", err)
 	}
 	if err := Write(o.Truth, res); err != nil {
 		return err

@@ -1,0 +1,124 @@
+package lab
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/settings"
+)
+
+// TestRunWarnsOfIgnoredSettingsGiven: run warns that a setting is ignored
+// only when it was given, by a flag, the experiment file or
+// server.properties, not when a profile or a default set it: --profile
+// best sets write-direct-min-record-bytes 256, which --write-direct-bytes
+// 0 leaves with nothing to choose, and the user never gave it; given on
+// the command line or in the file (even before the profile, which keeps
+// its value), it is named.
+func TestRunWarnsOfIgnoredSettingsGiven(t *testing.T) {
+	flag := func(key, value string) settings.Given {
+		return settings.Given{Key: key, Value: value, From: settings.FromFlag, Where: "--" + key}
+	}
+	dir := t.TempDir()
+	file := func(body string) string {
+		path := filepath.Join(dir, "e.yaml")
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	const named = "--write-direct-min-record-bytes is ignored"
+	const copyNamed = "--parallel-copy is ignored"
+	for _, c := range []struct {
+		name  string
+		file  string
+		given []settings.Given
+		want  bool
+		// wantCopy: --parallel-copy named as ignored under the throttle.
+		wantCopy bool
+	}{
+		{"--profile best --write-direct-bytes 0", "", []settings.Given{flag("profile", "best"), flag("write-direct-bytes", "0")}, false, false},
+		{"--profile best --write-direct-bytes 0 --write-direct-min-record-bytes 512", "",
+			[]settings.Given{flag("profile", "best"), flag("write-direct-bytes", "0"), flag("write-direct-min-record-bytes", "512")}, true, false},
+		{"--write-direct-min-record-bytes 256 --profile best --write-direct-bytes 0", "",
+			[]settings.Given{flag("write-direct-min-record-bytes", "256"), flag("profile", "best"), flag("write-direct-bytes", "0")}, true, false},
+		{"a file's sweep of profile best, --write-direct-bytes 0", "sweep:\n  profile: [best]\n", []settings.Given{flag("write-direct-bytes", "0")}, false, false},
+		{"a file's min record size, --write-direct-bytes 0", "cleaner:\n  WriteDirectMinRecordBytes: 300\n", nil, true, false},
+		{"--profile best --log.cleaner.io.max.bytes.per.second 1MiB", "",
+			[]settings.Given{flag("profile", "best"), flag("log.cleaner.io.max.bytes.per.second", "1MiB")}, false, false},
+		{"--parallel-copy --profile best --log.cleaner.io.max.bytes.per.second 1MiB", "",
+			[]settings.Given{flag("parallel-copy", "true"), flag("profile", "best"), flag("log.cleaner.io.max.bytes.per.second", "1MiB")}, false, true},
+	} {
+		var warnings bytes.Buffer
+		o := DefaultRunCommandOptions()
+		o.Given, o.Warnings, o.ProgressMode = c.given, &warnings, "not-a-mode" // stops the run after the warnings
+		if c.file != "" {
+			o.File = file(c.file)
+		}
+		err := RunCommand(context.Background(), o, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), "not-a-mode") {
+			t.Fatalf("%s: %v, want the progress mode refused", c.name, err)
+		}
+		if got := strings.Contains(warnings.String(), named); got != c.want {
+			t.Errorf("%s: warnings %q; want %q named: %v", c.name, warnings.String(), named, c.want)
+		}
+		if got := strings.Contains(warnings.String(), copyNamed); got != c.wantCopy {
+			t.Errorf("%s: warnings %q; want %q named: %v", c.name, warnings.String(), copyNamed, c.wantCopy)
+		}
+	}
+}
+
+// TestCleanWarnsOfIgnoredSettingsGiven: clean warns as run does, by the
+// flags given (clean's cleaner settings are its flags).
+func TestCleanWarnsOfIgnoredSettingsGiven(t *testing.T) {
+	for _, c := range []struct {
+		flags []string
+		want  bool
+	}{
+		{[]string{"profile", "write-direct-bytes"}, false},
+		{[]string{"profile", "write-direct-bytes", "write-direct-min-record-bytes"}, true},
+	} {
+		var warnings bytes.Buffer
+		o := DefaultCleanCommandOptions()
+		if err := o.Cleaner.ApplyProfile("best"); err != nil {
+			t.Fatal(err)
+		}
+		o.Cleaner.WriteDirectBytes = 0
+		o.Dir, o.Progress = t.TempDir(), &warnings
+		o.Changed = func(flag string) bool { return strings.Contains(" "+strings.Join(c.flags, " ")+" ", " "+flag+" ") }
+		o.Other = func(context.Context, io.Writer, string, CleanOptions) error { return nil }
+		if err := CleanCommand(context.Background(), o, &bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(warnings.String(), "--write-direct-min-record-bytes is ignored"); got != c.want {
+			t.Errorf("flags %v: warnings %q; want --write-direct-min-record-bytes named: %v", c.flags, warnings.String(), c.want)
+		}
+	}
+}
+
+// TestIgnoredSettingsAsksBySettingName: every name
+// engine.CleanerConfig.IgnoredSettings asks about is a setting of
+// Settings, named as its flag, so that GivenSettings and clean's flags
+// can answer.
+func TestIgnoredSettingsAsksBySettingName(t *testing.T) {
+	c := engine.DefaultCleanerConfig()
+	c.LookAhead, c.ParallelLookups, c.ParallelCopy, c.ParallelMapBuild = true, true, true, true
+	c.WriteDirectMinRecordBytes, c.MaxIOBytesPerSecond = 256, 1<<20
+	asked := map[string]bool{}
+	c.IgnoredSettings(func(name string) bool { asked[name] = true; return true })
+	for _, want := range []string{"look-ahead", "parallel-lookups", "parallel-copy", "parallel-map-build", "write-direct-min-record-bytes"} {
+		if !asked[want] {
+			t.Errorf("%s not asked (asked %v)", want, asked)
+		}
+	}
+	for name := range asked {
+		if s, ok := Settings.Lookup(name); !ok || s.Name != name || s.Flag != name {
+			t.Errorf("asked %q: not a setting named as its flag (%+v)", name, s.Name)
+		}
+	}
+}
