@@ -29,11 +29,19 @@ func TestMain(m *testing.M) {
 // processCPU is the test process's user + system CPU time so far, every
 // thread (getrusage RUSAGE_SELF).
 func processCPU(tb testing.TB) time.Duration {
+	user, sys := processUserSys(tb)
+	return user + sys
+}
+
+// processUserSys is processCPU in its two parts: user and system (kernel)
+// CPU time so far, every thread (getrusage RUSAGE_SELF's ru_utime and
+// ru_stime).
+func processUserSys(tb testing.TB) (user, sys time.Duration) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		tb.Fatal(err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 }
 
 // reportInterference reports what else the machine did over a row: the

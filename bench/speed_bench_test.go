@@ -158,13 +158,22 @@ func (f *cleanFixture) timedClean(b *testing.B, c *engine.Cleaner, i int, cache 
 // during the clean (every thread: the cleaner's helper goroutines too).
 func (f *cleanFixture) timedCleanCPU(b *testing.B, c *engine.Cleaner, i int, cache lab.CacheState, verify bool) (time.Duration, int64, time.Duration) {
 	b.Helper()
+	d, read, user, sys := f.timedCleanUserSys(b, c, i, cache, verify)
+	return d, read, user + sys
+}
+
+// timedCleanUserSys is timedCleanCPU with the CPU time in its user and
+// system parts (processUserSys).
+func (f *cleanFixture) timedCleanUserSys(b *testing.B, c *engine.Cleaner, i int, cache lab.CacheState, verify bool) (d time.Duration, read int64, user, sys time.Duration) {
+	b.Helper()
 	l := f.freshIn(b, i, cache)
 	defer f.release(l)
-	cpu0 := processCPU(b)
+	user0, sys0 := processUserSys(b)
 	start := time.Now()
 	st, err := c.Clean(l, engine.CleanOptions{Force: true})
-	d := time.Since(start)
-	cpu := processCPU(b) - cpu0
+	d = time.Since(start)
+	user1, sys1 := processUserSys(b)
+	user, sys = user1-user0, sys1-sys0
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -176,7 +185,7 @@ func (f *cleanFixture) timedCleanCPU(b *testing.B, c *engine.Cleaner, i int, cac
 			b.Fatal(err)
 		}
 	}
-	return d, st.BytesRead, cpu
+	return d, st.BytesRead, user, sys
 }
 
 // cleanPeakRSS is the test process's peak resident set, in bytes, over a
@@ -325,7 +334,11 @@ func pairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.CacheSt
 //	    -bench.scale-ratio (8) times it, keys and dedupe buffer scaled
 //	    alike (scaledBest), and growth and cpu-growth (large / small - 1);
 //	    the same with the map in transparent huge pages (huge-...,
-//	    MapHugePages), the four cleans of each iteration in turn.
+//	    MapHugePages), the four cleans of each iteration in turn; each
+//	    size's system (kernel) share of its CPU time (...-sys-ns/B), and
+//	    huge-user-growth, the growth of the user part alone (the kernel's
+//	    part, page-cache writes, grows with how fresh the pages the
+//	    kernel hands out are; docs/speed-map-locality.md).
 func BenchmarkSpeed(b *testing.B) {
 	parent := b
 	logBytes := speedLogBytes()
@@ -564,10 +577,10 @@ func BenchmarkSpeed(b *testing.B) {
 		// so that no small-page map reuses memory advised for huge ones;
 		// the four cleans of an iteration run in a rotated order.
 		type side struct {
-			f               *cleanFixture
-			c               *engine.Cleaner
-			ns, cpu         []float64
-			nsName, cpuName string
+			f                        *cleanFixture
+			c                        *engine.Cleaner
+			ns, cpu, sys             []float64
+			nsName, cpuName, sysName string
 		}
 		var sides []*side
 		for _, huge := range []bool{false, true} {
@@ -581,33 +594,40 @@ func BenchmarkSpeed(b *testing.B) {
 				if huge {
 					name = "huge-" + name
 				}
-				sides = append(sides, &side{f: f, c: p.cleaner(b), nsName: name + "-ns/B", cpuName: name + "-cpu-ns/B"})
+				sides = append(sides, &side{f: f, c: p.cleaner(b), nsName: name + "-ns/B", cpuName: name + "-cpu-ns/B", sysName: name + "-sys-ns/B"})
 			}
 		}
-		var growth, cpuGrowth, hugeGrowth, hugeCPUGrowth []float64
+		var growth, cpuGrowth, hugeGrowth, hugeCPUGrowth, hugeUserGrowth []float64
 		for i := range b.N {
 			for k := range sides {
 				sd := sides[(i+k)%len(sides)]
-				d, read, cpu := sd.f.timedCleanCPU(b, sd.c, len(sides)*i+k, lab.CacheWarm, i == 0)
+				d, read, user, sys := sd.f.timedCleanUserSys(b, sd.c, len(sides)*i+k, lab.CacheWarm, i == 0)
 				sd.ns = append(sd.ns, float64(d.Nanoseconds())/float64(read))
-				sd.cpu = append(sd.cpu, float64(cpu.Nanoseconds())/float64(read))
+				sd.cpu = append(sd.cpu, float64((user+sys).Nanoseconds())/float64(read))
+				sd.sys = append(sd.sys, float64(sys.Nanoseconds())/float64(read))
 			}
-			last := func(sd *side) (float64, float64) { return sd.ns[len(sd.ns)-1], sd.cpu[len(sd.cpu)-1] }
-			s, sc := last(sides[0])
-			l, lc := last(sides[1])
-			hs, hsc := last(sides[2])
-			hl, hlc := last(sides[3])
+			last := func(sd *side) (ns, cpu, user float64) {
+				ns, cpu = sd.ns[len(sd.ns)-1], sd.cpu[len(sd.cpu)-1]
+				return ns, cpu, cpu - sd.sys[len(sd.sys)-1]
+			}
+			s, sc, _ := last(sides[0])
+			l, lc, _ := last(sides[1])
+			hs, hsc, hsu := last(sides[2])
+			hl, hlc, hlu := last(sides[3])
 			growth, cpuGrowth = append(growth, l/s-1), append(cpuGrowth, lc/sc-1)
 			hugeGrowth, hugeCPUGrowth = append(hugeGrowth, hl/hs-1), append(hugeCPUGrowth, hlc/hsc-1)
+			hugeUserGrowth = append(hugeUserGrowth, hlu/hsu-1)
 		}
 		for _, sd := range sides {
 			b.ReportMetric(results.Median(sd.ns), sd.nsName)
 			b.ReportMetric(results.Median(sd.cpu), sd.cpuName)
+			b.ReportMetric(results.Median(sd.sys), sd.sysName)
 		}
 		b.ReportMetric(results.Median(growth), "growth")
 		b.ReportMetric(results.Median(cpuGrowth), "cpu-growth")
 		b.ReportMetric(results.Median(hugeGrowth), "huge-growth")
 		b.ReportMetric(results.Median(hugeCPUGrowth), "huge-cpu-growth")
+		b.ReportMetric(results.Median(hugeUserGrowth), "huge-user-growth")
 	})
 }
 
