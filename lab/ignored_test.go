@@ -122,3 +122,46 @@ func TestIgnoredSettingsAsksBySettingName(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanTakesTheBrokersCleanerSettings: --server-config's help says the
+// broker's log.cleaner.* settings apply, as Kafka's LogCleaner reads them
+// from the broker config; clean applied only the topic configs and cleaned
+// with a 128 MiB dedupe buffer whatever server.properties said. A flag given
+// still wins over the file.
+func TestCleanTakesTheBrokersCleanerSettings(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "t-0")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	server := filepath.Join(root, "server.properties")
+	if err := os.WriteFile(server, []byte("log.cleaner.dedupe.buffer.size=1048576\nlog.cleaner.threads=2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name        string
+		given       []settings.Given
+		cleaner     func(*engine.CleanerConfig)
+		wantDedupe  int64
+		wantThreads int
+	}{
+		{"no flags", nil, nil, 1 << 20, 2},
+		{"--log.cleaner.threads 1", []settings.Given{{Key: "log.cleaner.threads", Value: "1", From: settings.FromFlag, Where: "--log.cleaner.threads"}},
+			func(c *engine.CleanerConfig) { c.Threads = 1 }, 1 << 20, 1},
+	} {
+		o := CleanCommandOptions{Dir: dir}
+		o.Cleaner = engine.DefaultCleanerConfig()
+		if c.cleaner != nil {
+			c.cleaner(&o.Cleaner)
+		}
+		o.Sources.ServerConfig, o.Sources.Given = server, c.given
+		var got engine.CleanerConfig
+		o.Other = func(_ context.Context, _ io.Writer, _ string, co CleanOptions) error { got = co.Cleaner; return nil }
+		if err := CleanCommand(context.Background(), o, io.Discard); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got.DedupeBufferBytes != c.wantDedupe || got.Threads != c.wantThreads {
+			t.Errorf("%s: dedupe buffer %d B, %d threads; want %d B, %d", c.name, got.DedupeBufferBytes, got.Threads, c.wantDedupe, c.wantThreads)
+		}
+	}
+}

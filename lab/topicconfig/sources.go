@@ -76,7 +76,7 @@ func (s Sources) LogConfigs(dir string) (func(engine.TopicPartition) (engine.Log
 // --topic-config) of a command's options R, whose Sources get finds.
 func SourceSettings[R any](get func(*R) *Sources) []settings.Setting[R] {
 	return []settings.Setting[R]{
-		settings.Flag("server-config", "a broker's server.properties: broker defaults (log.cleanup.policy, log.segment.bytes, log.cleaner.* ...) mapped to topic configs as Kafka does",
+		settings.Flag("server-config", "a broker's server.properties: broker defaults (log.cleanup.policy, log.segment.bytes, log.cleaner.delete.retention.ms ...) mapped to topic configs as Kafka does, and the cleaner's own log.cleaner.* settings (dedupe buffer, threads, I/O buffer, throttle); the flags given win over the file",
 			func(r *R) settings.Value { return settings.String(&get(r).ServerConfig) }),
 		settings.Flag("topic-config", "topic overrides in the shape `kafka-configs --describe --entity-type topics` prints",
 			func(r *R) settings.Value { return settings.String(&get(r).TopicConfig) }),
