@@ -77,15 +77,6 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 	if err != nil {
 		return err
 	}
-	// The cleaner's settings are the flags' (a profile's among them): a
-	// warning names only a setting whose flag was given.
-	given := func(name string) bool {
-		s, ok := settings.CleanerRegistry.Lookup(name)
-		return ok && slices.ContainsFunc(s.Flags(), changed)
-	}
-	for _, w := range o.Cleaner.IgnoredSettings(given) {
-		fmt.Fprintln(progress, "warning: "+w)
-	}
 	co := o.CleanOptions
 	logFor, set, err := o.Sources.LogConfigs(dir)
 	if err != nil {
@@ -114,6 +105,17 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 				return err
 			}
 		}
+	}
+	// The cleaner's settings are the flags' (a profile's among them) over
+	// the broker's: a warning names only a setting whose flag was given, on
+	// the config the clean runs with (a throttle from --server-config
+	// included).
+	given := func(name string) bool {
+		s, ok := settings.CleanerRegistry.Lookup(name)
+		return ok && slices.ContainsFunc(s.Flags(), changed)
+	}
+	for _, w := range co.Cleaner.IgnoredSettings(given) {
+		fmt.Fprintln(progress, "warning: "+w)
 	}
 	if !changed("cleanup.policy") && o.WarnKeyless != nil {
 		o.WarnKeyless(ctx, out, dir, set, co.Cleaner)

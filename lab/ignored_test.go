@@ -165,3 +165,36 @@ func TestCleanTakesTheBrokersCleanerSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanWarnsOfIgnoredSettingsUnderTheServerConfig: a throttle that
+// --server-config sets (log.cleaner.io.max.bytes.per.second) leaves the
+// --parallel-copy given with its copy on the cleaner thread, as the same
+// throttle given as a flag does, so clean names it; it warned before
+// reading the file and said nothing.
+func TestCleanWarnsOfIgnoredSettingsUnderTheServerConfig(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "t-0")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	server := filepath.Join(root, "server.properties")
+	if err := os.WriteFile(server, []byte("log.cleaner.io.max.bytes.per.second=1048576\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warnings bytes.Buffer
+	o := DefaultCleanCommandOptions()
+	o.Cleaner.OffsetMap, o.Cleaner.ParallelCopy = "bucket16", true
+	o.Dir, o.Progress, o.Sources.ServerConfig = dir, &warnings, server
+	o.Changed = func(flag string) bool { return flag == "parallel-copy" || flag == "offset-map" }
+	var got engine.CleanerConfig
+	o.Other = func(_ context.Context, _ io.Writer, _ string, co CleanOptions) error { got = co.Cleaner; return nil }
+	if err := CleanCommand(context.Background(), o, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if got.MaxIOBytesPerSecond != 1<<20 {
+		t.Fatalf("throttle %v B/s, want the file's 1048576", got.MaxIOBytesPerSecond)
+	}
+	if !strings.Contains(warnings.String(), "--parallel-copy is ignored") {
+		t.Errorf("warnings %q; want --parallel-copy named as ignored under the file's throttle", warnings.String())
+	}
+}
