@@ -35,6 +35,21 @@ func IsStandardName(name string) bool {
 	return false
 }
 
+// IsWorkloadNameKey says whether key, a key of a benchmark name, says what
+// was measured rather than how it was cleaned: the workload's keys of
+// StandardNameKeys (keys, dirty), the cache state, or a sweep axis of a
+// workload setting (named by its flag, as log-bytes). report --col never
+// leaves such a key out of its row names (results.SplitByKeyFollowing).
+func IsWorkloadNameKey(key string) bool {
+	for _, s := range StandardNameKeys {
+		if s.Key == key {
+			return strings.HasPrefix(s.Path, "workload.") || s.Path == "cache"
+		}
+	}
+	s, ok := Settings.Lookup(key)
+	return ok && strings.HasPrefix(s.Path, "workload.")
+}
+
 // StandardNameParts are the name parts every run carries: key
 // cardinality, dirty ratio, hasher, offset map layout, cache state.
 func StandardNameParts(e *Experiment) []results.KV {

@@ -155,7 +155,7 @@ func Report(w io.Writer, paths []string, out, col string) error {
 		for _, in := range inputs {
 			all = append(all, in.benches...)
 		}
-		sets, dropped := results.SplitByKeyFollowing(all, col)
+		sets, dropped := results.SplitByKeyFollowing(all, col, IsWorkloadNameKey)
 		if len(sets) < 2 {
 			return fmt.Errorf("report: --col %s: the results have %d value(s) of %s; nothing to compare", col, len(sets), col)
 		}

@@ -224,7 +224,7 @@ func TestSplitByKeyDropsKeysThatFollowTheColumn(t *testing.T) {
 		{Name: "BenchmarkClean/keys=1/hasher=md5/map=skimpy/cache=cold/profile=kafka", Metrics: []Metric{{3, "MB/s"}}},
 		{Name: "BenchmarkClean/keys=2/hasher=md5/map=skimpy/cache=cold/profile=kafka", Metrics: []Metric{{4, "MB/s"}}},
 	}
-	sets, dropped := SplitByKeyFollowing(b, "profile")
+	sets, dropped := SplitByKeyFollowing(b, "profile", nil)
 	if len(sets) != 2 || sets[0].Label != "profile=best" || sets[1].Label != "profile=kafka" {
 		t.Fatalf("sets %+v", sets)
 	}
@@ -245,7 +245,25 @@ func TestSplitByKeyDropsKeysThatFollowTheColumn(t *testing.T) {
 	// A key that varies within a column's values is not dropped: here the
 	// hasher is swept beside the profile.
 	b[1].Name = "BenchmarkClean/keys=1/hasher=md5/map=bucket16/cache=cold/profile=best"
-	if _, dropped := SplitByKeyFollowing(b, "profile"); strings.Join(dropped, ",") != "map" {
+	if _, dropped := SplitByKeyFollowing(b, "profile", nil); strings.Join(dropped, ",") != "map" {
 		t.Errorf("hasher swept within a profile: dropped %q, want map", dropped)
+	}
+}
+
+// TestSplitByKeyKeepsTheWorkload: two files, a best run of 50000 keys and
+// a kafka run of 99999 keys, have keys follow the profile by accident; the
+// workload is what was measured, so keys stays in the names (the rows do
+// not pair) while the map, which the profile chose, leaves them.
+func TestSplitByKeyKeepsTheWorkload(t *testing.T) {
+	b := []Benchmark{
+		{Name: "BenchmarkClean/keys=50000/map=bucket16/profile=best", Metrics: []Metric{{1, "MB/s"}}},
+		{Name: "BenchmarkClean/keys=99999/map=skimpy/profile=kafka", Metrics: []Metric{{2, "MB/s"}}},
+	}
+	sets, dropped := SplitByKeyFollowing(b, "profile", func(k string) bool { return k == "keys" })
+	if strings.Join(dropped, ",") != "map" {
+		t.Errorf("dropped %q, want map", dropped)
+	}
+	if len(sets) != 2 || sets[0].Benchmarks[0].Name != "BenchmarkClean/keys=50000" || sets[1].Benchmarks[0].Name != "BenchmarkClean/keys=99999" {
+		t.Errorf("sets %+v", sets)
 	}
 }

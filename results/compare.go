@@ -166,8 +166,10 @@ func SplitByKey(benches []Benchmark, key string) []BenchSet {
 // --profile names each run with the hasher and map its profile chose, so no
 // row would pair across the profiles otherwise). dropped lists those keys in
 // the order they first appear in a name; a key that varies within a set, or
-// is missing from a name, stays.
-func SplitByKeyFollowing(benches []Benchmark, key string) (sets []BenchSet, dropped []string) {
+// is missing from a name, stays, and so does a key that pinned says is what
+// was measured (the workload: runs of two workloads never share a row,
+// whatever the column); pinned nil pins none.
+func SplitByKeyFollowing(benches []Benchmark, key string, pinned func(key string) bool) (sets []BenchSet, dropped []string) {
 	sets = SplitByKey(benches, key)
 	if len(sets) < 2 {
 		return sets, nil
@@ -200,7 +202,7 @@ func SplitByKeyFollowing(benches []Benchmark, key string) (sets []BenchSet, drop
 	}
 	drop := map[string]bool{}
 	for _, k := range order {
-		if count[k] != total {
+		if count[k] != total || (pinned != nil && pinned(k)) {
 			continue
 		}
 		follows, first, differs := true, "", false
