@@ -170,17 +170,26 @@ func (r *Registry[R]) Defaults() R { return r.defaults() }
 // err, when it is (or wraps) an *engine.ConfigError of a setting of r
 // that has a flag, becomes "cmd: --flag: " and that error ("generate:
 // --keys: workloads: keys -1 out of range ..."), the typed error still
-// in its chain; any other error is returned as it is. The error's type
-// says the setting; no text is read.
-func (r *Registry[R]) FlagError(cmd string, err error) error {
+// in its chain; any other error is returned as it is. The flag is the
+// one typed: the last of given (FlagsGiven's) that is a flag of the
+// setting (--threads for log.cleaner.threads given so), else the
+// setting's Flag. The error's type says the setting; no text is read.
+func (r *Registry[R]) FlagError(cmd string, err error, given ...Given) error {
 	var ce *engine.ConfigError
 	if !errors.As(err, &ce) {
 		return err
 	}
-	if s, ok := r.Lookup(ce.Config); ok && s.Flag != "" {
-		return fmt.Errorf("%s: --%s: %w", cmd, s.Flag, ce)
+	s, ok := r.Lookup(ce.Config)
+	if !ok || s.Flag == "" {
+		return err
 	}
-	return err
+	flag := s.Flag
+	for _, g := range given {
+		if g.From == FromFlag && slices.Contains(s.Flags(), g.Key) {
+			flag = g.Key
+		}
+	}
+	return fmt.Errorf("%s: --%s: %w", cmd, flag, ce)
 }
 
 // Set sets the setting key (name, flag or path) of v from its text. The

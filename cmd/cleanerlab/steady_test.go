@@ -126,6 +126,22 @@ func TestSteadyBadInput(t *testing.T) {
 	}
 }
 
+// TestSteadyNamesTheFlagAsTyped: a setting refused by validation is named
+// by the flag the user typed, an alias (--threads) as itself, not by the
+// setting's main flag (--log.cleaner.threads).
+func TestSteadyNamesTheFlagAsTyped(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ flag, other string }{
+		{"--threads", "--log.cleaner.threads"},
+		{"--log.cleaner.threads", "--threads"},
+	} {
+		_, err := cli(t, "steady", "--dir", dir, "--out", dir, tc.flag, "0")
+		if err == nil || !strings.Contains(err.Error(), "steady: "+tc.flag+": ") || strings.Contains(err.Error(), tc.other+":") {
+			t.Errorf("%s 0: error %v, want one naming %s (not %s)", tc.flag, err, tc.flag, tc.other)
+		}
+	}
+}
+
 // TestCleanLogDirMetricsAddr: clean --dir LOGDIR --metrics-addr starts the
 // endpoint before cleaning (a bad address is an error naming the flag, a
 // good one is announced).

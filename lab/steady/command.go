@@ -57,7 +57,7 @@ func Command(ctx context.Context, o Options, out io.Writer) error {
 	}
 	cfg.Dir = "(checked)"
 	if err := cfg.Validate(); err != nil {
-		return Settings.FlagError("steady", err)
+		return Settings.FlagError("steady", err, o.Given...)
 	}
 	// Nothing is made before here; a start that fails from here on removes
 	// every directory it made (the log root and --out, and the parents of
