@@ -1,6 +1,7 @@
 package replication
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -44,6 +45,24 @@ func TestParseDurationMsSaysTheUnit(t *testing.T) {
 		_, err := ParseDurationMs(s)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), units) || strings.Contains(err.Error(), "36500d") {
 			t.Errorf("%q: %v, want an error saying %s and listing %s, without the longest duration", s, err, want, units)
+		}
+	}
+}
+
+// TestParseDurationMsSaysNegative: a negative duration of any shape (with
+// a unit, in days, in milliseconds) is an error saying a duration must be
+// >= 0, matching ErrNegativeDuration, not one asking for a duration's
+// shape, which it has.
+func TestParseDurationMsSaysNegative(t *testing.T) {
+	for _, s := range []string{"-5s", "-1d", "-1.5h", "-500ms", "-5", "-1m30s"} {
+		_, err := ParseDurationMs(s)
+		if err == nil || !strings.Contains(err.Error(), "want a duration >= 0") || !errors.Is(err, ErrNegativeDuration) {
+			t.Errorf("%q: %v, want an error saying a duration must be >= 0", s, err)
+		}
+	}
+	for _, s := range []string{"-", "-x", "--5s"} {
+		if _, err := ParseDurationMs(s); err == nil || errors.Is(err, ErrNegativeDuration) {
+			t.Errorf("%q: %v, want an error that is not of a negative duration", s, err)
 		}
 	}
 }

@@ -170,7 +170,8 @@ const MaxDurationMs = 36500 * 86400000
 
 // ParseDurationMs reads a duration as Go's time.ParseDuration, plus "d" for
 // days and a bare integer for milliseconds, in milliseconds, from 0 to
-// MaxDurationMs. Errors say which limit was missed, or that a number
+// MaxDurationMs. Errors say which limit was missed (ErrNegativeDuration
+// for a duration below 0), or that a number
 // lacks its unit, or which unit is unknown, with the units taken (the
 // caller names the key or flag).
 func ParseDurationMs(s string) (int64, error) {
@@ -180,13 +181,18 @@ func ParseDurationMs(s string) (int64, error) {
 		switch {
 		case err != nil || v > MaxDurationMs:
 			if strings.HasPrefix(s, "-") {
-				return 0, errors.New("want a duration >= 0")
+				return 0, ErrNegativeDuration
 			}
 			return 0, tooLong
 		case v < 0:
-			return 0, errors.New("want a duration >= 0")
+			return 0, ErrNegativeDuration
 		}
 		return v, nil
+	}
+	if rest, ok := strings.CutPrefix(s, "-"); ok {
+		if _, err := ParseDurationMs(rest); err == nil || err.Error() == tooLong.Error() {
+			return 0, ErrNegativeDuration // -5s, -1d: a duration's shape, below 0
+		}
 	}
 	if n, ok := strings.CutSuffix(s, "d"); ok {
 		v, err := strconv.ParseFloat(n, 64)
@@ -223,6 +229,10 @@ func ParseDurationMs(s string) (int64, error) {
 	}
 	return d.Milliseconds(), nil
 }
+
+// ErrNegativeDuration is ParseDurationMs's error for a duration below 0
+// ("-5s", "-1d", "-500"): "want a duration >= 0".
+var ErrNegativeDuration = errors.New("want a duration >= 0")
 
 // durationUnits are the units ParseDurationMs takes: time.ParseDuration's
 // (µs too) and d, days, alone.

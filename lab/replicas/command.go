@@ -2,6 +2,7 @@ package replicas
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -220,6 +221,9 @@ func CostCommand(ctx context.Context, o CostCommandOptions, out io.Writer) error
 		return err
 	}
 	ret, err := replication.ParseDurationMs(o.DeleteRetention)
+	if errors.Is(err, replication.ErrNegativeDuration) {
+		return fmt.Errorf("--delete-retention %q: negative: want a duration > 0", o.DeleteRetention)
+	}
 	if err != nil {
 		return fmt.Errorf("--delete-retention %q: %v", o.DeleteRetention, err)
 	}

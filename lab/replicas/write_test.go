@@ -140,4 +140,17 @@ func TestCostDurationErrorsSayWhy(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), `--downtime "1.5": no unit`) {
 		t.Errorf("--downtime 0,1.5: %v, want it named with the missing unit", err)
 	}
+	// A negative duration says what is wanted, naming the flag.
+	o = DefaultCostOptions()
+	o.DeleteRetention = "-5s"
+	err = CostCommand(t.Context(), o, &bytes.Buffer{})
+	if err == nil || err.Error() != `--delete-retention "-5s": negative: want a duration > 0` {
+		t.Errorf("--delete-retention -5s: %v, want it named, saying the duration must be > 0", err)
+	}
+	o = DefaultCostOptions()
+	o.Downtimes = "0,-1d"
+	err = CostCommand(t.Context(), o, &bytes.Buffer{})
+	if err == nil || err.Error() != `--downtime "-1d": want a duration >= 0` {
+		t.Errorf("--downtime 0,-1d: %v, want it named, saying the duration must be >= 0", err)
+	}
 }
