@@ -22,3 +22,19 @@ func TestEmptyScenarioFileIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestBareValuedKeyNamesFileAndLine: a key that takes a value given bare
+// (torn) is an error "file:line: command: key ...", not a line run as if
+// the key were absent (which would cut broker 2's power with nothing torn).
+func TestBareValuedKeyNamesFileAndLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.scenario")
+	text := "cluster replicas=2 power\n----\nwhatever\n\npower-fail broker=2 torn\n----\nwhatever\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := RunScenarioFile(path, t.TempDir())
+	want := path + ":5: power-fail: torn takes a value (torn=...), given without one"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}

@@ -80,6 +80,19 @@ type args struct {
 	used map[string]bool
 	// valued is the first flag read with has that was given a value.
 	valued string
+	// bare is the first key read with str (a key that takes a value) that
+	// was given without one.
+	bare string
+}
+
+// bareError is the error of a key that takes a value given without one
+// (a bare torn): nil when there is none. Such a key is never read as
+// absent.
+func (a *args) bareError() error {
+	if a.bare == "" {
+		return nil
+	}
+	return bad("%s: %s takes a value (%s=...), given without one", a.cmd, a.bare, a.bare)
 }
 
 // has reports a flag (an argument without a value, such as txn); finish
@@ -109,10 +122,15 @@ func (a *args) given(key string) (string, bool) {
 	return "", false
 }
 
+// str is key's value and whether it was given with one; a key given
+// bare is not (ok false) and makes the line bad input (bareError).
 func (a *args) str(key string) (string, bool) {
 	for _, x := range a.list {
 		if x.Key == key {
 			a.used[key] = true
+			if !x.HasVal && a.bare == "" {
+				a.bare = key
+			}
 			return x.Val, x.HasVal
 		}
 	}
@@ -143,8 +161,9 @@ func (a *args) duration(key string) (int64, bool, error) {
 	return ms, true, nil
 }
 
-// finish fails on an argument the command did not use, on one given twice
-// and on a flag given a value.
+// finish fails on an argument the command did not use, on one given
+// twice, on a key that takes a value given without one and on a flag
+// given a value.
 func (a *args) finish() error {
 	seen := map[string]bool{}
 	for _, x := range a.list {
@@ -155,6 +174,9 @@ func (a *args) finish() error {
 			return bad("%s: %s given twice", a.cmd, x.Key)
 		}
 		seen[x.Key] = true
+	}
+	if err := a.bareError(); err != nil {
+		return err
 	}
 	if a.valued != "" {
 		k, _, _ := strings.Cut(a.valued, "=")
@@ -281,9 +303,16 @@ func durationFault(s string) (fault error, ok bool) {
 // means the line itself is wrong (unknown command, bad argument, an event
 // the scenario cannot express such as fetching from a broker that does not
 // exist); an event the cluster refuses is output, as the broker's error.
-func (r *Runner) Exec(line string) (string, error) {
+func (r *Runner) Exec(line string) (output string, execErr error) {
 	cmd, list := ParseLine(line)
 	a := &args{cmd: cmd, list: list, used: map[string]bool{}}
+	defer func() {
+		// A key that takes a value, given bare, is what is wrong with the
+		// line, whatever a command said of its absence.
+		if bi := (*BadInput)(nil); errors.As(execErr, &bi) && a.bare != "" {
+			execErr = a.bareError()
+		}
+	}()
 	if cmd == "cluster" {
 		return r.newCluster(a)
 	}
