@@ -38,6 +38,12 @@ type SweepPlan struct {
 	Source string
 	// Points are the combinations, in axis order.
 	Points []SweepPoint
+	// Warnings are the settings given (a flag, the file, server.properties;
+	// not a default or a profile's) that the cleaner configs of the valid
+	// points ignore (engine.CleanerConfig.IgnoredSettings), one sentence
+	// each, once however many points it is about; a sentence about some of
+	// the points only ends with them: "(point keys=1e4)", "(points a; b)".
+	Warnings []string
 }
 
 // SweepPoint is one combination of axis values.
@@ -118,7 +124,40 @@ func PlanSweepFrom(base Experiment, origins map[string]settings.Origin, given []
 		p.Name = BenchName(&p.Experiment, p.Extra...)
 		plan.Points = append(plan.Points, p)
 	}
+	plan.Warnings = ignoredSettings(plan.Points, GivenSettings(pointOrigins(origins, plan.Axes)))
 	return plan, nil
+}
+
+// ignoredSettings are the SweepPlan.Warnings of points whose settings
+// given says were given.
+func ignoredSettings(points []SweepPoint, given func(string) bool) []string {
+	var sentences []string
+	about := map[string][]string{}
+	valid := 0
+	for _, p := range points {
+		if p.Err != nil {
+			continue
+		}
+		valid++
+		for _, w := range p.Experiment.Cleaner.IgnoredSettings(given) {
+			if about[w] == nil {
+				sentences = append(sentences, w)
+			}
+			about[w] = append(about[w], PointLabel(p.Params))
+		}
+	}
+	out := make([]string, len(sentences))
+	for i, w := range sentences {
+		switch labels := about[w]; {
+		case len(labels) == valid:
+			out[i] = w
+		case len(labels) == 1:
+			out[i] = w + " (point " + labels[0] + ")"
+		default:
+			out[i] = w + " (points " + strings.Join(labels, "; ") + ")"
+		}
+	}
+	return out
 }
 
 // pointOrigins are origins with each swept setting's origin its axis's

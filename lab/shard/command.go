@@ -124,6 +124,11 @@ func SweepCommand(ctx context.Context, o SweepCommandOptions, out io.Writer) err
 	if err != nil {
 		return err
 	}
+	if o.Log != nil {
+		for _, w := range plan.Warnings {
+			fmt.Fprintln(o.Log, "warning: "+w)
+		}
+	}
 	order := plan.Schedule()
 	total := len(order)
 	var sh *Sweep
