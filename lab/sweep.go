@@ -187,6 +187,25 @@ func PointLabel(params []results.KV) string {
 	return strings.Join(parts, " ")
 }
 
+// NoValidPoint is the error of a plan none of whose points is a valid
+// experiment: "no point of the sweep is a valid experiment, so nothing
+// runs:" and each point's reason on a line of its own ("point keys=10:
+// workloads: dirty ratio 0.5 is unreachable ..."). nil when a point is
+// valid (the invalid ones are then recorded as failed, Sweep).
+func (p *SweepPlan) NoValidPoint() error {
+	var errs []error
+	for _, pt := range p.Points {
+		if pt.Err == nil {
+			return nil
+		}
+		errs = append(errs, pt.Err)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("sweep: no point of the sweep is a valid experiment, so nothing runs:\n%w", errors.Join(errs...))
+}
+
 // Scheduled is one run of a sweep: point index and repetition (from 1).
 type Scheduled struct{ Point, Rep int }
 
@@ -253,11 +272,17 @@ type SweepOptions struct {
 // sweep leaves its figures; summary.csv, runs.csv, bench.txt, plots,
 // reports, experiment.yaml). A run that fails, and every run of a point
 // that is not a valid experiment, is recorded with its error and the
-// sweep goes on. It returns the record and its directory. Cancelling ctx
+// sweep goes on: each such point is named once on Log, with its reason,
+// before the first run. A sweep none of whose points is valid is refused
+// before anything is run or made (NoValidPoint). It returns the record
+// and its directory. Cancelling ctx
 // stops at a safe point: the run in progress leaves no record, and the
 // sweep's directory is left with the sweep.json of the runs done, without
 // the summary files.
 func Sweep(ctx context.Context, plan *SweepPlan, opt SweepOptions) (*results.Sweep, string, error) {
+	if err := plan.NoValidPoint(); err != nil {
+		return nil, "", err
+	}
 	if opt.Out == "" {
 		opt.Out = "runs"
 	}
@@ -268,6 +293,17 @@ func Sweep(ctx context.Context, plan *SweepPlan, opt SweepOptions) (*results.Swe
 	order := plan.Schedule()
 	if opt.Runs != nil {
 		order = opt.Runs
+	}
+	invalidRuns := map[int]int{}
+	for _, s := range order {
+		if plan.Points[s.Point].Err != nil {
+			invalidRuns[s.Point]++
+		}
+	}
+	for i, p := range plan.Points {
+		if n := invalidRuns[i]; n > 0 {
+			fmt.Fprintf(logw, "sweep: %v (its %d runs are recorded as failed, not run)\n", p.Err, n)
+		}
 	}
 	start := time.Now()
 	sw := &results.Sweep{
@@ -333,7 +369,7 @@ func Sweep(ctx context.Context, plan *SweepPlan, opt SweepOptions) (*results.Swe
 				}
 				return sw, dir, err
 			}
-			if err != nil {
+			if err != nil && pp.Err == nil { // an invalid point was named before the first run
 				fmt.Fprintf(logw, "sweep: run %d (%s, rep %d): %v\n", i+1, PointLabel(pp.Params), s.Rep, err)
 			}
 			retry := err == nil && res != nil && (res.Verdict == interference.Busy || res.Verdict == interference.Unusable) && attempt < opt.RetryBusy

@@ -307,3 +307,18 @@ func TestSweepLayers(t *testing.T) {
 		t.Errorf("points: %+v", p.Points)
 	}
 }
+
+// TestSweepOfNoValidPointIsRefused: sweep --keys 10,20 of 1 MiB at a dirty
+// ratio of 0.5 (each key written once cannot fill the clean half) is refused
+// before anything runs, naming both points and why; nothing is made.
+func TestSweepOfNoValidPointIsRefused(t *testing.T) {
+	out := t.TempDir()
+	_, err := cli(t, "sweep", "--progress", "never", "--out", out, "--keys", "10,20", "--log-bytes", "1MiB", "--dirty-ratio", "0.5", "--count", "2")
+	if err == nil || !strings.Contains(err.Error(), "no point of the sweep is a valid experiment") ||
+		!strings.Contains(err.Error(), "point keys=10: ") || !strings.Contains(err.Error(), "point keys=20: ") || !strings.Contains(err.Error(), "unreachable") {
+		t.Errorf("sweep of no valid point: %v, want it refused naming keys=10 and keys=20", err)
+	}
+	if left, _ := os.ReadDir(out); len(left) != 0 {
+		t.Errorf("the refused sweep made %v", left)
+	}
+}

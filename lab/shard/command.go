@@ -111,7 +111,9 @@ func PlanSweep(o SweepCommandOptions) (*lab.SweepPlan, error) {
 // SweepCommand is the sweep command: it plans the sweep, runs its runs (or
 // o.Shard's, recording shard.json) with lab.Sweep and writes its table and
 // record's path to out. Failed runs are an error; failed verification an
-// error asking for exit status 2. ctx stops it between runs.
+// error asking for exit status 2; a sweep of no valid point an error
+// before anything runs (lab.SweepPlan.NoValidPoint; a dry run lists it).
+// ctx stops it between runs.
 func SweepCommand(ctx context.Context, o SweepCommandOptions, out io.Writer) error {
 	var spec Spec
 	if o.Shard != "" {
@@ -146,6 +148,9 @@ func SweepCommand(ctx context.Context, o SweepCommandOptions, out io.Writer) err
 		}
 		lab.WriteSchedule(out, plan)
 		return nil
+	}
+	if err := plan.NoValidPoint(); err != nil {
+		return err
 	}
 	showProgress, err := lab.ProgressWanted(o.Progress)
 	if err != nil {
