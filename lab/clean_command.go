@@ -78,17 +78,15 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 		return err
 	}
 	co := o.CleanOptions
-	logFor, set, err := o.Sources.LogConfigs(dir)
+	// With a source, the broker's log.cleaner.* settings (server.properties,
+	// dynamic broker configs) over the flags' config, and the cleaner flags
+	// given over both, as run resolves them.
+	logFor, set, cleaner, err := o.Sources.LogConfigs(dir, co.Cleaner)
 	if err != nil {
 		return err
 	}
 	if logFor != nil {
-		// The broker's log.cleaner.* settings (server.properties, dynamic
-		// broker configs) over the flags' config, and the cleaner flags given
-		// over both, as run resolves them.
-		if _, co.Cleaner, err = o.Sources.Load(dir, co.Cleaner); err != nil {
-			return err
-		}
+		co.Cleaner = cleaner
 		co.LogFor = logFor
 		co.PolicySource = func(tp engine.TopicPartition) string {
 			if changed("cleanup.policy") {

@@ -18,7 +18,7 @@ func RetentionCommand(dir string, sources topicconfig.Sources, o RetentionOption
 	if dir == "" {
 		return errors.New("retention: --dir is required")
 	}
-	logFor, _, err := sources.LogConfigs(dir)
+	logFor, _, _, err := sources.LogConfigs(dir, engine.DefaultCleanerConfig())
 	if err != nil {
 		return err
 	}

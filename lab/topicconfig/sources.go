@@ -49,15 +49,18 @@ func (s Sources) Load(dir string, cc engine.CleanerConfig) (*Set, engine.Cleaner
 
 // LogConfigs is the per-topic config of clean and retention: when a source
 // applies to dir (HasSources), each topic's resolved config with the
-// topic settings given applied on top, validated; nil when none applies
-// (the command's one config for every partition).
-func (s Sources) LogConfigs(dir string) (func(engine.TopicPartition) (engine.LogConfig, error), *Set, error) {
+// topic settings given applied on top, validated, the sources' Set, and
+// cc resolved as Load resolves it (the broker's log.cleaner.* settings
+// over cc, the cleaner settings given over both), from one reading of the
+// sources; nil, nil and cc as it is when none applies (the command's one
+// config for every partition).
+func (s Sources) LogConfigs(dir string, cc engine.CleanerConfig) (func(engine.TopicPartition) (engine.LogConfig, error), *Set, engine.CleanerConfig, error) {
 	if !HasSources(s.ServerConfig, s.TopicConfig, dir) {
-		return nil, nil, nil
+		return nil, nil, cc, nil
 	}
-	set, _, err := s.Load(dir, engine.DefaultCleanerConfig())
+	set, resolved, err := s.Load(dir, cc)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, cc, err
 	}
 	return func(tp engine.TopicPartition) (engine.LogConfig, error) {
 		res, err := set.For(tp.Topic)
@@ -69,7 +72,7 @@ func (s Sources) LogConfigs(dir string) (func(engine.TopicPartition) (engine.Log
 			return cfg, err
 		}
 		return cfg, cfg.Validate()
-	}, set, nil
+	}, set, resolved, nil
 }
 
 // SourceSettings are the flags of Sources (--server-config,
