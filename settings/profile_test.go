@@ -3,6 +3,10 @@ package settings
 import (
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/cleanerlab/cleanerlab/engine"
 )
 
 // TestProfileDocSaysWhatEachProfileSets: --profile's help says what
@@ -28,5 +32,46 @@ func TestProfileDocSaysWhatEachProfileSets(t *testing.T) {
 	}
 	if !strings.Contains(best, "map huge pages") || !strings.Contains(kafka, "no map huge pages") {
 		t.Errorf("doc %q: want map huge pages in best, none in kafka", doc)
+	}
+}
+
+// TestProfileWarnings: a --profile given after a cleaner flag resets that
+// setting (documented: flags after a profile override it, a profile after
+// flags resets them), so it is warned of, naming both flags as typed; a
+// flag after the profile, or one the profile leaves as given, is not.
+// --offset-map skimpy after --profile best leaves best's settings that
+// need bucket16 (parallel-map-build, parallel-copy, in the registry's order: skimpy can neither
+// answer lookups from two goroutines nor put keys hashed on another; best
+// sets look-ahead and parallel-lookups off) ignored, and says which.
+func TestProfileWarnings(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--look-ahead", "--profile", "kafka"},
+			[]string{"--profile kafka after --look-ahead sets look-ahead to false (a profile resets the settings given before it; give --look-ahead after --profile to keep it)"}},
+		{[]string{"--threads", "2", "--offset-map", "skimpy", "--profile", "best"},
+			[]string{"--profile best after --offset-map skimpy sets offset-map to bucket16 (a profile resets the settings given before it; give --offset-map after --profile to keep it)"}},
+		{[]string{"--profile", "kafka", "--look-ahead"}, nil},
+		{[]string{"--hasher", "md5", "--profile", "kafka"}, nil},
+		{[]string{"--look-ahead", "--profile", "kafka", "--look-ahead"}, nil},
+		{[]string{"--profile", "best", "--offset-map", "skimpy"},
+			[]string{"--offset-map skimpy after --profile best: the profile's settings that need the bucket16 offset map, parallel-map-build and parallel-copy, no longer apply"}},
+		{[]string{"--profile", "best", "--offset-map", "skimpy", "--parallel-copy=false"},
+			[]string{"--offset-map skimpy after --profile best: the profile's settings that need the bucket16 offset map, parallel-map-build, no longer apply"}},
+		{[]string{"--profile", "best", "--offset-map", "bucket16"}, nil},
+		{[]string{"--profile", "kafka", "--offset-map", "bucket16"}, nil},
+	} {
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		cfg := engine.DefaultCleanerConfig()
+		CleanerRegistry.Bind(fs, &cfg)
+		fs.Var(Record(Profile(&cfg, nil)), "profile", "")
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		got := ProfileWarnings(fs)
+		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("%v: warnings\n%s\nwant\n%s", c.args, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+		}
 	}
 }

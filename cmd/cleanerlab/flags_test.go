@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,6 +122,27 @@ func TestCleanedIndexFlagNamed(t *testing.T) {
 		_, err := cli(t, c...)
 		if err == nil || !strings.Contains(err.Error(), "--cleaned-index") || !strings.Contains(err.Error(), "per-append, per-batch") {
 			t.Errorf("%v: %v, want an error naming --cleaned-index and its values", c, err)
+		}
+	}
+}
+
+// TestProfileAfterFlagsWarns: a --profile after a flag of a setting it
+// sets warns on stderr, naming both flags (run, clean, steady); the
+// command goes on (here to its own error: clean without --dir).
+func TestProfileAfterFlagsWarns(t *testing.T) {
+	for _, args := range [][]string{
+		{"clean", "--look-ahead", "--profile", "kafka"},
+		{"run", "--look-ahead", "--profile", "kafka", "--progress", "not-a-mode"},
+		{"steady", "--look-ahead", "--profile", "kafka", "--write-rate", "0"},
+	} {
+		var stderr bytes.Buffer
+		root := newRootCmd()
+		root.SetOut(io.Discard)
+		root.SetErr(&stderr)
+		root.SetArgs(args)
+		root.Execute()
+		if !strings.Contains(stderr.String(), "warning: --profile kafka after --look-ahead sets look-ahead to false") {
+			t.Errorf("%v: stderr %q, want the warning naming --profile kafka and --look-ahead", args, stderr.String())
 		}
 	}
 }

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	labcli "github.com/cleanerlab/cleanerlab/lab/cli"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 func main() {
@@ -40,7 +42,12 @@ func newRootCmd() *cobra.Command {
 	root.SuggestionsMinimumDistance = 2
 	var m labcli.Machine
 	labcli.MachineFlags.Bind(root.PersistentFlags(), &m)
-	root.PersistentPreRunE = func(*cobra.Command, []string) error { return m.Apply() }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		for _, w := range settings.ProfileWarnings(cmd.Flags()) {
+			fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+w)
+		}
+		return m.Apply()
+	}
 	root.AddCommand(newRunCmd(), newCleanCmd(), newDumpCmd(), newVerifyCmd(), newRetentionCmd(), newHashersCmd(), newSweepCmd(), newReportCmd(), newBaselineCmd(), newPlanCmd(), newAdviseCmd(), newGenerateCmd(), newReplicasCmd(), newSteadyCmd(), newInterferenceCmd(), newFaultsCmd(), newSettingsCmd())
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		var names []string
