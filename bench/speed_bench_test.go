@@ -542,6 +542,7 @@ func BenchmarkSpeed(b *testing.B) {
 		b.Run(fmt.Sprintf("row=write-direct/bytes=%d/values=100/cache=warm", n), func(b *testing.B) {
 			on := bestProfile()
 			on.name, on.cfg.WriteDirectBytes, on.cfg.WriteDirectMinRecordBytes = fmt.Sprintf("best-write-direct-%d", n), n, 0
+			on.cfg.WriteDirectMinCleanBytes = 0
 			without, with, ratio := pairs(b, fixture(b, logBytes, 100), bestProfile(), on, lab.CacheWarm)
 			b.ReportMetric(results.Median(without), "without-MB/s")
 			b.ReportMetric(results.Median(with), "with-MB/s")
@@ -553,6 +554,7 @@ func BenchmarkSpeed(b *testing.B) {
 			off, on := bestProfile(), bestProfile()
 			off.name, off.cfg.WriteDirectBytes = "best-page-cache", 0
 			on.name, on.cfg.WriteDirectBytes, on.cfg.WriteDirectMinRecordBytes = "best-write-direct", engine.BestWriteDirectBytes, 0
+			on.cfg.WriteDirectMinCleanBytes = 0
 			without, with, ratio := pairs(b, fixture(b, logBytes, values), off, on, lab.CacheWarm)
 			b.ReportMetric(results.Median(without), "without-MB/s")
 			b.ReportMetric(results.Median(with), "with-MB/s")
