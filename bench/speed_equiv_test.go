@@ -91,9 +91,11 @@ func TestFastPathsCleanLikeKafka(t *testing.T) {
 	bestFull := best
 	bestFull.KeyScan = false
 	// The best profile's O_DIRECT output on this log too, whose records
-	// are under its minimum record size (BestWriteDirectMinRecordBytes).
+	// are under its minimum record size (BestWriteDirectMinRecordBytes)
+	// and whose clean is under its minimum clean size
+	// (BestWriteDirectMinCleanBytes): neither minimum, so always.
 	bestDirect := best
-	bestDirect.WriteDirectMinRecordBytes = 0
+	bestDirect.WriteDirectMinRecordBytes, bestDirect.WriteDirectMinCleanBytes = 0, 0
 	runs = append(runs,
 		run{"best-profile", func() offsetmap.Map { return build("bucket16", "xxh3-128", true) }, &best},
 		run{"best-profile-key-by-key", func() offsetmap.Map { return unbatched{build("bucket16", "xxh3-128", false)} }, &best},

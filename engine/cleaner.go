@@ -338,9 +338,14 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (_ *CleanStats, err error) {
 	// One transaction tracker for the whole round (KAFKA-8351, case C2).
 	txns := newCleanedTxnMetadata()
 	// O_DIRECT output or not, by the records the map build read
-	// (WriteDirectMinRecordBytes); the copy worker follows the cleaner's.
-	c.writer.SetDirect(directWriteBytes(c.cfg, stats.MapBytesRead, stats.MapMessagesRead))
-	stats.IO.WriteDirectBytes = int64(c.writer.Direct())
+	// (WriteDirectMinRecordBytes) or the bytes the round rewrites
+	// (WriteDirectMinCleanBytes); the copy worker follows the cleaner's.
+	for _, s := range segs {
+		stats.IO.CleanBytes += s.Size()
+	}
+	direct, rule := directWriteBytes(c.cfg, stats.MapBytesRead, stats.MapMessagesRead, stats.IO.CleanBytes)
+	c.writer.SetDirect(direct)
+	stats.IO.WriteDirectBytes, stats.IO.WriteDirectRule = int64(c.writer.Direct()), rule
 	if err := c.copyGroups(l, groups, lt.FirstUncleanableOffset, nowMs, &cfg, active, txns, stats); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine/record"
@@ -40,6 +41,14 @@ type IOStats struct {
 	// WriteDirectBytes is CleanerConfig.WriteDirectBytes: the size of the
 	// O_DIRECT writes of cleaned output, 0 when off.
 	WriteDirectBytes int64 `json:"write_direct_bytes,omitempty"`
+	// WriteDirectRule says which rule chose O_DIRECT for this clean's
+	// output (WriteDirectRuleAlways, ...RecordBytes, ...CleanBytes, or
+	// the last two joined by "+" when both were reached); empty when the
+	// output went through the page cache. CleanBytes is what
+	// CleanerConfig.WriteDirectMinCleanBytes is compared with: the summed
+	// sizes of the round's source segments' .log files.
+	WriteDirectRule string `json:"write_direct_rule,omitempty"`
+	CleanBytes      int64  `json:"clean_bytes,omitempty"`
 	// DirectWrittenBytes: output bytes written with O_DIRECT; WriteFallbacks
 	// counts cleaned segments written through the page cache although
 	// WriteDirectBytes was set, WriteFallbackReason says why (the
@@ -159,21 +168,44 @@ func (c *Cleaner) initIO(cfg CleanerConfig, opts CleanerOptions) error {
 	return nil
 }
 
+// The rules that choose O_DIRECT output for a round (IOStats.WriteDirectRule).
+const (
+	WriteDirectRuleAlways      = "always"       // WriteDirectBytes set, no minimum
+	WriteDirectRuleRecordBytes = "record-bytes" // WriteDirectMinRecordBytes reached
+	WriteDirectRuleCleanBytes  = "clean-bytes"  // WriteDirectMinCleanBytes reached
+)
+
 // directWriteBytes is the O_DIRECT write size for a round's copy phase
-// under cfg, after a map build that read mapBytes in mapRecords records:
-// cfg.WriteDirectBytes when it is set and the records averaged at least
+// under cfg, and the rule that chose it, after a map build that read
+// mapBytes in mapRecords records, for a round whose source segments hold
+// cleanBytes: 0 and "" (through the page cache) when cfg.WriteDirectBytes
+// is 0; cfg.WriteDirectBytes by WriteDirectRuleAlways when neither minimum
+// is set; otherwise cfg.WriteDirectBytes when a minimum that is set is
+// reached, by its rule (both joined by "+"), else 0 and "". The record
+// minimum is reached when the records averaged at least
 // cfg.WriteDirectMinRecordBytes (floor(mapBytes / records) >= min, which
-// is mapBytes >= min x records exactly, with no overflow), else 0 (through
-// the page cache). A map build that read
-// no record gives 0 under a minimum.
-func directWriteBytes(cfg CleanerConfig, mapBytes, mapRecords int64) int {
+// is mapBytes >= min x records exactly, with no overflow; a map build that
+// read no record does not reach it); the clean minimum when cleanBytes >=
+// cfg.WriteDirectMinCleanBytes.
+func directWriteBytes(cfg CleanerConfig, mapBytes, mapRecords, cleanBytes int64) (int, string) {
 	if cfg.WriteDirectBytes <= 0 {
-		return 0
+		return 0, ""
 	}
-	if min := cfg.WriteDirectMinRecordBytes; min > 0 && (mapRecords <= 0 || mapBytes/mapRecords < min) {
-		return 0
+	minRecord, minClean := cfg.WriteDirectMinRecordBytes, cfg.WriteDirectMinCleanBytes
+	if minRecord <= 0 && minClean <= 0 {
+		return int(cfg.WriteDirectBytes), WriteDirectRuleAlways
 	}
-	return int(cfg.WriteDirectBytes)
+	var rules []string
+	if minRecord > 0 && mapRecords > 0 && mapBytes/mapRecords >= minRecord {
+		rules = append(rules, WriteDirectRuleRecordBytes)
+	}
+	if minClean > 0 && cleanBytes >= minClean {
+		rules = append(rules, WriteDirectRuleCleanBytes)
+	}
+	if len(rules) == 0 {
+		return 0, ""
+	}
+	return int(cfg.WriteDirectBytes), strings.Join(rules, "+")
 }
 
 // newReader (re)makes the segment reader with a max buffer of maxBytes

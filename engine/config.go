@@ -267,9 +267,28 @@ type CleanerConfig struct {
 	// more than the copy when records are small and the filter's work per
 	// byte is high (bench/'s row=write-direct measured both). Decided per
 	// round, before the copy phase; IOStats.WriteDirectBytes says what was
-	// used. Bytes; default 0: whenever WriteDirectBytes is set. Not a
-	// Kafka config.
+	// used. Bytes; default 0: no record-size rule (O_DIRECT whenever
+	// WriteDirectBytes is set, unless WriteDirectMinCleanBytes is set:
+	// then either minimum reached chooses it). Not a Kafka config.
 	WriteDirectMinRecordBytes int64 `json:",omitempty"`
+	// WriteDirectMinCleanBytes, with WriteDirectBytes set, also writes a
+	// round's output with O_DIRECT when the bytes the round rewrites reach
+	// this many: the summed sizes of its source segments' .log files (every
+	// segment below the round's end offset, which the copy phase reads and
+	// replaces; IOStats.CleanBytes), known after the map build, before the
+	// copy phase. A large clean's output lands in page-cache pages the
+	// kernel has not used for a while, whose first touch costs system CPU
+	// (on the lab's VM, which gives idle memory back to its host, most of
+	// the growth of CPU per byte from 128 MiB to 4 GiB), and O_DIRECT
+	// spares that copy; a small clean reuses recent pages, and there each
+	// direct write's wait for the device costs more wall time than it saves.
+	// The two minimums are alternatives: with either set, a round writes
+	// direct when it reaches a minimum that is set (records or clean), and
+	// through the page cache otherwise; with neither, whenever
+	// WriteDirectBytes is set. IOStats.WriteDirectRule says which rule
+	// chose O_DIRECT. Bytes; default 0: no clean-size rule. Not a Kafka
+	// config.
+	WriteDirectMinCleanBytes int64 `json:",omitempty"`
 	// WritebackBytes starts the write-back of a cleaned segment's bytes
 	// early, under the fsync policies segment and fdatasync: every this
 	// many bytes written, sync_file_range(SYNC_FILE_RANGE_WRITE) over the
@@ -494,6 +513,10 @@ const (
 	BestWriteDirectMinRecordBytes = 256
 )
 
+// BestWriteDirectMinCleanBytes is ProfileBest's WriteDirectMinCleanBytes:
+// 0, no clean-size rule (measurement pending).
+const BestWriteDirectMinCleanBytes = 0
+
 // BestReadaheadBytes is ProfileBest's ReadaheadBytes: on the lab's machine
 // 32 MiB brought a cold clean's time inside the cleaner's preads to within
 // 10-25 ms per phase of a warm one's, where 8 MiB left 20-30 ms more, and
@@ -504,8 +527,9 @@ const BestReadaheadBytes = 32 << 20
 func ProfileNames() []string { return []string{ProfileKafka, ProfileBest} }
 
 // ApplyProfile sets Hasher, OffsetMap, IOPath, Readahead, ReadaheadBytes,
-// WriteBehind, SyncBehind, WriteDirectBytes and WriteDirectMinRecordBytes
-// (off in kafka; in best, O_DIRECT output for logs of large records),
+// WriteBehind, SyncBehind, WriteDirectBytes, WriteDirectMinRecordBytes
+// and WriteDirectMinCleanBytes (off in kafka; in best, O_DIRECT output
+// for logs of large records and for large cleans),
 // WritebackBytes, LookAhead,
 // SkipDirtyLookups, ParallelLookups, ParallelMapBuild, ParallelCopy,
 // VerifyCRCOnce, KeyScan, ParallelRecompress
@@ -519,13 +543,14 @@ func (c *CleanerConfig) ApplyProfile(name string) error {
 		c.SkipDirtyLookups, c.ParallelLookups, c.WritebackBytes, c.ReadaheadBytes = false, false, 0, 0
 		c.SyncBehind, c.ParallelMapBuild, c.ParallelCopy, c.VerifyCRCOnce = false, false, false, false
 		c.KeyScan = false
-		c.WriteDirectBytes, c.WriteDirectMinRecordBytes = 0, 0
+		c.WriteDirectBytes, c.WriteDirectMinRecordBytes, c.WriteDirectMinCleanBytes = 0, 0, 0
 	case ProfileBest:
 		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherXXH3_128, offsetmap.LayoutBucket16, true, false
 		c.SkipDirtyLookups, c.ParallelLookups, c.WritebackBytes, c.ReadaheadBytes = true, false, BestWritebackBytes, BestReadaheadBytes
 		c.SyncBehind, c.ParallelMapBuild, c.ParallelCopy, c.VerifyCRCOnce = true, true, true, true
 		c.KeyScan = true
 		c.WriteDirectBytes, c.WriteDirectMinRecordBytes = BestWriteDirectBytes, BestWriteDirectMinRecordBytes
+		c.WriteDirectMinCleanBytes = BestWriteDirectMinCleanBytes
 	default:
 		return fmt.Errorf("engine: unknown cleaner profile %q (valid: %s)", name, strings.Join(ProfileNames(), ", "))
 	}
@@ -544,7 +569,8 @@ func (c *CleanerConfig) ApplyProfile(name string) error {
 // offsetmap.ConcurrentGetter, ParallelMapBuild an
 // offsetmap.FingerprintPutter (bucket16 is all three); ParallelCopy and
 // ParallelMapBuild run on the cleaner thread under a throttle;
-// WriteDirectMinRecordBytes chooses nothing without WriteDirectBytes. The
+// WriteDirectMinRecordBytes and WriteDirectMinCleanBytes choose nothing
+// without WriteDirectBytes. The
 // clean runs without them, with the same results; the CLI prints the
 // sentences as warnings.
 func (c *CleanerConfig) IgnoredSettings(given func(setting string) bool) []string {
@@ -556,6 +582,9 @@ func (c *CleanerConfig) IgnoredSettings(given func(setting string) bool) []strin
 	}
 	if c.WriteDirectMinRecordBytes > 0 && c.WriteDirectBytes <= 0 {
 		note("write-direct-min-record-bytes", "--write-direct-min-record-bytes is ignored: it chooses when to write with O_DIRECT, and --write-direct-bytes is 0 (off)")
+	}
+	if c.WriteDirectMinCleanBytes > 0 && c.WriteDirectBytes <= 0 {
+		note("write-direct-min-clean-bytes", "--write-direct-min-clean-bytes is ignored: it chooses when to write with O_DIRECT, and --write-direct-bytes is 0 (off)")
 	}
 	if c.ParallelCopy && c.MaxIOBytesPerSecond > 0 {
 		note("parallel-copy", "--parallel-copy is ignored: log.cleaner.io.max.bytes.per.second throttles the cleaner thread's own reads, so the copy runs on that thread")
@@ -638,7 +667,9 @@ func (c *CleanerConfig) Validate() error {
 	case c.WriteDirectBytes < 0 || c.WriteDirectBytes > 1<<30:
 		return configError("write-direct-bytes", "engine: WriteDirectBytes %d: want 0 (off) to 1 GiB", c.WriteDirectBytes)
 	case c.WriteDirectMinRecordBytes < 0:
-		return configError("write-direct-min-record-bytes", "engine: WriteDirectMinRecordBytes %d is negative (0: every clean)", c.WriteDirectMinRecordBytes)
+		return configError("write-direct-min-record-bytes", "engine: WriteDirectMinRecordBytes %d is negative (0: no record-size rule)", c.WriteDirectMinRecordBytes)
+	case c.WriteDirectMinCleanBytes < 0:
+		return configError("write-direct-min-clean-bytes", "engine: WriteDirectMinCleanBytes %d is negative (0: no clean-size rule)", c.WriteDirectMinCleanBytes)
 	}
 	if _, err := iosched.ParseReadPath(string(c.IOPath)); err != nil {
 		return configError("io", "engine: io path: %w", err)

@@ -38,6 +38,9 @@ func TestApplyProfile(t *testing.T) {
 	if cfg.WriteDirectBytes != 1<<20 || cfg.WriteDirectMinRecordBytes != 256 {
 		t.Errorf("best: O_DIRECT writes of %d bytes from a mean record of %d bytes; want 1 MiB from 256 bytes", cfg.WriteDirectBytes, cfg.WriteDirectMinRecordBytes)
 	}
+	if cfg.WriteDirectMinCleanBytes != BestWriteDirectMinCleanBytes {
+		t.Errorf("best: O_DIRECT from cleans of %d bytes, want BestWriteDirectMinCleanBytes (%d)", cfg.WriteDirectMinCleanBytes, BestWriteDirectMinCleanBytes)
+	}
 	if cfg.WritebackBytes != BestWritebackBytes || BestWritebackBytes <= 0 {
 		t.Errorf("best: write-back every %d bytes, want BestWritebackBytes (%d, > 0)", cfg.WritebackBytes, BestWritebackBytes)
 	}
@@ -52,6 +55,9 @@ func TestApplyProfile(t *testing.T) {
 	}
 	want := DefaultCleanerConfig()
 	want.DedupeBufferBytes, want.IOBufferBytes = 64<<20, 1<<20
+	if cfg.WriteDirectBytes != 0 || cfg.WriteDirectMinCleanBytes != 0 {
+		t.Errorf("kafka after best: O_DIRECT writes of %d bytes from cleans of %d bytes, want both 0 (page cache, as Kafka)", cfg.WriteDirectBytes, cfg.WriteDirectMinCleanBytes)
+	}
 	if cfg.WritebackBytes != 0 {
 		t.Errorf("kafka after best: write-back every %d bytes, want 0 (off)", cfg.WritebackBytes)
 	}
@@ -90,6 +96,11 @@ func TestIgnoredSettings(t *testing.T) {
 	if got := def.IgnoredSettings(nil); len(got) != 1 || !strings.Contains(got[0], "--write-direct-min-record-bytes") || !strings.Contains(got[0], "--write-direct-bytes") {
 		t.Errorf("a minimum record size without O_DIRECT output: %q, want it named as ignored", got)
 	}
+	def.WriteDirectMinRecordBytes, def.WriteDirectMinCleanBytes = 0, 1<<30
+	if got := def.IgnoredSettings(nil); len(got) != 1 || !strings.Contains(got[0], "--write-direct-min-clean-bytes") || !strings.Contains(got[0], "--write-direct-bytes") {
+		t.Errorf("a minimum clean size without O_DIRECT output: %q, want it named as ignored", got)
+	}
+	def.WriteDirectMinRecordBytes, def.WriteDirectMinCleanBytes = 256, 0
 	def.WriteDirectBytes = 1 << 20
 	if got := def.IgnoredSettings(nil); len(got) != 0 {
 		t.Errorf("O_DIRECT output from 256 bytes: %q, want none", got)

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -63,12 +65,12 @@ func TestDirectWriteBytesRule(t *testing.T) {
 		{1 << 40, 1 << 62, 1 << 30, 0},
 	} {
 		cfg.WriteDirectMinRecordBytes = c.min
-		if got := directWriteBytes(cfg, c.bytes, c.records); got != c.want {
+		if got, _ := directWriteBytes(cfg, c.bytes, c.records, 0); got != c.want {
 			t.Errorf("min %d, %d bytes in %d records: %d, want %d", c.min, c.bytes, c.records, got, c.want)
 		}
 	}
 	cfg.WriteDirectBytes, cfg.WriteDirectMinRecordBytes = 0, 0
-	if got := directWriteBytes(cfg, 1<<20, 1); got != 0 {
+	if got, _ := directWriteBytes(cfg, 1<<20, 1, 1<<40); got != 0 {
 		t.Errorf("WriteDirectBytes 0: %d, want 0", got)
 	}
 	cfg.WriteDirectMinRecordBytes = -1
@@ -104,6 +106,112 @@ func TestWriteDirectMinRecordBytesOnFixtures(t *testing.T) {
 		})
 		if (direct > 0) != c.wantDirect {
 			t.Errorf("minimum %d: %d bytes written direct", c.min, direct)
+		}
+	}
+}
+
+// TestDirectWriteCleanBytesRule: WriteDirectMinCleanBytes by hand. With
+// a minimum of 1 GiB (2^30) and no record minimum, a round whose source
+// segments hold 2^30 - 1 bytes writes through the page cache and one of
+// 2^30 bytes writes direct, by the clean-bytes rule. With both minimums
+// (256 B records, 1 GiB cleans) either one chooses O_DIRECT: records of
+// 100 B (100,000 bytes in 1,000) under 1 GiB go through the cache, the
+// same at 1 GiB go direct by clean-bytes; records of 300 B (300,000 in
+// 1,000) under 1 GiB go direct by record-bytes, at 1 GiB by both. No
+// minimum at all: always. WriteDirectBytes 0: never, whatever the sizes.
+func TestDirectWriteCleanBytesRule(t *testing.T) {
+	cfg := DefaultCleanerConfig()
+	cfg.WriteDirectBytes = 1 << 20
+	for _, c := range []struct {
+		minRecord, minClean, bytes, records, clean int64
+		want                                       int
+		rule                                       string
+	}{
+		{0, 1 << 30, 100_000, 1000, 1<<30 - 1, 0, ""},
+		{0, 1 << 30, 100_000, 1000, 1 << 30, 1 << 20, WriteDirectRuleCleanBytes},
+		{0, 1 << 30, 0, 0, 1 << 30, 1 << 20, WriteDirectRuleCleanBytes},
+		{256, 1 << 30, 100_000, 1000, 1<<30 - 1, 0, ""},
+		{256, 1 << 30, 100_000, 1000, 1 << 30, 1 << 20, WriteDirectRuleCleanBytes},
+		{256, 1 << 30, 300_000, 1000, 1<<30 - 1, 1 << 20, WriteDirectRuleRecordBytes},
+		{256, 1 << 30, 300_000, 1000, 1 << 30, 1 << 20, WriteDirectRuleRecordBytes + "+" + WriteDirectRuleCleanBytes},
+		{256, 0, 100_000, 1000, 1 << 40, 0, ""},
+		{256, 0, 256_000, 1000, 0, 1 << 20, WriteDirectRuleRecordBytes},
+		{0, 0, 100_000, 1000, 0, 1 << 20, WriteDirectRuleAlways},
+	} {
+		cfg.WriteDirectMinRecordBytes, cfg.WriteDirectMinCleanBytes = c.minRecord, c.minClean
+		got, rule := directWriteBytes(cfg, c.bytes, c.records, c.clean)
+		if got != c.want || rule != c.rule {
+			t.Errorf("minimums %d B a record, %d B a clean; %d bytes in %d records, %d bytes cleaned: %d by %q, want %d by %q",
+				c.minRecord, c.minClean, c.bytes, c.records, c.clean, got, rule, c.want, c.rule)
+		}
+	}
+	cfg.WriteDirectBytes, cfg.WriteDirectMinRecordBytes, cfg.WriteDirectMinCleanBytes = 0, 0, 1
+	if got, rule := directWriteBytes(cfg, 1<<20, 1, 1<<40); got != 0 || rule != "" {
+		t.Errorf("WriteDirectBytes 0: %d by %q, want 0", got, rule)
+	}
+	cfg.WriteDirectMinCleanBytes = -1
+	var ce *ConfigError
+	if err := cfg.Validate(); !errors.As(err, &ce) || ce.Config != "write-direct-min-clean-bytes" || !strings.Contains(err.Error(), "WriteDirectMinCleanBytes") {
+		t.Errorf("negative clean minimum: %v, want a ConfigError of write-direct-min-clean-bytes", err)
+	}
+}
+
+// sumFileSizes is the total size of files, read from the file system.
+func sumFileSizes(t *testing.T, files []string) int64 {
+	t.Helper()
+	var n int64
+	for _, f := range files {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += fi.Size()
+	}
+	return n
+}
+
+// TestWriteDirectMinCleanBytesOnFixtures: on every real Kafka partition,
+// rolled so that its first clean rewrites every segment file, O_DIRECT
+// output in 8 KiB writes under a record minimum no record reaches (1 GiB)
+// and a clean minimum of exactly the partition's .log bytes (summed from
+// the file system) writes direct, by the clean-bytes rule; one byte more
+// writes through the page cache. Both write exactly the files of Kafka's
+// cleaner through the page cache.
+func TestWriteDirectMinCleanBytesOnFixtures(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		over       int64
+		wantDirect bool
+	}{{"at", 0, true}, {"under", 1, false}} {
+		var direct int64
+		eachFixturePartition(t, c.name, func(t *testing.T, src string) {
+			logBytes := sumFileSizes(t, logFiles(t, src))
+			st := cleanCompared(t, src, fixtureNowMs, "cleans with O_DIRECT output by clean size and with write(2)",
+				func(t *testing.T, now int64, i int) *Cleaner {
+					return fastPathCleaner(t, now, offsetmap.LayoutSkimpy, func(cfg *CleanerConfig) {
+						if i == 0 {
+							cfg.WriteDirectBytes, cfg.WriteDirectMinRecordBytes = 8<<10, 1<<30
+							cfg.WriteDirectMinCleanBytes = logBytes + c.over
+						}
+					})
+				})
+			if st.IO.CleanBytes != logBytes {
+				t.Errorf("IOStats.CleanBytes %d, want the partition's %d .log bytes", st.IO.CleanBytes, logBytes)
+			}
+			if (st.IO.WriteDirectBytes != 0) != c.wantDirect {
+				t.Errorf("minimum %d B (the log's %d + %d): IOStats.WriteDirectBytes %d", logBytes+c.over, logBytes, c.over, st.IO.WriteDirectBytes)
+			}
+			wantRule := ""
+			if c.wantDirect {
+				wantRule = WriteDirectRuleCleanBytes
+			}
+			if st.IO.WriteDirectRule != wantRule {
+				t.Errorf("IOStats.WriteDirectRule %q, want %q", st.IO.WriteDirectRule, wantRule)
+			}
+			direct += st.IO.DirectWrittenBytes
+		})
+		if (direct > 0) != c.wantDirect {
+			t.Errorf("%s: %d bytes written direct", c.name, direct)
 		}
 	}
 }

@@ -296,7 +296,7 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 		results.Row{Name: "cache-friendly", Value: fmt.Sprint(io0.CacheFriendly), Meaning: "--cache-friendly: pages dropped behind the copy"},
 		results.Row{Name: "write-behind", Value: fmt.Sprint(io0.WriteBehind), Meaning: "--write-behind: output buffers written on a second core"},
 		results.Row{Name: "sync behind", Value: fmt.Sprint(io0.SyncBehind), Meaning: "--sync-behind: each cleaned segment's fsync, indexes and swap run on a second goroutine while the next group is copied"},
-		results.Row{Name: "direct write", Value: f1(float64(io0.WriteDirectBytes) / 1024), Unit: "KiB", Meaning: "--write-direct-bytes: cleaned output written with O_DIRECT in writes of this size (rounded up to 4 KiB), bypassing the page cache (0: off, or the clean's records averaged under --write-direct-min-record-bytes)"},
+		results.Row{Name: "direct write", Value: f1(float64(io0.WriteDirectBytes) / 1024), Unit: "KiB", Meaning: "--write-direct-bytes: cleaned output written with O_DIRECT in writes of this size (rounded up to 4 KiB), bypassing the page cache (0: off, or the first partition's clean reached neither --write-direct-min-record-bytes nor --write-direct-min-clean-bytes; the direct write rule row says what chose it)"},
 		results.Row{Name: "early write-back", Value: mib(io0.WritebackBytes), Unit: "MiB", Meaning: "--writeback-bytes: output's write-back started every this many bytes, before the final sync (0: off, or ignored by the fsync policy)"},
 		results.Row{Name: "read-ahead", Value: mib(io0.ReadaheadBytes), Unit: "MiB", Meaning: "--readahead-bytes: how far past the cleaner's read position a helper reads segments into the page cache (0: off)"},
 	)
@@ -311,7 +311,11 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 	if fallbacks > 0 {
 		rows = append(rows, results.Row{Name: "direct I/O fallbacks", Value: fmt.Sprint(fallbacks), Unit: "segments", Meaning: reason})
 	}
-	if io0.WriteDirectBytes > 0 {
+	anyDirect := false
+	for _, st := range stats {
+		anyDirect = anyDirect || st.IO.WriteDirectBytes > 0
+	}
+	if anyDirect {
 		var direct, wfallbacks int64
 		wreason := ""
 		for _, st := range stats {
@@ -321,7 +325,7 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 				wreason = st.IO.WriteFallbackReason
 			}
 		}
-		rows = append(rows, directWriteRows(direct, wfallbacks, wreason)...)
+		rows = append(rows, directWriteRows(direct, wfallbacks, wreason, directWriteRule(stats))...)
 	}
 	for _, phase := range []string{engine.PhaseMap, engine.PhaseCopy} {
 		var p engine.PhaseStats

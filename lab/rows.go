@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine"
@@ -188,7 +189,7 @@ func CleanRows(st *engine.CleanStats) []results.Row {
 		rows = append(rows, syncBehindRow(st.IO.SyncBehindWait))
 	}
 	if st.IO.WriteDirectBytes > 0 {
-		rows = append(rows, directWriteRows(st.IO.DirectWrittenBytes, st.IO.WriteFallbacks, st.IO.WriteFallbackReason)...)
+		rows = append(rows, directWriteRows(st.IO.DirectWrittenBytes, st.IO.WriteFallbacks, st.IO.WriteFallbackReason, directWriteRule([]*engine.CleanStats{st}))...)
 	}
 	return rows
 }
@@ -215,12 +216,49 @@ func syncBehindRow(waited time.Duration) results.Row {
 
 // directWriteRows are the O_DIRECT output's bytes and fallbacks
 // (--write-direct-bytes).
-func directWriteRows(direct, fallbacks int64, reason string) []results.Row {
-	rows := []results.Row{{Name: "copy: written direct", Value: mib(direct), Unit: "MiB", Meaning: "of the bytes written to cleaned segments, those written with O_DIRECT (each file's last partial block goes through the page cache)"}}
+func directWriteRows(direct, fallbacks int64, reason, rule string) []results.Row {
+	rows := []results.Row{
+		{Name: "copy: written direct", Value: mib(direct), Unit: "MiB", Meaning: "of the bytes written to cleaned segments, those written with O_DIRECT (each file's last partial block goes through the page cache)"},
+		{Name: "direct write rule", Value: rule, Meaning: "what chose O_DIRECT output: always (--write-direct-bytes with no minimum), record-bytes (the map build's records averaged --write-direct-min-record-bytes or more), clean-bytes (the round's source segments held --write-direct-min-clean-bytes or more); page cache: neither minimum reached"},
+	}
 	if fallbacks > 0 {
 		rows = append(rows, results.Row{Name: "direct write fallbacks", Value: fmt.Sprint(fallbacks), Unit: "segments", Meaning: reason})
 	}
 	return rows
+}
+
+// directWriteRule names the rule that chose each clean's output path
+// (IOStats.WriteDirectRule; "page cache" where none did): the one rule
+// when all agree, else each with how many partitions it chose, in the
+// order first seen.
+func directWriteRule(stats []*engine.CleanStats) string {
+	var order []string
+	count := map[string]int{}
+	for _, st := range stats {
+		r := st.IO.WriteDirectRule
+		if r == "" {
+			r = "page cache"
+		}
+		if count[r] == 0 {
+			order = append(order, r)
+		}
+		count[r]++
+	}
+	if len(order) == 1 {
+		return order[0]
+	}
+	parts := make([]string, len(order))
+	for i, r := range order {
+		unit := ""
+		if i == 0 {
+			unit = " partitions"
+			if count[r] == 1 {
+				unit = " partition"
+			}
+		}
+		parts[i] = fmt.Sprintf("%s (%d%s)", r, count[r], unit)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // copyRows are the copy phase's groups copied by a copy worker and kept

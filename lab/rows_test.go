@@ -16,13 +16,14 @@ import (
 // a clean without the settings.
 func TestCleanRowsOutputSettings(t *testing.T) {
 	st := &engine.CleanStats{IO: engine.IOStats{WriteBehind: true, BehindBuffers: 12, BehindInline: 5, Recompressed: 40, RecompressInline: 3, SyncBehind: true, SyncBehindWait: 250 * time.Millisecond,
-		WriteDirectBytes: 4096, DirectWrittenBytes: 3 << 20, WriteFallbacks: 1, WriteFallbackReason: "x.log: O_DIRECT open failed",
+		WriteDirectBytes: 4096, WriteDirectRule: engine.WriteDirectRuleCleanBytes, CleanBytes: 5 << 30, DirectWrittenBytes: 3 << 20, WriteFallbacks: 1, WriteFallbackReason: "x.log: O_DIRECT open failed",
 		ReadFallbacks: 2, ReadFallbackReason: "y.log: read with pread"}}
 	want := map[string]string{
 		"copy: written inline":          "5 of 12",
 		"copy: recompressed apart":      "40 (3 inline)",
 		"copy: waited for syncs behind": "0.250",
 		"copy: written direct":          "3.0",
+		"direct write rule":             "clean-bytes",
 		"direct write fallbacks":        "1",
 		"direct I/O fallbacks":          "2",
 	}
@@ -38,6 +39,27 @@ func TestCleanRowsOutputSettings(t *testing.T) {
 	for _, r := range CleanRows(&engine.CleanStats{}) {
 		if _, ok := want[r.Name]; ok {
 			t.Errorf("a clean without the settings shows %q", r.Name)
+		}
+	}
+}
+
+// TestDirectWriteRule: the rule row names each partition's rule, how
+// many chose it when partitions differ, and "page cache" for those that
+// wrote through the cache.
+func TestDirectWriteRule(t *testing.T) {
+	st := func(rule string) *engine.CleanStats {
+		return &engine.CleanStats{IO: engine.IOStats{WriteDirectRule: rule}}
+	}
+	for _, c := range []struct {
+		stats []*engine.CleanStats
+		want  string
+	}{
+		{[]*engine.CleanStats{st("clean-bytes")}, "clean-bytes"},
+		{[]*engine.CleanStats{st("clean-bytes"), st("clean-bytes")}, "clean-bytes"},
+		{[]*engine.CleanStats{st("record-bytes"), st(""), st("record-bytes")}, "record-bytes (2 partitions), page cache (1)"},
+	} {
+		if got := directWriteRule(c.stats); got != c.want {
+			t.Errorf("%d partitions: %q, want %q", len(c.stats), got, c.want)
 		}
 	}
 }
