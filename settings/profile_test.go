@@ -14,7 +14,8 @@ import (
 // ProfileBest docs): Kafka's profile writes through the page cache; the
 // best profile writes O_DIRECT in 1 MiB writes (BestWriteDirectBytes)
 // where the map build's records average 256 bytes or more
-// (BestWriteDirectMinRecordBytes), and puts its maps in huge pages.
+// (BestWriteDirectMinRecordBytes) or the round rewrites 512 MiB or more
+// (BestWriteDirectMinCleanBytes), and puts its maps in huge pages.
 func TestProfileDocSaysWhatEachProfileSets(t *testing.T) {
 	doc := ProfileDoc()
 	kafka, best, ok := strings.Cut(doc, " or best (")
@@ -29,6 +30,9 @@ func TestProfileDocSaysWhatEachProfileSets(t *testing.T) {
 	}
 	if !strings.Contains(best, "O_DIRECT output in 1MiB writes where the records average 256 B or more") {
 		t.Errorf("best's part %q: want its O_DIRECT output (1 MiB writes, records of 256 B or more) named", best)
+	}
+	if !strings.Contains(best, "or the round rewrites 512MiB or more of segments") {
+		t.Errorf("best's part %q: want its clean-size rule (O_DIRECT from rounds of 512 MiB) named", best)
 	}
 	if !strings.Contains(best, "map huge pages") || !strings.Contains(kafka, "no map huge pages") {
 		t.Errorf("doc %q: want map huge pages in best, none in kafka", doc)
