@@ -36,7 +36,15 @@ type sortBuffer struct {
 	tmp []sortedPut // the radix sort's second buffer, as long as cap(buf)
 	// minSort is the fewest puts a flush sorts (sortMinPuts; tests lower it).
 	minSort int
-	count   [2][1 << sortDigitBits]uint32
+	// digit is the width of the sort's two digits, at most sortDigitBits
+	// (sortDigitBits; benchmarks try others).
+	digit uint
+	// ahead is how many puts ahead a flush prefetches (sortAhead;
+	// benchmarks try others, 0 for none).
+	ahead int
+	// passes is 2, or 1 to sort by the upper digit alone (benchmarks).
+	passes int
+	count  [2][1 << 12]uint32
 }
 
 // SortBufferBytes is the memory a sort buffer of n puts takes besides the
@@ -80,6 +88,9 @@ func (m *Bucket) SetSortBuffer(n int) error {
 		buf:     make([]sortedPut, 0, n),
 		tmp:     make([]sortedPut, n),
 		minSort: sortMinPuts,
+		digit:   sortDigitBits,
+		ahead:   sortAhead,
+		passes:  2,
 	}
 	return nil
 }
@@ -111,13 +122,13 @@ func (m *Bucket) flushSorted() {
 	if len(puts) >= s.minSort {
 		puts = s.sort()
 	}
-	n := len(puts)
-	for i := range min(n, sortAhead) {
+	n, ahead := len(puts), s.ahead
+	for i := range min(n, ahead) {
 		home, _ := bits.Mul64(puts[i].f1, m.buckets)
 		prefetch(unsafe.Pointer(&m.tab[home*bucketBytes]))
 	}
 	for i := range puts {
-		if j := i + sortAhead; j < n {
+		if j := i + ahead; j < n && ahead > 0 {
 			home, _ := bits.Mul64(puts[j].f1, m.buckets)
 			prefetch(unsafe.Pointer(&m.tab[home*bucketBytes]))
 		}
@@ -129,25 +140,39 @@ func (m *Bucket) flushSorted() {
 	m.sortLen = 0
 }
 
-// sort orders buf by the top 2 x sortDigitBits bits of f1, stably: a
+// sort orders buf by the top 2 x digit bits of f1, stably: a
 // least-significant-digit radix sort of two counting passes, buf to tmp by
 // the lower digit, tmp back to buf by the upper one. It returns buf.
 func (s *sortBuffer) sort() []sortedPut {
-	const (
-		d     = sortDigitBits
-		mask  = 1<<d - 1
-		lower = 64 - 2*d
-		upper = 64 - d
-	)
+	d := s.digit
+	mask := uint64(1)<<d - 1
+	lower, upper := 64-2*d, 64-d
 	buf := s.buf
 	tmp := s.tmp[:len(buf)]
-	c0, c1 := &s.count[0], &s.count[1]
-	clear(c0[:])
-	clear(c1[:])
+	c0, c1 := s.count[0][:1<<d], s.count[1][:1<<d]
+	if s.passes == 1 {
+		clear(c1)
+		for i := range buf {
+			c1[buf[i].f1>>upper&mask]++
+		}
+		var a1 uint32
+		for i := range c1 {
+			a1, c1[i] = a1+c1[i], a1
+		}
+		for i := range buf {
+			p := buf[i]
+			k := p.f1 >> upper & mask
+			tmp[c1[k]] = p
+			c1[k]++
+		}
+		return tmp
+	}
+	clear(c0)
+	clear(c1)
 	for i := range buf {
 		f1 := buf[i].f1
 		c0[f1>>lower&mask]++
-		c1[f1>>upper]++
+		c1[f1>>upper&mask]++
 	}
 	var a0, a1 uint32
 	for i := range c0 {
@@ -162,7 +187,7 @@ func (s *sortBuffer) sort() []sortedPut {
 	}
 	for i := range tmp {
 		p := tmp[i]
-		k := p.f1 >> upper
+		k := p.f1 >> upper & mask
 		buf[c1[k]] = p
 		c1[k]++
 	}

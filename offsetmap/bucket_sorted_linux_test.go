@@ -1,0 +1,161 @@
+package offsetmap
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// BenchmarkBucketSortedPut compares a map build through Put's write-behind
+// queue with one through a sort buffer (SetSortBuffer), on the table and
+// keys of BenchmarkBucketBreakdown: bucket16, xxh3-128, 5M distinct keys
+// key-%012d in 128 MiB, huge pages asked for (table and sort buffers). One
+// iteration is Clear (untimed), then the 5M keys put 16 at a time with
+// offsets 0..5M-1, then Size (which writes what is still buffered):
+//
+//   - op=fp+put: PutFingerprints, fingerprints computed before the round;
+//   - op=put-batch: PutBatch (hashing included);
+//
+// each with sort=0 (no buffer: write-behind, as today) and sort buffers of
+// 1M and 4M puts (16 and 64 MiB each, twice that with the radix sort's
+// second array), with the sort's digits of 11 bits (its default: the top
+// 22 bits of f1) or 8 (digit=8: the top 16 bits). With -count N the
+// variants run in turn N times (A B C ... A B C), one table for all.
+//
+// Metrics: ns/key (wall) and cpu-ns/key (the process's user + system CPU
+// time, per key).
+func BenchmarkBucketSortedPut(b *testing.B) {
+	const n = 5_000_000
+	var (
+		m    *Bucket
+		flat []byte
+		fps  []Fingerprint
+		bufs = map[int]*sortBuffer{}
+	)
+	setup := func(b *testing.B, size int, digit uint, ahead, passes int) {
+		b.StopTimer()
+		defer b.StartTimer()
+		if m == nil {
+			var err error
+			if m, err = NewBucket(DefaultMemoryBytes, xxh3x128Hasher{}); err != nil {
+				b.Fatal(err)
+			}
+			if err := m.PrefaultHugePages(); err != nil {
+				b.Fatal(err)
+			}
+			flat = make([]byte, 0, n*16)
+			for i := range n {
+				flat = fmt.Appendf(flat, "key-%012d", i)
+			}
+			fps = make([]Fingerprint, n)
+			for i := range n {
+				fps[i] = Fingerprint{m.keys.of(flat[i*16 : i*16+16 : i*16+16])}
+			}
+		}
+		m.sorted, m.sortLen = nil, 0
+		if size > 0 {
+			if bufs[size] == nil {
+				if err := m.SetSortBuffer(size); err != nil {
+					b.Fatal(err)
+				}
+				if err := m.PrefaultHugePages(); err != nil {
+					b.Fatal(err)
+				}
+				bufs[size] = m.sorted
+			}
+			m.sorted = bufs[size]
+			m.sorted.digit = digit
+			m.sorted.ahead = ahead
+			m.sorted.passes = passes
+		}
+		m.Clear()
+	}
+	key := func(i int) []byte { return flat[i*16 : i*16+16 : i*16+16] }
+	rounds := map[string]func(){
+		"fp+put": func() {
+			var offs [16]int64
+			for i := 0; i < n; i += 16 {
+				for j := range offs {
+					offs[j] = int64(i + j)
+				}
+				m.PutFingerprints(fps[i:i+16], offs[:])
+			}
+			m.Size()
+		},
+		"put-batch": func() {
+			var ks [16][]byte
+			var offs [16]int64
+			for i := 0; i < n; i += 16 {
+				for j := range ks {
+					ks[j], offs[j] = key(i+j), int64(i+j)
+				}
+				m.PutBatch(ks[:], offs[:])
+			}
+			m.Size()
+		},
+	}
+	type variant struct {
+		size   int
+		digit  uint
+		ahead  int
+		passes int
+	}
+	variants := []variant{{0, 0, 0, 0}, {1 << 20, 11, 64, 2}, {1 << 20, 11, 128, 2}, {4 << 20, 11, 64, 2}}
+	for _, op := range []string{"fp+put", "put-batch"} {
+		for _, v := range variants {
+			name := fmt.Sprintf("op=%s/sort=%dKi", op, v.size>>10)
+			if v.size > 0 {
+				name += fmt.Sprintf("/digit=%dx%d/ahead=%d", v.digit, v.passes, v.ahead)
+			}
+			b.Run(name, func(b *testing.B) {
+				var cpu time.Duration
+				for range b.N {
+					setup(b, v.size, v.digit, v.ahead, v.passes)
+					c0 := rusageCPU(b)
+					rounds[op]()
+					cpu += rusageCPU(b) - c0
+				}
+				b.StopTimer()
+				if m.Size() != n {
+					b.Fatalf("Size %d after the round, want %d", m.Size(), n)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/key")
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/n, "cpu-ns/key")
+			})
+		}
+	}
+}
+
+// BenchmarkSortBufferSort is the sort alone: 1M puts of random f1, as
+// buffered, ordered by the two digits of 11 (or 8) bits; ns/put.
+func BenchmarkSortBufferSort(b *testing.B) {
+	for _, digit := range []uint{11, 8} {
+		b.Run(fmt.Sprintf("digit=%d", digit), func(b *testing.B) {
+			m := mustNew(b, LayoutBucket16, 1<<16, "xxh3-128").(*Bucket)
+			const n = 1 << 20
+			if err := m.SetSortBuffer(n); err != nil {
+				b.Fatal(err)
+			}
+			if err := m.PrefaultHugePages(); err != nil {
+				b.Fatal(err)
+			}
+			s := m.sorted
+			s.digit = digit
+			in := make([]sortedPut, n)
+			x := uint64(88172645463325252)
+			for i := range in {
+				x ^= x << 13
+				x ^= x >> 7
+				x ^= x << 17
+				in[i] = sortedPut{f1: x, stamp: uint32(i)}
+			}
+			for range b.N {
+				b.StopTimer()
+				s.buf = append(s.buf[:0], in...)
+				b.StartTimer()
+				s.sort()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/put")
+		})
+	}
+}
