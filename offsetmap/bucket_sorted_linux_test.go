@@ -32,7 +32,7 @@ func BenchmarkBucketSortedPut(b *testing.B) {
 		fps  []Fingerprint
 		bufs = map[int]*sortBuffer{}
 	)
-	setup := func(b *testing.B, size int, digit uint, ahead, passes int) {
+	setup := func(b *testing.B, size int) {
 		b.StopTimer()
 		defer b.StartTimer()
 		if m == nil {
@@ -64,9 +64,6 @@ func BenchmarkBucketSortedPut(b *testing.B) {
 				bufs[size] = m.sorted
 			}
 			m.sorted = bufs[size]
-			m.sorted.digit = digit
-			m.sorted.ahead = ahead
-			m.sorted.passes = passes
 		}
 		m.Clear()
 	}
@@ -94,23 +91,12 @@ func BenchmarkBucketSortedPut(b *testing.B) {
 			m.Size()
 		},
 	}
-	type variant struct {
-		size   int
-		digit  uint
-		ahead  int
-		passes int
-	}
-	variants := []variant{{0, 0, 0, 0}, {1 << 20, 11, 64, 2}, {1 << 20, 11, 128, 2}, {4 << 20, 11, 64, 2}}
 	for _, op := range []string{"fp+put", "put-batch"} {
-		for _, v := range variants {
-			name := fmt.Sprintf("op=%s/sort=%dKi", op, v.size>>10)
-			if v.size > 0 {
-				name += fmt.Sprintf("/digit=%dx%d/ahead=%d", v.digit, v.passes, v.ahead)
-			}
-			b.Run(name, func(b *testing.B) {
+		for _, size := range []int{0, 1 << 20, 4 << 20} {
+			b.Run(fmt.Sprintf("op=%s/sort=%dKi", op, size>>10), func(b *testing.B) {
 				var cpu time.Duration
 				for range b.N {
-					setup(b, v.size, v.digit, v.ahead, v.passes)
+					setup(b, size)
 					c0 := rusageCPU(b)
 					rounds[op]()
 					cpu += rusageCPU(b) - c0
@@ -126,36 +112,31 @@ func BenchmarkBucketSortedPut(b *testing.B) {
 	}
 }
 
-// BenchmarkSortBufferSort is the sort alone: 1M puts of random f1, as
-// buffered, ordered by the two digits of 11 (or 8) bits; ns/put.
+// BenchmarkSortBufferSort is the sort alone: 1M puts of random f1 put
+// into a sort buffer (counted as they come), then sorted; ns/put of the
+// sort.
 func BenchmarkSortBufferSort(b *testing.B) {
-	for _, digit := range []uint{11, 8} {
-		b.Run(fmt.Sprintf("digit=%d", digit), func(b *testing.B) {
-			m := mustNew(b, LayoutBucket16, 1<<16, "xxh3-128").(*Bucket)
-			const n = 1 << 20
-			if err := m.SetSortBuffer(n); err != nil {
-				b.Fatal(err)
-			}
-			if err := m.PrefaultHugePages(); err != nil {
-				b.Fatal(err)
-			}
-			s := m.sorted
-			s.digit = digit
-			in := make([]sortedPut, n)
-			x := uint64(88172645463325252)
-			for i := range in {
-				x ^= x << 13
-				x ^= x >> 7
-				x ^= x << 17
-				in[i] = sortedPut{f1: x, stamp: uint32(i)}
-			}
-			for range b.N {
-				b.StopTimer()
-				s.buf = append(s.buf[:0], in...)
-				b.StartTimer()
-				s.sort()
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/put")
-		})
+	m := mustNew(b, LayoutBucket16, 1<<16, "xxh3-128").(*Bucket)
+	const n = 1 << 20
+	if err := m.SetSortBuffer(n + 1); err != nil {
+		b.Fatal(err)
 	}
+	if err := m.PrefaultHugePages(); err != nil {
+		b.Fatal(err)
+	}
+	s := m.sorted
+	x := uint64(88172645463325252)
+	for range b.N {
+		b.StopTimer()
+		s.buf = s.buf[:0]
+		for i := range n {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			m.buffer(fingerprint{f1: x}, uint32(i))
+		}
+		b.StartTimer()
+		s.sort()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/put")
 }
