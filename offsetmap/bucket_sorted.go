@@ -50,6 +50,17 @@ type sortBuffer struct {
 	lower, upper [sortDigits]uint32
 }
 
+// SortBufferer is implemented by maps that can hold their Puts in a buffer
+// and write them ordered by their place in the table (Bucket; see
+// Bucket.SetSortBuffer for the contract). SortBuffer is the buffer's size
+// in Puts, 0 when off.
+type SortBufferer interface {
+	SetSortBuffer(n int) error
+	SortBuffer() int
+}
+
+var _ SortBufferer = (*Bucket)(nil)
+
 // SortBufferBytes is the memory a sort buffer of n puts takes besides the
 // table: two arrays of n 16-byte entries (the puts as put, and the radix
 // sort's output).
