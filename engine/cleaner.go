@@ -143,6 +143,15 @@ func NewCleaner(cfg CleanerConfig, opts CleanerOptions) (*Cleaner, error) {
 		}
 		c.offsetMap = m
 	}
+	if sb, ok := c.offsetMap.(offsetmap.SortBufferer); ok {
+		// A map given in opts keeps a buffer of the right size (a
+		// parallel copy's second cleaner shares the first's map).
+		if n := cfg.PerThreadMapSortPuts(c.offsetMap.Slots()); sb.SortBuffer() != n {
+			if err := sb.SetSortBuffer(n); err != nil {
+				return nil, err
+			}
+		}
+	}
 	c.maxEntries = offsetmap.MaxEntries(c.offsetMap, cfg.LoadFactor)
 	if c.maxEntries < 1 {
 		return nil, fmt.Errorf("%w: %d slots x load factor %v; increase log.cleaner.dedupe.buffer.size or decrease log.cleaner.threads", ErrMapTooSmall, c.offsetMap.Slots(), cfg.LoadFactor)

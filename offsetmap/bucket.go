@@ -65,6 +65,10 @@ type Bucket struct {
 	pendLen  int
 	// superseded records the offsets overwritten (RecordSuperseded).
 	superseded supersededBits
+	// sorted, when not nil, holds Puts unwritten instead of pending, to
+	// write them ordered by home bucket (SetSortBuffer).
+	sorted  *sortBuffer
+	sortLen int // len(sorted.buf), 0 when sorted is nil
 }
 
 // putDepth is the number of Puts a Bucket holds hashed and prefetched before
@@ -196,14 +200,18 @@ func (m *Bucket) Put(key []byte, offset int64) {
 	m.checkPut()
 	v := m.w.stamp(offset)
 	fp, b := m.lookup(key)
-	m.queue(fp, b, v)
+	if m.sorted != nil {
+		m.buffer(fp, v)
+	} else {
+		m.queue(fp, b, v)
+	}
 	m.lastOffset = offset
 }
 
 // checkPut panics, as Put, when no room is left for one more entry. Small
 // enough to inline: the rare case is flushFull's.
 func (m *Bucket) checkPut() {
-	if m.entries+m.pendLen >= m.Slots() {
+	if m.entries+m.pendLen+m.sortLen >= m.Slots() {
 		m.flushFull()
 	}
 }
@@ -228,6 +236,15 @@ func (m *Bucket) FingerprintKeys(keys [][]byte, fps []Fingerprint) {
 // Put's write-behind queue, as PutBatch's keys.
 func (m *Bucket) PutFingerprints(fps []Fingerprint, offsets []int64) {
 	offsets = offsets[:len(fps)]
+	if m.sorted != nil {
+		for i, f := range fps {
+			m.checkPut()
+			m.buffer(f.fp, m.w.stamp(offsets[i]))
+			m.lookups++
+			m.lastOffset = offsets[i]
+		}
+		return
+	}
 	for i, f := range fps {
 		m.checkPut()
 		v := m.w.stamp(offsets[i])
@@ -254,7 +271,8 @@ func (m *Bucket) queue(fp fingerprint, b uint64, v uint32) {
 	m.pending[i%putDepth] = pendingPut{fp: fp, home: b, stamp: v}
 }
 
-// flush writes every pending Put into the table, oldest first.
+// flush writes every pending Put into the table, oldest first, and the
+// sort buffer's.
 func (m *Bucket) flush() {
 	for ; m.pendLen > 0; m.pendLen-- {
 		p := &m.pending[m.pendHead]
@@ -262,7 +280,13 @@ func (m *Bucket) flush() {
 		m.pendHead = (m.pendHead + 1) % putDepth
 	}
 	m.pendHead = 0
+	if m.sortLen > 0 {
+		m.flushSorted()
+	}
 }
+
+// unwritten reports whether Puts wait in the queue or the sort buffer.
+func (m *Bucket) unwritten() bool { return m.pendLen > 0 || m.sortLen > 0 }
 
 // checkRoom panics when the table is full, as Skimpy's Put.
 func (m *Bucket) checkRoom() {
@@ -306,7 +330,7 @@ func (m *Bucket) insert(fp fingerprint, b uint64, v uint32) {
 // until one holds key's fingerprint or has a free slot, at most every bucket
 // once.
 func (m *Bucket) Get(key []byte) int64 {
-	if m.pendLen > 0 {
+	if m.unwritten() {
 		m.flush()
 	}
 	fp, b := m.lookup(key)
@@ -402,7 +426,7 @@ func (m *Bucket) PutBatch(keys [][]byte, offsets []int64) {
 // len(offsets) >= len(keys).
 func (m *Bucket) GetBatch(keys [][]byte, offsets []int64) {
 	offsets = offsets[:len(keys)]
-	if m.pendLen > 0 {
+	if m.unwritten() {
 		m.flush()
 	}
 	m.lookups += int64(len(keys))
@@ -433,7 +457,7 @@ func (m *Bucket) RecordSuperseded(bits []uint64, base int64) {
 
 // Size is the number of entries held (after the pending Puts are written).
 func (m *Bucket) Size() int {
-	if m.pendLen > 0 {
+	if m.unwritten() {
 		m.flush()
 	}
 	return m.entries
@@ -451,7 +475,7 @@ func (m *Bucket) Prefetch(keys [][]byte) {
 
 // SizeAtMost is Size plus the Puts still queued: an upper bound on Size
 // that writes nothing (see SizeBounder).
-func (m *Bucket) SizeAtMost() int { return m.entries + m.pendLen }
+func (m *Bucket) SizeAtMost() int { return m.entries + m.pendLen + m.sortLen }
 
 // Slots is the capacity in entries: 4 per bucket.
 func (m *Bucket) Slots() int { return int(m.buckets) * bucketSlots }
@@ -469,7 +493,7 @@ func (m *Bucket) Utilization() float64 { return float64(m.Size()) / float64(m.Sl
 // Stats returns the lookups (Put and Get calls) and probes (buckets read)
 // since Clear.
 func (m *Bucket) Stats() Stats {
-	if m.pendLen > 0 {
+	if m.unwritten() {
 		m.flush()
 	}
 	return Stats{Lookups: m.lookups, Probes: m.probes}

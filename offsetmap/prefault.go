@@ -1,5 +1,7 @@
 package offsetmap
 
+import "unsafe"
+
 // Prefaulter is implemented by maps whose table can be faulted in before
 // use: every layout of this package (Skimpy, Dense, Bucket). A broker
 // allocates its cleaner threads' maps once at start-up and the JVM touches
@@ -44,8 +46,24 @@ func (m *Dense) Prefault() error { return prefaultTable(m.buf, false) }
 // PrefaultHugePages asks for huge pages and faults the table in (see Prefaulter).
 func (m *Dense) PrefaultHugePages() error { return prefaultTable(m.buf, true) }
 
-// Prefault faults the table in (see Prefaulter).
-func (m *Bucket) Prefault() error { return prefaultTable(m.buf, false) }
+// Prefault faults the table in (see Prefaulter), and the sort buffer's
+// two arrays when there is one (SetSortBuffer).
+func (m *Bucket) Prefault() error { return m.prefault(false) }
 
-// PrefaultHugePages asks for huge pages and faults the table in (see Prefaulter).
-func (m *Bucket) PrefaultHugePages() error { return prefaultTable(m.buf, true) }
+// PrefaultHugePages asks for huge pages and faults the table in (see
+// Prefaulter), and the sort buffer's two arrays when there is one.
+func (m *Bucket) PrefaultHugePages() error { return m.prefault(true) }
+
+func (m *Bucket) prefault(huge bool) error {
+	if err := prefaultTable(m.buf, huge); err != nil {
+		return err
+	}
+	if s := m.sorted; s != nil {
+		for _, a := range [][]sortedPut{s.buf[:cap(s.buf)], s.tmp} {
+			if err := prefaultTable(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(a))), len(a)*16), huge); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
