@@ -473,7 +473,10 @@ const (
 	// whose records average BestWriteDirectMinRecordBytes or more written
 	// with O_DIRECT in writes of BestWriteDirectBytes (WriteDirectBytes,
 	// WriteDirectMinRecordBytes): no copy into the page cache, most of
-	// the CPU time of a clean of large records.
+	// the CPU time of a clean of large records; and so is the output of
+	// a round that rewrites BestWriteDirectMinCleanBytes or more
+	// (WriteDirectMinCleanBytes), whose page-cache pages, long unused,
+	// cost more system CPU than the direct writes' waits.
 	// LookAhead stays off: bench/ measured it slower (the second walk of
 	// the next batch costs more than the cache misses it hides).
 	// ParallelLookups stays off: its goroutine reads and decodes every
@@ -514,8 +517,18 @@ const (
 )
 
 // BestWriteDirectMinCleanBytes is ProfileBest's WriteDirectMinCleanBytes:
-// 0, no clean-size rule (measurement pending).
-const BestWriteDirectMinCleanBytes = 0
+// 384 MiB, between the sizes measured on either side. On the lab's
+// machine (ext4 on a virtio disk, 2 shared vCPUs, load 2.4-6.8), bench/'s
+// row=write-direct-size (100-byte records, the best profile with its map
+// sized to the keys, page cache against O_DIRECT for every log,
+// interleaved pairs) measured O_DIRECT's wall and CPU per byte read, as
+// medians of the pairs' ratios: 1.06x / 1.03x and 1.30x / 1.03x at
+// 128 MiB (2 runs of 10 pairs) and 1.22x / 1.06x at 256 MiB (7 pairs):
+// slower; 0.87x / 0.88x at 512 MiB and 0.84x / 0.73x at 1 GiB (7 pairs
+// each) and 0.69x / 0.64x at 4 GiB (3 pairs): faster, the page cache's
+// system CPU per byte growing from 0.46-0.70 to 1.69
+// (docs/speed-map-locality.md).
+const BestWriteDirectMinCleanBytes = 384 << 20
 
 // BestReadaheadBytes is ProfileBest's ReadaheadBytes: on the lab's machine
 // 32 MiB brought a cold clean's time inside the cleaner's preads to within

@@ -14,7 +14,8 @@ func ProfileDoc() string {
 	return "set the speed-deciding cleaner settings at once: kafka (md5, skimpy, no map huge pages, pread without read-ahead, no write-behind, no sync-behind, no early write-back, no parallel copy, every CRC checked on every read, every record decoded whole, no O_DIRECT output, no parallel recompression) or best (xxh3-128, bucket16, map huge pages, pread with " +
 		mib(engine.BestReadaheadBytes) + " of read-ahead, write-behind, sync-behind, skip-dirty-lookups, parallel-copy, verify-crc-once, key-scan, parallel-map-build, no parallel-lookups, no look-ahead, writeback-bytes " +
 		mib(engine.BestWritebackBytes) + ", O_DIRECT output in " + mib(engine.BestWriteDirectBytes) + " writes where the records average " +
-		strconv.FormatInt(engine.BestWriteDirectMinRecordBytes, 10) + " B or more (decided per round, from the records the map build read), no parallel recompression); flags after it override its settings"
+		strconv.FormatInt(engine.BestWriteDirectMinRecordBytes, 10) + " B or more or the round rewrites " + mib(engine.BestWriteDirectMinCleanBytes) +
+		" or more (decided per round, from the records the map build read and the segments the copy rewrites), no parallel recompression); flags after it override its settings"
 }
 
 // profile is the --profile flag: engine.CleanerConfig.ApplyProfile of the

@@ -26,6 +26,9 @@ func TestProfileDocSaysWhatEachProfileSets(t *testing.T) {
 	if !strings.Contains(best, "O_DIRECT output in 1MiB writes where the records average 256 B or more") {
 		t.Errorf("best's part %q: want its O_DIRECT output (1 MiB writes, records of 256 B or more) named", best)
 	}
+	if !strings.Contains(best, "or the round rewrites 384MiB or more") {
+		t.Errorf("best's part %q: want its clean-size rule (BestWriteDirectMinCleanBytes, 384 MiB) named", best)
+	}
 	if !strings.Contains(best, "map huge pages") || !strings.Contains(kafka, "no map huge pages") {
 		t.Errorf("doc %q: want map huge pages in best, none in kafka", doc)
 	}
