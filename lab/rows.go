@@ -230,33 +230,55 @@ func directWriteRows(direct, fallbacks int64, reason, rule string) []results.Row
 // directWriteRule names the rule that chose each clean's output path
 // (IOStats.WriteDirectRule; "page cache" where none did): the one rule
 // when all agree, else each with how many partitions it chose, in the
-// order first seen.
+// order first seen (perPartition).
 func directWriteRule(stats []*engine.CleanStats) string {
+	values := make([]string, len(stats))
+	for i, st := range stats {
+		values[i] = st.IO.WriteDirectRule
+		if values[i] == "" {
+			values[i] = "page cache"
+		}
+	}
+	return perPartition(values)
+}
+
+// directWriteSize is each clean's O_DIRECT write size in KiB, one decimal
+// (IOStats.WriteDirectBytes; 0.0 where the output went through the page
+// cache), as perPartition joins them.
+func directWriteSize(stats []*engine.CleanStats) string {
+	values := make([]string, len(stats))
+	for i, st := range stats {
+		values[i] = f1(float64(st.IO.WriteDirectBytes) / 1024)
+	}
+	return perPartition(values)
+}
+
+// perPartition is the value of a row that may differ by partition, given
+// each partition's value: the one value when all agree ("" when there are
+// none), else each distinct value with how many partitions had it, in the
+// order first seen: "a (2 partitions), b (1)".
+func perPartition(values []string) string {
 	var order []string
 	count := map[string]int{}
-	for _, st := range stats {
-		r := st.IO.WriteDirectRule
-		if r == "" {
-			r = "page cache"
+	for _, v := range values {
+		if count[v] == 0 {
+			order = append(order, v)
 		}
-		if count[r] == 0 {
-			order = append(order, r)
-		}
-		count[r]++
+		count[v]++
 	}
-	if len(order) == 1 {
-		return order[0]
+	if len(order) <= 1 {
+		return strings.Join(order, "")
 	}
 	parts := make([]string, len(order))
-	for i, r := range order {
+	for i, v := range order {
 		unit := ""
 		if i == 0 {
 			unit = " partitions"
-			if count[r] == 1 {
+			if count[v] == 1 {
 				unit = " partition"
 			}
 		}
-		parts[i] = fmt.Sprintf("%s (%d%s)", r, count[r], unit)
+		parts[i] = fmt.Sprintf("%s (%d%s)", v, count[v], unit)
 	}
 	return strings.Join(parts, ", ")
 }
