@@ -39,7 +39,9 @@ type IOStats struct {
 	SyncBehind     bool          `json:"sync_behind,omitempty"`
 	SyncBehindWait time.Duration `json:"sync_behind_wait_ns,omitempty"`
 	// WriteDirectBytes is CleanerConfig.WriteDirectBytes: the size of the
-	// O_DIRECT writes of cleaned output, 0 when off.
+	// O_DIRECT writes of cleaned output, as the round's copy phase chose it
+	// (directWriteBytes); 0 when off, when the round wrote through the
+	// page cache, or when it ended before its copy phase.
 	WriteDirectBytes int64 `json:"write_direct_bytes,omitempty"`
 	// WriteDirectRule says which rule chose O_DIRECT for this clean's
 	// output (WriteDirectRuleAlways, ...RecordBytes, ...CleanBytes, or
@@ -297,9 +299,13 @@ func (c *Cleaner) ioSnapshot() ioSnapshot {
 }
 
 // startIO readies the reader and writer for a clean whose stats are stats.
+// The O_DIRECT choice (WriteDirectBytes, WriteDirectRule, CleanBytes) stays
+// 0 and empty: the copy phase decides it for this round, after the map
+// build, so a round that ends before then reports none, never the writer's
+// setting left by the round before (or the configured size it starts with).
 func (c *Cleaner) startIO(stats *CleanStats) {
 	stats.IO = IOStats{ReadPath: string(c.reader.Path()), FsyncPolicy: string(c.writer.Policy()), CacheFriendly: c.cfg.CacheFriendly, WriteBehind: c.cfg.WriteBehind,
-		SyncBehind: c.cfg.SyncBehind, WriteDirectBytes: int64(c.writer.Direct()), WritebackBytes: c.writer.WritebackBytes()}
+		SyncBehind: c.cfg.SyncBehind, WritebackBytes: c.writer.WritebackBytes()}
 	c.ioStart = c.ioSnapshot()
 	if c.reader.Path() == iosched.ReadPread {
 		stats.IO.ReadaheadBytes = c.cfg.ReadaheadBytes
