@@ -140,7 +140,7 @@ func CleanPartition(ctx context.Context, w io.Writer, dir string, o CleanOptions
 			engine.CleanerCheckpointFile, l.TopicPartition(), filepath.Dir(engine.CheckpointPath(dir)), engine.CleanerCheckpointFile)
 	}
 	fmt.Fprintf(w, "%s: before the clean (not in its time):\n", l.TopicPartition())
-	WriteRows(w, append(open.Rows(), fault.rows()...))
+	WriteRows(w, append(append(open.Rows(), fault.rows()...), MapSortBufferRow(o.Cleaner, c.OffsetMap().Slots())))
 	first := o.FirstDirty
 	for p := 0; p < max(1, o.Passes); p++ {
 		opts := engine.CleanOptions{Force: o.Force, CheckDone: ctx.Err}
@@ -356,7 +356,11 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 	}
 	fmt.Fprintf(out, "log directory %s: %d partitions, %d cleaner threads\n", dir, len(logs), cleanerCfg.Threads)
 	fmt.Fprintln(out, "before the cleans (not in their times):")
-	WriteRows(out, append(open.Rows(), fault.rows()...))
+	slots := 0
+	if maps := m.OffsetMaps(); len(maps) > 0 {
+		slots = maps[0].Slots()
+	}
+	WriteRows(out, append(append(open.Rows(), fault.rows()...), MapSortBufferRow(cleanerCfg, slots)))
 	stop := AfterCancel(ctx, m.Shutdown)
 	watch := WatchPhase("")
 	err = m.RunUntilIdle()

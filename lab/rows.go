@@ -31,8 +31,9 @@ func pct(a, b int64) string {
 }
 
 // RunRows are the cleaner table of a run: the clean's bytes, records,
-// throughput (Throughput), times, the offset map, and the kernel counters
-// of the clean phase with their scope.
+// throughput (Throughput), times, the offset map (MapRows, then
+// MapSortBufferRow), and the kernel counters of the clean phase with their
+// scope.
 func RunRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, tp Throughput, d results.CounterDelta) []results.Row {
 	// mapKeys stays -1 (unknown, n/a) unless a clean reports its keys
 	// (an external cleaner may not).
@@ -40,6 +41,7 @@ func RunRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, tp Throughput
 	var written, recRead, recKept, skipped, ahead, mapAhead, aside, recopied, crcSkipped int64
 	var mapTime, copyTime, syncTime time.Duration
 	util := 0.0
+	mapSlots := 0 // each thread's map's slots (0: no clean reported them)
 	for _, st := range stats {
 		written += st.BytesWritten
 		recRead += st.MessagesRead
@@ -49,6 +51,7 @@ func RunRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, tp Throughput
 		syncTime += st.SyncTime
 		util = max(util, st.BufferUtilization)
 		mapKeys = max(mapKeys, int64(st.MapEntries))
+		mapSlots = max(mapSlots, st.MapSlots)
 		skipped += st.LookupsSkipped
 		ahead += st.LookupsAhead
 		mapAhead += st.MapBatchesAhead
@@ -72,6 +75,7 @@ func RunRows(stats []*engine.CleanStats, cfg engine.CleanerConfig, tp Throughput
 	rows = append(rows, lookupRows(skipped, ahead, mapAhead)...)
 	rows = append(rows, copyRows(aside, recopied, crcSkipped)...)
 	rows = append(rows, MapRows(cfg, mapKeys)...)
+	rows = append(rows, MapSortBufferRow(cfg, mapSlots))
 	rows = append(rows, CounterRows(d)...)
 	return rows
 }
