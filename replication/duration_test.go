@@ -66,3 +66,21 @@ func TestParseDurationMsSaysNegative(t *testing.T) {
 		}
 	}
 }
+
+// TestParseDurationMsTakesMinusZero: a zero written with a minus sign
+// ("-0s", "-0d", "-0.0ms") is 0, as Go's time.ParseDuration reads "-0s"
+// and as ParseDurationMs reads "-0": it is not below 0, so it is not
+// ErrNegativeDuration. A negative duration under a millisecond ("-500us")
+// still is one, and so is -Infd (an infinity, not a zero).
+func TestParseDurationMsTakesMinusZero(t *testing.T) {
+	for _, s := range []string{"-0", "-0s", "-0d", "-0ms", "-0.0s", "-0h0m"} {
+		if ms, err := ParseDurationMs(s); err != nil || ms != 0 {
+			t.Errorf("%q: %d, %v; want 0", s, ms, err)
+		}
+	}
+	for _, s := range []string{"-500us", "-0.5ms", "-1ns", "-Infd", "-0.1d"} {
+		if _, err := ParseDurationMs(s); !errors.Is(err, ErrNegativeDuration) {
+			t.Errorf("%q: %v, want ErrNegativeDuration", s, err)
+		}
+	}
+}

@@ -212,7 +212,11 @@ func ParseDurationMs(s string) (int64, error) {
 		return v, nil
 	}
 	if rest, ok := strings.CutPrefix(s, "-"); ok {
-		if _, err := ParseDurationMs(rest); err == nil || err.Error() == tooLong.Error() {
+		_, err := ParseDurationMs(rest)
+		if err == nil && !strings.ContainsAny(rest, "+-123456789") {
+			return 0, nil // -0s, -0d: zero, as time.ParseDuration reads -0s
+		}
+		if err == nil || err.Error() == tooLong.Error() {
 			return 0, ErrNegativeDuration // -5s, -1d: a duration's shape, below 0
 		}
 	}
