@@ -60,7 +60,7 @@ func TestParseDurationMsSaysNegative(t *testing.T) {
 			t.Errorf("%q: %v, want an error saying a duration must be >= 0", s, err)
 		}
 	}
-	for _, s := range []string{"-", "-x", "--5s"} {
+	for _, s := range []string{"-", "-x", "--5s", "--0", "--0s", "-" + strings.Repeat("-", 1000) + "5s"} {
 		if _, err := ParseDurationMs(s); err == nil || errors.Is(err, ErrNegativeDuration) {
 			t.Errorf("%q: %v, want an error that is not of a negative duration", s, err)
 		}
