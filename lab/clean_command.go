@@ -82,6 +82,10 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 	// dynamic broker configs) over the flags' config, and the cleaner flags
 	// given over both, as run resolves them.
 	logFor, set, cleaner, err := o.Sources.LogConfigs(dir, co.Cleaner)
+	if ce := (*engine.ConfigError)(nil); errors.As(err, &ce) && err == error(ce) {
+		// A flag's value at fault (a file's comes named by file and line).
+		return settings.CleanerRegistry.FlagError("clean", err, o.Sources.Given...)
+	}
 	if err != nil {
 		return err
 	}
@@ -120,6 +124,12 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 	}
 	if o.Other != nil {
 		return o.Other(ctx, out, dir, co)
+	}
+	// Checked here, so that the error names the flag given (and before a
+	// log directory's engine.NewCleanerManager, which takes a config of 0
+	// threads for its zero value and would clean with the defaults).
+	if err := co.Cleaner.Validate(); err != nil {
+		return settings.CleanerRegistry.FlagError("clean", err, o.Sources.Given...)
 	}
 	if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
 		if changed("first-dirty-offset") || changed("passes") || changed("high-watermark") {

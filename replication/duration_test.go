@@ -60,9 +60,27 @@ func TestParseDurationMsSaysNegative(t *testing.T) {
 			t.Errorf("%q: %v, want an error saying a duration must be >= 0", s, err)
 		}
 	}
-	for _, s := range []string{"-", "-x", "--5s"} {
+	for _, s := range []string{"-", "-x", "--5s", "--0", "--0s", "-" + strings.Repeat("-", 1000) + "5s"} {
 		if _, err := ParseDurationMs(s); err == nil || errors.Is(err, ErrNegativeDuration) {
 			t.Errorf("%q: %v, want an error that is not of a negative duration", s, err)
+		}
+	}
+}
+
+// TestParseDurationMsTakesMinusZero: a zero written with a minus sign
+// ("-0s", "-0d", "-0.0ms") is 0, as Go's time.ParseDuration reads "-0s"
+// and as ParseDurationMs reads "-0": it is not below 0, so it is not
+// ErrNegativeDuration. A negative duration under a millisecond ("-500us")
+// still is one, and so is -Infd (an infinity, not a zero).
+func TestParseDurationMsTakesMinusZero(t *testing.T) {
+	for _, s := range []string{"-0", "-0s", "-0d", "-0ms", "-0.0s", "-0h0m"} {
+		if ms, err := ParseDurationMs(s); err != nil || ms != 0 {
+			t.Errorf("%q: %d, %v; want 0", s, ms, err)
+		}
+	}
+	for _, s := range []string{"-500us", "-0.5ms", "-1ns", "-Infd", "-0.1d"} {
+		if _, err := ParseDurationMs(s); !errors.Is(err, ErrNegativeDuration) {
+			t.Errorf("%q: %v, want ErrNegativeDuration", s, err)
 		}
 	}
 }

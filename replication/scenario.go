@@ -211,8 +211,14 @@ func ParseDurationMs(s string) (int64, error) {
 		}
 		return v, nil
 	}
-	if rest, ok := strings.CutPrefix(s, "-"); ok {
-		if _, err := ParseDurationMs(rest); err == nil || err.Error() == tooLong.Error() {
+	// One sign only: "--5s" is no duration (and a run of signs is not
+	// read again at each one).
+	if rest, ok := strings.CutPrefix(s, "-"); ok && !strings.HasPrefix(rest, "-") {
+		_, err := ParseDurationMs(rest)
+		if err == nil && !strings.ContainsAny(rest, "+-123456789") {
+			return 0, nil // -0s, -0d: zero, as time.ParseDuration reads -0s
+		}
+		if err == nil || err.Error() == tooLong.Error() {
 			return 0, ErrNegativeDuration // -5s, -1d: a duration's shape, below 0
 		}
 	}

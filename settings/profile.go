@@ -91,12 +91,17 @@ func ProfileWarnings(fs *pflag.FlagSet) []string {
 		}
 		return g.Value
 	}
+	// typed is g as the command line takes it: a boolean flag bare when
+	// true, else with =value (--x false would read false as an argument).
 	typed := func(g Given) string {
 		s, _ := CleanerRegistry.Lookup(g.Key)
-		if s.Unit() == UnitBool && g.Value == "true" {
+		switch {
+		case s.Unit() != UnitBool:
+			return "--" + g.Key + " " + g.Value
+		case g.Value == "true":
 			return "--" + g.Key
 		}
-		return "--" + g.Key + " " + g.Value
+		return "--" + g.Key + "=" + g.Value
 	}
 	// apply is the cleaner config of the first n givens.
 	apply := func(n int) engine.CleanerConfig {
@@ -133,8 +138,12 @@ func ProfileWarnings(fs *pflag.FlagSet) []string {
 			}
 			c.ApplyProfile(name(given[j]))
 			if v := s.Var(&c).String(); v != mine {
-				notes = append(notes, fmt.Sprintf("--profile %s after %s sets %s to %s (a profile resets the settings given before it; give --%s after --profile to keep it)",
-					given[j].Value, typed(g), s.Name, v, g.Key))
+				keep := "--" + g.Key // the value is the user's to repeat
+				if s.Unit() == UnitBool {
+					keep = typed(g) // a bare flag would set true
+				}
+				notes = append(notes, fmt.Sprintf("--profile %s after %s sets %s to %s (a profile resets the settings given before it; give %s after --profile to keep it)",
+					given[j].Value, typed(g), s.Name, v, keep))
 				break
 			}
 		}

@@ -46,7 +46,11 @@ func TestProfileDocSaysWhatEachProfileSets(t *testing.T) {
 // --offset-map skimpy after --profile best leaves best's settings that
 // need bucket16 (parallel-map-build, parallel-copy, in the registry's order: skimpy can neither
 // answer lookups from two goroutines nor put keys hashed on another; best
-// sets look-ahead and parallel-lookups off) ignored, and says which.
+// sets look-ahead and parallel-lookups off) ignored, and says which. A
+// boolean flag given false is named as typed, --skip-dirty-lookups=false
+// (the CLI reads "--skip-dirty-lookups false" as the flag and an
+// argument), and so is the flag to give after the profile to keep it (a
+// bare --skip-dirty-lookups would set it to true).
 func TestProfileWarnings(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -56,6 +60,10 @@ func TestProfileWarnings(t *testing.T) {
 			[]string{"--profile kafka after --look-ahead sets look-ahead to false (a profile resets the settings given before it; give --look-ahead after --profile to keep it)"}},
 		{[]string{"--threads", "2", "--offset-map", "skimpy", "--profile", "best"},
 			[]string{"--profile best after --offset-map skimpy sets offset-map to bucket16 (a profile resets the settings given before it; give --offset-map after --profile to keep it)"}},
+		{[]string{"--skip-dirty-lookups=false", "--profile", "best"},
+			[]string{"--profile best after --skip-dirty-lookups=false sets skip-dirty-lookups to true (a profile resets the settings given before it; give --skip-dirty-lookups=false after --profile to keep it)"}},
+		{[]string{"--parallel-copy=0", "--profile", "best"},
+			[]string{"--profile best after --parallel-copy=0 sets parallel-copy to true (a profile resets the settings given before it; give --parallel-copy=0 after --profile to keep it)"}},
 		{[]string{"--profile", "kafka", "--look-ahead"}, nil},
 		{[]string{"--hasher", "md5", "--profile", "kafka"}, nil},
 		{[]string{"--look-ahead", "--profile", "kafka", "--look-ahead"}, nil},
