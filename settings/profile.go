@@ -90,9 +90,23 @@ func ProfileWarnings(fs *pflag.FlagSet) []string {
 	if !ok {
 		return nil
 	}
-	given := FlagsGiven(fs, func(name string) bool { return name == "profile" || CleanerRegistry.Knows(name) })
+	return ProfileWarningsOf(FlagsGiven(fs, nil), p.alias)
+}
+
+// ProfileWarningsOf is ProfileWarnings of flags given as a list, in the
+// command line's order (Key the flag's name, Value its text as typed; a
+// flag neither "profile" nor CleanerRegistry's is skipped); alias maps
+// further --profile names to the profile they apply (nil: none). nil when
+// no --profile is given. A sweep's flags of one value are such a list.
+func ProfileWarningsOf(flags []Given, alias map[string]string) []string {
+	var given []Given
+	for _, g := range flags {
+		if g.Key == "profile" || CleanerRegistry.Knows(g.Key) {
+			given = append(given, g)
+		}
+	}
 	name := func(g Given) string { // the profile a --profile applies
-		if a, ok := p.alias[g.Value]; ok {
+		if a, ok := alias[g.Value]; ok {
 			return a
 		}
 		return g.Value

@@ -105,6 +105,8 @@ func PlanSweep(o SweepCommandOptions) (*lab.SweepPlan, error) {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	plan.Source = o.Experiment
+	// A profile of one value resets the flags before it as run's does.
+	plan.Warnings = append(settings.ProfileWarningsOf(flags, nil), plan.Warnings...)
 	return plan, nil
 }
 
