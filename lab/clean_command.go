@@ -12,6 +12,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
 	"github.com/cleanerlab/cleanerlab/settings"
 )
 
@@ -119,6 +120,9 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 	for _, w := range co.Cleaner.IgnoredSettings(given) {
 		fmt.Fprintln(progress, "warning: "+w)
 	}
+	if h := MapLayoutHint(co.Cleaner, given); h != "" {
+		fmt.Fprintln(progress, "warning: "+h)
+	}
 	if !changed("cleanup.policy") && o.WarnKeyless != nil {
 		o.WarnKeyless(ctx, out, dir, set, co.Cleaner)
 	}
@@ -151,4 +155,25 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 		return fmt.Errorf("clean: --passes %d must be at least 1", co.Passes)
 	}
 	return CleanPartition(ctx, out, dir, co)
+}
+
+// MapLayoutHint is the sentence that follows IgnoredSettings' warnings
+// when some of the settings given (given, as for IgnoredSettings) are
+// ignored only because c's offset map is not bucket16: which map it is
+// (skimpy: Kafka's, the default, engine.DefaultCleanerConfig) and how to
+// get bucket16. "" when none is.
+func MapLayoutHint(c engine.CleanerConfig, given func(string) bool) string {
+	b16 := c
+	b16.OffsetMap = offsetmap.LayoutBucket16
+	if len(c.IgnoredSettings(given)) <= len(b16.IgnoredSettings(given)) {
+		return ""
+	}
+	layout, note := c.OffsetMap, ""
+	if layout == "" {
+		layout = offsetmap.LayoutSkimpy
+	}
+	if layout == offsetmap.LayoutSkimpy {
+		note = " (Kafka's, the default)"
+	}
+	return fmt.Sprintf("the offset map is %s%s: the settings above that need bucket16 apply with --offset-map bucket16, or given after --profile best", layout, note)
 }

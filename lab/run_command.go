@@ -135,6 +135,9 @@ func RunCommand(ctx context.Context, o RunCommandOptions, out io.Writer) error {
 		for _, w := range e.Cleaner.IgnoredSettings(GivenSettings(origins)) {
 			fmt.Fprintln(o.Warnings, "warning: "+w)
 		}
+		if h := MapLayoutHint(e.Cleaner, GivenSettings(origins)); h != "" {
+			fmt.Fprintln(o.Warnings, "warning: "+h)
+		}
 	}
 	showProgress, err := ProgressWanted(o.ProgressMode)
 	if err != nil {

@@ -129,7 +129,7 @@ func defaultText(s SettingInfo) string {
 
 // settingsGroups are the markdown page's sections, by path prefix.
 var settingsGroups = []struct{ prefix, title, intro string }{
-	{"workload.", "Workload", "The generated log (`run`, `sweep`, `generate`, `steady`)."},
+	{"workload.", "Workload", "The generated log (`run`, `sweep`, `generate`, `steady`). `generate`'s --dirty-ratio defaults to 0.55, above Kafka's min.cleanable.dirty.ratio 0.5, which a log must exceed to be cleaned, so that a plain `clean` cleans it."},
 	{"log.", "Topic configs", "Kafka's topic configs under their names (`run`, `sweep`, `clean`, `retention`, `steady`). In a broker's server.properties they are set by their broker synonyms (log.segment.bytes for segment.bytes)."},
 	{"cleaner.", "Cleaner", "Kafka's log.cleaner.* broker configs under their names, and the lab's own cleaner settings (`run`, `sweep`, `clean`, `plan`, `advise`, `steady`). `--profile kafka|best` sets the speed-deciding ones at once."},
 	{"", "Experiment", "The lab's settings around a clean (`run`, `sweep`)."},

@@ -124,8 +124,65 @@ func PlanSweepFrom(base Experiment, origins map[string]settings.Origin, given []
 		p.Name = BenchName(&p.Experiment, p.Extra...)
 		plan.Points = append(plan.Points, p)
 	}
-	plan.Warnings = ignoredSettings(plan.Points, GivenSettings(pointOrigins(origins, plan.Axes)))
+	po := pointOrigins(origins, plan.Axes)
+	plan.Warnings = append(profileResets(plan, po), ignoredSettings(plan.Points, GivenSettings(po))...)
 	return plan, nil
+}
+
+// profileResets are the SweepPlan.Warnings of a swept profile (an axis of
+// ProfileFlag): at each valid point it is applied after the base and the
+// axes before it, so it resets the settings given there (origins,
+// pointOrigins': by a flag, the file or server.properties, or an earlier
+// axis) to its own values, whatever the command line's order. A setting
+// is named where its value at a point differs from the point's without
+// the profile axis, one sentence per setting and value, ending with the
+// points it is about when not all (as ignoredSettings).
+func profileResets(plan *SweepPlan, origins map[string]settings.Origin) []string {
+	var sentences []string
+	about := map[string][]string{}
+	valid := 0
+	for _, p := range plan.Points {
+		if p.Err != nil {
+			continue
+		}
+		valid++
+		for i, a := range plan.Axes {
+			if a.Name != ProfileFlag {
+				continue
+			}
+			without := plan.Base
+			for j, kv := range p.Params {
+				if j != i {
+					plan.Axes[j].apply(&without, kv.Value) // applied without error to the point
+				}
+			}
+			label := "--profile"
+			if !strings.HasPrefix(a.Where, "--") {
+				label = "profile (" + a.Where + ")"
+			}
+			for _, s := range Settings.All() {
+				o := origins[s.Name]
+				now := s.Var(&p.Experiment).String()
+				if !o.Given() || now == s.Var(&without).String() {
+					continue
+				}
+				flag := s.Name
+				if f := s.Flags(); len(f) > 0 {
+					flag = f[0]
+				}
+				keep := fmt.Sprintf("a swept %s is applied at each point after the values given once; to keep %s, sweep each profile on its own with --%s after --profile", label, s.Name, flag)
+				if slices.ContainsFunc(plan.Axes[:i], func(x Axis) bool { return x.Where == o.Where }) {
+					keep = fmt.Sprintf("a swept %s is applied at each point after the axes listed before it; list --%s after --profile to keep it", label, flag)
+				}
+				w := fmt.Sprintf("the swept %s sets %s to %s, resetting the value given by %s (%s)", label, s.Name, now, o.Where, keep)
+				if about[w] == nil {
+					sentences = append(sentences, w)
+				}
+				about[w] = append(about[w], PointLabel(p.Params))
+			}
+		}
+	}
+	return aboutPoints(sentences, about, valid)
 }
 
 // ignoredSettings are the SweepPlan.Warnings of points whose settings
@@ -146,6 +203,12 @@ func ignoredSettings(points []SweepPoint, given func(string) bool) []string {
 			about[w] = append(about[w], PointLabel(p.Params))
 		}
 	}
+	return aboutPoints(sentences, about, valid)
+}
+
+// aboutPoints are sentences, each ending with the points about[sentence]
+// names when they are not all valid ones: "(point a)", "(points a; b)".
+func aboutPoints(sentences []string, about map[string][]string, valid int) []string {
 	out := make([]string, len(sentences))
 	for i, w := range sentences {
 		switch labels := about[w]; {

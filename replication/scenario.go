@@ -435,10 +435,10 @@ func (c *Cluster) newlyAcked(before map[string]bool) []string {
 	return out
 }
 
+// newCluster runs a "cluster" line: it checks every argument and the
+// config they make (a *BadInput naming the first wrong one) before it
+// closes the current cluster, so a bad line leaves that one standing.
 func (r *Runner) newCluster(a *args) (string, error) {
-	if err := r.Close(); err != nil {
-		return "", err
-	}
 	cfg := Config{Log: DefaultLogConfig(), Cleaner: DefaultCleanerConfig()}
 	if r.Cleaner.Threads != 0 {
 		cfg.Cleaner = r.Cleaner
@@ -529,8 +529,16 @@ func (r *Runner) newCluster(a *args) (string, error) {
 	if err := a.finish(); err != nil {
 		return "", err
 	}
+	// Every check comes before the current cluster is closed, so a bad
+	// line leaves it standing and numbers no directory.
+	cfg.Root = filepath.Join(r.Root, fmt.Sprintf("cluster-%d", r.n+1))
+	if _, err := cfg.withDefaults(); err != nil {
+		return "", bad("cluster: %v", err)
+	}
+	if err := r.Close(); err != nil {
+		return "", err
+	}
 	r.n++
-	cfg.Root = filepath.Join(r.Root, fmt.Sprintf("cluster-%d", r.n))
 	if err := os.RemoveAll(cfg.Root); err != nil {
 		return "", err
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cleanerlab/cleanerlab/engine"
-	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
 
 // ProfileDoc is --profile's doc line: what each of engine's profiles sets
@@ -70,7 +69,14 @@ func Profile(cfg *engine.CleanerConfig, alias map[string]string) Value {
 //     (engine.CleanerConfig.IgnoredSettings, bucket16-only ones): "--offset-map
 //     skimpy after --profile best: the profile's settings that need the
 //     bucket16 offset map, parallel-copy and parallel-map-build, no longer
-//     apply".
+//     apply"; likewise a throttle (log.cleaner.io.max.bytes.per.second,
+//     which no profile sets) on either side of the profile, which keeps
+//     the map build's and the copy's reads on the cleaner thread:
+//     "--throttle 1MiB after --profile best: the profile's settings that
+//     cannot run under a throttle, parallel-map-build and parallel-copy,
+//     no longer apply" ("--profile best after --throttle 1MiB: ... do not
+//     apply"). Each such setting is judged alone against the profile's
+//     value of it, so a skimpy map and a throttle both warn.
 func ProfileWarnings(fs *pflag.FlagSet) []string {
 	fl := fs.Lookup("profile")
 	if fl == nil {
@@ -84,9 +90,23 @@ func ProfileWarnings(fs *pflag.FlagSet) []string {
 	if !ok {
 		return nil
 	}
-	given := FlagsGiven(fs, func(name string) bool { return name == "profile" || CleanerRegistry.Knows(name) })
+	return ProfileWarningsOf(FlagsGiven(fs, nil), p.alias)
+}
+
+// ProfileWarningsOf is ProfileWarnings of flags given as a list, in the
+// command line's order (Key the flag's name, Value its text as typed; a
+// flag neither "profile" nor CleanerRegistry's is skipped); alias maps
+// further --profile names to the profile they apply (nil: none). nil when
+// no --profile is given. A sweep's flags of one value are such a list.
+func ProfileWarningsOf(flags []Given, alias map[string]string) []string {
+	var given []Given
+	for _, g := range flags {
+		if g.Key == "profile" || CleanerRegistry.Knows(g.Key) {
+			given = append(given, g)
+		}
+	}
 	name := func(g Given) string { // the profile a --profile applies
-		if a, ok := p.alias[g.Value]; ok {
+		if a, ok := alias[g.Value]; ok {
 			return a
 		}
 		return g.Value
@@ -148,28 +168,66 @@ func ProfileWarnings(fs *pflag.FlagSet) []string {
 			}
 		}
 	}
-	mapSetting, _ := CleanerRegistry.Lookup("offset-map")
-	if j, ok := last[mapSetting.Name]; ok && lastProfile >= 0 && j > lastProfile {
-		final := apply(len(given))
-		b16 := final
-		b16.OffsetMap = offsetmap.LayoutBucket16
+	if lastProfile >= 0 {
+		notes = append(notes, profileLosses(given, last, lastProfile, name(given[lastProfile]), apply(len(given)), typed)...)
+	}
+	return notes
+}
+
+// profileCosts are the settings whose value can leave a profile's settings
+// ignored (engine.CleanerConfig.IgnoredSettings), each with what those
+// settings need, in the order warned of.
+var profileCosts = []struct{ setting, need string }{
+	{"offset-map", "that need the bucket16 offset map"},
+	{"log.cleaner.io.max.bytes.per.second", "that cannot run under a throttle"},
+}
+
+// profileLosses are ProfileWarnings' sentences of the settings the last
+// --profile (given[lastProfile], applying profile) turned on that final
+// (the whole command line's config) ignores because of a profileCosts
+// setting the user gave: one sentence per such setting, each judged alone
+// against the profile's own value of it. A setting given after the
+// profile is the user's and is not counted as the profile's.
+func profileLosses(given []Given, last map[string]int, lastProfile int, profile string, final engine.CleanerConfig, typed func(Given) string) []string {
+	prof := engine.DefaultCleanerConfig()
+	prof.ApplyProfile(profile)
+	base := final // final with every profileCosts setting at the profile's value
+	for _, pc := range profileCosts {
+		s, _ := CleanerRegistry.Lookup(pc.setting)
+		CleanerRegistry.Set(&base, s.Name, s.Var(&prof).String())
+	}
+	var notes []string
+	for _, pc := range profileCosts {
+		s, _ := CleanerRegistry.Lookup(pc.setting)
+		j, ok := last[s.Name]
+		if !ok || s.Var(&final).String() == s.Var(&prof).String() {
+			continue
+		}
+		with := base
+		CleanerRegistry.Set(&with, s.Name, s.Var(&final).String())
 		var lost []string
-		for _, s := range CleanerRegistry.All() {
-			if k, ok := last[s.Name]; ok && k > lastProfile {
+		for _, o := range CleanerRegistry.All() {
+			if k, ok := last[o.Name]; ok && k > lastProfile {
 				continue // given after the profile: the user's, warned of as such
 			}
-			only := func(n string) bool { return n == s.Name }
-			if len(final.IgnoredSettings(only)) > 0 && len(b16.IgnoredSettings(only)) == 0 {
-				lost = append(lost, s.Name)
+			only := func(n string) bool { return n == o.Name }
+			if len(with.IgnoredSettings(only)) > 0 && len(base.IgnoredSettings(only)) == 0 {
+				lost = append(lost, o.Name)
 			}
 		}
-		if len(lost) > 0 {
-			list := strings.Join(lost, ", ")
-			if n := len(lost); n > 1 {
-				list = strings.Join(lost[:n-1], ", ") + " and " + lost[n-1]
-			}
-			notes = append(notes, fmt.Sprintf("%s after --profile %s: the profile's settings that need the bucket16 offset map, %s, no longer apply",
-				typed(given[j]), given[lastProfile].Value, list))
+		if len(lost) == 0 {
+			continue
+		}
+		list := strings.Join(lost, ", ")
+		if n := len(lost); n > 1 {
+			list = strings.Join(lost[:n-1], ", ") + " and " + lost[n-1]
+		}
+		if j > lastProfile {
+			notes = append(notes, fmt.Sprintf("%s after --profile %s: the profile's settings %s, %s, no longer apply",
+				typed(given[j]), given[lastProfile].Value, pc.need, list))
+		} else {
+			notes = append(notes, fmt.Sprintf("--profile %s after %s: the profile's settings %s, %s, do not apply",
+				given[lastProfile].Value, typed(given[j]), pc.need, list))
 		}
 	}
 	return notes

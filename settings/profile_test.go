@@ -46,7 +46,9 @@ func TestProfileDocSaysWhatEachProfileSets(t *testing.T) {
 // --offset-map skimpy after --profile best leaves best's settings that
 // need bucket16 (parallel-map-build, parallel-copy, in the registry's order: skimpy can neither
 // answer lookups from two goroutines nor put keys hashed on another; best
-// sets look-ahead and parallel-lookups off) ignored, and says which. A
+// sets look-ahead and parallel-lookups off) ignored, and says which; so
+// does a throttle (--throttle, before or after the profile) for best's
+// parallel-map-build and parallel-copy. A
 // boolean flag given false is named as typed, --skip-dirty-lookups=false
 // (the CLI reads "--skip-dirty-lookups false" as the flag and an
 // argument), and so is the flag to give after the profile to keep it (a
@@ -73,6 +75,20 @@ func TestProfileWarnings(t *testing.T) {
 			[]string{"--offset-map skimpy after --profile best: the profile's settings that need the bucket16 offset map, parallel-map-build, no longer apply"}},
 		{[]string{"--profile", "best", "--offset-map", "bucket16"}, nil},
 		{[]string{"--profile", "kafka", "--offset-map", "bucket16"}, nil},
+		// A throttle keeps the map build's and the copy's reads on the
+		// cleaner thread (engine.CleanerConfig.IgnoredSettings), whichever
+		// side of the profile it is given on (no profile sets it).
+		{[]string{"--profile", "best", "--throttle", "1MiB"},
+			[]string{"--throttle 1MiB after --profile best: the profile's settings that cannot run under a throttle, parallel-map-build and parallel-copy, no longer apply"}},
+		{[]string{"--log.cleaner.io.max.bytes.per.second", "1048576", "--profile", "best"},
+			[]string{"--profile best after --log.cleaner.io.max.bytes.per.second 1048576: the profile's settings that cannot run under a throttle, parallel-map-build and parallel-copy, do not apply"}},
+		{[]string{"--profile", "best", "--throttle", "1MiB", "--parallel-map-build=false"},
+			[]string{"--throttle 1MiB after --profile best: the profile's settings that cannot run under a throttle, parallel-copy, no longer apply"}},
+		{[]string{"--profile", "best", "--offset-map", "skimpy", "--throttle", "1MiB"},
+			[]string{"--offset-map skimpy after --profile best: the profile's settings that need the bucket16 offset map, parallel-map-build and parallel-copy, no longer apply",
+				"--throttle 1MiB after --profile best: the profile's settings that cannot run under a throttle, parallel-map-build and parallel-copy, no longer apply"}},
+		{[]string{"--profile", "kafka", "--throttle", "1MiB"}, nil},
+		{[]string{"--throttle", "1MiB", "--profile", "kafka"}, nil},
 	} {
 		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 		cfg := engine.DefaultCleanerConfig()

@@ -160,3 +160,30 @@ func TestCleanLogDirMetricsAddr(t *testing.T) {
 		t.Errorf("clean --metrics-addr :0: %v\n%s", err, out)
 	}
 }
+
+// TestSteadyNamesTheAdviceFileAsTheSource: a value steady takes from
+// --from-advice that validation refuses is named by the file, its line
+// and its key, not by the setting's flag (which was not given). Kafka's
+// LogCleaner gives each thread at most Int.MaxValue bytes of dedupe
+// buffer; the engine refuses more (engine.CleanerConfig.Validate), so
+// 8 GiB on one thread is refused. A flag given over the advice is still
+// named as the flag.
+func TestSteadyNamesTheAdviceFileAsTheSource(t *testing.T) {
+	dir := t.TempDir()
+	advice := filepath.Join(t.TempDir(), "advice.json")
+	if err := os.WriteFile(advice, []byte("{\n  \"threads\": 1,\n  \"dedupe_buffer_bytes\": 8589934592,\n  \"io_buffer_bytes\": 1048576\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := cli(t, "steady", "--dir", dir, "--out", dir, "--from-advice", advice)
+	want := "steady: --from-advice " + advice + ":3: \"dedupe_buffer_bytes\": 8589934592 (log.cleaner.dedupe.buffer.size): "
+	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "--log.cleaner.dedupe.buffer.size") {
+		t.Errorf("error %v, want one starting %q", err, want)
+	}
+	_, err = cli(t, "steady", "--dir", dir, "--out", dir, "--from-advice", advice, "--log.cleaner.dedupe.buffer.size", "4294967296")
+	if err == nil || !strings.HasPrefix(err.Error(), "steady: --log.cleaner.dedupe.buffer.size: ") {
+		t.Errorf("a flag over the advice: error %v, want one naming the flag", err)
+	}
+	if roots, _ := filepath.Glob(filepath.Join(dir, "cleanerlab-*")); len(roots) != 0 {
+		t.Errorf("the refused run left %v", roots)
+	}
+}

@@ -322,3 +322,22 @@ func TestSweepOfNoValidPointIsRefused(t *testing.T) {
 		t.Errorf("the refused sweep made %v", left)
 	}
 }
+
+// TestSweepDryRunOfNoValidPointIsRefused: a dry run of the sweep above
+// lists its schedule (each point marked invalid) and then gives the same
+// refusal as the sweep, so it exits non-zero; nothing is made.
+func TestSweepDryRunOfNoValidPointIsRefused(t *testing.T) {
+	out := t.TempDir()
+	args := []string{"sweep", "--progress", "never", "--out", out, "--keys", "10,20", "--log-bytes", "1MiB", "--dirty-ratio", "0.5", "--count", "2"}
+	_, want := cli(t, args...)
+	stdout, err := cli(t, append(args, "--dry-run")...)
+	if want == nil || err == nil || err.Error() != want.Error() {
+		t.Errorf("dry run: %v\nwant the sweep's refusal: %v", err, want)
+	}
+	if !strings.Contains(stdout, "(invalid: point keys=10: ") || !strings.Contains(stdout, "(invalid: point keys=20: ") {
+		t.Errorf("dry run's schedule %q: want both points marked invalid", stdout)
+	}
+	if left, _ := os.ReadDir(out); len(left) != 0 {
+		t.Errorf("the dry run made %v", left)
+	}
+}

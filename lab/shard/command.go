@@ -105,6 +105,8 @@ func PlanSweep(o SweepCommandOptions) (*lab.SweepPlan, error) {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	plan.Source = o.Experiment
+	// A profile of one value resets the flags before it as run's does.
+	plan.Warnings = append(settings.ProfileWarningsOf(flags, nil), plan.Warnings...)
 	return plan, nil
 }
 
@@ -112,7 +114,8 @@ func PlanSweep(o SweepCommandOptions) (*lab.SweepPlan, error) {
 // o.Shard's, recording shard.json) with lab.Sweep and writes its table and
 // record's path to out. Failed runs are an error; failed verification an
 // error asking for exit status 2; a sweep of no valid point an error
-// before anything runs (lab.SweepPlan.NoValidPoint; a dry run lists it).
+// before anything runs (lab.SweepPlan.NoValidPoint; a dry run lists the
+// schedule, then gives the same error).
 // ctx stops it between runs.
 func SweepCommand(ctx context.Context, o SweepCommandOptions, out io.Writer) error {
 	var spec Spec
@@ -144,10 +147,12 @@ func SweepCommand(ctx context.Context, o SweepCommandOptions, out io.Writer) err
 		if sh != nil {
 			fmt.Fprintf(out, "%d points x %d repetitions = %d runs\n", len(plan.Points), plan.Count, total)
 			sh.WriteDryRun(out, plan)
-			return nil
+		} else {
+			lab.WriteSchedule(out, plan)
 		}
-		lab.WriteSchedule(out, plan)
-		return nil
+		// The schedule marks each invalid point; a sweep of none valid
+		// is refused as the sweep itself would be.
+		return plan.NoValidPoint()
 	}
 	if err := plan.NoValidPoint(); err != nil {
 		return err

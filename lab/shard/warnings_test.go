@@ -50,3 +50,64 @@ func TestSweepWarnsOfIgnoredSettingsGiven(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepWarnsOfProfileResets: a --profile resets the settings given
+// before it (settings.ProfileWarnings, as run warns); a swept one is
+// applied at each point after the values given once and after the axes
+// listed before it, so it resets those wherever they were typed. Each
+// distinct warning comes once, before anything runs, naming the points
+// it is about when it is not all of them. An axis listed after the
+// profile, or a setting no one gave, is not warned of.
+func TestSweepWarnsOfProfileResets(t *testing.T) {
+	const lookAhead = "warning: the swept --profile sets look-ahead to false, resetting the value given by --look-ahead (a swept --profile is applied at each point after the values given once; to keep look-ahead, sweep each profile on its own with --look-ahead after --profile)"
+	for _, c := range []struct {
+		name  string
+		flags []lab.Axis
+		want  []string
+	}{
+		// Both of engine's profiles turn look-ahead off (ApplyProfile).
+		{"--look-ahead before a swept profile",
+			[]lab.Axis{lab.RunFlagAxis("look-ahead", "true"), lab.RunFlagAxis("profile", "kafka,best")},
+			[]string{lookAhead}},
+		{"--look-ahead after a swept profile",
+			[]lab.Axis{lab.RunFlagAxis("profile", "kafka,best"), lab.RunFlagAxis("look-ahead", "true"), lab.RunFlagAxis("keys", "1e4,2e4"), lab.RunFlagAxis("log-bytes", "1MiB")},
+			[]string{lookAhead}},
+		// kafka sets skimpy, best bucket16: each resets the other's point
+		// (warned of in the points' order).
+		{"an offset-map axis before a swept profile",
+			[]lab.Axis{lab.RunFlagAxis("offset-map", "skimpy,bucket16"), lab.RunFlagAxis("profile", "kafka,best")},
+			[]string{
+				"warning: the swept --profile sets offset-map to bucket16, resetting the value given by --offset-map (a swept --profile is applied at each point after the axes listed before it; list --offset-map after --profile to keep it) (point offset-map=skimpy profile=best)",
+				"warning: the swept --profile sets offset-map to skimpy, resetting the value given by --offset-map (a swept --profile is applied at each point after the axes listed before it; list --offset-map after --profile to keep it) (point offset-map=bucket16 profile=kafka)",
+			}},
+		{"an offset-map axis after a swept profile",
+			[]lab.Axis{lab.RunFlagAxis("profile", "kafka,best"), lab.RunFlagAxis("offset-map", "skimpy,bucket16")},
+			nil},
+		{"a profile of one value after --look-ahead, as run",
+			[]lab.Axis{lab.RunFlagAxis("look-ahead", "true"), lab.RunFlagAxis("profile", "kafka"), lab.RunFlagAxis("keys", "1e4,2e4"), lab.RunFlagAxis("log-bytes", "1MiB")},
+			[]string{"warning: --profile kafka after --look-ahead sets look-ahead to false (a profile resets the settings given before it; give --look-ahead after --profile to keep it)"}},
+		{"a profile of one value, then a throttle, as run",
+			[]lab.Axis{lab.RunFlagAxis("profile", "best"), lab.RunFlagAxis("throttle", "1MiB")},
+			[]string{"warning: --throttle 1MiB after --profile best: the profile's settings that cannot run under a throttle, parallel-map-build and parallel-copy, no longer apply"}},
+		{"nothing given that a profile resets",
+			[]lab.Axis{lab.RunFlagAxis("profile", "kafka,best"), lab.RunFlagAxis("keys", "1e4"), lab.RunFlagAxis("log-bytes", "1MiB")},
+			nil},
+	} {
+		o := DefaultSweepCommandOptions()
+		o.Flags, o.DryRun = c.flags, true
+		var log, out bytes.Buffer
+		o.Log = &log
+		if err := SweepCommand(t.Context(), o, &out); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		for _, l := range strings.Split(log.String(), "\n") {
+			if strings.HasPrefix(l, "warning: ") {
+				got = append(got, l)
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("%s: warnings\n%s\nwant\n%s", c.name, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+		}
+	}
+}

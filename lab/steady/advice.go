@@ -1,12 +1,16 @@
 package steady
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 
+	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/results"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // Advice is what `cleanerlab advise --format json` recommends and
@@ -30,6 +34,67 @@ type Advice struct {
 	PeakDirtyRatio         *float64 `json:"peak_dirty_ratio,omitempty"`
 	CompactionDelaySeconds *float64 `json:"compaction_delay_seconds,omitempty"`
 	FallsBehind            *bool    `json:"falls_behind,omitempty"`
+	// lines are the lines (from 1) of the file's top-level keys.
+	lines map[string]int
+}
+
+// AdviceKeys are the keys of an advise JSON file a steady run takes its
+// cleaner settings from, by setting name (settings.CleanerRegistry's).
+var AdviceKeys = map[string]string{
+	"log.cleaner.dedupe.buffer.size": "dedupe_buffer_bytes",
+	"log.cleaner.threads":            "threads",
+	"log.cleaner.io.buffer.size":     "io_buffer_bytes",
+}
+
+// Where is "path:line" of the file's top-level key (the path alone when
+// the key is not there).
+func (a *Advice) Where(key string) string {
+	if n, ok := a.lines[key]; ok {
+		return fmt.Sprintf("%s:%d", a.Path, n)
+	}
+	return a.Path
+}
+
+// topLevelLines are the lines (from 1) of a JSON object's top-level keys;
+// what it could not read is left out (json.Unmarshal says why).
+func topLevelLines(b []byte) map[string]int {
+	lines := map[string]int{}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return lines
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		k, ok := t.(string)
+		if err != nil || !ok {
+			return lines
+		}
+		lines[k] = 1 + bytes.Count(b[:dec.InputOffset()], []byte("\n"))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return lines
+		}
+	}
+	return lines
+}
+
+// RefusedAdvice is err (a cleaner config validation's, an
+// *engine.ConfigError, through settings.CleanerRegistry's names) with the
+// advice file as its source when the refused setting's value came from a
+// (origins: settings.CleanerRegistry.Resolve's, the advice's values given
+// with Where a.Path): "steady: --from-advice FILE:LINE: "KEY": VALUE
+// (SETTING): why". nil when it did not.
+func RefusedAdvice(a *Advice, err error, origins map[string]settings.Origin) error {
+	var ce *engine.ConfigError
+	if a == nil || !errors.As(err, &ce) {
+		return nil
+	}
+	key, ok := AdviceKeys[ce.Config]
+	o := origins[ce.Config]
+	if !ok || o.From != settings.FromFile || o.Where != a.Path {
+		return nil
+	}
+	return fmt.Errorf("steady: --from-advice %s: %q: %s (%s): %w", a.Where(key), key, o.Value, ce.Config, ce)
 }
 
 // The keys ReadAdvice accepts for the predictions, first found wins:
@@ -56,7 +121,7 @@ func ReadAdvice(path string) (*Advice, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("steady: --from-advice %s: not a JSON object as advise --format json prints: %w", path, err)
 	}
-	a := &Advice{Path: path}
+	a := &Advice{Path: path, lines: topLevelLines(b)}
 	num := func(key string, need bool) (float64, error) {
 		v, ok := m[key]
 		if !ok {
@@ -67,7 +132,7 @@ func ReadAdvice(path string) (*Advice, error) {
 		}
 		f, ok := v.(float64)
 		if !ok {
-			return 0, fmt.Errorf("steady: --from-advice %s: %q is %v, want a number", path, key, v)
+			return 0, fmt.Errorf("steady: --from-advice %s: %q is %v, want a number", a.Where(key), key, v)
 		}
 		return f, nil
 	}
@@ -80,7 +145,7 @@ func ReadAdvice(path string) (*Advice, error) {
 			return nil, err
 		}
 		if f < 1 || f != math.Trunc(f) || f > math.MaxInt64/2 {
-			return nil, fmt.Errorf("steady: --from-advice %s: %q is %v, want a positive whole number of bytes", path, k.key, f)
+			return nil, fmt.Errorf("steady: --from-advice %s: %q is %v, want a positive whole number of bytes", a.Where(k.key), k.key, f)
 		}
 		*k.dst = int64(f)
 	}
@@ -89,7 +154,7 @@ func ReadAdvice(path string) (*Advice, error) {
 		return nil, err
 	}
 	if f < 1 || f != math.Trunc(f) || f > 1024 {
-		return nil, fmt.Errorf("steady: --from-advice %s: \"threads\" is %v, want a whole number in [1, 1024]", path, f)
+		return nil, fmt.Errorf("steady: --from-advice %s: \"threads\" is %v, want a whole number in [1, 1024]", a.Where("threads"), f)
 	}
 	a.Threads = int(f)
 	for _, k := range []struct {

@@ -31,6 +31,7 @@ func Command(ctx context.Context, o Options, out io.Writer) error {
 	}
 	cfg := o.Config
 	var advice *Advice
+	var adviceOrigins map[string]settings.Origin
 	if o.FromAdvice != "" {
 		var err error
 		if advice, err = ReadAdvice(o.FromAdvice); err != nil {
@@ -44,7 +45,7 @@ func Command(ctx context.Context, o Options, out io.Writer) error {
 		given := append([]settings.Given{fromAdvice("log.cleaner.dedupe.buffer.size", advice.DedupeBufferBytes),
 			fromAdvice("log.cleaner.threads", int64(advice.Threads)), fromAdvice("log.cleaner.io.buffer.size", advice.IOBufferBytes)},
 			o.Given...)
-		if cfg.Cleaner, _, err = settings.CleanerRegistry.Resolve(cfg.Cleaner, given...); err != nil {
+		if cfg.Cleaner, adviceOrigins, err = settings.CleanerRegistry.Resolve(cfg.Cleaner, given...); err != nil {
 			return err
 		}
 	}
@@ -57,6 +58,9 @@ func Command(ctx context.Context, o Options, out io.Writer) error {
 	}
 	cfg.Dir = "(checked)"
 	if err := cfg.Validate(); err != nil {
+		if aerr := RefusedAdvice(advice, err, adviceOrigins); aerr != nil {
+			return aerr // a value of the advice file, not a flag's
+		}
 		return Settings.FlagError("steady", err, o.Given...)
 	}
 	// Nothing is made before here; a start that fails from here on removes

@@ -25,11 +25,23 @@ type GenerateCommandOptions struct {
 	Log      engine.LogConfig
 }
 
+// GenerateDirtyRatio is generate's default dirty ratio: a little above
+// Kafka's default min.cleanable.dirty.ratio (0.5, LogConfig), since
+// Kafka's cleaner takes a log only when its cleanable ratio is strictly
+// above it (LogCleanerManager.grabFilthiestCompactedLog: cleanableRatio()
+// > minCleanableRatio). At the workload's 0.5 a plain clean of the
+// generated log would leave it "not cleaned"; run cleans its log whatever
+// the ratio and keeps 0.5.
+const GenerateDirtyRatio = 0.55
+
 // DefaultGenerateCommandOptions are generate's defaults: the workload's
-// and Kafka's topic configs, segments of the workload's size.
+// and Kafka's topic configs, segments of the workload's size, and a
+// dirty ratio of GenerateDirtyRatio, so that clean with Kafka's defaults
+// cleans the log.
 func DefaultGenerateCommandOptions() GenerateCommandOptions {
 	o := GenerateCommandOptions{Workload: workloads.DefaultSpec(), Log: engine.DefaultLogConfig()}
 	o.Log.SegmentBytes = o.Workload.SegmentBytes
+	o.Workload.DirtyRatio = GenerateDirtyRatio
 	return o
 }
 

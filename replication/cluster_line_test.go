@@ -1,0 +1,63 @@
+package replication
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBadClusterLineChangesNothing: a cluster line refused by its own
+// checks or by the log config's leaves the current cluster open and
+// creates, numbers and removes no directory; the file runner names the
+// file and line.
+func TestBadClusterLineChangesNothing(t *testing.T) {
+	root := t.TempDir()
+	r := &Runner{Root: root}
+	defer r.Close()
+	if _, err := r.Exec("cluster replicas=2"); err != nil {
+		t.Fatal(err)
+	}
+	first := r.Cluster()
+	for _, line := range []string{
+		"cluster replicas=0",
+		"cluster replicas=3 mode=sideways",
+		"cluster replicas=3 segment.bytes=10",
+		"cluster replicas=3 colour=blue",
+	} {
+		_, err := r.Exec(line)
+		var bi *BadInput
+		if !errors.As(err, &bi) {
+			t.Fatalf("%s: got %v, want bad input", line, err)
+		}
+		if r.Cluster() != first {
+			t.Fatalf("%s: the cluster before was closed or replaced", line)
+		}
+	}
+	if _, err := r.Exec("cluster replicas=1"); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != "cluster-1 cluster-2" {
+		t.Fatalf("directories under the root: %q, want \"cluster-1 cluster-2\" (bad lines number none)", got)
+	}
+
+	path := filepath.Join(t.TempDir(), "bad.scenario")
+	file := "cluster replicas=1\n----\n1 brokers, mode independent, truncate=epoch, min.insync.replicas 1, unclean.leader.election.enable false, delete.retention.ms 60000\nbroker 1 leads at epoch 0, ISR [1]\n\n# a bad one\ncluster replicas=2 segment.bytes=10\n----\n\n"
+	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = RunScenarioFile(path, t.TempDir())
+	want := path + ":7: cluster: engine: segment.bytes 10 out of range [14, 2147483647]"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+}
