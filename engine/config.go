@@ -340,16 +340,21 @@ type CleanerConfig struct {
 	// table (offsetmap.SortBufferer: a stable radix sort of each full
 	// buffer, then the writes in bucket order), so that they go up through
 	// the table nearly in address order instead of one cache miss each at
-	// a random place. A buffer holds at most the map's slots in Puts. The
-	// map answers as if each Put were written at once, in order (every
-	// key's latest offset, Size, the superseded offsets); only where an
-	// entry sits within its probe run, and so the probe counts, may
-	// differ. The cleaner's full-map rule is unchanged: before a batch
-	// that could pass MaxEntries it asks the map's exact Size, which
-	// writes the buffer first. The buffer is memory besides the dedupe
-	// buffer (within lab.RSSGoal's headroom), prefaulted with the map.
-	// Needs bucket16; other layouts ignore it. Default 0 (off), as Kafka;
-	// off in ProfileBest too (see MapSortBufferOnBytes). Not a Kafka config.
+	// a random place. The buffer is taken out of the thread's share of the
+	// dedupe buffer, not added to it: the table gets the rest
+	// (PerThreadMapTableBytes), so DedupeBufferBytes stays the maps' whole
+	// memory, and the map's slots, MaxMapEntries and the keys one round
+	// holds drop by the buffer's bytes / 16. A buffer holds at most
+	// PerThreadMapBytes / 48 Puts (the table left has a slot for each;
+	// PerThreadMapSortPuts). The map answers as if each Put were written
+	// at once, in order (every key's latest offset, Size, the superseded
+	// offsets); only where an entry sits within its probe run, and so the
+	// probe counts, may differ. The cleaner's full-map rule is unchanged:
+	// before a batch that could pass MaxEntries it asks the map's exact
+	// Size, which writes the buffer first. Prefaulted with the map.
+	// Needs bucket16; other layouts ignore it and keep the whole share.
+	// Default 0 (off), as Kafka; see ProfileBest for the best profile's.
+	// Not a Kafka config.
 	MapSortBufferBytes int64 `json:",omitempty"`
 	// ParallelLookups has a second goroutine read each segment the copy
 	// phase recopies, ahead of the filter, through a reader of its own,
@@ -670,14 +675,63 @@ func (c CleanerConfig) PerThreadMapBytes() int64 {
 }
 
 // PerThreadMapSortPuts is the size in Puts of each cleaner thread's map
-// sort buffer (MapSortBufferBytes): MapSortBufferBytes / Threads / 32
-// (offsetmap.SortBufferBytes: 32 bytes a Put), at most slots (the map's
-// Slots). 0 when off or Threads < 1.
+// sort buffer (MapSortBufferBytes), at most slots (the map's Slots): the
+// Puts PerThreadMapSortBytes is made of. 0 when off, when Threads < 1 or
+// when OffsetMap is not bucket16 (the only layout with a sort buffer).
 func (c CleanerConfig) PerThreadMapSortPuts(slots int) int {
-	if c.Threads < 1 || c.MapSortBufferBytes <= 0 {
+	return int(min(c.perThreadMapSortPuts(), int64(max(slots, 0))))
+}
+
+// perThreadMapSortPuts is PerThreadMapSortPuts before the cap at the
+// map's slots: MapSortBufferBytes / Threads / 32 (offsetmap.SortBufferBytes:
+// 32 bytes a Put), at most offsetmap.MaxCarvedSortPuts of the thread's
+// share of the dedupe buffer (PerThreadMapBytes / 48: the table left holds
+// a slot for every buffered Put).
+func (c CleanerConfig) perThreadMapSortPuts() int64 {
+	if c.Threads < 1 || c.MapSortBufferBytes <= 0 || !strings.EqualFold(string(c.OffsetMap), offsetmap.LayoutBucket16) {
 		return 0
 	}
-	return int(min(c.MapSortBufferBytes/int64(c.Threads)/offsetmap.SortBufferBytes(1), int64(slots)))
+	return min(c.MapSortBufferBytes/int64(c.Threads)/offsetmap.SortBufferBytes(1), offsetmap.MaxCarvedSortPuts(c.PerThreadMapBytes()))
+}
+
+// PerThreadMapSortBytes is the part of each cleaner thread's share of the
+// dedupe buffer (PerThreadMapBytes) that its map's sort buffer takes:
+// offsetmap.SortBufferBytes of its Puts (32 bytes a Put; see
+// PerThreadMapSortPuts), in bytes. 0 when the sort buffer is off.
+func (c CleanerConfig) PerThreadMapSortBytes() int64 {
+	return offsetmap.SortBufferBytes(int(c.perThreadMapSortPuts()))
+}
+
+// PerThreadMapTableBytes is the size in bytes of each cleaner thread's
+// offset map table: its share of the dedupe buffer (PerThreadMapBytes)
+// less its sort buffer (PerThreadMapSortBytes), so that
+// log.cleaner.dedupe.buffer.size stays the whole memory of the maps, as
+// Kafka's budget is; without a sort buffer (the Kafka profile), the whole
+// share, as Kafka's SkimpyOffsetMap. The map's slots, MaxMapEntries and
+// the keys a round holds come from this size. 0 when Threads < 1.
+func (c CleanerConfig) PerThreadMapTableBytes() int64 {
+	return c.PerThreadMapBytes() - c.PerThreadMapSortBytes()
+}
+
+// DedupeBufferBytesForTable is the log.cleaner.dedupe.buffer.size that
+// gives each of c.Threads threads an offset map table
+// (PerThreadMapTableBytes) of at least tableBytes besides c's map sort
+// buffer: (tableBytes + 32 x (MapSortBufferBytes / Threads / 32, rounded
+// down)) x Threads, in bytes; tableBytes x Threads (Kafka's split) without
+// a sort buffer or with a layout other than bucket16. (Where the sort
+// buffer is over twice tableBytes, the cap of PerThreadMapSortPuts takes
+// it down and the table gets more.) 0 when Threads < 1. The sizing code
+// (lab/sizing) gives the dedupe buffer of a map that must hold a number of
+// keys through it.
+func (c CleanerConfig) DedupeBufferBytesForTable(tableBytes int64) int64 {
+	if c.Threads < 1 {
+		return 0
+	}
+	sort := int64(0)
+	if c.MapSortBufferBytes > 0 && strings.EqualFold(string(c.OffsetMap), offsetmap.LayoutBucket16) {
+		sort = offsetmap.SortBufferBytes(int(c.MapSortBufferBytes / int64(c.Threads) / offsetmap.SortBufferBytes(1)))
+	}
+	return (tableBytes + sort) * int64(c.Threads)
 }
 
 // PerThreadIOBufferBytes is the size of each of a cleaner thread's two I/O

@@ -66,6 +66,16 @@ var _ SortBufferer = (*Bucket)(nil)
 // sort's output).
 func SortBufferBytes(n int) int64 { return 2 * 16 * int64(n) }
 
+// MaxCarvedSortPuts is the most puts of a sort buffer carved out of
+// memoryBytes, the rest going to a Bucket's table, such that the table
+// still has a slot for every buffered put: memoryBytes / 48 (32 bytes of
+// sort buffer and 16 of table per put), rounded down; 0 for memoryBytes <
+// 48. (A table not starting on a cache line loses up to 63 bytes to its
+// alignment; SetSortBuffer's callers cap the puts at Slots too.)
+func MaxCarvedSortPuts(memoryBytes int64) int64 {
+	return max(0, memoryBytes) / (SortBufferBytes(1) + dense16Bytes)
+}
+
 // SetSortBuffer makes the map hold up to n Puts (Put, PutBatch,
 // PutFingerprints) unwritten in a buffer, and write them all at once,
 // ordered by home bucket, when the buffer is full or when anything reads

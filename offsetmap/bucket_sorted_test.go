@@ -400,3 +400,14 @@ func TestSetSortBuffer(t *testing.T) {
 		t.Errorf("SortBufferBytes(1M) = %d, want 32 MiB", got)
 	}
 }
+
+// TestMaxCarvedSortPuts: 48 bytes a Put (32 of sort buffer, 16 of table),
+// rounded down: 1 MiB holds 1,048,576 / 48 = 21,845 (21,845 x 32 =
+// 699,040 bytes of buffer, 349,536 of table: 21,846 slots); 47 bytes none.
+func TestMaxCarvedSortPuts(t *testing.T) {
+	for _, c := range []struct{ bytes, want int64 }{{1 << 20, 21845}, {48, 1}, {47, 0}, {0, 0}, {-5, 0}} {
+		if got := MaxCarvedSortPuts(c.bytes); got != c.want {
+			t.Errorf("MaxCarvedSortPuts(%d) = %d, want %d", c.bytes, got, c.want)
+		}
+	}
+}
