@@ -344,9 +344,9 @@ type CleanerConfig struct {
 	// dedupe buffer, not added to it: the table gets the rest
 	// (PerThreadMapTableBytes), so DedupeBufferBytes stays the maps' whole
 	// memory, and the map's slots, MaxMapEntries and the keys one round
-	// holds drop by the buffer's bytes / 16. A buffer holds at most
-	// PerThreadMapBytes / 48 Puts (the table left has a slot for each;
-	// PerThreadMapSortPuts). The map answers as if each Put were written
+	// holds drop by the buffer's bytes / 16. A buffer takes at most a
+	// quarter of the share (PerThreadMapBytes / 128 Puts;
+	// PerThreadMapSortPuts), so the table keeps three quarters at least. The map answers as if each Put were written
 	// at once, in order (every key's latest offset, Size, the superseded
 	// offsets); only where an entry sits within its probe run, and so the
 	// probe counts, may differ. The cleaner's full-map rule is unchanged:
@@ -685,8 +685,8 @@ func (c CleanerConfig) PerThreadMapSortPuts(slots int) int {
 // perThreadMapSortPuts is PerThreadMapSortPuts before the cap at the
 // map's slots: MapSortBufferBytes / Threads / 32 (offsetmap.SortBufferBytes:
 // 32 bytes a Put), at most offsetmap.MaxCarvedSortPuts of the thread's
-// share of the dedupe buffer (PerThreadMapBytes / 48: the table left holds
-// a slot for every buffered Put).
+// share of the dedupe buffer (PerThreadMapBytes / 128: a quarter of the
+// share, so the table keeps three quarters at least).
 func (c CleanerConfig) perThreadMapSortPuts() int64 {
 	if c.Threads < 1 || c.MapSortBufferBytes <= 0 || !strings.EqualFold(string(c.OffsetMap), offsetmap.LayoutBucket16) {
 		return 0
@@ -719,8 +719,8 @@ func (c CleanerConfig) PerThreadMapTableBytes() int64 {
 // buffer: (tableBytes + 32 x (MapSortBufferBytes / Threads / 32, rounded
 // down)) x Threads, in bytes; tableBytes x Threads (Kafka's split) without
 // a sort buffer or with a layout other than bucket16. (Where the sort
-// buffer is over twice tableBytes, the cap of PerThreadMapSortPuts takes
-// it down and the table gets more.) 0 when Threads < 1. The sizing code
+// buffer is over a third of tableBytes, the cap of PerThreadMapSortPuts,
+// a quarter of the share, takes it down and the table gets more.) 0 when Threads < 1. The sizing code
 // (lab/sizing) gives the dedupe buffer of a map that must hold a number of
 // keys through it.
 func (c CleanerConfig) DedupeBufferBytesForTable(tableBytes int64) int64 {

@@ -17,21 +17,21 @@ import (
 // build on and off and the dirty records decided from the build
 // (SkipDirtyLookups, which reads the superseded offsets the map records),
 // over two cleans. The log (sortBufferLog): 3 segments of 40 batches of
-// 100 records, keys drawn from 12,000 (so a key's records are spread over
-// the log), one in ten a tombstone. Both tables are 128 KiB, 8,192 slots,
-// MaxMapEntries 7,372: the map with the buffer gets a dedupe buffer of
-// 128 KiB + 256 KiB, the buffer taking 8,192 Puts x 32 bytes of it
-// (DedupeBufferBytesForTable). The map fills in the first clean: the
-// buffer holds over 7,000 Puts when the room check first asks the map's
-// exact Size, so that flush is sorted (4,096 or more), and the flushes
-// after it, near full, are small. The second clean starts where the first
-// stopped.
+// 250 records, keys drawn from 100,000 (so a key's records are spread over
+// the log; about 25,900 distinct), one in ten a tombstone. Both tables are
+// 384 KiB, 24,576 slots, MaxMapEntries 22,118: the map with the buffer
+// gets a dedupe buffer of 384 KiB + 128 KiB, the buffer taking 4,096 Puts
+// x 32 bytes of it (DedupeBufferBytesForTable; a quarter of 512 KiB, the
+// cap). The map fills in the first clean: every full buffer (4,096 Puts)
+// is written sorted, and the last, when the room check asks the map's
+// exact Size, near full, holds what it holds. The second clean starts
+// where the first stopped.
 func TestMapSortBufferCleansAlike(t *testing.T) {
 	const (
 		base     = int64(1_700_000_000_000)
-		mapBytes = 128 << 10
+		mapBytes = 384 << 10
 	)
-	src := sortBufferLog(t, base, 12000)
+	src := sortBufferLog(t, base, 100_000, 250)
 	for _, ahead := range []bool{false, true} {
 		t.Run(fmt.Sprintf("parallel-map-build=%v", ahead), func(t *testing.T) {
 			var dirs [2]string
@@ -49,16 +49,16 @@ func TestMapSortBufferCleansAlike(t *testing.T) {
 						cc.ParallelMapBuild = ahead
 						cc.SkipDirtyLookups = true
 						if i == 1 {
-							cc.MapSortBufferBytes = 8192 * 32
+							cc.MapSortBufferBytes = 4096 * 32
 							cc.DedupeBufferBytes = cc.DedupeBufferBytesForTable(mapBytes)
 						}
 					})
 					sb := c.OffsetMap().(offsetmap.SortBufferer)
-					if want := []int{0, 8192}[i]; sb.SortBuffer() != want {
+					if want := []int{0, 4096}[i]; sb.SortBuffer() != want {
 						t.Fatalf("sort buffer of %d puts, want %d", sb.SortBuffer(), want)
 					}
-					if c.OffsetMap().Slots() != 8192 || c.MaxMapEntries() != 7372 {
-						t.Fatalf("%d slots, MaxMapEntries %d; want 8,192 and 7,372", c.OffsetMap().Slots(), c.MaxMapEntries())
+					if c.OffsetMap().Slots() != 24576 || c.MaxMapEntries() != 22118 {
+						t.Fatalf("%d slots, MaxMapEntries %d; want 24,576 and 22,118", c.OffsetMap().Slots(), c.MaxMapEntries())
 					}
 					l, err := Open(dir, Options{Config: &cfg})
 					if err != nil {
@@ -91,11 +91,11 @@ func TestMapSortBufferCleansAlike(t *testing.T) {
 	}
 }
 
-// sortBufferLog writes a log of 3 segments of 40 batches of 100 records
-// (and a last batch of one record, K00000=last, the active segment), keys
-// drawn from keys at random (seeded), one in ten a tombstone, timestamps
-// from base, and returns its directory.
-func sortBufferLog(t *testing.T, base int64, keys int) string {
+// sortBufferLog writes a log of 3 segments of 40 batches of perBatch
+// records (and a last batch of one record, K00000=last, the active
+// segment), keys drawn from keys at random (seeded), one in ten a
+// tombstone, timestamps from base, and returns its directory.
+func sortBufferLog(t *testing.T, base int64, keys, perBatch int) string {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 23))
 	src := filepath.Join(t.TempDir(), "sorted-0")
@@ -104,7 +104,7 @@ func sortBufferLog(t *testing.T, base int64, keys int) string {
 	for s := range segs {
 		for b := range 40 {
 			var specs []string
-			for range 100 {
+			for range perBatch {
 				v := fmt.Sprintf("v%d", off)
 				if rng.IntN(10) == 0 {
 					v = "null"
@@ -112,7 +112,7 @@ func sortBufferLog(t *testing.T, base int64, keys int) string {
 				specs = append(specs, fmt.Sprintf("K%05d=%s", rng.IntN(keys), v))
 				off++
 			}
-			segs[s] = append(segs[s], testBatch(t, record.Offset(off-100), base+int64(s*40+b), specs...))
+			segs[s] = append(segs[s], testBatch(t, record.Offset(off-perBatch), base+int64(s*40+b), specs...))
 		}
 	}
 	writeTestLog(t, src, nil, segs[0], segs[1], segs[2], [][]byte{testBatch(t, record.Offset(off), base+200, "K00000=last")})
@@ -122,15 +122,15 @@ func sortBufferLog(t *testing.T, base int64, keys int) string {
 // TestMapSortBufferCarvedCleansAlike: with the same dedupe buffer, a
 // bucket16 cleaner whose sort buffer is taken out of it (a smaller table)
 // writes the same files and map phase as one without, when every key fits
-// both. 256 KiB: without, 16,384 slots; with a 128 KiB sort buffer (4,096
-// Puts, under 256 KiB / 48 = 5,461), a 128 KiB table, 8,192 slots,
-// MaxMapEntries 7,372, over the log's 3,000 keys, so no clean fills it;
-// the 12,000 records put fill the buffer twice or more, and each full
-// buffer (4,096 Puts) is sorted. Two cleans, parallel map build
+// both. 512 KiB: without, 32,768 slots, MaxMapEntries 29,491; with a 128
+// KiB sort buffer (4,096 Puts, the cap: 512 KiB / 128), a 384 KiB table,
+// 24,576 slots, MaxMapEntries 22,118, over the log's 3,000 keys, so no
+// clean fills it; the 12,000 records put fill the buffer twice or more,
+// and each full buffer (4,096 Puts) is sorted. Two cleans, parallel map build
 // on and off.
 func TestMapSortBufferCarvedCleansAlike(t *testing.T) {
 	const base = int64(1_700_000_000_000)
-	src := sortBufferLog(t, base, 3000)
+	src := sortBufferLog(t, base, 3000, 100)
 	for _, ahead := range []bool{false, true} {
 		t.Run(fmt.Sprintf("parallel-map-build=%v", ahead), func(t *testing.T) {
 			var dirs [2]string
@@ -143,14 +143,14 @@ func TestMapSortBufferCarvedCleansAlike(t *testing.T) {
 				var facts [2]string
 				for i, dir := range dirs {
 					c := fastPathCleaner(t, now, offsetmap.LayoutBucket16, func(cc *CleanerConfig) {
-						cc.DedupeBufferBytes = 256 << 10
+						cc.DedupeBufferBytes = 512 << 10
 						cc.ParallelMapBuild = ahead
 						cc.SkipDirtyLookups = true
 						if i == 1 {
 							cc.MapSortBufferBytes = 128 << 10
 						}
 					})
-					want := [][3]int{{0, 16384, 14745}, {4096, 8192, 7372}}[i]
+					want := [][3]int{{0, 32768, 29491}, {4096, 24576, 22118}}[i]
 					if got := [3]int{c.OffsetMap().(offsetmap.SortBufferer).SortBuffer(), c.OffsetMap().Slots(), c.MaxMapEntries()}; got != want {
 						t.Fatalf("sort buffer, slots, MaxMapEntries %v, want %v", got, want)
 					}
@@ -186,7 +186,8 @@ func TestMapSortBufferCarvedCleansAlike(t *testing.T) {
 
 // TestPerThreadMapSortPuts: a bucket16 map's sort buffer is
 // MapSortBufferBytes / Threads / 32 Puts, at most the thread's share of
-// the dedupe buffer / 48 and the map's slots, taken out of the share; 0
+// the dedupe buffer / 128 (a quarter of it) and the map's slots, taken out
+// of the share; 0
 // and the whole share for the table when off or for another layout.
 // Worked by hand:
 //
@@ -196,9 +197,8 @@ func TestMapSortBufferCarvedCleansAlike(t *testing.T) {
 //     table 48 MiB = 50,331,648;
 //   - 128 MiB, 3 threads, 32 MiB: share 44,739,242; 33,554,432 / 3 / 32 =
 //     349,525 Puts, 11,184,800 bytes; table 33,554,442;
-//   - 1 MiB, 1 thread, 32 MiB: capped at 1,048,576 / 48 = 21,845 Puts,
-//     699,040 bytes; table 349,536 (21,846 slots, one per Put and one
-//     more);
+//   - 1 MiB, 1 thread, 32 MiB: capped at 1,048,576 / 128 = 8,192 Puts,
+//     262,144 bytes; table 786,432 (49,152 slots);
 //   - 32 bytes less than one Put's 32 (31): 0;
 //   - skimpy (Kafka's) with 32 MiB asked: 0, the whole share.
 func TestPerThreadMapSortPuts(t *testing.T) {
@@ -213,7 +213,7 @@ func TestPerThreadMapSortPuts(t *testing.T) {
 		{offsetmap.LayoutBucket16, 128 << 20, 32 << 20, 2, 8 << 20, 1 << 19, 16 << 20, 48 << 20},
 		{offsetmap.LayoutBucket16, 128 << 20, 32 << 20, 3, 8 << 20, 349525, 11184800, 33554442},
 		{offsetmap.LayoutBucket16, 128 << 20, 32 << 20, 1, 1000, 1000, 32 << 20, 96 << 20},
-		{offsetmap.LayoutBucket16, 1 << 20, 32 << 20, 1, 1 << 20, 21845, 699040, 349536},
+		{offsetmap.LayoutBucket16, 1 << 20, 32 << 20, 1, 1 << 20, 8192, 262144, 786432},
 		{offsetmap.LayoutBucket16, 128 << 20, 0, 1, 8 << 20, 0, 0, 128 << 20},
 		{offsetmap.LayoutBucket16, 128 << 20, 31, 1, 8 << 20, 0, 0, 128 << 20},
 		{offsetmap.LayoutSkimpy, 128 << 20, 32 << 20, 1, 8 << 20, 0, 0, 128 << 20},

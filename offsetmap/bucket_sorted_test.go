@@ -401,11 +401,11 @@ func TestSetSortBuffer(t *testing.T) {
 	}
 }
 
-// TestMaxCarvedSortPuts: 48 bytes a Put (32 of sort buffer, 16 of table),
-// rounded down: 1 MiB holds 1,048,576 / 48 = 21,845 (21,845 x 32 =
-// 699,040 bytes of buffer, 349,536 of table: 21,846 slots); 47 bytes none.
+// TestMaxCarvedSortPuts: a quarter of the memory at 32 bytes a Put,
+// rounded down: 1 MiB holds 1,048,576 / 128 = 8,192 (256 KiB of buffer);
+// 128 bytes one, 127 none.
 func TestMaxCarvedSortPuts(t *testing.T) {
-	for _, c := range []struct{ bytes, want int64 }{{1 << 20, 21845}, {48, 1}, {47, 0}, {0, 0}, {-5, 0}} {
+	for _, c := range []struct{ bytes, want int64 }{{1 << 20, 8192}, {128, 1}, {127, 0}, {0, 0}, {-5, 0}} {
 		if got := MaxCarvedSortPuts(c.bytes); got != c.want {
 			t.Errorf("MaxCarvedSortPuts(%d) = %d, want %d", c.bytes, got, c.want)
 		}

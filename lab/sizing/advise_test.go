@@ -91,17 +91,17 @@ func TestAdviseWorkloadHandWorked(t *testing.T) {
 		t.Errorf("passes with 8 MiB: %d, want 3", a.CurrentPasses)
 	}
 
-	// bucket16 with a 4 MiB map sort buffer, taken out of the dedupe
-	// buffer: the table still needs 11 MiB, so the advice is 11 + 4 = 15
+	// bucket16 with a 2 MiB map sort buffer, taken out of the dedupe
+	// buffer: the table still needs 11 MiB, so the advice is 11 + 2 = 13
 	// MiB (skimpy, which has no sort buffer, still 17); of the current 8
-	// MiB the table is 4 MiB, 4 MiB / 16 x 0.9 = 235,929 keys a pass:
-	// -1e6 ln(1 - 0.235929) = 269,095 writes, 1e6 / 269,095 = 3.72 -> 4
+	// MiB the table is 6 MiB, 6 MiB / 16 x 0.9 = 353,894 keys a pass:
+	// -1e6 ln(1 - 0.353894) = 436,792 writes, 1e6 / 436,792 = 2.29 -> 3
 	// passes (2 without the sort buffer: 471,859 keys, 638,392 writes).
 	c.OffsetMap, c.Hasher = offsetmap.LayoutBucket16, offsetmap.HasherXXH3_128
 	for _, sc := range []struct {
 		sort, bucket16 int64
 		passes         int
-	}{{4 << 20, 15 << 20, 4}, {0, 11 << 20, 2}} {
+	}{{2 << 20, 13 << 20, 3}, {0, 11 << 20, 2}} {
 		c.MapSortBufferBytes = sc.sort
 		a, err = AdviseWorkload(w, AdviseOptions{Cleaner: c})
 		if err != nil {
