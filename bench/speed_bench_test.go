@@ -47,8 +47,9 @@ func kafkaProfile() speedProfile {
 // Puts, batched lookups; pread with read-ahead; write-behind output on the
 // second core; early write-back; the dirty records decided by the map
 // build; the copy's groups two at a time; each dirty batch's CRC checked
-// once; O_DIRECT output for records of 256 bytes or more) with its map
-// prefaulted; fsync per segment as Kafka.
+// once; O_DIRECT output for records of 256 bytes or more; a map sort
+// buffer of 32 MiB out of the dedupe buffer) with its map prefaulted;
+// fsync per segment as Kafka.
 func bestProfile() speedProfile {
 	cfg := engine.DefaultCleanerConfig()
 	if err := cfg.ApplyProfile(engine.ProfileBest); err != nil {

@@ -545,16 +545,20 @@ const (
 // lies between 256 and 512 MiB.
 const BestWriteDirectMinCleanBytes = 512 << 20
 
-// MapSortBufferOnBytes is the MapSortBufferBytes the lab measures the
-// sort buffer at (bench/'s row=map-sort-buffer): 32 MiB, 1M Puts with one
-// cleaner thread. On the lab's machine (bucket16, xxh3-128, 5M keys into
-// 128 MiB, huge pages) it took the map build from 77 to 40 CPU ns per key
-// (PutBatch) and from 46 to 30 (PutFingerprints, the parallel map
-// build's), medians of 7 interleaved runs
-// (offsetmap.BenchmarkBucketSortedPut). It is not in ProfileBest: the
-// best profile's peak RSS with it was 1.04x lab.RSSGoal (201.9 against
-// 194.8 MiB, 256 MiB log), and the whole clean's gain (1.07x wall, 1.12x
-// less CPU at 128 MiB, quiet) was within the noise at 16 MiB.
+// MapSortBufferOnBytes is ProfileBest's MapSortBufferBytes, and the one
+// bench/'s row=map-sort-buffer measures: 32 MiB, 1M Puts with one cleaner
+// thread, a quarter of the default 128 MiB dedupe buffer, out of which it
+// is taken (a 96 MiB table: 5,662,310 keys a round at load factor 0.9
+// instead of 7,549,747). On the lab's machine (bucket16, xxh3-128, 5M
+// keys into 128 MiB, huge pages) a buffer of 1M Puts took the map build
+// from 77 to 40 CPU ns per key (PutBatch) and from 46 to 30
+// (PutFingerprints, the parallel map build's)
+// (offsetmap.BenchmarkBucketSortedPut). Whole cleans of the best profile
+// without and with it, taken out of the same dedupe buffer (2026-12-06,
+// interleaved pairs, load 2-11, medians of runs): 1.06x less CPU per byte
+// at 128 MiB (7 runs), 1.11x at 1 GiB (5 runs), wall 0.99x at both
+// (within the noise); peak RSS unchanged (169.7 MiB, 0.87 of
+// lab.RSSGoal, 256 MiB log); docs/speed-map-locality.md.
 const MapSortBufferOnBytes = 32 << 20
 
 // BestReadaheadBytes is ProfileBest's ReadaheadBytes: on the lab's machine
@@ -572,8 +576,8 @@ func ProfileNames() []string { return []string{ProfileKafka, ProfileBest} }
 // for logs of large records and for large cleans),
 // WritebackBytes, LookAhead,
 // SkipDirtyLookups, ParallelLookups, ParallelMapBuild, ParallelCopy,
-// VerifyCRCOnce, KeyScan, MapSortBufferBytes (off in both: over the
-// RSS goal, see MapSortBufferOnBytes), ParallelRecompress
+// VerifyCRCOnce, KeyScan, MapSortBufferBytes (MapSortBufferOnBytes in
+// best, taken out of the dedupe buffer; off in kafka), ParallelRecompress
 // (off in both: measured slower on the lab's machine) and MapHugePages (on
 // in best only) to those of the named profile (ProfileKafka,
 // ProfileBest) and leaves every other field alone. Error: an unknown name.
@@ -589,7 +593,7 @@ func (c *CleanerConfig) ApplyProfile(name string) error {
 		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherXXH3_128, offsetmap.LayoutBucket16, true, false
 		c.SkipDirtyLookups, c.ParallelLookups, c.WritebackBytes, c.ReadaheadBytes = true, false, BestWritebackBytes, BestReadaheadBytes
 		c.SyncBehind, c.ParallelMapBuild, c.ParallelCopy, c.VerifyCRCOnce = true, true, true, true
-		c.KeyScan, c.MapSortBufferBytes = true, 0
+		c.KeyScan, c.MapSortBufferBytes = true, MapSortBufferOnBytes
 		c.WriteDirectBytes, c.WriteDirectMinRecordBytes = BestWriteDirectBytes, BestWriteDirectMinRecordBytes
 		c.WriteDirectMinCleanBytes = BestWriteDirectMinCleanBytes
 	default:
