@@ -137,7 +137,7 @@ func NewCleaner(cfg CleanerConfig, opts CleanerOptions) (*Cleaner, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := offsetmap.New(cfg.OffsetMap, int(cfg.PerThreadMapBytes()), h)
+		m, err := offsetmap.New(cfg.OffsetMap, int(cfg.PerThreadMapTableBytes()), h)
 		if err != nil {
 			return nil, err
 		}

@@ -340,16 +340,21 @@ type CleanerConfig struct {
 	// table (offsetmap.SortBufferer: a stable radix sort of each full
 	// buffer, then the writes in bucket order), so that they go up through
 	// the table nearly in address order instead of one cache miss each at
-	// a random place. A buffer holds at most the map's slots in Puts. The
-	// map answers as if each Put were written at once, in order (every
-	// key's latest offset, Size, the superseded offsets); only where an
-	// entry sits within its probe run, and so the probe counts, may
-	// differ. The cleaner's full-map rule is unchanged: before a batch
-	// that could pass MaxEntries it asks the map's exact Size, which
-	// writes the buffer first. The buffer is memory besides the dedupe
-	// buffer (within lab.RSSGoal's headroom), prefaulted with the map.
-	// Needs bucket16; other layouts ignore it. Default 0 (off), as Kafka;
-	// off in ProfileBest too (see MapSortBufferOnBytes). Not a Kafka config.
+	// a random place. The buffer is taken out of the thread's share of the
+	// dedupe buffer, not added to it: the table gets the rest
+	// (PerThreadMapTableBytes), so DedupeBufferBytes stays the maps' whole
+	// memory, and the map's slots, MaxMapEntries and the keys one round
+	// holds drop by the buffer's bytes / 16. A buffer takes at most a
+	// quarter of the share (PerThreadMapBytes / 128 Puts;
+	// PerThreadMapSortPuts), so the table keeps three quarters at least. The map answers as if each Put were written
+	// at once, in order (every key's latest offset, Size, the superseded
+	// offsets); only where an entry sits within its probe run, and so the
+	// probe counts, may differ. The cleaner's full-map rule is unchanged:
+	// before a batch that could pass MaxEntries it asks the map's exact
+	// Size, which writes the buffer first. Prefaulted with the map.
+	// Needs bucket16; other layouts ignore it and keep the whole share.
+	// Default 0 (off), as Kafka; see ProfileBest for the best profile's.
+	// Not a Kafka config.
 	MapSortBufferBytes int64 `json:",omitempty"`
 	// ParallelLookups has a second goroutine read each segment the copy
 	// phase recopies, ahead of the filter, through a reader of its own,
@@ -540,16 +545,20 @@ const (
 // lies between 256 and 512 MiB.
 const BestWriteDirectMinCleanBytes = 512 << 20
 
-// MapSortBufferOnBytes is the MapSortBufferBytes the lab measures the
-// sort buffer at (bench/'s row=map-sort-buffer): 32 MiB, 1M Puts with one
-// cleaner thread. On the lab's machine (bucket16, xxh3-128, 5M keys into
-// 128 MiB, huge pages) it took the map build from 77 to 40 CPU ns per key
-// (PutBatch) and from 46 to 30 (PutFingerprints, the parallel map
-// build's), medians of 7 interleaved runs
-// (offsetmap.BenchmarkBucketSortedPut). It is not in ProfileBest: the
-// best profile's peak RSS with it was 1.04x lab.RSSGoal (201.9 against
-// 194.8 MiB, 256 MiB log), and the whole clean's gain (1.07x wall, 1.12x
-// less CPU at 128 MiB, quiet) was within the noise at 16 MiB.
+// MapSortBufferOnBytes is ProfileBest's MapSortBufferBytes, and the one
+// bench/'s row=map-sort-buffer measures: 32 MiB, 1M Puts with one cleaner
+// thread, a quarter of the default 128 MiB dedupe buffer, out of which it
+// is taken (a 96 MiB table: 5,662,310 keys a round at load factor 0.9
+// instead of 7,549,747). On the lab's machine (bucket16, xxh3-128, 5M
+// keys into 128 MiB, huge pages) a buffer of 1M Puts took the map build
+// from 77 to 40 CPU ns per key (PutBatch) and from 46 to 30
+// (PutFingerprints, the parallel map build's)
+// (offsetmap.BenchmarkBucketSortedPut). Whole cleans of the best profile
+// without and with it, taken out of the same dedupe buffer (2026-12-06,
+// interleaved pairs, load 2-11, medians of runs): 1.06x less CPU per byte
+// at 128 MiB (7 runs), 1.11x at 1 GiB (5 runs), wall 0.99x at both
+// (within the noise); peak RSS unchanged (169.7 MiB, 0.87 of
+// lab.RSSGoal, 256 MiB log); docs/speed-map-locality.md.
 const MapSortBufferOnBytes = 32 << 20
 
 // BestReadaheadBytes is ProfileBest's ReadaheadBytes: on the lab's machine
@@ -567,8 +576,8 @@ func ProfileNames() []string { return []string{ProfileKafka, ProfileBest} }
 // for logs of large records and for large cleans),
 // WritebackBytes, LookAhead,
 // SkipDirtyLookups, ParallelLookups, ParallelMapBuild, ParallelCopy,
-// VerifyCRCOnce, KeyScan, MapSortBufferBytes (off in both: over the
-// RSS goal, see MapSortBufferOnBytes), ParallelRecompress
+// VerifyCRCOnce, KeyScan, MapSortBufferBytes (MapSortBufferOnBytes in
+// best, taken out of the dedupe buffer; off in kafka), ParallelRecompress
 // (off in both: measured slower on the lab's machine) and MapHugePages (on
 // in best only) to those of the named profile (ProfileKafka,
 // ProfileBest) and leaves every other field alone. Error: an unknown name.
@@ -584,7 +593,7 @@ func (c *CleanerConfig) ApplyProfile(name string) error {
 		c.Hasher, c.OffsetMap, c.WriteBehind, c.LookAhead = offsetmap.HasherXXH3_128, offsetmap.LayoutBucket16, true, false
 		c.SkipDirtyLookups, c.ParallelLookups, c.WritebackBytes, c.ReadaheadBytes = true, false, BestWritebackBytes, BestReadaheadBytes
 		c.SyncBehind, c.ParallelMapBuild, c.ParallelCopy, c.VerifyCRCOnce = true, true, true, true
-		c.KeyScan, c.MapSortBufferBytes = true, 0
+		c.KeyScan, c.MapSortBufferBytes = true, MapSortBufferOnBytes
 		c.WriteDirectBytes, c.WriteDirectMinRecordBytes = BestWriteDirectBytes, BestWriteDirectMinRecordBytes
 		c.WriteDirectMinCleanBytes = BestWriteDirectMinCleanBytes
 	default:
@@ -670,14 +679,63 @@ func (c CleanerConfig) PerThreadMapBytes() int64 {
 }
 
 // PerThreadMapSortPuts is the size in Puts of each cleaner thread's map
-// sort buffer (MapSortBufferBytes): MapSortBufferBytes / Threads / 32
-// (offsetmap.SortBufferBytes: 32 bytes a Put), at most slots (the map's
-// Slots). 0 when off or Threads < 1.
+// sort buffer (MapSortBufferBytes), at most slots (the map's Slots): the
+// Puts PerThreadMapSortBytes is made of. 0 when off, when Threads < 1 or
+// when OffsetMap is not bucket16 (the only layout with a sort buffer).
 func (c CleanerConfig) PerThreadMapSortPuts(slots int) int {
-	if c.Threads < 1 || c.MapSortBufferBytes <= 0 {
+	return int(min(c.perThreadMapSortPuts(), int64(max(slots, 0))))
+}
+
+// perThreadMapSortPuts is PerThreadMapSortPuts before the cap at the
+// map's slots: MapSortBufferBytes / Threads / 32 (offsetmap.SortBufferBytes:
+// 32 bytes a Put), at most offsetmap.MaxCarvedSortPuts of the thread's
+// share of the dedupe buffer (PerThreadMapBytes / 128: a quarter of the
+// share, so the table keeps three quarters at least).
+func (c CleanerConfig) perThreadMapSortPuts() int64 {
+	if c.Threads < 1 || c.MapSortBufferBytes <= 0 || !strings.EqualFold(string(c.OffsetMap), offsetmap.LayoutBucket16) {
 		return 0
 	}
-	return int(min(c.MapSortBufferBytes/int64(c.Threads)/offsetmap.SortBufferBytes(1), int64(slots)))
+	return min(c.MapSortBufferBytes/int64(c.Threads)/offsetmap.SortBufferBytes(1), offsetmap.MaxCarvedSortPuts(c.PerThreadMapBytes()))
+}
+
+// PerThreadMapSortBytes is the part of each cleaner thread's share of the
+// dedupe buffer (PerThreadMapBytes) that its map's sort buffer takes:
+// offsetmap.SortBufferBytes of its Puts (32 bytes a Put; see
+// PerThreadMapSortPuts), in bytes. 0 when the sort buffer is off.
+func (c CleanerConfig) PerThreadMapSortBytes() int64 {
+	return offsetmap.SortBufferBytes(int(c.perThreadMapSortPuts()))
+}
+
+// PerThreadMapTableBytes is the size in bytes of each cleaner thread's
+// offset map table: its share of the dedupe buffer (PerThreadMapBytes)
+// less its sort buffer (PerThreadMapSortBytes), so that
+// log.cleaner.dedupe.buffer.size stays the whole memory of the maps, as
+// Kafka's budget is; without a sort buffer (the Kafka profile), the whole
+// share, as Kafka's SkimpyOffsetMap. The map's slots, MaxMapEntries and
+// the keys a round holds come from this size. 0 when Threads < 1.
+func (c CleanerConfig) PerThreadMapTableBytes() int64 {
+	return c.PerThreadMapBytes() - c.PerThreadMapSortBytes()
+}
+
+// DedupeBufferBytesForTable is the log.cleaner.dedupe.buffer.size that
+// gives each of c.Threads threads an offset map table
+// (PerThreadMapTableBytes) of at least tableBytes besides c's map sort
+// buffer: (tableBytes + 32 x (MapSortBufferBytes / Threads / 32, rounded
+// down)) x Threads, in bytes; tableBytes x Threads (Kafka's split) without
+// a sort buffer or with a layout other than bucket16. (Where the sort
+// buffer is over a third of tableBytes, the cap of PerThreadMapSortPuts,
+// a quarter of the share, takes it down and the table gets more.) 0 when Threads < 1. The sizing code
+// (lab/sizing) gives the dedupe buffer of a map that must hold a number of
+// keys through it.
+func (c CleanerConfig) DedupeBufferBytesForTable(tableBytes int64) int64 {
+	if c.Threads < 1 {
+		return 0
+	}
+	sort := int64(0)
+	if c.MapSortBufferBytes > 0 && strings.EqualFold(string(c.OffsetMap), offsetmap.LayoutBucket16) {
+		sort = offsetmap.SortBufferBytes(int(c.MapSortBufferBytes / int64(c.Threads) / offsetmap.SortBufferBytes(1)))
+	}
+	return (tableBytes + sort) * int64(c.Threads)
 }
 
 // PerThreadIOBufferBytes is the size of each of a cleaner thread's two I/O

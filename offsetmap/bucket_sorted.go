@@ -66,6 +66,20 @@ var _ SortBufferer = (*Bucket)(nil)
 // sort's output).
 func SortBufferBytes(n int) int64 { return 2 * 16 * int64(n) }
 
+// MaxCarvedSortPuts is the most puts of a sort buffer carved out of
+// memoryBytes, the rest going to a Bucket's table: a quarter of
+// memoryBytes at 32 bytes a put, memoryBytes / 128 rounded down (0 under
+// 128 bytes). The cap keeps three quarters for the table, which so loses
+// at most a quarter of its slots, and a capped buffer's puts then land 1.5
+// buckets apart when sorted (3/4 x memoryBytes / 64 buckets for
+// memoryBytes / 128 puts), dense enough that a full buffer's writes go up
+// the table nearly line by line: BenchmarkBucketSortedPut measured 1M
+// puts into 2M buckets (2 apart) at 29.5 CPU ns a key, 512Ki (4 apart) at
+// 34, 256Ki (8 apart) at 36, no buffer at 39.
+func MaxCarvedSortPuts(memoryBytes int64) int64 {
+	return max(0, memoryBytes) / 4 / SortBufferBytes(1)
+}
+
 // SetSortBuffer makes the map hold up to n Puts (Put, PutBatch,
 // PutFingerprints) unwritten in a buffer, and write them all at once,
 // ordered by home bucket, when the buffer is full or when anything reads

@@ -400,3 +400,14 @@ func TestSetSortBuffer(t *testing.T) {
 		t.Errorf("SortBufferBytes(1M) = %d, want 32 MiB", got)
 	}
 }
+
+// TestMaxCarvedSortPuts: a quarter of the memory at 32 bytes a Put,
+// rounded down: 1 MiB holds 1,048,576 / 128 = 8,192 (256 KiB of buffer);
+// 128 bytes one, 127 none.
+func TestMaxCarvedSortPuts(t *testing.T) {
+	for _, c := range []struct{ bytes, want int64 }{{1 << 20, 8192}, {128, 1}, {127, 0}, {0, 0}, {-5, 0}} {
+		if got := MaxCarvedSortPuts(c.bytes); got != c.want {
+			t.Errorf("MaxCarvedSortPuts(%d) = %d, want %d", c.bytes, got, c.want)
+		}
+	}
+}

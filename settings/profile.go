@@ -15,7 +15,8 @@ import (
 // constants.
 func ProfileDoc() string {
 	mib := func(n int64) string { return strconv.FormatInt(n>>20, 10) + "MiB" }
-	return "set the speed-deciding cleaner settings at once: kafka (md5, skimpy, no map huge pages, pread without read-ahead, no write-behind, no sync-behind, no early write-back, no parallel copy, every CRC checked on every read, every record decoded whole, no O_DIRECT output, no parallel recompression) or best (xxh3-128, bucket16, map huge pages, pread with " +
+	return "set the speed-deciding cleaner settings at once: kafka (md5, skimpy, no map huge pages, pread without read-ahead, no write-behind, no sync-behind, no early write-back, no parallel copy, every CRC checked on every read, every record decoded whole, no O_DIRECT output, no parallel recompression, no map sort buffer) or best (xxh3-128, bucket16, map huge pages, a map sort buffer of " +
+		mib(engine.MapSortBufferOnBytes) + " out of the dedupe buffer, pread with " +
 		mib(engine.BestReadaheadBytes) + " of read-ahead, write-behind, sync-behind, skip-dirty-lookups, parallel-copy, verify-crc-once, key-scan, parallel-map-build, no parallel-lookups, no look-ahead, writeback-bytes " +
 		mib(engine.BestWritebackBytes) + ", O_DIRECT output in " + mib(engine.BestWriteDirectBytes) + " writes where the records average " +
 		strconv.FormatInt(engine.BestWriteDirectMinRecordBytes, 10) + " B or more (decided per round, from the records the map build read) or the round rewrites " +

@@ -15,7 +15,9 @@ import (
 // best profile writes O_DIRECT in 1 MiB writes (BestWriteDirectBytes)
 // where the map build's records average 256 bytes or more
 // (BestWriteDirectMinRecordBytes) or the round rewrites 512 MiB or more
-// (BestWriteDirectMinCleanBytes), and puts its maps in huge pages.
+// (BestWriteDirectMinCleanBytes), puts its maps in huge pages and gives
+// them a sort buffer of 32 MiB out of the dedupe buffer
+// (MapSortBufferOnBytes).
 func TestProfileDocSaysWhatEachProfileSets(t *testing.T) {
 	doc := ProfileDoc()
 	kafka, best, ok := strings.Cut(doc, " or best (")
@@ -37,6 +39,9 @@ func TestProfileDocSaysWhatEachProfileSets(t *testing.T) {
 	if !strings.Contains(best, "map huge pages") || !strings.Contains(kafka, "no map huge pages") {
 		t.Errorf("doc %q: want map huge pages in best, none in kafka", doc)
 	}
+	if !strings.Contains(best, "a map sort buffer of 32MiB out of the dedupe buffer") || !strings.Contains(kafka, "no map sort buffer") {
+		t.Errorf("doc %q: want best's map sort buffer (MapSortBufferOnBytes, taken out of the dedupe buffer) named, none in kafka", doc)
+	}
 }
 
 // TestProfileWarnings: a --profile given after a cleaner flag resets that
@@ -44,8 +49,9 @@ func TestProfileDocSaysWhatEachProfileSets(t *testing.T) {
 // flags resets them), so it is warned of, naming both flags as typed; a
 // flag after the profile, or one the profile leaves as given, is not.
 // --offset-map skimpy after --profile best leaves best's settings that
-// need bucket16 (parallel-map-build, parallel-copy, in the registry's order: skimpy can neither
-// answer lookups from two goroutines nor put keys hashed on another; best
+// need bucket16 (map-sort-buffer-bytes, parallel-map-build, parallel-copy, in the registry's
+// order: skimpy can neither hold puts in a sort buffer, nor answer lookups from two
+// goroutines, nor put keys hashed on another; best
 // sets look-ahead and parallel-lookups off) ignored, and says which; so
 // does a throttle (--throttle, before or after the profile) for best's
 // parallel-map-build and parallel-copy. A
@@ -70,9 +76,9 @@ func TestProfileWarnings(t *testing.T) {
 		{[]string{"--hasher", "md5", "--profile", "kafka"}, nil},
 		{[]string{"--look-ahead", "--profile", "kafka", "--look-ahead"}, nil},
 		{[]string{"--profile", "best", "--offset-map", "skimpy"},
-			[]string{"--offset-map skimpy after --profile best: the profile's settings that need the bucket16 offset map, parallel-map-build and parallel-copy, no longer apply"}},
+			[]string{"--offset-map skimpy after --profile best: the profile's settings that need the bucket16 offset map, map-sort-buffer-bytes, parallel-map-build and parallel-copy, no longer apply"}},
 		{[]string{"--profile", "best", "--offset-map", "skimpy", "--parallel-copy=false"},
-			[]string{"--offset-map skimpy after --profile best: the profile's settings that need the bucket16 offset map, parallel-map-build, no longer apply"}},
+			[]string{"--offset-map skimpy after --profile best: the profile's settings that need the bucket16 offset map, map-sort-buffer-bytes and parallel-map-build, no longer apply"}},
 		{[]string{"--profile", "best", "--offset-map", "bucket16"}, nil},
 		{[]string{"--profile", "kafka", "--offset-map", "bucket16"}, nil},
 		// A throttle keeps the map build's and the copy's reads on the
@@ -85,7 +91,7 @@ func TestProfileWarnings(t *testing.T) {
 		{[]string{"--profile", "best", "--throttle", "1MiB", "--parallel-map-build=false"},
 			[]string{"--throttle 1MiB after --profile best: the profile's settings that cannot run under a throttle, parallel-copy, no longer apply"}},
 		{[]string{"--profile", "best", "--offset-map", "skimpy", "--throttle", "1MiB"},
-			[]string{"--offset-map skimpy after --profile best: the profile's settings that need the bucket16 offset map, parallel-map-build and parallel-copy, no longer apply",
+			[]string{"--offset-map skimpy after --profile best: the profile's settings that need the bucket16 offset map, map-sort-buffer-bytes, parallel-map-build and parallel-copy, no longer apply",
 				"--throttle 1MiB after --profile best: the profile's settings that cannot run under a throttle, parallel-map-build and parallel-copy, no longer apply"}},
 		{[]string{"--profile", "kafka", "--throttle", "1MiB"}, nil},
 		{[]string{"--throttle", "1MiB", "--profile", "kafka"}, nil},

@@ -51,7 +51,7 @@ func measureScaled(ctx context.Context, r Row, a *sizing.Advice, o Options) (pas
 		keys := sizing.ExpectedDistinct(float64(ks), ds/rb)
 		buf = int64(math.Ceil(0.6*keys/lf)) * int64(entry)
 	} else {
-		per := float64(a.PerThreadMapBytes()) / float64(entry)
+		per := float64(a.PerThreadMapTableBytes()) / float64(entry)
 		buf = int64(math.Ceil(per*s)) * int64(entry)
 	}
 	spec := workloads.DefaultSpec()
@@ -62,8 +62,13 @@ func measureScaled(ctx context.Context, r Row, a *sizing.Advice, o Options) (pas
 	spec.DirtyRatio = ratio
 	spec.SegmentBytes = w.SegmentBytes
 	logBytes := float64(ks) * rb / (1 - ratio) * float64(w.Partitions) * 0.999
+	// buf so far is the table; the dedupe buffer holds one thread's map
+	// sort buffer besides (engine.CleanerConfig.DedupeBufferBytesForTable).
 	cc := o.Cleaner
-	cc.Threads, cc.DedupeBufferBytes, cc.MaxIOBytesPerSecond = 1, buf, r.MaxIOBytesPerSecond
+	cc.MapSortBufferBytes /= int64(max(cc.Threads, 1))
+	cc.Threads, cc.MaxIOBytesPerSecond = 1, r.MaxIOBytesPerSecond
+	buf = cc.DedupeBufferBytesForTable(buf)
+	cc.DedupeBufferBytes = buf
 	best := math.Inf(1)
 	for rep := 0; rep < o.ValidateRuns; rep++ {
 		o.Log("measure %d/%d %s (not modelled): %d keys, %d partitions, dedupe buffer %d bytes\n", rep+1, o.ValidateRuns, r.Name, spec.Keys, w.Partitions, buf)

@@ -235,6 +235,10 @@ func runSteadyOne(ctx context.Context, run *SteadyRun, sc *steadyScale, o Option
 	cc := sc.ao.Cleaner
 	cc.Threads = run.Threads
 	cc.DedupeBufferBytes = perBuf * int64(run.Threads)
+	if a.MapSortBufferBytes > 0 {
+		// The map sort buffer inside each share stays one thread's too.
+		cc.MapSortBufferBytes = a.MapSortBufferBytes / int64(max(a.Threads, 1)) * int64(run.Threads)
+	}
 	cc.IOBufferBytes = perIO * int64(run.Threads)
 	cc.MaxIOBytesPerSecond = sc.throttle
 	spec := workloads.DefaultSpec()

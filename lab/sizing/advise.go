@@ -180,8 +180,10 @@ type LayoutAdvice struct {
 	Hasher     string `json:"hasher"`
 	EntryBytes int    `json:"entry_bytes"`
 	// DedupeBufferBytes is log.cleaner.dedupe.buffer.size for all threads
-	// so that one pass holds the dirty keys (rounded up to a MiB per thread,
-	// capped at 2 GiB - 1 per thread).
+	// so that one pass holds the dirty keys: each thread's table rounded
+	// up to a MiB, plus the map sort buffer taken out of it for bucket16
+	// (engine.CleanerConfig.DedupeBufferBytesForTable), capped at 2 GiB -
+	// 1 per thread.
 	DedupeBufferBytes int64 `json:"dedupe_buffer_bytes"`
 	// MaxKeysPerPass of one thread's share.
 	MaxKeysPerPass int `json:"max_keys_per_pass"`
@@ -196,12 +198,18 @@ type LayoutAdvice struct {
 // of its read and write buffers (engine.CleanerConfig's split, Kafka's).
 func (a *Advice) PerThreadMapBytes() int64 { return a.cleaner().PerThreadMapBytes() }
 
+// PerThreadMapTableBytes is each recommended thread's offset map table:
+// PerThreadMapBytes less its map sort buffer
+// (engine.CleanerConfig.PerThreadMapTableBytes).
+func (a *Advice) PerThreadMapTableBytes() int64 { return a.cleaner().PerThreadMapTableBytes() }
+
 // PerThreadIOBufferBytes: see PerThreadMapBytes.
 func (a *Advice) PerThreadIOBufferBytes() int64 { return a.cleaner().PerThreadIOBufferBytes() }
 
 // cleaner is the recommended buffers and threads as a cleaner config.
 func (a *Advice) cleaner() engine.CleanerConfig {
-	return engine.CleanerConfig{DedupeBufferBytes: a.DedupeBufferBytes, IOBufferBytes: a.IOBufferBytes, Threads: a.Threads}
+	return engine.CleanerConfig{DedupeBufferBytes: a.DedupeBufferBytes, IOBufferBytes: a.IOBufferBytes, Threads: a.Threads,
+		OffsetMap: offsetmap.LayoutName(a.Layout), MapSortBufferBytes: a.MapSortBufferBytes}
 }
 
 // Advice is what the advisor recommends and predicts. Every figure is a
@@ -220,6 +228,10 @@ type Advice struct {
 	DedupeBufferBytes int64 `json:"dedupe_buffer_bytes"`
 	Threads           int   `json:"threads"`
 	IOBufferBytes     int64 `json:"io_buffer_bytes"`
+	// MapSortBufferBytes is the configured map sort buffer (all threads)
+	// that DedupeBufferBytes holds besides the tables: the config's
+	// MapSortBufferBytes where Layout is bucket16, else 0.
+	MapSortBufferBytes int64 `json:"map_sort_buffer_bytes,omitempty"`
 	// Layout is the configured layout the main recommendation is for;
 	// Layouts gives every layout's buffer.
 	Layout  string         `json:"layout"`
@@ -665,8 +677,13 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 		if err != nil {
 			continue
 		}
+		// per is the table; a bucket16 map's sort buffer comes on top
+		// (DedupeBufferBytesForTable, once the threads are known), so the
+		// cap leaves room for all of it (one thread's).
+		lc := c
+		lc.OffsetMap, lc.Threads = offsetmap.LayoutName(info.Layout), 1
 		per := roundUpMiB(needKeys * int64(info.EntryBytes))
-		per = min(per, MaxPerThreadBuffer)
+		per = min(per, MaxPerThreadBuffer-lc.DedupeBufferBytesForTable(0))
 		la := LayoutAdvice{Layout: info.Layout, Hasher: info.Hasher, EntryBytes: info.EntryBytes, MaxKeysPerPass: info.MaxKeys(int(per), lf)}
 		la.Passes = h.passesFor(la.MaxKeysPerPass)
 		la.CollisionProbability = info.CollisionProbability(int64(math.Min(h.keys, float64(la.MaxKeysPerPass))))
@@ -817,14 +834,22 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 		a.PartitionsPerThread = float64(len(heads)) / float64(threads)
 	}
 
+	forTable := func(layout string, table int64) int64 {
+		lc := c
+		lc.OffsetMap, lc.Threads = offsetmap.LayoutName(layout), threads
+		return lc.DedupeBufferBytesForTable(table)
+	}
 	for _, pl := range layouts {
-		pl.la.DedupeBufferBytes = pl.per * int64(threads)
+		pl.la.DedupeBufferBytes = forTable(pl.la.Layout, pl.per)
 		a.Layouts = append(a.Layouts, pl.la)
 	}
-	chosen.la.DedupeBufferBytes = chosen.per * int64(threads)
+	chosen.la.DedupeBufferBytes = forTable(chosen.la.Layout, chosen.per)
 	a.DedupeBufferBytes, a.Passes = chosen.la.DedupeBufferBytes, chosen.la.Passes
+	if chosen.la.Layout == offsetmap.LayoutBucket16 {
+		a.MapSortBufferBytes = c.MapSortBufferBytes
+	}
 	if info, err := layoutInfo(layout, c.Hasher); err == nil {
-		a.CurrentPasses = h.passesFor(info.MaxKeys(int(c.PerThreadMapBytes()), lf))
+		a.CurrentPasses = h.passesFor(info.MaxKeys(int(c.PerThreadMapTableBytes()), lf))
 	}
 	if chosen.la.Passes > 1 {
 		a.Notes = append(a.Notes, fmt.Sprintf("one pass needs more than Kafka's 2 GiB per-thread map: %d passes per clean", chosen.la.Passes))

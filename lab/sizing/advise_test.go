@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
@@ -88,6 +89,34 @@ func TestAdviseWorkloadHandWorked(t *testing.T) {
 	}
 	if a.CurrentPasses != 3 {
 		t.Errorf("passes with 8 MiB: %d, want 3", a.CurrentPasses)
+	}
+
+	// bucket16 with a 2 MiB map sort buffer, taken out of the dedupe
+	// buffer: the table still needs 11 MiB, so the advice is 11 + 2 = 13
+	// MiB (skimpy, which has no sort buffer, still 17); of the current 8
+	// MiB the table is 6 MiB, 6 MiB / 16 x 0.9 = 353,894 keys a pass:
+	// -1e6 ln(1 - 0.353894) = 436,792 writes, 1e6 / 436,792 = 2.29 -> 3
+	// passes (2 without the sort buffer: 471,859 keys, 638,392 writes).
+	c.OffsetMap, c.Hasher = offsetmap.LayoutBucket16, offsetmap.HasherXXH3_128
+	for _, sc := range []struct {
+		sort, bucket16 int64
+		passes         int
+	}{{2 << 20, 13 << 20, 3}, {0, 11 << 20, 2}} {
+		c.MapSortBufferBytes = sc.sort
+		a, err = AdviseWorkload(w, AdviseOptions{Cleaner: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want["bucket16"] = sc.bucket16
+		for _, la := range a.Layouts {
+			if la.DedupeBufferBytes != want[la.Layout] || la.Passes != 1 {
+				t.Errorf("sort buffer %d: %s: buffer %d passes %d, want %d and 1", sc.sort, la.Layout, la.DedupeBufferBytes, la.Passes, want[la.Layout])
+			}
+		}
+		if a.DedupeBufferBytes != sc.bucket16 || a.MapSortBufferBytes != sc.sort || a.PerThreadMapTableBytes() != 11<<20 || a.CurrentPasses != sc.passes {
+			t.Errorf("sort buffer %d: advice buffer %d (sort %d, table %d), current passes %d; want %d (%d, 11 MiB), %d",
+				sc.sort, a.DedupeBufferBytes, a.MapSortBufferBytes, a.PerThreadMapTableBytes(), a.CurrentPasses, sc.bucket16, sc.sort, sc.passes)
+		}
 	}
 }
 
@@ -245,5 +274,33 @@ func TestAdviseNotesSegmentRolls(t *testing.T) {
 	}
 	if n := rollNote(advise(4 << 20)); n != "" {
 		t.Errorf("4 MiB segments: note %q, want none", n)
+	}
+}
+
+// TestCleanerPlanOfSortBuffer: a plan's keys per pass come from the table,
+// the dedupe buffer less the map sort buffer: bucket16, 128 MiB, 32 MiB of
+// sort buffer, one thread: a 96 MiB table, 6,291,456 slots x 0.9 =
+// 5,662,310 keys (7,549,747 with the whole 128 MiB); skimpy (md5, 24
+// bytes) ignores the sort buffer: 5,592,405 x 0.9 = 5,033,164.
+func TestCleanerPlanOfSortBuffer(t *testing.T) {
+	for _, c := range []struct {
+		layout offsetmap.LayoutName
+		hasher offsetmap.HasherName
+		sort   int64
+		want   int
+	}{
+		{offsetmap.LayoutBucket16, offsetmap.HasherXXH3_128, 32 << 20, 5_662_310},
+		{offsetmap.LayoutBucket16, offsetmap.HasherXXH3_128, 0, 7_549_747},
+		{offsetmap.LayoutSkimpy, offsetmap.HasherMD5, 32 << 20, 5_033_164},
+	} {
+		cfg := engine.DefaultCleanerConfig()
+		cfg.OffsetMap, cfg.Hasher, cfg.MapSortBufferBytes = c.layout, c.hasher, c.sort
+		p, err := CleanerPlanOf(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.MaxKeysPerPass != c.want {
+			t.Errorf("%s, sort buffer %d: %d keys a pass, want %d", c.layout, c.sort, p.MaxKeysPerPass, c.want)
+		}
 	}
 }

@@ -200,7 +200,8 @@ func calibrationShape(o CalibrateOptions) (logBytes, mapBytes int64, note string
 	if lf <= 0 {
 		lf = engine.DefaultCleanerConfig().LoadFactor
 	}
-	maxKeys := float64(info.MaxKeys(int(min(o.MapBytes, math.MaxInt32)), lf))
+	one := calibrationCleaner(o, 1)
+	maxKeys := float64(info.MaxKeys(int(min(one.PerThreadMapTableBytes(), math.MaxInt32)), lf))
 	R := o.DirtyRatio
 	k := o.MapFill * maxKeys / (1 - math.Exp(-R/(1-R)))
 	r := RecordBytes(o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, false)
@@ -214,6 +215,22 @@ func calibrationShape(o CalibrateOptions) (logBytes, mapBytes int64, note string
 		logBytes = o.LogBytes
 	}
 	return max(logBytes, 1), mapBytes, note, nil
+}
+
+// calibrationCleaner is o's cleaner with threads threads, each with the
+// map of the clean to be predicted: a share of the dedupe buffer of
+// o.MapBytes (its zero-fill per clean, measured apart, is taken out of the
+// map-build rate) and the configured map sort buffer of one thread
+// (MapSortBufferBytes / Threads of o.Cleaner) taken out of it, so the
+// table (engine.CleanerConfig.PerThreadMapTableBytes) is the same whatever
+// threads is.
+func calibrationCleaner(o CalibrateOptions, threads int) engine.CleanerConfig {
+	c := o.Cleaner
+	perSort := c.MapSortBufferBytes / int64(max(c.Threads, 1))
+	c.Threads = threads
+	c.DedupeBufferBytes = o.MapBytes * int64(threads)
+	c.MapSortBufferBytes = perSort * int64(threads)
+	return c
 }
 
 func layoutName[S ~string](name S) string {
@@ -532,12 +549,8 @@ func calibrationExperiment(o CalibrateOptions, logBytes int64, threads int) (lab
 	if need := int64(len(workloads.KeyPrefix) + len(fmt.Sprint(e.Workload.Keys-1))); int64(o.KeyBytes) < need {
 		return e, fmt.Errorf("sizing: calibration: %d-byte keys cannot hold %d key ids (need %d bytes)", o.KeyBytes, e.Workload.Keys, need)
 	}
-	e.Cleaner = o.Cleaner
-	e.Cleaner.Threads = threads
+	e.Cleaner = calibrationCleaner(o, threads)
 	e.Cleaner.MaxIOBytesPerSecond = 0
-	// The map of the clean to be predicted; its zero-fill per clean
-	// (measured apart) is taken out of the map-build rate.
-	e.Cleaner.DedupeBufferBytes = o.MapBytes * int64(threads)
 	e.Verify = false
 	return e, nil
 }

@@ -99,8 +99,11 @@ type CleanerPlan struct {
 	Hasher            string  `json:"hasher"`
 	// EntryBytes is the map's bytes per entry (24 for Kafka's md5 skimpy map).
 	EntryBytes int `json:"entry_bytes"`
-	// MaxKeysPerPass = int(dedupe buffer / threads / entry bytes x load
-	// factor), Kafka's maxDesiredMapSize of one thread's map.
+	// MaxKeysPerPass = int(table bytes / entry bytes x load factor), Kafka's
+	// maxDesiredMapSize of one thread's map, the table being the thread's
+	// share of the dedupe buffer less its map sort buffer
+	// (engine.CleanerConfig.PerThreadMapTableBytes; the whole share, as
+	// Kafka's, without one).
 	MaxKeysPerPass int `json:"max_keys_per_pass"`
 	// MaxIOBytesPerSecond is log.cleaner.io.max.bytes.per.second, shared by
 	// the threads (0: none); the predicted clean times go through it.
@@ -316,7 +319,7 @@ func CleanerPlanOf(c engine.CleanerConfig) (CleanerPlan, error) {
 	if err != nil {
 		return CleanerPlan{}, err
 	}
-	per := c.PerThreadMapBytes()
+	per := c.PerThreadMapTableBytes()
 	return CleanerPlan{Threads: c.Threads, DedupeBufferBytes: c.DedupeBufferBytes, IOBufferBytes: c.IOBufferBytes, LoadFactor: c.LoadFactor,
 		OffsetMap: info.Layout, Hasher: info.Hasher, EntryBytes: info.EntryBytes, MaxKeysPerPass: info.MaxKeys(int(per), c.LoadFactor),
 		MaxIOBytesPerSecond: c.MaxIOBytesPerSecond}, nil
