@@ -121,6 +121,10 @@ func (e *Experiment) Validate() error {
 	if e.Repetitions < 0 {
 		return &engine.ConfigError{Config: "repetitions", Err: fmt.Errorf("lab: repetitions (--count) %d is negative", e.Repetitions)}
 	}
+	if e.CleanedBy != "" && e.Workload.Partitions > 1 {
+		// cleanExternal hands the external cleaner one partition.
+		return &engine.ConfigError{Config: "partitions", Err: fmt.Errorf("lab: cleaned_by %s (--profile %s) cleans one partition (--partitions 1), not %d", e.CleanedBy, e.CleanedBy, e.Workload.Partitions)}
+	}
 	if e.Workload.SegmentBytes != e.Log.SegmentBytes {
 		return &engine.ConfigError{Config: "segment.bytes", Err: fmt.Errorf("lab: workload SegmentBytes %d and log SegmentBytes %d differ (segment.bytes sets both)", e.Workload.SegmentBytes, e.Log.SegmentBytes)}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cleanerlab/cleanerlab/engine"
 )
 
 // RunFlagNames are the names of run's flags that set the experiment: every
@@ -18,12 +20,13 @@ func RunFlagNames() []string {
 
 // SetRunFlag sets run's flag name of e from value, as the command line
 // would: by its setting's parser (Settings), or, for ProfileFlag,
-// engine.CleanerConfig.ApplyProfile. Error: a name of no run flag (with
+// engine.CleanerConfig.ApplyProfile (applyProfile: kafka-jvm is the kafka
+// profile's settings with CleanedBy kafka-jvm). Error: a name of no run flag (with
 // the nearest), a value that does not parse (naming the flag).
 func SetRunFlag(e *Experiment, name, value string) error {
 	var err error
 	if name == ProfileFlag {
-		err = e.Cleaner.ApplyProfile(value)
+		err = applyProfile(e, value)
 	} else if s, ok := Settings.Lookup(name); ok && slices.Contains(s.Flags(), name) {
 		err = s.Var(e).Set(value)
 	} else {
@@ -33,6 +36,19 @@ func SetRunFlag(e *Experiment, name, value string) error {
 		return fmt.Errorf("%s: %q is not a valid value: %s", name, value, err)
 	}
 	return nil
+}
+
+// applyProfile applies --profile value to e: engine.ApplyProfile, or, for
+// CleanedByKafkaJVM (Kafka's own cleaner: a sweep's --profile axis, an
+// experiment file's profile key, sweep --profile kafka-jvm), the kafka
+// profile's settings with e.CleanedBy set to it, as run --profile
+// kafka-jvm sets them. Another profile leaves CleanedBy as it was.
+func applyProfile(e *Experiment, value string) error {
+	if value == CleanedByKafkaJVM {
+		e.CleanedBy = CleanedByKafkaJVM
+		return e.Cleaner.ApplyProfile(engine.ProfileKafka)
+	}
+	return e.Cleaner.ApplyProfile(value)
 }
 
 // RunFlagSetter is a Setter of run's flag name, for sweeps over flags and

@@ -127,7 +127,7 @@ func MergeExperiment(server []settings.Given, file *File, flags []settings.Given
 			break
 		}
 		p := rest[i]
-		if err := changes(&e, origins, "", p.From, p.Where, p.Value, func(e *Experiment) error { return e.Cleaner.ApplyProfile(p.Value) }); err != nil {
+		if err := changes(&e, origins, "", p.From, p.Where, p.Value, func(e *Experiment) error { return applyProfile(e, p.Value) }); err != nil {
 			errs = append(errs, &settings.Error{Setting: ProfileFlag, Value: p.Value, Where: p.Where, Err: err})
 		}
 		rest = rest[i+1:]

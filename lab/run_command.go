@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
-	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/settings"
 )
 
@@ -145,19 +144,7 @@ func RunCommand(ctx context.Context, o RunCommandOptions, out io.Writer) error {
 	}
 	ro := o.Options
 	ro.Progress, ro.Log = NewBars(showProgress), out
-	if e.CleanedBy != "" {
-		if o.External == nil {
-			return fmt.Errorf("run: the experiment is cleaned by %s (cleaned_by), which this command does not run", e.CleanedBy)
-		}
-		ext, closeExt, err := o.External(e, ro)
-		if err != nil {
-			return err
-		}
-		defer closeExt()
-		ro.External = ext
-		ro.NameParts = append(ro.NameParts, results.KV{Key: "cleaner", Value: ext.Name()})
-	}
-	run, err := Run(ctx, e, ro)
+	run, err := runCleanedBy(ctx, "run", e, ro, o.External, nil)
 	if run == nil {
 		return err
 	}

@@ -121,6 +121,7 @@ func PlanSweepFrom(base Experiment, origins map[string]settings.Origin, given []
 		if err := p.Experiment.Validate(); err != nil {
 			p.Err = fmt.Errorf("point %s: %w", PointLabel(c), LocateError(err, pointOrigins(origins, plan.Axes)))
 		}
+		p.Extra = cleanerNamePart(&p.Experiment, p.Extra) // cleaner=kafka-jvm, as run names it
 		p.Name = BenchName(&p.Experiment, p.Extra...)
 		plan.Points = append(plan.Points, p)
 	}
@@ -321,6 +322,11 @@ type SweepOptions struct {
 	// unusable by its interference verdict) is run again; the runs it
 	// replaces stay in the record, marked superseded (0 = none).
 	RetryBusy int
+	// External makes the cleaner of a point cleaned by an external
+	// cleaner (Experiment.CleanedBy: kafka-jvm), as
+	// RunCommandOptions.External (ExternalProfile.New); nil: such a
+	// point's runs fail.
+	External func(Experiment, Options) (ExternalCleaner, func() error, error)
 	// run replaces Run (tests drive verdicts with it); nil: Run.
 	run func(context.Context, Experiment, Options) (*results.Run, error)
 	// OnStart, when set, is called once the sweep's directory exists and
@@ -470,10 +476,10 @@ func sweepRun(ctx context.Context, pp *SweepPoint, s Scheduled, i int, dir strin
 		run = Run
 	}
 	if err == nil {
-		res, err = run(ctx, pp.Experiment, Options{
+		res, err = runCleanedBy(ctx, "sweep", pp.Experiment, Options{
 			Dir: opt.Dir, Out: filepath.Join(dir, results.SweepRunsDir), DropCaches: opt.DropCaches,
 			NameParts: pp.Extra, IDSuffix: fmt.Sprintf("-r%d", s.Rep),
-		})
+		}, opt.External, run)
 	}
 	if res != nil {
 		pr.ID = res.ID

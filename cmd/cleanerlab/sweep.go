@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cleanerlab/cleanerlab/lab"
+	"github.com/cleanerlab/cleanerlab/lab/kafkajvm"
 	"github.com/cleanerlab/cleanerlab/lab/shard"
 )
 
@@ -20,11 +21,14 @@ func newSweepCmd() *cobra.Command {
 type sweepFlags struct {
 	shard.SweepCommandOptions
 	params map[string]*string
+	// kj are Kafka's cleaner's flags (--kafka-libs ...), for the points
+	// of --profile kafka-jvm.
+	kj kafkajvm.CommandOptions
 }
 
 // sweepCommand returns the sweep command and the flags it binds.
 func sweepCommand() (*cobra.Command, *sweepFlags) {
-	sf := &sweepFlags{SweepCommandOptions: shard.DefaultSweepCommandOptions(), params: map[string]*string{}}
+	sf := &sweepFlags{SweepCommandOptions: shard.DefaultSweepCommandOptions(), params: map[string]*string{}, kj: kafkajvm.DefaultCommandOptions()}
 	o, params := &sf.SweepCommandOptions, sf.params
 	cmd := &cobra.Command{
 		Use:  "sweep [--experiment FILE] [--PARAM v1,v2,...]... [--count N]",
@@ -38,6 +42,7 @@ func sweepCommand() (*cobra.Command, *sweepFlags) {
 	f := cmd.Flags()
 	f.SortFlags = false
 	shard.SweepFlags.Bind(f, o)
+	kafkajvm.RunFlags.Bind(f, &sf.kj)
 	probe := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	e := lab.DefaultExperiment()
 	bindExperimentFlags(probe, &e)
@@ -62,6 +67,8 @@ func sweepCommand() (*cobra.Command, *sweepFlags) {
 func (sf *sweepFlags) bindGiven(cmd *cobra.Command) {
 	f := cmd.Flags()
 	sf.CountGiven, sf.SeedGiven, sf.Flags = f.Changed("count"), f.Changed("shuffle-seed"), nil
+	sf.kj.Stderr = cmd.ErrOrStderr()
+	sf.External = sf.kj.SweepProfile(sf.Dir)
 	f.Visit(func(fl *pflag.Flag) {
 		if sf.params[fl.Name] == nil {
 			return

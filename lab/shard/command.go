@@ -47,6 +47,10 @@ type SweepCommandOptions struct {
 	Shard string
 	// Log receives each run's log lines; nil: none.
 	Log io.Writer
+	// External is the cleaner of the points cleaned by an external
+	// cleaner (--profile kafka-jvm, lab/kafkajvm's SweepProfile); nil:
+	// such points are invalid.
+	External *lab.ExternalProfile
 }
 
 // PlanSweep merges the layers of the sweep's base (lab.MergeExperiment:
@@ -107,6 +111,7 @@ func PlanSweep(o SweepCommandOptions) (*lab.SweepPlan, error) {
 	plan.Source = o.Experiment
 	// A profile of one value resets the flags before it as run's does.
 	plan.Warnings = append(settings.ProfileWarningsOf(flags, nil), plan.Warnings...)
+	plan.CheckExternal(o.External) // kafka-jvm's limits, per point
 	return plan, nil
 }
 
@@ -157,6 +162,9 @@ func SweepCommand(ctx context.Context, o SweepCommandOptions, out io.Writer) err
 	if err := plan.NoValidPoint(); err != nil {
 		return err
 	}
+	if err := externalReady(plan, o.External); err != nil {
+		return err
+	}
 	showProgress, err := lab.ProgressWanted(o.Progress)
 	if err != nil {
 		return err
@@ -171,6 +179,9 @@ func SweepCommand(ctx context.Context, o SweepCommandOptions, out io.Writer) err
 		logw = io.Discard
 	}
 	opt := lab.SweepOptions{Out: o.Out, Dir: o.Dir, DropCaches: o.DropCaches, Log: logw, OnRun: bar.OnRun, RetryBusy: o.RetryBusy}
+	if o.External != nil {
+		opt.External = o.External.New
+	}
 	if sh != nil {
 		fmt.Fprintf(out, "shard %s: %d of the %d runs\n", spec, len(order), total)
 		opt = sh.Options(opt)
