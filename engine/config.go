@@ -692,10 +692,18 @@ func (c CleanerConfig) PerThreadMapSortPuts(slots int) int {
 // share of the dedupe buffer (PerThreadMapBytes / 128: a quarter of the
 // share, so the table keeps three quarters at least).
 func (c CleanerConfig) perThreadMapSortPuts() int64 {
+	return min(c.askedMapSortPuts(), offsetmap.MaxCarvedSortPuts(c.PerThreadMapBytes()))
+}
+
+// askedMapSortPuts is each thread's sort buffer as MapSortBufferBytes asks
+// it, before any cap: MapSortBufferBytes / Threads / 32 Puts
+// (offsetmap.SortBufferBytes: 32 bytes a Put); 0 when off, when Threads < 1
+// or when OffsetMap is not bucket16.
+func (c CleanerConfig) askedMapSortPuts() int64 {
 	if c.Threads < 1 || c.MapSortBufferBytes <= 0 || !strings.EqualFold(string(c.OffsetMap), offsetmap.LayoutBucket16) {
 		return 0
 	}
-	return min(c.MapSortBufferBytes/int64(c.Threads)/offsetmap.SortBufferBytes(1), offsetmap.MaxCarvedSortPuts(c.PerThreadMapBytes()))
+	return c.MapSortBufferBytes / int64(c.Threads) / offsetmap.SortBufferBytes(1)
 }
 
 // PerThreadMapSortBytes is the part of each cleaner thread's share of the
@@ -731,11 +739,7 @@ func (c CleanerConfig) DedupeBufferBytesForTable(tableBytes int64) int64 {
 	if c.Threads < 1 {
 		return 0
 	}
-	sort := int64(0)
-	if c.MapSortBufferBytes > 0 && strings.EqualFold(string(c.OffsetMap), offsetmap.LayoutBucket16) {
-		sort = offsetmap.SortBufferBytes(int(c.MapSortBufferBytes / int64(c.Threads) / offsetmap.SortBufferBytes(1)))
-	}
-	return (tableBytes + sort) * int64(c.Threads)
+	return (tableBytes + offsetmap.SortBufferBytes(int(c.askedMapSortPuts()))) * int64(c.Threads)
 }
 
 // PerThreadIOBufferBytes is the size of each of a cleaner thread's two I/O
