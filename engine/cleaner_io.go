@@ -303,7 +303,14 @@ func (c *Cleaner) ioSnapshot() ioSnapshot {
 // 0 and empty: the copy phase decides it for this round, after the map
 // build, so a round that ends before then reports none, never the writer's
 // setting left by the round before (or the configured size it starts with).
+// The writer's own setting (and the copy worker's) is reset to 0 (off)
+// likewise, so that a round that fails before its copy phase leaves no
+// choice of an earlier round in the writer.
 func (c *Cleaner) startIO(stats *CleanStats) {
+	c.writer.SetDirect(0)
+	if c.worker != nil {
+		c.worker.writer.SetDirect(0)
+	}
 	stats.IO = IOStats{ReadPath: string(c.reader.Path()), FsyncPolicy: string(c.writer.Policy()), CacheFriendly: c.cfg.CacheFriendly, WriteBehind: c.cfg.WriteBehind,
 		SyncBehind: c.cfg.SyncBehind, WritebackBytes: c.writer.WritebackBytes()}
 	c.ioStart = c.ioSnapshot()
