@@ -10,7 +10,7 @@ import (
 
 // TestStartIOKeepsNoRoundsDirectWrite: the IOStats a round begins with
 // (startIO) hold no O_DIRECT choice: the write size, its rule and the
-// clean bytes it was chosen by are decided in the copy phase, after the
+// source segment bytes it was chosen by are decided in the copy phase, after the
 // map build, so a round that fails or is cut short before that must not
 // report the choice of the round before it (nor the configured size the
 // writer starts with). ioTestLog's round over [0, 4) rewrites segments 0
@@ -40,9 +40,9 @@ func TestStartIOKeepsNoRoundsDirectWrite(t *testing.T) {
 		var st CleanStats
 		c.startIO(&st)
 		c.stopIO(&st)
-		if st.IO.WriteDirectBytes != 0 || st.IO.WriteDirectRule != "" || st.IO.CleanBytes != 0 {
-			t.Errorf("%s: a round's IOStats begin with direct write %d bytes, rule %q, clean bytes %d; want 0, \"\", 0 until its copy phase decides",
-				when, st.IO.WriteDirectBytes, st.IO.WriteDirectRule, st.IO.CleanBytes)
+		if st.IO.WriteDirectBytes != 0 || st.IO.WriteDirectRule != "" || st.IO.SourceSegmentBytes != 0 {
+			t.Errorf("%s: a round's IOStats begin with direct write %d bytes, rule %q, source segment bytes %d; want 0, \"\", 0 until its copy phase decides",
+				when, st.IO.WriteDirectBytes, st.IO.WriteDirectRule, st.IO.SourceSegmentBytes)
 		}
 	}
 	startIO("before the first round")
@@ -50,9 +50,9 @@ func TestStartIOKeepsNoRoundsDirectWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.IO.WriteDirectBytes != 4096 || st.IO.WriteDirectRule != WriteDirectRuleCleanBytes || st.IO.CleanBytes != s0+s1 {
-		t.Fatalf("first round: direct write %d, rule %q, clean bytes %d; want 4096, %q, %d",
-			st.IO.WriteDirectBytes, st.IO.WriteDirectRule, st.IO.CleanBytes, WriteDirectRuleCleanBytes, s0+s1)
+	if st.IO.WriteDirectBytes != 4096 || st.IO.WriteDirectRule != WriteDirectRuleCleanBytes || st.IO.SourceSegmentBytes != s0+s1 {
+		t.Fatalf("first round: direct write %d, rule %q, source segment bytes %d; want 4096, %q, %d",
+			st.IO.WriteDirectBytes, st.IO.WriteDirectRule, st.IO.SourceSegmentBytes, WriteDirectRuleCleanBytes, s0+s1)
 	}
 	startIO("after a round that wrote direct")
 }

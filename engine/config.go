@@ -275,7 +275,7 @@ type CleanerConfig struct {
 	// round's output with O_DIRECT when the bytes the round rewrites reach
 	// this many: the summed sizes of its source segments' .log files (every
 	// segment below the round's end offset, which the copy phase reads and
-	// replaces; IOStats.CleanBytes), known after the map build, before the
+	// replaces; IOStats.SourceSegmentBytes), known after the map build, before the
 	// copy phase. A large clean's output lands in page-cache pages the
 	// kernel has not used for a while, whose first touch costs system CPU
 	// (on the lab's VM, which gives idle memory back to its host, most of
