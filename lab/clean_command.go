@@ -129,9 +129,9 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 	if o.Other != nil {
 		return o.Other(ctx, out, dir, co)
 	}
-	// Checked here, so that the error names the flag given (and before a
-	// log directory's engine.NewCleanerManager, which takes a config of 0
-	// threads for its zero value and would clean with the defaults).
+	// Checked here, so that the error names the flag given, before
+	// anything is opened (engine.NewCleanerManager refuses 0 threads too,
+	// but naming its field, not the flag).
 	if err := co.Cleaner.Validate(); err != nil {
 		return settings.CleanerRegistry.FlagError("clean", err, o.Sources.Given...)
 	}
