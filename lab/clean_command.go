@@ -83,12 +83,8 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 	// dynamic broker configs) over the flags' config, and the cleaner flags
 	// given over both, as run resolves them.
 	logFor, set, cleaner, err := o.Sources.LogConfigs(dir, co.Cleaner)
-	if ce := (*engine.ConfigError)(nil); errors.As(err, &ce) && err == error(ce) {
-		// A flag's value at fault (a file's comes named by file and line).
-		return settings.CleanerRegistry.FlagError("clean", err, o.Sources.Given...)
-	}
 	if err != nil {
-		return err
+		return o.Sources.FlagError("clean", err)
 	}
 	if logFor != nil {
 		co.Cleaner = cleaner
