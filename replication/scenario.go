@@ -530,21 +530,32 @@ func (r *Runner) newCluster(a *args) (string, error) {
 		return "", err
 	}
 	// Every check comes before the current cluster is closed, so a bad
-	// line leaves it standing and numbers no directory.
+	// line leaves it standing and numbers no directory. The new cluster
+	// is built (in a directory of its own) before the current one is
+	// closed, so a line whose cluster fails on I/O leaves the current one
+	// standing too, its partial directory removed.
 	cfg.Root = filepath.Join(r.Root, fmt.Sprintf("cluster-%d", r.n+1))
 	if _, err := cfg.withDefaults(); err != nil {
 		return "", bad("cluster: %v", err)
 	}
-	if err := r.Close(); err != nil {
-		return "", err
-	}
-	r.n++
 	if err := os.RemoveAll(cfg.Root); err != nil {
-		return "", err
+		return "", fmt.Errorf("cluster: %w", err)
 	}
 	c, err := NewCluster(cfg)
 	if err != nil {
-		return "", bad("cluster: %v", err)
+		if rerr := os.RemoveAll(cfg.Root); rerr != nil {
+			err = fmt.Errorf("%w (and removing %s: %v)", err, cfg.Root, rerr)
+		}
+		if r.c != nil {
+			return "", fmt.Errorf("cluster: %w; the cluster before stands", err)
+		}
+		return "", fmt.Errorf("cluster: %w", err)
+	}
+	r.n++
+	if err := r.Close(); err != nil {
+		// The new cluster is up; the old one's shutdown failed.
+		r.c = c
+		return "", fmt.Errorf("cluster: the new cluster (%s) is up, but closing the one before failed: %w", cfg.Root, err)
 	}
 	r.c = c
 	c.drainNotes()
