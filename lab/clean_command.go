@@ -108,12 +108,10 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 	// The cleaner's settings are the flags' (a profile's among them) over
 	// the broker's: a warning names only a setting whose flag was given, on
 	// the config the clean runs with (a throttle from --server-config
-	// included).
-	given := func(name string) bool {
-		s, ok := settings.CleanerRegistry.Lookup(name)
-		return ok && slices.ContainsFunc(s.Flags(), changed)
-	}
-	for _, w := range co.Cleaner.IgnoredSettings(given) {
+	// included), and says a profile's setting is the profile's.
+	source := cleanSources(co.Cleaner, changed, o.Sources.Given)
+	given := func(name string) bool { return source(name) == engine.SourceUser }
+	for _, w := range co.Cleaner.IgnoredSettingsBy(source) {
 		fmt.Fprintln(progress, "warning: "+w)
 	}
 	if h := MapLayoutHint(co.Cleaner, given); h != "" {
@@ -151,6 +149,44 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 		return fmt.Errorf("clean: --passes %d must be at least 1", co.Passes)
 	}
 	return CleanPartition(ctx, out, dir, co)
+}
+
+// cleanSources says who set each cleaner setting of final, the config
+// clean runs with, for engine.CleanerConfig.IgnoredSettingsBy (by setting
+// name): the user when one of its flags was given (changed) and the last
+// value given (given, the flags in the command line's order) is final's,
+// so no later --profile changed it; a --profile when one was given
+// (changed("profile")) and the throttle was not a flag, for where both
+// are flags settings.ProfileWarnings has said which of the profile's
+// settings the throttle turns off; else the default.
+func cleanSources(final engine.CleanerConfig, changed func(string) bool, given []settings.Given) func(string) engine.SettingSource {
+	flagged := func(name string) bool {
+		s, ok := settings.CleanerRegistry.Lookup(name)
+		return ok && slices.ContainsFunc(s.Flags(), changed)
+	}
+	return func(name string) engine.SettingSource {
+		s, ok := settings.CleanerRegistry.Lookup(name)
+		if !ok {
+			return engine.SourceDefault
+		}
+		if flagged(name) {
+			standing := true
+			for _, g := range given {
+				if g.From != settings.FromFlag || !slices.Contains(s.Flags(), g.Key) {
+					continue
+				}
+				v := final
+				standing = settings.CleanerRegistry.Set(&v, s.Name, g.Value) == nil && s.Var(&v).String() == s.Var(&final).String()
+			}
+			if standing {
+				return engine.SourceUser
+			}
+		}
+		if changed(ProfileFlag) && !flagged("log.cleaner.io.max.bytes.per.second") {
+			return engine.SourceProfile
+		}
+		return engine.SourceDefault
+	}
 }
 
 // MapLayoutHint is the sentence that follows IgnoredSettings' warnings
