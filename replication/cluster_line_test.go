@@ -121,3 +121,35 @@ func TestClusterLineFailingOnIOKeepsTheCluster(t *testing.T) {
 		t.Errorf("directories under the root: %q, want \"cluster-1 cluster-2\" (the failed line numbers none)", got)
 	}
 }
+
+// TestClusterTakesOnlyTheZeroCleanerConfigForTheDefaults: a cluster's
+// cleaner config (Config.Cleaner, Runner.Cleaner) is the brokers' default
+// (DefaultCleanerConfig) only when it is the zero config: one that sets a
+// 1 MiB map but leaves Threads 0 was taken for the zero config and its map
+// dropped; it is now refused, naming log.cleaner.threads, as
+// engine.NewCleanerManager refuses it.
+func TestClusterTakesOnlyTheZeroCleanerConfigForTheDefaults(t *testing.T) {
+	cc := DefaultCleanerConfig()
+	cc.DedupeBufferBytes, cc.Threads = 1<<20, 0
+	const want = "log.cleaner.threads 0 must be at least 1"
+	if c, err := NewCluster(Config{Root: t.TempDir(), Replicas: 1, Cleaner: cc}); err == nil || !strings.Contains(err.Error(), want) {
+		if c != nil {
+			c.Close()
+		}
+		t.Errorf("NewCluster with a cleaner of 0 threads: %v; want %q", err, want)
+	}
+	r := &Runner{Root: t.TempDir(), Cleaner: cc}
+	defer r.Close()
+	var bi *BadInput
+	if _, err := r.Exec("cluster replicas=1"); !errors.As(err, &bi) || !strings.Contains(err.Error(), want) {
+		t.Errorf("cluster line of a runner whose cleaner has 0 threads: %v; want bad input naming %q", err, want)
+	}
+	c, err := NewCluster(Config{Root: t.TempDir(), Replicas: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got := c.Config().Cleaner; got != DefaultCleanerConfig() {
+		t.Errorf("the zero cleaner config: %+v; want DefaultCleanerConfig()", got)
+	}
+}

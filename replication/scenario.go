@@ -43,8 +43,9 @@ func ParseLine(line string) (string, []Arg) {
 type Runner struct {
 	// Root is where clusters are created (each in its own subdirectory).
 	Root string
-	// Cleaner, when its Threads is not 0, is every broker's cleaner config
-	// in the clusters the runner creates; otherwise DefaultCleanerConfig().
+	// Cleaner, unless it is the zero config, is every broker's cleaner
+	// config in the clusters the runner creates (0 threads is a bad cluster
+	// line); the zero config: DefaultCleanerConfig().
 	Cleaner engine.CleanerConfig
 	// FS, when set, is every broker's file system in the clusters the
 	// runner creates (Config.FS); otherwise NoSyncFS.
@@ -440,7 +441,7 @@ func (c *Cluster) newlyAcked(before map[string]bool) []string {
 // closes the current cluster, so a bad line leaves that one standing.
 func (r *Runner) newCluster(a *args) (string, error) {
 	cfg := Config{Log: DefaultLogConfig(), Cleaner: DefaultCleanerConfig()}
-	if r.Cleaner.Threads != 0 {
+	if r.Cleaner != (engine.CleanerConfig{}) {
 		cfg.Cleaner = r.Cleaner
 	}
 	cfg.FS = r.FS
