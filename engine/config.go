@@ -275,8 +275,8 @@ type CleanerConfig struct {
 	// round's output with O_DIRECT when the bytes the round rewrites reach
 	// this many: the summed sizes of its source segments' .log files (every
 	// segment below the round's end offset, which the copy phase reads and
-	// replaces; IOStats.SourceSegmentBytes), known after the map build, before the
-	// copy phase. A large clean's output lands in page-cache pages the
+	// replaces; IOStats.SourceSegmentBytes), known after the map build,
+	// before the copy phase. A large clean's output lands in page-cache pages the
 	// kernel has not used for a while, whose first touch costs system CPU
 	// (on the lab's VM, which gives idle memory back to its host, most of
 	// the growth of CPU per byte from 128 MiB to 4 GiB), and O_DIRECT
