@@ -350,9 +350,9 @@ func (c *Cleaner) clean(l *Log, opts CleanOptions) (_ *CleanStats, err error) {
 	// (WriteDirectMinRecordBytes) or the bytes the round rewrites
 	// (WriteDirectMinCleanBytes); the copy worker follows the cleaner's.
 	for _, s := range segs {
-		stats.IO.CleanBytes += s.Size()
+		stats.IO.SourceSegmentBytes += s.Size()
 	}
-	direct, rule := directWriteBytes(c.cfg, stats.MapBytesRead, stats.MapMessagesRead, stats.IO.CleanBytes)
+	direct, rule := directWriteBytes(c.cfg, stats.MapBytesRead, stats.MapMessagesRead, stats.IO.SourceSegmentBytes)
 	c.writer.SetDirect(direct)
 	stats.IO.WriteDirectBytes, stats.IO.WriteDirectRule = int64(c.writer.Direct()), rule
 	if err := c.copyGroups(l, groups, lt.FirstUncleanableOffset, nowMs, &cfg, active, txns, stats); err != nil {

@@ -46,11 +46,15 @@ type IOStats struct {
 	// WriteDirectRule says which rule chose O_DIRECT for this clean's
 	// output (WriteDirectRuleAlways, ...RecordBytes, ...CleanBytes, or
 	// the last two joined by "+" when both were reached); empty when the
-	// output went through the page cache. CleanBytes is what
-	// CleanerConfig.WriteDirectMinCleanBytes is compared with: the summed
-	// sizes of the round's source segments' .log files.
+	// output went through the page cache.
 	WriteDirectRule string `json:"write_direct_rule,omitempty"`
-	CleanBytes      int64  `json:"clean_bytes,omitempty"`
+	// SourceSegmentBytes is what CleanerConfig.WriteDirectMinCleanBytes is
+	// compared with: the summed sizes of the .log files of the round's
+	// source segments (every segment below its end offset, which the copy
+	// phase reads and replaces), in bytes; 0 before the copy phase. Not
+	// LogToClean.CleanBytes (Kafka's cleanBytes: the segments below the
+	// first dirty offset only).
+	SourceSegmentBytes int64 `json:"source_segment_bytes,omitempty"`
 	// DirectWrittenBytes: output bytes written with O_DIRECT; WriteFallbacks
 	// counts cleaned segments written through the page cache although
 	// WriteDirectBytes was set, WriteFallbackReason says why (the
@@ -180,16 +184,17 @@ const (
 // directWriteBytes is the O_DIRECT write size for a round's copy phase
 // under cfg, and the rule that chose it, after a map build that read
 // mapBytes in mapRecords records, for a round whose source segments hold
-// cleanBytes: 0 and "" (through the page cache) when cfg.WriteDirectBytes
-// is 0; cfg.WriteDirectBytes by WriteDirectRuleAlways when neither minimum
-// is set; otherwise cfg.WriteDirectBytes when a minimum that is set is
-// reached, by its rule (both joined by "+"), else 0 and "". The record
-// minimum is reached when the records averaged at least
-// cfg.WriteDirectMinRecordBytes (floor(mapBytes / records) >= min, which
-// is mapBytes >= min x records exactly, with no overflow; a map build that
-// read no record does not reach it); the clean minimum when cleanBytes >=
+// sourceBytes (IOStats.SourceSegmentBytes): 0 and "" (through the page
+// cache) when cfg.WriteDirectBytes is 0; cfg.WriteDirectBytes by
+// WriteDirectRuleAlways when neither minimum is set; otherwise
+// cfg.WriteDirectBytes when a minimum that is set is reached, by its rule
+// (both joined by "+"), else 0 and "". The record minimum is reached when
+// the records averaged at least cfg.WriteDirectMinRecordBytes
+// (floor(mapBytes / records) >= min, which is mapBytes >= min x records
+// exactly, with no overflow; a map build that read no record does not
+// reach it); the clean minimum when sourceBytes >=
 // cfg.WriteDirectMinCleanBytes.
-func directWriteBytes(cfg CleanerConfig, mapBytes, mapRecords, cleanBytes int64) (int, string) {
+func directWriteBytes(cfg CleanerConfig, mapBytes, mapRecords, sourceBytes int64) (int, string) {
 	if cfg.WriteDirectBytes <= 0 {
 		return 0, ""
 	}
@@ -201,7 +206,7 @@ func directWriteBytes(cfg CleanerConfig, mapBytes, mapRecords, cleanBytes int64)
 	if minRecord > 0 && mapRecords > 0 && mapBytes/mapRecords >= minRecord {
 		rules = append(rules, WriteDirectRuleRecordBytes)
 	}
-	if minClean > 0 && cleanBytes >= minClean {
+	if minClean > 0 && sourceBytes >= minClean {
 		rules = append(rules, WriteDirectRuleCleanBytes)
 	}
 	if len(rules) == 0 {
@@ -299,11 +304,19 @@ func (c *Cleaner) ioSnapshot() ioSnapshot {
 }
 
 // startIO readies the reader and writer for a clean whose stats are stats.
-// The O_DIRECT choice (WriteDirectBytes, WriteDirectRule, CleanBytes) stays
-// 0 and empty: the copy phase decides it for this round, after the map
-// build, so a round that ends before then reports none, never the writer's
-// setting left by the round before (or the configured size it starts with).
+// The O_DIRECT choice (WriteDirectBytes, WriteDirectRule,
+// SourceSegmentBytes) stays 0 and empty: the copy phase decides it for
+// this round, after the map build, so a round that ends before then
+// reports none, never the writer's setting left by the round before (or
+// the configured size it starts with).
+// The writer's own setting (and the copy worker's) is reset to 0 (off)
+// likewise, so that a round that fails before its copy phase leaves no
+// choice of an earlier round in the writer.
 func (c *Cleaner) startIO(stats *CleanStats) {
+	c.writer.SetDirect(0)
+	if c.worker != nil {
+		c.worker.writer.SetDirect(0)
+	}
 	stats.IO = IOStats{ReadPath: string(c.reader.Path()), FsyncPolicy: string(c.writer.Policy()), CacheFriendly: c.cfg.CacheFriendly, WriteBehind: c.cfg.WriteBehind,
 		SyncBehind: c.cfg.SyncBehind, WritebackBytes: c.writer.WritebackBytes()}
 	c.ioStart = c.ioSnapshot()

@@ -275,8 +275,8 @@ type CleanerConfig struct {
 	// round's output with O_DIRECT when the bytes the round rewrites reach
 	// this many: the summed sizes of its source segments' .log files (every
 	// segment below the round's end offset, which the copy phase reads and
-	// replaces; IOStats.CleanBytes), known after the map build, before the
-	// copy phase. A large clean's output lands in page-cache pages the
+	// replaces; IOStats.SourceSegmentBytes), known after the map build,
+	// before the copy phase. A large clean's output lands in page-cache pages the
 	// kernel has not used for a while, whose first touch costs system CPU
 	// (on the lab's VM, which gives idle memory back to its host, most of
 	// the growth of CPU per byte from 128 MiB to 4 GiB), and O_DIRECT
@@ -604,6 +604,27 @@ func (c *CleanerConfig) ApplyProfile(name string) error {
 	return nil
 }
 
+// SettingSource says who set one of the speed settings IgnoredSettingsBy
+// judges, which decides how (and whether) a warning names it.
+type SettingSource int8
+
+const (
+	// SourceDefault: a default, or a value the caller does not want
+	// warned of: nothing is said of it.
+	SourceDefault SettingSource = iota
+	// SourceUser: the user gave it (a flag, an experiment file,
+	// server.properties): the sentence names its flag ("--parallel-copy
+	// is ignored: ...").
+	SourceUser
+	// SourceProfile: a --profile turned it on. The user never asked for
+	// it, so no flag is named; the throttle's sentences say the profile's
+	// setting is off ("the profile's parallel copy is off under the
+	// throttle: ..."), and the others say nothing (a profile sets the
+	// bucket16 map those need; an offset map given with it is
+	// settings.ProfileWarnings' to warn of).
+	SourceProfile
+)
+
 // IgnoredSettings says which of the speed settings turned on in c the
 // clean cannot use, each as a sentence naming its flag, among those given
 // says were given (by the lab's setting name, which is the flag's:
@@ -617,12 +638,39 @@ func (c *CleanerConfig) ApplyProfile(name string) error {
 // WriteDirectMinRecordBytes and WriteDirectMinCleanBytes choose nothing
 // without WriteDirectBytes. The
 // clean runs without them, with the same results; the CLI prints the
-// sentences as warnings.
+// sentences as warnings. IgnoredSettingsBy words them by who set each.
 func (c *CleanerConfig) IgnoredSettings(given func(setting string) bool) []string {
+	return c.IgnoredSettingsBy(func(setting string) SettingSource {
+		if given == nil || given(setting) {
+			return SourceUser
+		}
+		return SourceDefault
+	})
+}
+
+// IgnoredSettingsBy is IgnoredSettings with each setting's SettingSource
+// (by the lab's setting name; nil: every one SourceUser): a setting the
+// user gave is named by its flag, one a profile turned on gets the
+// profile's sentence where there is one (ParallelCopy and
+// ParallelMapBuild under a throttle), and a default none.
+func (c *CleanerConfig) IgnoredSettingsBy(source func(setting string) SettingSource) []string {
+	if source == nil {
+		source = func(string) SettingSource { return SourceUser }
+	}
 	var notes []string
 	note := func(setting, sentence string) {
-		if given == nil || given(setting) {
+		if source(setting) == SourceUser {
 			notes = append(notes, sentence)
+		}
+	}
+	// throttled is note for a setting the throttle keeps on the cleaner
+	// thread: what, the setting as the profile's sentence says it.
+	throttled := func(setting, what, why string) {
+		switch source(setting) {
+		case SourceUser:
+			notes = append(notes, fmt.Sprintf("--%s is ignored: log.cleaner.io.max.bytes.per.second throttles the cleaner thread's own reads, so %s", setting, why))
+		case SourceProfile:
+			notes = append(notes, fmt.Sprintf("the profile's %s is off under the throttle: log.cleaner.io.max.bytes.per.second throttles the cleaner thread's own reads, so %s", what, why))
 		}
 	}
 	if c.WriteDirectMinRecordBytes > 0 && c.WriteDirectBytes <= 0 {
@@ -632,10 +680,10 @@ func (c *CleanerConfig) IgnoredSettings(given func(setting string) bool) []strin
 		note("write-direct-min-clean-bytes", "--write-direct-min-clean-bytes is ignored: it chooses when to write with O_DIRECT, and --write-direct-bytes is 0 (off)")
 	}
 	if c.ParallelCopy && c.MaxIOBytesPerSecond > 0 {
-		note("parallel-copy", "--parallel-copy is ignored: log.cleaner.io.max.bytes.per.second throttles the cleaner thread's own reads, so the copy runs on that thread")
+		throttled("parallel-copy", "parallel copy", "the copy runs on that thread")
 	}
 	if c.ParallelMapBuild && c.MaxIOBytesPerSecond > 0 {
-		note("parallel-map-build", "--parallel-map-build is ignored: log.cleaner.io.max.bytes.per.second throttles the cleaner thread's own reads, so the map build reads on that thread")
+		throttled("parallel-map-build", "parallel map build", "the map build reads on that thread")
 	}
 	layout := c.OffsetMap
 	if layout == "" {

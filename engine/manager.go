@@ -55,8 +55,10 @@ type cleaningState struct {
 type CleanerManagerOptions struct {
 	// Cleaner is the broker-wide cleaner config: Threads threads, each with
 	// DedupeBufferBytes / Threads of offset map and IOBufferBytes / Threads
-	// / 2 of read and of write buffer, as Kafka divides them.
-	// Zero value: DefaultCleanerConfig().
+	// / 2 of read and of write buffer, as Kafka divides them. Required:
+	// start from DefaultCleanerConfig() (Kafka's defaults, 1 thread) and
+	// change what differs; a Threads of 0 or less is an error, not a
+	// request for the defaults.
 	Cleaner CleanerConfig
 	// CleanerOptions are handed to every thread's NewCleaner (fsync policy,
 	// a throttler shared by all threads, progress). Its Now is replaced by
@@ -215,11 +217,14 @@ func (m *CleanerManager) OffsetMaps() []offsetmap.Map {
 }
 
 // NewCleanerManager makes a manager and its threads' cleaners (each
-// allocates its offset map and buffers once). Errors: an invalid cleaner
+// allocates its offset map and buffers once). Errors: opts.Cleaner.Threads
+// of 0 or less (a *ConfigError of log.cleaner.threads naming the field:
+// the zero CleanerConfig is not taken for DefaultCleanerConfig(), which
+// would drop every other setting given with it), another invalid cleaner
 // config, or ErrMapTooSmall.
 func NewCleanerManager(opts CleanerManagerOptions) (*CleanerManager, error) {
-	if opts.Cleaner.Threads == 0 {
-		opts.Cleaner = DefaultCleanerConfig()
+	if n := opts.Cleaner.Threads; n < 1 {
+		return nil, configError("log.cleaner.threads", "engine: cleaner manager: CleanerManagerOptions.Cleaner.Threads (log.cleaner.threads) is %d: want 1 or more (DefaultCleanerConfig() gives Kafka's defaults, 1 thread)", n)
 	}
 	if err := opts.Cleaner.Validate(); err != nil {
 		return nil, err

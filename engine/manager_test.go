@@ -644,3 +644,40 @@ func TestManagerCorruptPartitionDoesNotStopOthers(t *testing.T) {
 		}
 	}
 }
+
+// TestNewCleanerManagerRefusesNoThreads: a cleaner config of 0 or fewer
+// threads is an error naming the field, a *ConfigError of
+// log.cleaner.threads (so that a command names its flag), whatever else
+// the config says: NewCleanerManager took Threads 0 for "the zero value"
+// and cleaned with DefaultCleanerConfig(), every other setting given
+// dropped (clean --threads 0 on a log directory cleaned so, with a 128 MiB
+// map). DefaultCleanerConfig() is how a caller asks for Kafka's defaults.
+func TestNewCleanerManagerRefusesNoThreads(t *testing.T) {
+	small := DefaultCleanerConfig()
+	small.DedupeBufferBytes, small.Threads = 1<<20, 0
+	negative := small
+	negative.Threads = -2
+	for _, c := range []struct {
+		name string
+		cfg  CleanerConfig
+	}{
+		{"the zero config", CleanerConfig{}},
+		{"a 1 MiB map with Threads 0", small},
+		{"Threads -2", negative},
+	} {
+		m, err := NewCleanerManager(CleanerManagerOptions{Cleaner: c.cfg, Now: fixedClock(1000)})
+		var ce *ConfigError
+		if err == nil || !errors.As(err, &ce) || ce.Config != "log.cleaner.threads" ||
+			!strings.Contains(err.Error(), "Threads") || !strings.Contains(err.Error(), fmt.Sprint(c.cfg.Threads)) {
+			n := -1
+			if m != nil {
+				n = len(m.threads)
+			}
+			t.Errorf("%s: %d threads, error %v; want a *ConfigError of log.cleaner.threads naming Threads and %d", c.name, n, err, c.cfg.Threads)
+		}
+	}
+	m, err := NewCleanerManager(CleanerManagerOptions{Cleaner: DefaultCleanerConfig(), Now: fixedClock(1000)})
+	if err != nil || len(m.threads) != 1 {
+		t.Fatalf("DefaultCleanerConfig(): %v; want a manager of Kafka's 1 thread", err)
+	}
+}

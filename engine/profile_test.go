@@ -119,3 +119,36 @@ func TestIgnoredSettings(t *testing.T) {
 		t.Errorf("best, --write-direct-min-record-bytes given: %q, want it named", got)
 	}
 }
+
+// TestIgnoredSettingsBySource: under a throttle, the parallel copy and the
+// parallel map build the user gave are named by their flags; the best
+// profile's are said to be the profile's, off under the throttle, no flag
+// named; a default's nothing. The layout's sentences say nothing of a
+// profile's setting (the profile sets the bucket16 map they need).
+func TestIgnoredSettingsBySource(t *testing.T) {
+	best := DefaultCleanerConfig()
+	if err := best.ApplyProfile(ProfileBest); err != nil {
+		t.Fatal(err)
+	}
+	best.MaxIOBytesPerSecond = 1 << 20
+	by := func(src SettingSource) func(string) SettingSource {
+		return func(string) SettingSource { return src }
+	}
+	user := best.IgnoredSettingsBy(by(SourceUser))
+	if len(user) != 2 || !strings.HasPrefix(user[0], "--parallel-copy is ignored: ") || !strings.HasPrefix(user[1], "--parallel-map-build is ignored: ") {
+		t.Errorf("given by the user: %q, want --parallel-copy and --parallel-map-build named", user)
+	}
+	prof := best.IgnoredSettingsBy(by(SourceProfile))
+	if len(prof) != 2 || !strings.HasPrefix(prof[0], "the profile's parallel copy is off under the throttle: ") ||
+		!strings.HasPrefix(prof[1], "the profile's parallel map build is off under the throttle: ") || strings.Contains(strings.Join(prof, " "), "--parallel") {
+		t.Errorf("set by the profile: %q, want the profile's parallel copy and map build said off under the throttle, no flag named", prof)
+	}
+	if got := best.IgnoredSettingsBy(by(SourceDefault)); len(got) != 0 {
+		t.Errorf("defaults: %q, want none", got)
+	}
+	skimpy := best
+	skimpy.MaxIOBytesPerSecond, skimpy.OffsetMap = 0, "skimpy"
+	if got := skimpy.IgnoredSettingsBy(by(SourceProfile)); len(got) != 0 {
+		t.Errorf("the profile's settings on skimpy: %q, want none", got)
+	}
+}

@@ -195,8 +195,8 @@ func TestWriteDirectMinCleanBytesOnFixtures(t *testing.T) {
 						}
 					})
 				})
-			if st.IO.CleanBytes != logBytes {
-				t.Errorf("IOStats.CleanBytes %d, want the partition's %d .log bytes", st.IO.CleanBytes, logBytes)
+			if st.IO.SourceSegmentBytes != logBytes {
+				t.Errorf("IOStats.SourceSegmentBytes %d, want the partition's %d .log bytes", st.IO.SourceSegmentBytes, logBytes)
 			}
 			if (st.IO.WriteDirectBytes != 0) != c.wantDirect {
 				t.Errorf("minimum %d B (the log's %d + %d): IOStats.WriteDirectBytes %d", logBytes+c.over, logBytes, c.over, st.IO.WriteDirectBytes)

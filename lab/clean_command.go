@@ -83,12 +83,8 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 	// dynamic broker configs) over the flags' config, and the cleaner flags
 	// given over both, as run resolves them.
 	logFor, set, cleaner, err := o.Sources.LogConfigs(dir, co.Cleaner)
-	if ce := (*engine.ConfigError)(nil); errors.As(err, &ce) && err == error(ce) {
-		// A flag's value at fault (a file's comes named by file and line).
-		return settings.CleanerRegistry.FlagError("clean", err, o.Sources.Given...)
-	}
 	if err != nil {
-		return err
+		return o.Sources.FlagError("clean", err)
 	}
 	if logFor != nil {
 		co.Cleaner = cleaner
@@ -112,12 +108,10 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 	// The cleaner's settings are the flags' (a profile's among them) over
 	// the broker's: a warning names only a setting whose flag was given, on
 	// the config the clean runs with (a throttle from --server-config
-	// included).
-	given := func(name string) bool {
-		s, ok := settings.CleanerRegistry.Lookup(name)
-		return ok && slices.ContainsFunc(s.Flags(), changed)
-	}
-	for _, w := range co.Cleaner.IgnoredSettings(given) {
+	// included), and says a profile's setting is the profile's.
+	source := cleanSources(co.Cleaner, changed, o.Sources.Given)
+	given := func(name string) bool { return source(name) == engine.SourceUser }
+	for _, w := range co.Cleaner.IgnoredSettingsBy(source) {
 		fmt.Fprintln(progress, "warning: "+w)
 	}
 	if h := MapLayoutHint(co.Cleaner, given); h != "" {
@@ -129,9 +123,9 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 	if o.Other != nil {
 		return o.Other(ctx, out, dir, co)
 	}
-	// Checked here, so that the error names the flag given (and before a
-	// log directory's engine.NewCleanerManager, which takes a config of 0
-	// threads for its zero value and would clean with the defaults).
+	// Checked here, so that the error names the flag given, before
+	// anything is opened (engine.NewCleanerManager refuses 0 threads too,
+	// but naming its field, not the flag).
 	if err := co.Cleaner.Validate(); err != nil {
 		return settings.CleanerRegistry.FlagError("clean", err, o.Sources.Given...)
 	}
@@ -155,6 +149,44 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 		return fmt.Errorf("clean: --passes %d must be at least 1", co.Passes)
 	}
 	return CleanPartition(ctx, out, dir, co)
+}
+
+// cleanSources says who set each cleaner setting of final, the config
+// clean runs with, for engine.CleanerConfig.IgnoredSettingsBy (by setting
+// name): the user when one of its flags was given (changed) and the last
+// value given (given, the flags in the command line's order) is final's,
+// so no later --profile changed it; a --profile when one was given
+// (changed("profile")) and the throttle was not a flag, for where both
+// are flags settings.ProfileWarnings has said which of the profile's
+// settings the throttle turns off; else the default.
+func cleanSources(final engine.CleanerConfig, changed func(string) bool, given []settings.Given) func(string) engine.SettingSource {
+	flagged := func(name string) bool {
+		s, ok := settings.CleanerRegistry.Lookup(name)
+		return ok && slices.ContainsFunc(s.Flags(), changed)
+	}
+	return func(name string) engine.SettingSource {
+		s, ok := settings.CleanerRegistry.Lookup(name)
+		if !ok {
+			return engine.SourceDefault
+		}
+		if flagged(name) {
+			standing := true
+			for _, g := range given {
+				if g.From != settings.FromFlag || !slices.Contains(s.Flags(), g.Key) {
+					continue
+				}
+				v := final
+				standing = settings.CleanerRegistry.Set(&v, s.Name, g.Value) == nil && s.Var(&v).String() == s.Var(&final).String()
+			}
+			if standing {
+				return engine.SourceUser
+			}
+		}
+		if changed(ProfileFlag) && !flagged("log.cleaner.io.max.bytes.per.second") {
+			return engine.SourceProfile
+		}
+		return engine.SourceDefault
+	}
 }
 
 // MapLayoutHint is the sentence that follows IgnoredSettings' warnings

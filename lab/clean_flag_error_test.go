@@ -15,7 +15,7 @@ import (
 // range given as a flag is clean's error "clean: --flag: ...", naming the
 // flag as typed, as run's and steady's errors do, before anything is
 // cleaned: --threads 0 on a log directory (which cleaned, with every
-// cleaner setting at its default, as engine.NewCleanerManager takes 0
+// cleaner setting at its default, as engine.NewCleanerManager then took 0
 // threads for a zero config, and printed "0 cleaner threads"), on a
 // partition directory (the engine's error, naming no flag), and a
 // --log.cleaner.dedupe.buffer.size too small for the threads of

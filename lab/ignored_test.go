@@ -198,3 +198,89 @@ func TestCleanWarnsOfIgnoredSettingsUnderTheServerConfig(t *testing.T) {
 		t.Errorf("warnings %q; want --parallel-copy named as ignored under the file's throttle", warnings.String())
 	}
 }
+
+// TestIgnoredParallelCopyWordedBySource: the warning that the throttle
+// leaves parallel copy off names --parallel-copy only where the user's
+// value of it stands; where a --profile turned it on, it says the
+// profile's parallel copy is off under the throttle, and not where
+// ProfileWarnings already said so (--profile and the throttle both flags:
+// "--throttle 1MiB after --profile best: ... no longer apply"). clean
+// --parallel-copy=false --profile best --throttle 1MiB said
+// "--parallel-copy is ignored" of the profile's parallel copy, and a
+// throttle from --server-config (or an experiment file) under --profile
+// best said nothing.
+func TestIgnoredParallelCopyWordedBySource(t *testing.T) {
+	const named, profiles = "--parallel-copy is ignored", "the profile's parallel copy is off under the throttle"
+	root := t.TempDir()
+	part := filepath.Join(root, "t-0")
+	if err := os.Mkdir(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	server := filepath.Join(root, "server.properties")
+	if err := os.WriteFile(server, []byte("log.cleaner.io.max.bytes.per.second=1048576\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flag := func(key, value string) settings.Given {
+		return settings.Given{Key: key, Value: value, From: settings.FromFlag, Where: "--" + key}
+	}
+	for _, c := range []struct {
+		name      string
+		given     []settings.Given // in the command line's order
+		server    bool
+		wantNamed bool
+		wantProf  bool
+	}{
+		{"--parallel-copy=false --profile best --throttle 1MiB",
+			[]settings.Given{flag("parallel-copy", "false"), flag("profile", "best"), flag("throttle", "1MiB")}, false, false, false},
+		{"--profile best --throttle 1MiB", []settings.Given{flag("profile", "best"), flag("throttle", "1MiB")}, false, false, false},
+		{"--profile best --parallel-copy --throttle 1MiB",
+			[]settings.Given{flag("profile", "best"), flag("parallel-copy", "true"), flag("throttle", "1MiB")}, false, true, false},
+		{"--profile best, the server config's throttle", []settings.Given{flag("profile", "best")}, true, false, true},
+		{"--profile best --parallel-copy, the server config's throttle",
+			[]settings.Given{flag("profile", "best"), flag("parallel-copy", "true")}, true, true, false},
+	} {
+		var warnings bytes.Buffer
+		o := DefaultCleanCommandOptions()
+		changed := map[string]bool{}
+		for _, g := range c.given { // as pflag sets them, in order
+			changed[g.Key] = true
+			if g.Key == "profile" {
+				if err := o.Cleaner.ApplyProfile(g.Value); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := settings.CleanerRegistry.Set(&o.Cleaner, g.Key, g.Value); err != nil {
+				t.Fatal(err)
+			}
+		}
+		o.Dir, o.Progress, o.Sources.Given = part, &warnings, c.given
+		if c.server {
+			o.Sources.ServerConfig = server
+		}
+		o.Changed = func(name string) bool { return changed[name] }
+		o.Other = func(context.Context, io.Writer, string, CleanOptions) error { return nil }
+		if err := CleanCommand(context.Background(), o, &bytes.Buffer{}); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		w := warnings.String()
+		if got := strings.Contains(w, named); got != c.wantNamed {
+			t.Errorf("clean %s: warnings %q; want %q: %v", c.name, w, named, c.wantNamed)
+		}
+		if got := strings.Contains(w, profiles); got != c.wantProf {
+			t.Errorf("clean %s: warnings %q; want %q: %v", c.name, w, profiles, c.wantProf)
+		}
+	}
+	// run: a throttle from the experiment file under --profile best.
+	file := filepath.Join(root, "e.yaml")
+	if err := os.WriteFile(file, []byte("cleaner:\n  MaxIOBytesPerSecond: 1048576\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warnings bytes.Buffer
+	o := DefaultRunCommandOptions()
+	o.File, o.Given, o.Warnings, o.ProgressMode = file, []settings.Given{flag("profile", "best")}, &warnings, "not-a-mode"
+	if err := RunCommand(context.Background(), o, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "not-a-mode") {
+		t.Fatalf("run: %v, want the progress mode refused", err)
+	}
+	if w := warnings.String(); !strings.Contains(w, profiles) || strings.Contains(w, named) {
+		t.Errorf("run --profile best, the file's throttle: warnings %q; want %q, not %q", w, profiles, named)
+	}
+}

@@ -168,3 +168,25 @@ func changes(e *Experiment, origins map[string]settings.Origin, key string, from
 func GivenSettings(origins map[string]settings.Origin) func(name string) bool {
 	return func(name string) bool { return origins[name].Given() }
 }
+
+// SettingSources says, by setting name, who set each setting of an
+// experiment resolved with origins (ResolveExperiment's), for
+// engine.CleanerConfig.IgnoredSettingsBy: the user where GivenSettings
+// says so; a profile where one set the value (settings.Origin.Profile),
+// unless that --profile and the throttle
+// (log.cleaner.io.max.bytes.per.second) were both flags, where
+// settings.ProfileWarnings has named the profile's settings the throttle
+// turns off ("--throttle 1MiB after --profile best: ..."); else the
+// default. nil origins: every one the default.
+func SettingSources(origins map[string]settings.Origin) func(name string) engine.SettingSource {
+	return func(name string) engine.SettingSource {
+		o := origins[name]
+		switch {
+		case o.Given():
+			return engine.SourceUser
+		case o.Profile != "" && !(o.From == settings.FromFlag && origins["log.cleaner.io.max.bytes.per.second"].From == settings.FromFlag):
+			return engine.SourceProfile
+		}
+		return engine.SourceDefault
+	}
+}

@@ -16,7 +16,7 @@ import (
 // a clean without the settings.
 func TestCleanRowsOutputSettings(t *testing.T) {
 	st := &engine.CleanStats{IO: engine.IOStats{WriteBehind: true, BehindBuffers: 12, BehindInline: 5, Recompressed: 40, RecompressInline: 3, SyncBehind: true, SyncBehindWait: 250 * time.Millisecond,
-		WriteDirectBytes: 4096, WriteDirectRule: engine.WriteDirectRuleCleanBytes, CleanBytes: 5 << 30, DirectWrittenBytes: 3 << 20, WriteFallbacks: 1, WriteFallbackReason: "x.log: O_DIRECT open failed",
+		WriteDirectBytes: 4096, WriteDirectRule: engine.WriteDirectRuleCleanBytes, SourceSegmentBytes: 5 << 30, DirectWrittenBytes: 3 << 20, WriteFallbacks: 1, WriteFallbackReason: "x.log: O_DIRECT open failed",
 		ReadFallbacks: 2, ReadFallbackReason: "y.log: read with pread"}}
 	want := map[string]string{
 		"copy: written inline":          "5 of 12",

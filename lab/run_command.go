@@ -131,7 +131,7 @@ func RunCommand(ctx context.Context, o RunCommandOptions, out io.Writer) error {
 		return err
 	}
 	if o.Warnings != nil {
-		for _, w := range e.Cleaner.IgnoredSettings(GivenSettings(origins)) {
+		for _, w := range e.Cleaner.IgnoredSettingsBy(SettingSources(origins)) {
 			fmt.Fprintln(o.Warnings, "warning: "+w)
 		}
 		if h := MapLayoutHint(e.Cleaner, GivenSettings(origins)); h != "" {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/results/interference"
 	"github.com/cleanerlab/cleanerlab/settings"
@@ -126,7 +127,7 @@ func PlanSweepFrom(base Experiment, origins map[string]settings.Origin, given []
 		plan.Points = append(plan.Points, p)
 	}
 	po := pointOrigins(origins, plan.Axes)
-	plan.Warnings = append(profileResets(plan, po), ignoredSettings(plan.Points, GivenSettings(po))...)
+	plan.Warnings = append(profileResets(plan, po), ignoredSettings(plan.Points, SettingSources(po))...)
 	return plan, nil
 }
 
@@ -187,8 +188,8 @@ func profileResets(plan *SweepPlan, origins map[string]settings.Origin) []string
 }
 
 // ignoredSettings are the SweepPlan.Warnings of points whose settings
-// given says were given.
-func ignoredSettings(points []SweepPoint, given func(string) bool) []string {
+// source says who set (engine.CleanerConfig.IgnoredSettingsBy).
+func ignoredSettings(points []SweepPoint, source func(string) engine.SettingSource) []string {
 	var sentences []string
 	about := map[string][]string{}
 	valid := 0
@@ -197,7 +198,7 @@ func ignoredSettings(points []SweepPoint, given func(string) bool) []string {
 			continue
 		}
 		valid++
-		for _, w := range p.Experiment.Cleaner.IgnoredSettings(given) {
+		for _, w := range p.Experiment.Cleaner.IgnoredSettingsBy(source) {
 			if about[w] == nil {
 				sentences = append(sentences, w)
 			}

@@ -76,9 +76,10 @@ type Config struct {
 	Log engine.LogConfig
 	// BrokerLog overrides Log for single brokers (each broker's own config).
 	BrokerLog map[int]engine.LogConfig
-	// Cleaner is each broker's cleaner config. Default
-	// engine.DefaultCleanerConfig() with a 64 KiB dedupe buffer and a 64 KiB
-	// I/O buffer (small logs).
+	// Cleaner is each broker's cleaner config. The zero config:
+	// DefaultCleanerConfig() (engine.DefaultCleanerConfig() with a 64 KiB
+	// dedupe buffer and a 64 KiB I/O buffer, for small logs); any other
+	// must be valid (0 threads is an error naming log.cleaner.threads).
 	Cleaner engine.CleanerConfig
 	// MinInsyncReplicas is min.insync.replicas. Default 1, as Kafka.
 	MinInsyncReplicas int
@@ -158,7 +159,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Log.SegmentBytes == 0 {
 		c.Log = DefaultLogConfig()
 	}
-	if c.Cleaner.Threads == 0 {
+	if c.Cleaner == (engine.CleanerConfig{}) {
 		c.Cleaner = DefaultCleanerConfig()
 	}
 	if c.MinInsyncReplicas == 0 {

@@ -43,8 +43,9 @@ func ParseLine(line string) (string, []Arg) {
 type Runner struct {
 	// Root is where clusters are created (each in its own subdirectory).
 	Root string
-	// Cleaner, when its Threads is not 0, is every broker's cleaner config
-	// in the clusters the runner creates; otherwise DefaultCleanerConfig().
+	// Cleaner, unless it is the zero config, is every broker's cleaner
+	// config in the clusters the runner creates (0 threads is a bad cluster
+	// line); the zero config: DefaultCleanerConfig().
 	Cleaner engine.CleanerConfig
 	// FS, when set, is every broker's file system in the clusters the
 	// runner creates (Config.FS); otherwise NoSyncFS.
@@ -440,7 +441,7 @@ func (c *Cluster) newlyAcked(before map[string]bool) []string {
 // closes the current cluster, so a bad line leaves that one standing.
 func (r *Runner) newCluster(a *args) (string, error) {
 	cfg := Config{Log: DefaultLogConfig(), Cleaner: DefaultCleanerConfig()}
-	if r.Cleaner.Threads != 0 {
+	if r.Cleaner != (engine.CleanerConfig{}) {
 		cfg.Cleaner = r.Cleaner
 	}
 	cfg.FS = r.FS
@@ -530,21 +531,32 @@ func (r *Runner) newCluster(a *args) (string, error) {
 		return "", err
 	}
 	// Every check comes before the current cluster is closed, so a bad
-	// line leaves it standing and numbers no directory.
+	// line leaves it standing and numbers no directory. The new cluster
+	// is built (in a directory of its own) before the current one is
+	// closed, so a line whose cluster fails on I/O leaves the current one
+	// standing too, its partial directory removed.
 	cfg.Root = filepath.Join(r.Root, fmt.Sprintf("cluster-%d", r.n+1))
 	if _, err := cfg.withDefaults(); err != nil {
 		return "", bad("cluster: %v", err)
 	}
-	if err := r.Close(); err != nil {
-		return "", err
-	}
-	r.n++
 	if err := os.RemoveAll(cfg.Root); err != nil {
-		return "", err
+		return "", fmt.Errorf("cluster: %w", err)
 	}
 	c, err := NewCluster(cfg)
 	if err != nil {
-		return "", bad("cluster: %v", err)
+		if rerr := os.RemoveAll(cfg.Root); rerr != nil {
+			err = fmt.Errorf("%w (and removing %s: %v)", err, cfg.Root, rerr)
+		}
+		if r.c != nil {
+			return "", fmt.Errorf("cluster: %w; the cluster before stands", err)
+		}
+		return "", fmt.Errorf("cluster: %w", err)
+	}
+	r.n++
+	if err := r.Close(); err != nil {
+		// The new cluster is up; the old one's shutdown failed.
+		r.c = c
+		return "", fmt.Errorf("cluster: the new cluster (%s) is up, but closing the one before failed: %w", cfg.Root, err)
 	}
 	r.c = c
 	c.drainNotes()

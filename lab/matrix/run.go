@@ -18,7 +18,8 @@ type Options struct {
 	Dir string
 	// Cleaner is the configured cleaner (offset map layout, hasher, I/O
 	// path, load factor); its threads, buffers and throttle are set per
-	// row. Zero value: engine.DefaultCleanerConfig().
+	// row. The zero config: engine.DefaultCleanerConfig(); any other is
+	// taken as it is.
 	Cleaner engine.CleanerConfig
 	// Cores bounds the advised threads of rows without their own cores
 	// (advise --cores). Default 1.
@@ -66,7 +67,7 @@ func (o *Options) defaults() {
 	if o.Interference == nil {
 		o.Interference = MeasureInterference
 	}
-	if o.Cleaner.Threads == 0 {
+	if o.Cleaner == (engine.CleanerConfig{}) {
 		o.Cleaner = engine.DefaultCleanerConfig()
 	}
 	if o.Cores <= 0 {

@@ -119,7 +119,7 @@ points:
 // options existed.
 func costConfigJSON(o *CostOptions) map[string]any {
 	m := map[string]any{"kind": "replicas-cost", "downtimes_ms": o.DowntimesMs, "delete_retention_ms": o.DeleteRetentionMs}
-	if o.Cleaner.Threads != 0 {
+	if o.Cleaner != (engine.CleanerConfig{}) {
 		m["cleaner"] = o.Cleaner
 	}
 	if o.Profile != "" {

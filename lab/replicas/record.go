@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/replication"
 	"github.com/cleanerlab/cleanerlab/results"
 )
@@ -92,7 +93,7 @@ func campaignConfigJSON(c *replication.CampaignConfig) map[string]any {
 	if c.OnDisk {
 		m["on_disk"] = true
 	}
-	if c.Cleaner.Threads != 0 {
+	if c.Cleaner != (engine.CleanerConfig{}) {
 		m["cleaner"] = c.Cleaner
 	}
 	if c.Profile != "" {

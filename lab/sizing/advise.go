@@ -336,7 +336,9 @@ type AloneFigures struct {
 // AdviseOptions configure the advisor.
 type AdviseOptions struct {
 	// Cleaner is the configured cleaner (layout, hasher, load factor,
-	// current threads and buffer). Zero value: engine.DefaultCleanerConfig().
+	// current threads and buffer). The zero config (every field zero):
+	// engine.DefaultCleanerConfig(); any other must be valid (0 threads is
+	// an error naming log.cleaner.threads).
 	Cleaner engine.CleanerConfig
 	// Cores bounds the threads. Default 1.
 	Cores int
@@ -356,7 +358,7 @@ type AdviseOptions struct {
 }
 
 func (o *AdviseOptions) defaults() error {
-	if o.Cleaner.Threads == 0 {
+	if o.Cleaner == (engine.CleanerConfig{}) {
 		o.Cleaner = engine.DefaultCleanerConfig()
 	}
 	if o.Cores <= 0 {

@@ -107,7 +107,7 @@ func PlanCommand(ctx context.Context, o PlanCommandOptions, out io.Writer) error
 	}
 	set, resolved, err := o.Sources.Load(dir, o.Cleaner)
 	if err != nil {
-		return err
+		return o.Sources.FlagError("plan", err)
 	}
 	calib, calNote, err := o.Calibration.Get(ctx, resolved, 0, 0, 0, Shape{}, false, o.Log)
 	if err != nil {
@@ -176,7 +176,9 @@ func (o *AdviseCommandOptions) changed(name string) bool { return o.Changed != n
 
 // Prepare checks o's format and directory (made absolute, o.Dir) and
 // resolves its cleaner config from the sources; it returns the config set
-// and that cleaner config.
+// and that cleaner config. A cleaner setting out of range is an error
+// naming the flag that gave it ("advise: --threads: ..."), or the file
+// and line.
 func (o *AdviseCommandOptions) Prepare() (*topicconfig.Set, engine.CleanerConfig, error) {
 	if o.Format != "table" && o.Format != "json" {
 		return nil, o.Cleaner, fmt.Errorf("advise: --format %q: want table or json", o.Format)
@@ -195,7 +197,8 @@ func (o *AdviseCommandOptions) Prepare() (*topicconfig.Set, engine.CleanerConfig
 			return nil, o.Cleaner, err
 		}
 	}
-	return o.Sources.Load(o.Dir, o.Cleaner)
+	set, resolved, err := o.Sources.Load(o.Dir, o.Cleaner)
+	return set, resolved, o.Sources.FlagError("advise", err)
 }
 
 // topicDefaults is o.Workload with the topic configs its flags did not

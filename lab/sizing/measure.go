@@ -66,7 +66,9 @@ type CalibrateOptions struct {
 	// temp dir); put it on the disk to be sized.
 	Dir string
 	// Cleaner gives the offset map layout, hasher and I/O path measured
-	// (one thread, Kafka's 128 MiB map, pre-faulted).
+	// (one thread, Kafka's 128 MiB map, pre-faulted). The zero config:
+	// engine.DefaultCleanerConfig(); any other is taken as it is (its
+	// Threads does not matter).
 	Cleaner engine.CleanerConfig
 	// KeyBytes, ValueBytes and RecordsPerBatch shape the records measured,
 	// since per-record costs set the throughput (default run's 16, 100, 16).
@@ -125,7 +127,7 @@ func (o *CalibrateOptions) defaults() {
 	if o.Busy == nil && !o.NoVerdict {
 		o.Busy = lab.InterferenceHook("")
 	}
-	if o.Cleaner.Threads == 0 {
+	if o.Cleaner == (engine.CleanerConfig{}) {
 		o.Cleaner = engine.DefaultCleanerConfig()
 	}
 	d := workloads.DefaultSpec()
@@ -580,7 +582,9 @@ type ValidateOptions struct {
 	Dir string
 	// LogBytes is the scaled-down log, all partitions. Default 48 MiB.
 	LogBytes int64
-	// Cleaner is the configured cleaner (layout, hasher, I/O path).
+	// Cleaner is the configured cleaner (layout, hasher, I/O path). The
+	// zero config: engine.DefaultCleanerConfig(); any other is taken as it
+	// is (the validation cleans with one thread whatever its Threads).
 	Cleaner engine.CleanerConfig
 	// Calibration is required: the predicted times come from it.
 	Calibration *Calibration
@@ -623,7 +627,7 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 	if o.Busy == nil && !o.NoVerdict {
 		o.Busy = lab.InterferenceHook("")
 	}
-	if o.Cleaner.Threads == 0 {
+	if o.Cleaner == (engine.CleanerConfig{}) {
 		o.Cleaner = engine.DefaultCleanerConfig()
 	}
 	if o.LogBytes == 0 {

@@ -39,8 +39,10 @@ type Options struct {
 	// defaults with cleanup.policy assumed compact.
 	Configs *topicconfig.Set
 	// Cleaner is the broker's cleaner config (threads, dedupe buffer, load
-	// factor, offset map layout and hasher). Zero value:
-	// engine.DefaultCleanerConfig().
+	// factor, offset map layout and hasher). The zero config (every field
+	// zero): engine.DefaultCleanerConfig(); any other must be valid, so a
+	// config with settings but 0 threads is an error naming
+	// log.cleaner.threads, not the defaults.
 	Cleaner engine.CleanerConfig
 	// Now is the clock of lags and eligibility. Default time.Now.
 	Now func() time.Time
@@ -231,7 +233,7 @@ type Totals struct {
 // checkpoint file, a cleaner config out of range, ctx's cause ("sizing:
 // plan of DIR stopped: ...").
 func MakePlan(ctx context.Context, dir string, o Options) (*Plan, error) {
-	if o.Cleaner.Threads == 0 {
+	if o.Cleaner == (engine.CleanerConfig{}) {
 		o.Cleaner = engine.DefaultCleanerConfig()
 	}
 	if err := o.Cleaner.Validate(); err != nil {

@@ -119,7 +119,7 @@ func TestPlanOrderMatchesManager(t *testing.T) {
 		t.Fatal(err)
 	}
 	copyRoot := copyTree(t, root)
-	m, err := engine.NewCleanerManager(engine.CleanerManagerOptions{Now: now})
+	m, err := engine.NewCleanerManager(engine.CleanerManagerOptions{Cleaner: engine.DefaultCleanerConfig(), Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,9 @@ type Config struct {
 	// cleanup.policy, retention.ms, ...).
 	Log engine.LogConfig
 	// Cleaner is the broker's log.cleaner.* config (threads, dedupe
-	// buffer, I/O buffer, throttle, hasher, map layout).
+	// buffer, I/O buffer, throttle, hasher, map layout). Required: start
+	// from engine.DefaultCleanerConfig() (DefaultOptions does); 0 threads
+	// is an error, as engine.NewCleanerManager's.
 	Cleaner engine.CleanerConfig
 	// CleanerOptions are handed to the cleaner threads (fsync policy).
 	CleanerOptions engine.CleanerOptions
@@ -134,9 +136,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.FS == nil {
 		c.FS = engine.DefaultFS
-	}
-	if c.Cleaner.Threads == 0 {
-		c.Cleaner = engine.DefaultCleanerConfig()
 	}
 	return c
 }

@@ -513,3 +513,22 @@ func TestManagerCollector(t *testing.T) {
 		t.Errorf("%s: %+v", MetricUncleanablePartitionsCount, f)
 	}
 }
+
+// TestRunRefusesNoCleanerThreads: Run's cleaner config of 0 threads is an
+// error naming log.cleaner.threads, before any partition is made, as
+// engine.NewCleanerManager's: Run took Threads 0 for "no cleaner config"
+// and ran with engine.DefaultCleanerConfig(), the 1 MiB map and 256 KiB
+// I/O buffer given with it dropped for Kafka's 128 MiB and 512 KiB.
+func TestRunRefusesNoCleanerThreads(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := tinyConfig(t)
+		cfg.Cleaner.Threads = 0
+		res, err := Run(context.Background(), cfg, nil)
+		if err == nil || !strings.Contains(err.Error(), "log.cleaner.threads 0") {
+			t.Errorf("Run with 0 cleaner threads: result %v, error %v; want an error naming log.cleaner.threads 0", res != nil, err)
+		}
+		if _, serr := os.Stat(cfg.Dir); !os.IsNotExist(serr) {
+			t.Errorf("%s: %v; want nothing made", cfg.Dir, serr)
+		}
+	})
+}

@@ -1,6 +1,8 @@
 package topicconfig
 
 import (
+	"errors"
+
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/settings"
 )
@@ -29,6 +31,20 @@ func given[R any](reg *settings.Registry[R], list []settings.Given) []settings.G
 		}
 	}
 	return out
+}
+
+// FlagError is the error of Load or LogConfigs for command cmd: a cleaner
+// setting out of range that a flag of s.Given gave (Set.CleanerConfig
+// returns its *engine.ConfigError bare) becomes "cmd: --flag: " and that
+// error, the flag as typed (settings.Registry.FlagError: "plan:
+// --threads: engine: log.cleaner.threads 0 must be at least 1"); a value
+// a file gave comes named by file and line already, and any other error
+// is returned as it is.
+func (s Sources) FlagError(cmd string, err error) error {
+	if ce := (*engine.ConfigError)(nil); errors.As(err, &ce) && err == error(ce) {
+		return settings.CleanerRegistry.FlagError(cmd, err, s.Given...)
+	}
+	return err
 }
 
 // Load reads the config sources of the data directory dir (a root or one
