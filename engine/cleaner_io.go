@@ -43,6 +43,12 @@ type IOStats struct {
 	// (directWriteBytes); 0 when off, when the round wrote through the
 	// page cache, or when it ended before its copy phase.
 	WriteDirectBytes int64 `json:"write_direct_bytes,omitempty"`
+	// WriteDirectSetBytes is the O_DIRECT setting in force for the round:
+	// CleanerConfig.WriteDirectBytes rounded up to 4 KiB
+	// (iosched.DirectWriteSize), whether or not the round went direct; 0
+	// when O_DIRECT output is off. With it set and WriteDirectRule empty,
+	// the round's output went through the page cache by its minimums.
+	WriteDirectSetBytes int64 `json:"write_direct_set_bytes,omitempty"`
 	// WriteDirectRule says which rule chose O_DIRECT for this clean's
 	// output (WriteDirectRuleAlways, ...RecordBytes, ...CleanBytes, or
 	// the last two joined by "+" when both were reached); empty when the
@@ -308,7 +314,8 @@ func (c *Cleaner) ioSnapshot() ioSnapshot {
 // SourceSegmentBytes) stays 0 and empty: the copy phase decides it for
 // this round, after the map build, so a round that ends before then
 // reports none, never the writer's setting left by the round before (or
-// the configured size it starts with).
+// the configured size it starts with). The setting itself
+// (WriteDirectSetBytes) is the config's, rounded.
 // The writer's own setting (and the copy worker's) is reset to 0 (off)
 // likewise, so that a round that fails before its copy phase leaves no
 // choice of an earlier round in the writer.
@@ -318,7 +325,8 @@ func (c *Cleaner) startIO(stats *CleanStats) {
 		c.worker.writer.SetDirect(0)
 	}
 	stats.IO = IOStats{ReadPath: string(c.reader.Path()), FsyncPolicy: string(c.writer.Policy()), CacheFriendly: c.cfg.CacheFriendly, WriteBehind: c.cfg.WriteBehind,
-		SyncBehind: c.cfg.SyncBehind, WritebackBytes: c.writer.WritebackBytes()}
+		SyncBehind: c.cfg.SyncBehind, WritebackBytes: c.writer.WritebackBytes(),
+		WriteDirectSetBytes: int64(iosched.DirectWriteSize(int(c.cfg.WriteDirectBytes)))}
 	c.ioStart = c.ioSnapshot()
 	if c.reader.Path() == iosched.ReadPread {
 		stats.IO.ReadaheadBytes = c.cfg.ReadaheadBytes

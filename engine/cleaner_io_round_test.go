@@ -97,3 +97,39 @@ func TestFailedRoundLeavesNoDirectWrite(t *testing.T) {
 		t.Errorf("after a round that failed in its map build the writer's O_DIRECT write size is %d; want 0: no round chose it", got)
 	}
 }
+
+// TestStartIORecordsDirectWriteSetting: every round's IOStats carry the
+// O_DIRECT setting in force (WriteDirectSetBytes), rounded up to 4 KiB as
+// the writer rounds it (5000 -> 8192), whether or not the round goes
+// direct, so a report can say that the setting was on and the round's
+// output went through the page cache by its minimums; 0 when off. Here a
+// clean-bytes minimum of 1 GiB no round of ioTestLog reaches keeps the
+// output in the page cache (WriteDirectBytes 0, rule "").
+func TestStartIORecordsDirectWriteSetting(t *testing.T) {
+	for _, c := range []struct{ set, want int64 }{{5000, 8192}, {0, 0}} {
+		dir := filepath.Join(t.TempDir(), "t-0")
+		ioTestLog(t, dir)
+		cfg := DefaultCleanerConfig()
+		cfg.DedupeBufferBytes = 1 << 20
+		cfg.WriteDirectBytes, cfg.WriteDirectMinCleanBytes = c.set, 1<<30
+		lc := DefaultLogConfig()
+		lc.FileDeleteDelayMs = 0
+		l, err := Open(dir, Options{Config: &lc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c0, err := NewCleaner(cfg, CleanerOptions{Now: fixedClock(2000), FsyncPolicy: iosched.FsyncNone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := c0.Clean(l, CleanOptions{Force: true, OverrideFirstDirty: true})
+		l.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.IO.WriteDirectSetBytes != c.want || st.IO.WriteDirectBytes != 0 || st.IO.WriteDirectRule != "" {
+			t.Errorf("WriteDirectBytes setting %d: IOStats set %d, direct %d, rule %q; want set %d, direct 0, rule \"\"",
+				c.set, st.IO.WriteDirectSetBytes, st.IO.WriteDirectBytes, st.IO.WriteDirectRule, c.want)
+		}
+	}
+}

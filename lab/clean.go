@@ -354,7 +354,7 @@ func CleanLogDir(ctx context.Context, out io.Writer, dir string, o CleanOptions)
 		}
 		defer done()
 	}
-	fmt.Fprintf(out, "log directory %s: %d partitions, %d cleaner threads\n", dir, len(logs), cleanerCfg.Threads)
+	fmt.Fprintf(out, "log directory %s: %s, %s\n", dir, countOf(len(logs), "partition"), countOf(cleanerCfg.Threads, "cleaner thread"))
 	fmt.Fprintln(out, "before the cleans (not in their times):")
 	slots := 0
 	if maps := m.OffsetMaps(); len(maps) > 0 {
@@ -621,4 +621,13 @@ func RetentionLogDir(w io.Writer, root string, o RetentionOptions, logFor func(e
 		return fmt.Errorf("lab: retention of %s: %d partition(s) failed: %s", root, len(failed), strings.Join(failed, "; "))
 	}
 	return nil
+}
+
+// countOf is n and noun, the noun with an "s" unless n is 1: "1 partition",
+// "2 partitions", "0 partitions".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

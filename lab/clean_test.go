@@ -133,7 +133,9 @@ func TestCleanLogDirTimesCleansAlone(t *testing.T) {
 	if len(m.calls) < 2 || m.calls[0] != "prefault" || strings.Count(strings.Join(m.calls, ","), "prefault") != 1 {
 		t.Errorf("map calls %v: want one prefault, first", m.calls)
 	}
-	want := "log directory " + root + ": 1 partitions, 1 cleaner threads\nbefore the cleans (not in their times):\n" +
+	// One partition, one thread: in the singular (it once said "1
+	// partitions, 1 cleaner threads").
+	want := "log directory " + root + ": 1 partition, 1 cleaner thread\nbefore the cleans (not in their times):\n" +
 		"  log open <seconds> s opening 1 log(s) (recovery) and loading their producer state, before the timed clean (not in its time), as a broker has its logs open\n" +
 		"  map allocate <seconds> s making the cleaner: 1 offset map(s), 1.0 MiB in all, and I/O buffers allocated before the timed clean (not in its time), as a broker allocates them at start-up\n" +
 		"  map pre-fault <seconds> s 1 of 1 offset maps pre-faulted before the timed clean (not in its time), as a broker's dedupe buffer is touched when it is allocated\n" +
@@ -160,5 +162,17 @@ func TestOpenReportRows(t *testing.T) {
 	if len(rows) != 1 || rows[0].Name != "log open" || rows[0].Value != "1.500" || rows[0].Unit != "s" ||
 		!strings.Contains(rows[0].Meaning, "opening 2 log(s)") || !strings.Contains(rows[0].Meaning, "the producer state of 1 could not be loaded") {
 		t.Errorf("rows %+v", rows)
+	}
+}
+
+// TestCountOf: a count with its noun, singular for 1 only.
+func TestCountOf(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{0, "0 partitions"}, {1, "1 partition"}, {2, "2 partitions"}} {
+		if got := countOf(c.n, "partition"); got != c.want {
+			t.Errorf("countOf(%d) = %q, want %q", c.n, got, c.want)
+		}
 	}
 }

@@ -296,7 +296,7 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 		results.Row{Name: "cache-friendly", Value: fmt.Sprint(io0.CacheFriendly), Meaning: "--cache-friendly: pages dropped behind the copy"},
 		results.Row{Name: "write-behind", Value: fmt.Sprint(io0.WriteBehind), Meaning: "--write-behind: output buffers written on a second core"},
 		results.Row{Name: "sync behind", Value: fmt.Sprint(io0.SyncBehind), Meaning: "--sync-behind: each cleaned segment's fsync, indexes and swap run on a second goroutine while the next group is copied"},
-		results.Row{Name: "direct write", Value: directWriteSize(stats), Unit: "KiB", Meaning: "--write-direct-bytes: cleaned output written with O_DIRECT in writes of this size (rounded up to 4 KiB), bypassing the page cache (0: off, or the partition's clean reached neither --write-direct-min-record-bytes nor --write-direct-min-clean-bytes; the direct write rule row says what chose it); where partitions differ, each size with how many partitions wrote with it"},
+		results.Row{Name: "direct write", Value: directWriteSize(stats), Unit: "KiB", Meaning: "--write-direct-bytes: cleaned output written with O_DIRECT in writes of this size (rounded up to 4 KiB), bypassing the page cache (0: off, or the partition's clean reached neither --write-direct-min-record-bytes nor --write-direct-min-clean-bytes; the direct write rule row, shown whenever --write-direct-bytes is set, says what chose it); where partitions differ, each size with how many partitions wrote with it"},
 		results.Row{Name: "early write-back", Value: mib(io0.WritebackBytes), Unit: "MiB", Meaning: "--writeback-bytes: output's write-back started every this many bytes, before the final sync (0: off, or ignored by the fsync policy)"},
 		results.Row{Name: "read-ahead", Value: mib(io0.ReadaheadBytes), Unit: "MiB", Meaning: "--readahead-bytes: how far past the cleaner's read position a helper reads segments into the page cache (0: off)"},
 	)
@@ -311,11 +311,14 @@ func ioRows(stats []*engine.CleanStats, wall time.Duration, r *ioRun) []results.
 	if fallbacks > 0 {
 		rows = append(rows, results.Row{Name: "direct I/O fallbacks", Value: fmt.Sprint(fallbacks), Unit: "segments", Meaning: reason})
 	}
-	anyDirect := false
+	// The direct write rows show whenever --write-direct-bytes was in force
+	// for some partition, "page cache" (0.0 MiB direct) where no minimum
+	// was reached.
+	directSet := false
 	for _, st := range stats {
-		anyDirect = anyDirect || st.IO.WriteDirectBytes > 0
+		directSet = directSet || st.IO.WriteDirectSetBytes > 0 || st.IO.WriteDirectBytes > 0
 	}
-	if anyDirect {
+	if directSet {
 		var direct, wfallbacks int64
 		wreason := ""
 		for _, st := range stats {

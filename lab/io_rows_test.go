@@ -46,3 +46,28 @@ func TestIORowsDirectWritePerPartition(t *testing.T) {
 		}
 	}
 }
+
+// TestIORowsDirectWriteRuleWhenSet: with --write-direct-bytes set
+// (IOStats.WriteDirectSetBytes), run shows the direct write rule row, and
+// the bytes written direct beside it, even when no partition's clean
+// reached a minimum: the rule is then "page cache" and 0.0 MiB went
+// direct, which the direct write row's 0.0 KiB points at. Without the
+// setting neither row shows. The rule rows once showed only when some
+// partition wrote direct, so a small clean under the best profile (a log
+// below both of its minimums) showed neither.
+func TestIORowsDirectWriteRuleWhenSet(t *testing.T) {
+	set := &engine.CleanStats{IO: engine.IOStats{WriteDirectSetBytes: 1 << 20}}
+	rows := map[string]string{}
+	for _, r := range ioRows([]*engine.CleanStats{set, set}, time.Second, &ioRun{}) {
+		rows[r.Name] = r.Value
+	}
+	if rows["direct write"] != "0.0" || rows["direct write rule"] != "page cache" || rows["copy: written direct"] != "0.0" {
+		t.Errorf("setting on, no partition direct: direct write %q, rule %q, written direct %q; want 0.0, page cache, 0.0",
+			rows["direct write"], rows["direct write rule"], rows["copy: written direct"])
+	}
+	for _, r := range ioRows([]*engine.CleanStats{{}}, time.Second, &ioRun{}) {
+		if r.Name == "direct write rule" || r.Name == "copy: written direct" {
+			t.Errorf("setting off: row %+v", r)
+		}
+	}
+}

@@ -10,7 +10,8 @@ import (
 
 // MapSortBufferRow is the map sort buffer row of cfg
 // (CleanerConfig.MapSortBufferBytes, --map-sort-buffer-bytes): the
-// configured bytes of all threads (Unit "bytes") and, in its meaning,
+// configured bytes of all threads in MiB, one decimal, as the rows of
+// bytes beside it (Unit "MiB") and, in its meaning,
 // each thread's share and its size in puts for a map of slots slots
 // (CleanerConfig.PerThreadMapSortPuts; slots <= 0, unknown, leaves the
 // count out). "off" when MapSortBufferBytes is 0, or when cfg's layout
@@ -37,5 +38,5 @@ func MapSortBufferRow(cfg engine.CleanerConfig, slots int) results.Row {
 		meaning += fmt.Sprintf(", %d puts (at most the map's %d slots)", cfg.PerThreadMapSortPuts(slots), slots)
 	}
 	meaning += "; the map build's puts wait there and are written sorted by their place in the table"
-	return results.Row{Name: name, Value: fmt.Sprint(cfg.MapSortBufferBytes), Unit: "bytes", Meaning: meaning}
+	return results.Row{Name: name, Value: mib(cfg.MapSortBufferBytes), Unit: "MiB", Meaning: meaning}
 }

@@ -14,7 +14,9 @@ import (
 )
 
 // TestMapSortBufferRow: the map sort buffer row gives the configured
-// --map-sort-buffer-bytes (all threads) and each thread's size in puts,
+// --map-sort-buffer-bytes (all threads) in MiB with one decimal, as the
+// byte rows beside it (map read, log written: 32 MiB is "32.0"; it once
+// printed "33554432 bytes"), and each thread's size in puts,
 // MapSortBufferBytes / Threads / 32 bytes a put, at most the map's slots
 // (CleanerConfig.PerThreadMapSortPuts): 32 MiB over 2 threads is 16 MiB a
 // thread, 16 x 2^20 / 32 = 524288 puts in a map of 2^20 slots, and only
@@ -29,12 +31,12 @@ func TestMapSortBufferRow(t *testing.T) {
 		puts  string
 	}{{1 << 20, "524288 puts"}, {1000, "1000 puts"}} {
 		r := MapSortBufferRow(cfg, c.slots)
-		if r.Name != "map sort buffer" || r.Value != "33554432" || r.Unit != "bytes" ||
+		if r.Name != "map sort buffer" || r.Value != "32.0" || r.Unit != "MiB" ||
 			!strings.Contains(r.Meaning, "16.0 MiB per thread") || !strings.Contains(r.Meaning, c.puts) {
-			t.Errorf("%d slots: row %+v, want 33554432 bytes, 16.0 MiB per thread, %s", c.slots, r, c.puts)
+			t.Errorf("%d slots: row %+v, want 32.0 MiB, 16.0 MiB per thread, %s", c.slots, r, c.puts)
 		}
 	}
-	if r := MapSortBufferRow(cfg, 0); r.Value != "33554432" || strings.Contains(r.Meaning, "0 puts") {
+	if r := MapSortBufferRow(cfg, 0); r.Value != "32.0" || strings.Contains(r.Meaning, "0 puts") {
 		t.Errorf("slots unknown: row %+v, want the bytes and no count of puts", r)
 	}
 	off := cfg
@@ -54,7 +56,7 @@ func TestMapSortBufferRow(t *testing.T) {
 // reported (CleanStats.MapSlots).
 func TestRunRowsMapSortBuffer(t *testing.T) {
 	cfg := engine.DefaultCleanerConfig()
-	cfg.OffsetMap, cfg.Threads, cfg.MapSortBufferBytes = offsetmap.LayoutBucket16, 1, 64<<10
+	cfg.OffsetMap, cfg.Threads, cfg.MapSortBufferBytes = offsetmap.LayoutBucket16, 1, 2<<20
 	st := goldenStats()
 	st.MapSlots = 1 << 20
 	rows := RunRows([]*engine.CleanStats{st}, cfg, ThroughputOf([]*engine.CleanStats{st}, time.Second), results.CounterDelta{})
@@ -62,9 +64,9 @@ func TestRunRowsMapSortBuffer(t *testing.T) {
 		if r.Name != "map sort buffer" {
 			continue
 		}
-		// 64 KiB / 1 thread / 32 bytes = 2048 puts.
-		if r.Value != "65536" || !strings.Contains(r.Meaning, "2048 puts") {
-			t.Errorf("row %+v, want 65536 bytes, 2048 puts", r)
+		// 2 MiB / 1 thread / 32 bytes = 65536 puts.
+		if r.Value != "2.0" || r.Unit != "MiB" || !strings.Contains(r.Meaning, "65536 puts") {
+			t.Errorf("row %+v, want 2.0 MiB, 65536 puts", r)
 		}
 		if i == 0 || rows[i-1].Name != "collision probability" {
 			t.Errorf("map sort buffer row at %d, not after the offset map rows", i)

@@ -192,7 +192,7 @@ func CleanRows(st *engine.CleanStats) []results.Row {
 	if st.IO.SyncBehind {
 		rows = append(rows, syncBehindRow(st.IO.SyncBehindWait))
 	}
-	if st.IO.WriteDirectBytes > 0 {
+	if st.IO.WriteDirectSetBytes > 0 || st.IO.WriteDirectBytes > 0 {
 		rows = append(rows, directWriteRows(st.IO.DirectWrittenBytes, st.IO.WriteFallbacks, st.IO.WriteFallbackReason, directWriteRule([]*engine.CleanStats{st}))...)
 	}
 	return rows
@@ -218,8 +218,9 @@ func syncBehindRow(waited time.Duration) results.Row {
 	return results.Row{Name: "copy: waited for syncs behind", Value: secs(waited), Unit: "s", Meaning: "--sync-behind: time the copy waited for a group's fsync, indexes and swap running behind it (the rest overlapped the copy)"}
 }
 
-// directWriteRows are the O_DIRECT output's bytes and fallbacks
-// (--write-direct-bytes).
+// directWriteRows are the O_DIRECT output's bytes, the rule that chose it
+// and its fallbacks (--write-direct-bytes): shown whenever the setting is
+// in force, the rule "page cache" where no minimum was reached.
 func directWriteRows(direct, fallbacks int64, reason, rule string) []results.Row {
 	rows := []results.Row{
 		{Name: "copy: written direct", Value: mib(direct), Unit: "MiB", Meaning: "of the bytes written to cleaned segments, those written with O_DIRECT (each file's last partial block goes through the page cache)"},

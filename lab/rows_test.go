@@ -1,7 +1,11 @@
 package lab
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +44,21 @@ func TestCleanRowsOutputSettings(t *testing.T) {
 		if _, ok := want[r.Name]; ok {
 			t.Errorf("a clean without the settings shows %q", r.Name)
 		}
+	}
+}
+
+// TestCleanRowsDirectWriteRuleWhenSet: clean shows the direct write rule
+// row ("page cache") and the bytes written direct (0.0 MiB) when
+// --write-direct-bytes is set (IOStats.WriteDirectSetBytes) and the
+// clean reached neither minimum, as run does; they once showed only when
+// the clean wrote direct.
+func TestCleanRowsDirectWriteRuleWhenSet(t *testing.T) {
+	got := map[string]string{}
+	for _, r := range CleanRows(&engine.CleanStats{IO: engine.IOStats{WriteDirectSetBytes: 1 << 20}}) {
+		got[r.Name] = r.Value
+	}
+	if got["direct write rule"] != "page cache" || got["copy: written direct"] != "0.0" {
+		t.Errorf("rule %q, written direct %q; want page cache, 0.0", got["direct write rule"], got["copy: written direct"])
 	}
 }
 
@@ -94,5 +113,26 @@ func TestCleanRowsRecordsReadMeaning(t *testing.T) {
 		if r.Name == "records read" && !strings.Contains(r.Meaning, "dropped whole") {
 			t.Errorf("records read: %q, want it to say batches dropped whole are not counted", r.Meaning)
 		}
+	}
+}
+
+// TestCleanShowsPageCacheRuleBelowMinimums: clean of a small log under the
+// best profile's O_DIRECT settings (1 MiB writes, records of 256 bytes or
+// more, or cleans of 512 MiB or more) prints the direct write rule row as
+// "page cache": generateSmall's log is 256 KiB, of records of about 130
+// bytes (docs: about 129 B a key at the default sizes), below both
+// minimums.
+func TestCleanShowsPageCacheRuleBelowMinimums(t *testing.T) {
+	root, logCfg := generateSmall(t)
+	cfg := engine.DefaultCleanerConfig()
+	cfg.DedupeBufferBytes = 1 << 20
+	cfg.WriteDirectBytes, cfg.WriteDirectMinRecordBytes, cfg.WriteDirectMinCleanBytes =
+		engine.BestWriteDirectBytes, engine.BestWriteDirectMinRecordBytes, engine.BestWriteDirectMinCleanBytes
+	var out bytes.Buffer
+	if err := CleanPartition(context.Background(), &out, filepath.Join(root, "cleanerlab-0"), CleanOptions{Log: logCfg, Cleaner: cfg, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^  direct write rule +page cache `).MatchString(out.String()) {
+		t.Errorf("no direct write rule row of page cache:\n%s", out.String())
 	}
 }

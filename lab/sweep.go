@@ -372,7 +372,11 @@ func Sweep(ctx context.Context, plan *SweepPlan, opt SweepOptions) (*results.Swe
 	}
 	for i, p := range plan.Points {
 		if n := invalidRuns[i]; n > 0 {
-			fmt.Fprintf(logw, "sweep: %v (its %d runs are recorded as failed, not run)\n", p.Err, n)
+			runs := fmt.Sprintf("its %d runs are", n)
+			if n == 1 {
+				runs = "its 1 run is"
+			}
+			fmt.Fprintf(logw, "sweep: %v (%s recorded as failed, not run)\n", p.Err, runs)
 		}
 	}
 	start := time.Now()

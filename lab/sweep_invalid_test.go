@@ -77,6 +77,27 @@ func TestSweepNamesInvalidPointsFirst(t *testing.T) {
 	}
 }
 
+// TestSweepInvalidPointOneRun: an invalid point of a sweep of one
+// repetition is named with "its 1 run is recorded as failed" (it once said
+// "its 1 runs are").
+func TestSweepInvalidPointOneRun(t *testing.T) {
+	plan, err := PlanSweep(smallBase(), nil,
+		[]Axis{{Name: "workload.Keys", Values: []string{"10", "20000"}, Where: "--keys"}}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	fake := func(ctx context.Context, e Experiment, o Options) (*results.Run, error) {
+		return &results.Run{ID: "r" + o.IDSuffix}, nil
+	}
+	if _, _, err := Sweep(context.Background(), plan, SweepOptions{Out: filepath.Join(t.TempDir(), "runs"), Log: &log, run: fake}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "(its 1 run is recorded as failed, not run)") {
+		t.Errorf("log:\n%s\nwant the invalid point's one run named in the singular", log.String())
+	}
+}
+
 // smallBase is the default experiment with 1 MiB of log at a dirty ratio
 // of 0.5.
 func smallBase() Experiment {

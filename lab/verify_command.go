@@ -30,13 +30,22 @@ type VerifyCommandOptions struct {
 // VerifyCommand is the verify command: it checks o.Dir read-only
 // (inspect.Verify, and truthfile.Check with o.Truth), writes every
 // problem to out, "OK" when there is none. A problem asks for exit status
-// 2, recovery pending alone for 3.
+// 2, recovery pending alone for 3. An o.Truth that cannot be read as a
+// truth file (truthfile.CheckHeader) is an error naming --truth, before
+// anything is checked or printed.
 func VerifyCommand(o VerifyCommandOptions, out io.Writer) error {
 	if o.Dir == "" {
 		return errors.New("verify: --dir is required")
 	}
 	if o.Checkpoint < -1 {
 		return fmt.Errorf("verify: --checkpoint %d: want an offset >= 0, or -1 for the checkpoint file's entry", o.Checkpoint)
+	}
+	// A truth file that cannot be read fails before the log's checks print
+	// their lines and "OK".
+	if o.Truth != "" {
+		if err := truthfile.CheckHeader(o.Truth); err != nil {
+			return fmt.Errorf("verify: --truth: %w", err)
+		}
 	}
 	opts := engine.VerifyOptions{IgnoreCheckpoint: o.IgnoreCheckpoint || o.Checkpoint == 0}
 	if o.Checkpoint > 0 {

@@ -38,3 +38,22 @@ func TestBareValuedKeyNamesFileAndLine(t *testing.T) {
 		t.Errorf("got %v, want %s", err, want)
 	}
 }
+
+// TestKeyGivenTwiceSaysSo: a key given twice, once bare and once with a
+// value (torn torn=5), is an error saying the key is given twice, as
+// torn=5 torn=5 is, not that it takes a value: it was given one. The
+// bare-key error once took over every error of the line.
+func TestKeyGivenTwiceSaysSo(t *testing.T) {
+	for _, args := range []string{"torn torn=5", "torn=5 torn", "torn=5 torn=5"} {
+		path := filepath.Join(t.TempDir(), "s.scenario")
+		text := "cluster replicas=2 power\n----\nwhatever\n\npower-fail broker=2 " + args + "\n----\nwhatever\n"
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := RunScenarioFile(path, t.TempDir())
+		want := path + ":5: power-fail: torn given twice"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: got %v, want %s...", args, err, want)
+		}
+	}
+}

@@ -162,19 +162,31 @@ func (a *args) duration(key string) (int64, bool, error) {
 	return ms, true, nil
 }
 
-// finish fails on an argument the command did not use, on one given
-// twice, on a key that takes a value given without one and on a flag
-// given a value.
-func (a *args) finish() error {
+// twiceError is the error of an argument given twice (torn torn=5): nil
+// when there is none. It is what is wrong with such a line, before a key
+// given bare: in torn torn=5 the key was given a value, once too often.
+func (a *args) twiceError() error {
 	seen := map[string]bool{}
 	for _, x := range a.list {
-		if !a.used[x.Key] {
-			return bad("%s: unknown argument %q", a.cmd, x.Key)
-		}
 		if seen[x.Key] {
 			return bad("%s: %s given twice", a.cmd, x.Key)
 		}
 		seen[x.Key] = true
+	}
+	return nil
+}
+
+// finish fails on an argument the command did not use, on one given
+// twice, on a key that takes a value given without one and on a flag
+// given a value.
+func (a *args) finish() error {
+	for _, x := range a.list {
+		if !a.used[x.Key] {
+			return bad("%s: unknown argument %q", a.cmd, x.Key)
+		}
+	}
+	if err := a.twiceError(); err != nil {
+		return err
 	}
 	if err := a.bareError(); err != nil {
 		return err
@@ -314,10 +326,14 @@ func (r *Runner) Exec(line string) (output string, execErr error) {
 	cmd, list := ParseLine(line)
 	a := &args{cmd: cmd, list: list, used: map[string]bool{}}
 	defer func() {
-		// A key that takes a value, given bare, is what is wrong with the
-		// line, whatever a command said of its absence.
+		// A key given twice, else a key that takes a value given bare, is
+		// what is wrong with the line, whatever a command said of its
+		// absence.
 		if bi := (*BadInput)(nil); errors.As(execErr, &bi) && a.bare != "" {
-			execErr = a.bareError()
+			execErr = a.twiceError()
+			if execErr == nil {
+				execErr = a.bareError()
+			}
 		}
 	}()
 	if cmd == "cluster" {

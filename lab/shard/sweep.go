@@ -96,8 +96,12 @@ func (s *Sweep) Options(opt lab.SweepOptions) lab.SweepOptions {
 	opt.OnStart = func(sw *results.Sweep, dir string) error {
 		s.dir = dir
 		s.Manifest.Record, s.Manifest.Environment = sw.ID, sw.Environment
-		sw.Notes = append(sw.Notes, fmt.Sprintf("Shard %s of sweep %s: %d of its %d runs; merge the shards with cleanerlab report --merge.",
-			s.Manifest.Shard, short(s.Manifest.Sweep), len(s.Runs), s.Total))
+		runs := "runs"
+		if s.Total == 1 {
+			runs = "run"
+		}
+		sw.Notes = append(sw.Notes, fmt.Sprintf("Shard %s of sweep %s: %d of its %d %s; merge the shards with cleanerlab report --merge.",
+			s.Manifest.Shard, short(s.Manifest.Sweep), len(s.Runs), s.Total, runs))
 		return s.Manifest.Write(dir)
 	}
 	return opt

@@ -114,3 +114,24 @@ func mustID(t *testing.T, d *Definition) string {
 	}
 	return id
 }
+
+// TestShardNoteOneRun: the note of a shard of a sweep of one run says "1
+// of its 1 run", not "1 of its 1 runs".
+func TestShardNoteOneRun(t *testing.T) {
+	plan, err := lab.PlanSweep(lab.DefaultExperiment(), []lab.Param{{Name: "workload.Keys", Value: "20000", Where: "test"}}, nil, 1, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Prepare(plan, Spec{Index: 0, Count: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := s.Options(lab.SweepOptions{Out: t.TempDir()})
+	sw := &results.Sweep{ID: "sweep-x-shard-0-of-1"}
+	if err := opt.OnStart(sw, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if len(sw.Notes) != 1 || !strings.Contains(sw.Notes[0], ": 1 of its 1 run; ") {
+		t.Errorf("notes %q, want one saying 1 of its 1 run", sw.Notes)
+	}
+}

@@ -114,19 +114,16 @@ func read(path string) (map[string]map[keyID]entry, error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	if err := scanHeader(sc, path); err != nil {
+		return nil, err
+	}
 	out := map[string]map[keyID]entry{}
-	n := 0
+	n := 1
 	var key []byte
 	var fields [6][]byte
 	for sc.Scan() {
 		n++
 		line := sc.Bytes() // parsed in place: no allocation per line but the key's
-		if n == 1 {
-			if string(line) != Header {
-				return nil, fmt.Errorf("truthfile: %s:1: want %q, got %q", path, Header, line)
-			}
-			continue
-		}
 		bad := func(what string) error { return fmt.Errorf("truthfile: %s:%d: %s in %q", path, n, what, line) }
 		nf := 0
 		for rest := line; ; {
@@ -184,10 +181,39 @@ func read(path string) (map[string]map[keyID]entry, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("truthfile: %s: %w", path, err)
 	}
-	if n == 0 {
-		return nil, fmt.Errorf("truthfile: %s is empty (want %q first)", path, Header)
-	}
 	return out, nil
+}
+
+// scanHeader reads the first line of the truth file at path from sc and
+// checks that it is Header. Errors name the file: a read error, an empty
+// file, another first line.
+func scanHeader(sc *bufio.Scanner, path string) error {
+	if !sc.Scan() {
+		if err := sc.Err(); err != nil {
+			return fmt.Errorf("truthfile: %s: %w", path, err)
+		}
+		return fmt.Errorf("truthfile: %s is empty (want %q first)", path, Header)
+	}
+	if line := sc.Bytes(); string(line) != Header {
+		return fmt.Errorf("truthfile: %s:1: want %q, got %q", path, Header, line)
+	}
+	return nil
+}
+
+// CheckHeader opens the truth file at path and checks its first line
+// (Header), without reading the rest: what a command checks before
+// anything else, so that a missing file, a directory, an empty file or
+// another kind of file fails at once (Verify reads the whole file later,
+// after the checks of the log). Errors name the file.
+func CheckHeader(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("truthfile: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	return scanHeader(sc, path)
 }
 
 // keysAtLines reads the keys of the given lines of the truth file at path
