@@ -170,8 +170,9 @@ func getSorted(m *Bucket, s *sortBuffer, key func(int) []byte, n int, offsets []
 	for i := range n {
 		fp := m.keys.of(key(i))
 		s.buf = append(s.buf, sortedPut{f1: fp.f1, f2: fp.f2, stamp: uint32(i)})
-		s.lower[fp.f1>>sortLower&sortDigitMask]++
-		s.upper[fp.f1>>sortUpper]++
+		k := s.key(fp.f1)
+		s.lower[k&sortDigitMask]++
+		s.upper[k>>sortDigitBits]++
 		if len(s.buf) == cap(s.buf) {
 			answer()
 		}
