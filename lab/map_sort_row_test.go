@@ -62,9 +62,10 @@ func TestRunRowsMapSortBuffer(t *testing.T) {
 		if r.Name != "map sort buffer" {
 			continue
 		}
-		// 64 KiB / 1 thread / 32 bytes = 2048 puts.
-		if r.Value != "65536" || !strings.Contains(r.Meaning, "2048 puts") {
-			t.Errorf("row %+v, want 65536 bytes, 2048 puts", r)
+		// 64 KiB / 1 thread / 32 bytes = 2048 puts, under the 4,096 a
+		// flush sorts (offsetmap.SortMinPuts): none.
+		if r.Value != "65536" || !strings.Contains(r.Meaning, "0 puts") || !strings.Contains(r.Meaning, "under the 4096 a flush sorts") {
+			t.Errorf("row %+v, want 65536 bytes, 0 puts (under 4096)", r)
 		}
 		if i == 0 || rows[i-1].Name != "collision probability" {
 			t.Errorf("map sort buffer row at %d, not after the offset map rows", i)
@@ -88,13 +89,14 @@ func TestCleanMapSortBufferRow(t *testing.T) {
 	if before := beforeClean(out.String()); !strings.Contains(before, "  map sort buffer ") || !strings.Contains(before, " off ") {
 		t.Errorf("partition: no map sort buffer row (off) before the clean:\n%s", before)
 	}
-	cfg.OffsetMap, cfg.MapSortBufferBytes = offsetmap.LayoutBucket16, 64<<10
+	cfg.OffsetMap, cfg.MapSortBufferBytes = offsetmap.LayoutBucket16, 128<<10
 	out.Reset()
 	if err := CleanLogDir(context.Background(), &out, root, CleanOptions{Log: logCfg, Cleaner: cfg, Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	// 64 KiB / 1 thread / 32 bytes = 2048 puts (a 1 MiB bucket16 map has more slots).
-	if before := beforeClean(out.String()); !strings.Contains(before, "  map sort buffer ") || !strings.Contains(before, "2048 puts") {
-		t.Errorf("log directory: no map sort buffer row of 2048 puts before the cleans:\n%s", before)
+	// 128 KiB / 1 thread / 32 bytes = 4096 puts, a quarter of the 1 MiB
+	// share at most (8192), and the 4,096 a flush sorts at least.
+	if before := beforeClean(out.String()); !strings.Contains(before, "  map sort buffer ") || !strings.Contains(before, "4096 puts") {
+		t.Errorf("log directory: no map sort buffer row of 4096 puts before the cleans:\n%s", before)
 	}
 }

@@ -679,11 +679,12 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 		}
 		// per is the table; a bucket16 map's sort buffer comes on top
 		// (DedupeBufferBytesForTable, once the threads are known), so the
-		// cap leaves room for all of it (one thread's).
+		// cap is the table of a share of MaxPerThreadBuffer (one thread's
+		// sort buffer carved out of it).
 		lc := c
-		lc.OffsetMap, lc.Threads = offsetmap.LayoutName(info.Layout), 1
+		lc.OffsetMap, lc.Threads, lc.DedupeBufferBytes = offsetmap.LayoutName(info.Layout), 1, MaxPerThreadBuffer
 		per := roundUpMiB(needKeys * int64(info.EntryBytes))
-		per = min(per, MaxPerThreadBuffer-lc.DedupeBufferBytesForTable(0))
+		per = min(per, lc.PerThreadMapTableBytes())
 		la := LayoutAdvice{Layout: info.Layout, Hasher: info.Hasher, EntryBytes: info.EntryBytes, MaxKeysPerPass: info.MaxKeys(int(per), lf)}
 		la.Passes = h.passesFor(la.MaxKeysPerPass)
 		la.CollisionProbability = info.CollisionProbability(int64(math.Min(h.keys, float64(la.MaxKeysPerPass))))
