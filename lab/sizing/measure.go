@@ -187,7 +187,12 @@ func (o *CalibrateOptions) path() string {
 // k = MapFill x maxKeys / (1 - e^(-R/(1-R))), and the log
 // k r / (1 - R) / 1.002 (as calibrationExperiment sizes the keys from the
 // log; tombstones, smaller, are not counted). A log over LogBytes
-// scales keys and map down by the same factor; note says so ("" when not).
+// scales keys and table (PerThreadMapTableBytes, whole entries, 64 at
+// least) down by the same factor, so the fill stays MapFill; mapBytes is
+// then the share whose table that is with the sort buffer carved out of
+// it as the cleaner carves it
+// (engine.CleanerConfig.PerThreadMapBytesForTable). note says so ("" when
+// not).
 func calibrationShape(o CalibrateOptions) (logBytes, mapBytes int64, note string, err error) {
 	if o.MapFill <= 0 {
 		return o.LogBytes, o.MapBytes, "", nil
@@ -209,9 +214,12 @@ func calibrationShape(o CalibrateOptions) (logBytes, mapBytes int64, note string
 	mapBytes = o.MapBytes
 	if logBytes > o.LogBytes {
 		f := float64(o.LogBytes) / float64(logBytes)
-		mapBytes = max(int64(float64(o.MapBytes)*f)/int64(info.EntryBytes)*int64(info.EntryBytes), int64(info.EntryBytes)*64)
-		note = fmt.Sprintf("the map of the clean predicted (%s, %.0f%% full) needs a %s log at this fill; calibrated with keys and map scaled by %.3g to a %s log and a %s map (raise --calibration-log-bytes to measure the full map's cache misses)",
-			results.FormatBytes(o.MapBytes), 100*o.MapFill, results.FormatBytes(logBytes), f, results.FormatBytes(o.LogBytes), results.FormatBytes(mapBytes))
+		entry := int64(info.EntryBytes)
+		table := one.PerThreadMapTableBytes()
+		scaled := max(int64(float64(table)*f)/entry*entry, entry*64)
+		mapBytes = one.PerThreadMapBytesForTable(scaled)
+		note = fmt.Sprintf("the map of the clean predicted (%s of dedupe buffer a thread, a %s table, %.0f%% full) needs a %s log at this fill; calibrated with keys and table scaled by %.3g to a %s log and a %s table (%s of dedupe buffer, its map sort buffer counted as the cleaner carves it) (raise --calibration-log-bytes to measure the full map's cache misses)",
+			results.FormatBytes(o.MapBytes), results.FormatBytes(table), 100*o.MapFill, results.FormatBytes(logBytes), f, results.FormatBytes(o.LogBytes), results.FormatBytes(scaled), results.FormatBytes(mapBytes))
 		logBytes = o.LogBytes
 	}
 	return max(logBytes, 1), mapBytes, note, nil
