@@ -218,3 +218,21 @@ func TestCalibrationShapeFitsTheTable(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadOrCalibrateCachesFittedShape: a calibration fitted to a map at
+// a fill (its log sized from the fill, under LogBytes) is cached under
+// the settings asked, so the same options use it the second time.
+func TestLoadOrCalibrateCachesFittedShape(t *testing.T) {
+	o := CalibrateOptions{Out: t.TempDir(), Dir: t.TempDir(), LogBytes: 4 << 20, Runs: 1, MaxRuns: 1, NoVerdict: true,
+		Shape: Shape{MapBytes: 256 << 10, MapFill: 0.5}}
+	c, status, err := LoadOrCalibrate(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(status, "measured now") || c.Settings == "" {
+		t.Fatalf("first: %q, settings %q", status, c.Settings)
+	}
+	if _, status, err = LoadOrCalibrate(context.Background(), o); err != nil || !strings.HasPrefix(status, "cached") {
+		t.Errorf("second: %q, %v; want the cached calibration", status, err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"os"
 	"path/filepath"
@@ -173,9 +174,65 @@ func (o *CalibrateOptions) defaults() {
 	}
 }
 
+// path is o's cache file (after defaults): CalibrationPath, the record
+// shape (-k, -v, -b), the Shape (-m, -f, -r, -t) and, where the speed
+// settings differ from those of the default cleaner with o's layout,
+// hasher and I/O path, -s and 16 hex digits of their FNV-1a hash, so a
+// calibration is used only for the settings it measured.
 func (o *CalibrateOptions) path() string {
 	base := CalibrationPath(o.Out, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath))
-	return strings.TrimSuffix(base, ".json") + fmt.Sprintf("-k%d-v%d-b%d%s.json", o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, o.Shape.name())
+	settings := ""
+	if s := o.speedSettings(); s != o.defaultSpeedSettings() {
+		h := fnv.New64a()
+		h.Write([]byte(s))
+		settings = fmt.Sprintf("-s%016x", h.Sum64())
+	}
+	return strings.TrimSuffix(base, ".json") + fmt.Sprintf("-k%d-v%d-b%d%s%s.json", o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, o.Shape.name(), settings)
+}
+
+// speedSettings is, as JSON, what sets a calibration's measured speeds
+// besides what its cache file's name says (layout, hasher, I/O path, record
+// shape and Shape): the cleaner of its runs (calibrationCleaner of one
+// thread, so the sort buffer is one thread's), less what the calibration
+// sets itself (the dedupe buffer, from Shape; no throttle, as the model
+// applies it) and the name's fields; and its runs' log sizes, directory
+// and drop_caches. Call it after defaults.
+func (o *CalibrateOptions) speedSettings() string {
+	c := calibrationCleaner(*o, 1)
+	c.DedupeBufferBytes, c.MaxIOBytesPerSecond, c.Throttler = 0, 0, ""
+	c.OffsetMap, c.Hasher, c.IOPath = "", "", ""
+	js, err := json.Marshal(struct {
+		Cleaner                  engine.CleanerConfig
+		LogBytes, ThreadLogBytes int64
+		Dir                      string `json:",omitempty"`
+		DropCaches               bool   `json:",omitempty"`
+	}{c, o.LogBytes, o.ThreadLogBytes, o.Dir, o.DropCaches})
+	if err != nil {
+		panic(err) // a struct of numbers, strings and bools always marshals
+	}
+	return string(js)
+}
+
+// defaultSpeedSettings is speedSettings of the default cleaner
+// (engine.DefaultCleanerConfig) and options, with o's layout, hasher and
+// I/O path: the settings whose cache file keeps the name without -s.
+func (o *CalibrateOptions) defaultSpeedSettings() string {
+	d := CalibrateOptions{Cleaner: engine.DefaultCleanerConfig(), NoVerdict: true}
+	d.Cleaner.OffsetMap, d.Cleaner.Hasher, d.Cleaner.IOPath = o.Cleaner.OffsetMap, o.Cleaner.Hasher, o.Cleaner.IOPath
+	d.defaults()
+	return d.speedSettings()
+}
+
+// settingsStale says why a cached calibration c was measured with other
+// speed settings than o's ("" when not, or when c predates Settings).
+func (o *CalibrateOptions) settingsStale(c *Calibration) string {
+	if c == nil || c.Settings == "" {
+		return ""
+	}
+	if want := o.speedSettings(); c.Settings != want {
+		return fmt.Sprintf("measured with the settings %s, not %s", c.Settings, want)
+	}
+	return ""
 }
 
 // calibrationShape is the log and per-thread map of o's runs: LogBytes and
@@ -270,6 +327,9 @@ func LoadOrCalibrate(ctx context.Context, o CalibrateOptions) (*Calibration, str
 			return nil, "", err
 		}
 		why := c.Stale(time.Now(), o.MaxAge, env, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath))
+		if why == "" {
+			why = o.settingsStale(c)
+		}
 		if why == "" && o.Threads > 1 && (c.Curve("warm").MaxThreads() < o.Threads || c.Curve("cold").MaxThreads() < o.Threads) {
 			why = fmt.Sprintf("no contention curve of 1..%d threads (warm and cold) cached", o.Threads)
 		}
@@ -366,6 +426,7 @@ const DefaultSpreadBound = 0.10
 // removed after. Errors: a run that fails or measures no time.
 func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	o.defaults()
+	settings := o.speedSettings() // before the shape changes LogBytes
 	logBytes, mapBytes, shapeNote, err := calibrationShape(o)
 	if err != nil {
 		return nil, err
@@ -381,7 +442,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 		return nil, fmt.Errorf("sizing: calibration: %w", err)
 	}
 	defer os.RemoveAll(out)
-	c := &Calibration{OffsetMap: layoutName(o.Cleaner.OffsetMap), Hasher: string(o.Cleaner.Hasher), IOPath: ioName(o.Cleaner.IOPath), Cache: string(lab.CacheWarm),
+	c := &Calibration{OffsetMap: layoutName(o.Cleaner.OffsetMap), Hasher: string(o.Cleaner.Hasher), IOPath: ioName(o.Cleaner.IOPath), Settings: settings, Cache: string(lab.CacheWarm),
 		Workload: fmt.Sprintf("%d keys, %d-byte keys, %d-byte values, %d records per batch, %s log, dirty ratio %.2f, one thread, %s map, no throttle",
 			e.Workload.Keys, o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, results.FormatBytes(o.LogBytes), e.Workload.DirtyRatio, results.FormatBytes(e.Cleaner.DedupeBufferBytes)),
 		SpreadBound: o.SpreadBound, Shape: o.Shape}
@@ -1054,7 +1115,11 @@ func ReadFreshCalibration(o CalibrateOptions) (*Calibration, string, error) {
 		return nil, "", err
 	}
 	env, _ := results.CaptureEnvironment(o.Out)
-	if why := c.Stale(time.Now(), o.MaxAge, env, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath)); why != "" {
+	why := c.Stale(time.Now(), o.MaxAge, env, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath))
+	if why == "" {
+		why = o.settingsStale(c)
+	}
+	if why != "" {
 		return nil, fmt.Sprintf("none used (%s: %s); --calibrate measures one, so clean times can be predicted", path, why), nil
 	}
 	return c, "cached " + path + " (measured " + c.MeasuredAt.Format(time.RFC3339) + ")", nil

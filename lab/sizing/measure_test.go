@@ -3,9 +3,11 @@ package sizing
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/results"
 )
 
@@ -73,5 +75,77 @@ func TestCalibrationCache(t *testing.T) {
 	}
 	if c, err := ReadCalibration(filepath.Join(dir, "missing.json")); c != nil || err != nil {
 		t.Errorf("missing file: %v %v", c, err)
+	}
+}
+
+// TestCalibrationCacheKeyedBySpeedSettings: a calibration cached for the
+// best profile's cleaner is not used for a cleaner that differs in one
+// setting that changes the measured speed (each below), and is used for
+// one that differs only in what a calibration does not measure: the
+// throttle (the calibration runs without it, the model applies it), the
+// thread count with the same sort buffer per thread (it calibrates one
+// thread), the cache's max age.
+func TestCalibrationCacheKeyedBySpeedSettings(t *testing.T) {
+	out := t.TempDir()
+	best := engine.DefaultCleanerConfig()
+	if err := best.ApplyProfile(engine.ProfileBest); err != nil {
+		t.Fatal(err)
+	}
+	base := CalibrateOptions{Out: out, Cleaner: best, NoVerdict: true}
+	env, err := results.CaptureEnvironment(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached := base
+	cached.defaults()
+	c := &Calibration{MapBuildBytesPerSecond: 1, CopyBytesPerSecond: 2, OffsetMap: layoutName(best.OffsetMap), Hasher: string(best.Hasher),
+		IOPath: ioName(best.IOPath), MeasuredAt: time.Now(), Environment: env}
+	if err := WriteCalibration(cached.path(), c); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := ReadFreshCalibration(base); err != nil || got == nil {
+		t.Fatalf("the cached calibration itself: %v, %v", got, err)
+	}
+	for _, v := range []struct {
+		name  string
+		speed bool
+		set   func(o *CalibrateOptions)
+	}{
+		{"map-sort-buffer-bytes 16 MiB", true, func(o *CalibrateOptions) { o.Cleaner.MapSortBufferBytes = 16 << 20 }},
+		{"no sort buffer", true, func(o *CalibrateOptions) { o.Cleaner.MapSortBufferBytes = 0 }},
+		{"parallel-copy off", true, func(o *CalibrateOptions) { o.Cleaner.ParallelCopy = false }},
+		{"map-huge-pages off", true, func(o *CalibrateOptions) { o.Cleaner.MapHugePages = false }},
+		{"parallel-map-build off", true, func(o *CalibrateOptions) { o.Cleaner.ParallelMapBuild = false }},
+		{"write-behind off", true, func(o *CalibrateOptions) { o.Cleaner.WriteBehind = false }},
+		{"io buffer 1 MiB", true, func(o *CalibrateOptions) { o.Cleaner.IOBufferBytes = 1 << 20 }},
+		{"load factor 0.75", true, func(o *CalibrateOptions) { o.Cleaner.LoadFactor = 0.75 }},
+		{"2 threads, 16 MiB of sort buffer each", true, func(o *CalibrateOptions) { o.Cleaner.Threads = 2 }},
+		{"calibration log 32 MiB", true, func(o *CalibrateOptions) { o.LogBytes = 32 << 20 }},
+		{"throttled", false, func(o *CalibrateOptions) { o.Cleaner.MaxIOBytesPerSecond = 1 << 20 }},
+		{"2 threads, 32 MiB of sort buffer each", false, func(o *CalibrateOptions) {
+			o.Cleaner.Threads, o.Cleaner.MapSortBufferBytes = 2, 64<<20
+		}},
+		{"max age 1h", false, func(o *CalibrateOptions) { o.MaxAge = time.Hour }},
+	} {
+		o := base
+		v.set(&o)
+		got, note, err := ReadFreshCalibration(o)
+		if err != nil {
+			t.Fatalf("%s: %v", v.name, err)
+		}
+		if v.speed && got != nil {
+			t.Errorf("%s: the best profile's cached calibration was used (%s)", v.name, note)
+		}
+		if !v.speed && got == nil {
+			t.Errorf("%s: the best profile's cached calibration was not used (%s)", v.name, note)
+		}
+	}
+	// A file under the right name whose recorded settings are others.
+	c.Settings = `{"Cleaner":{}}`
+	if err := WriteCalibration(cached.path(), c); err != nil {
+		t.Fatal(err)
+	}
+	if got, note, err := ReadFreshCalibration(base); err != nil || got != nil || !strings.Contains(note, "measured with the settings") {
+		t.Errorf("recorded settings differ: %v, %q, %v; want none used, saying why", got, note, err)
 	}
 }
