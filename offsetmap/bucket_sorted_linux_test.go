@@ -18,11 +18,15 @@ import (
 //   - op=fp+put: PutFingerprints, fingerprints computed before the round;
 //   - op=put-batch: PutBatch (hashing included);
 //
-// each with sort=0 (no buffer: write-behind, as today) and sort buffers of
-// 1M and 4M puts (16 and 64 MiB each, twice that with the radix sort's
-// second array), with the sort's digits of 11 bits (its default: the top
-// 22 bits of f1) or 8 (digit=8: the top 16 bits). With -count N the
-// variants run in turn N times (A B C ... A B C), one table for all.
+// each with sort=0 (no buffer: write-behind) and sort buffers of 1M and
+// 4M puts (16 and 64 MiB each, twice that with the radix sort's second
+// array), one table for all. -count N does not interleave them: Go runs
+// each sub-benchmark N times in a row (A A A B B B ...), so load that
+// comes and goes lands on one variant. Interleave them by running the
+// test binary N times, each running every variant once:
+//
+//	go test -c -o /tmp/offsetmap.test ./offsetmap
+//	for i in $(seq 7); do /tmp/offsetmap.test -test.run '^$' -test.bench BucketSortedPut -test.benchtime 1x; done | benchstat -col /sort -
 //
 // Metrics: ns/key (wall) and cpu-ns/key (the process's user + system CPU
 // time, per key).
