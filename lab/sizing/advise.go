@@ -263,7 +263,8 @@ type Advice struct {
 	// MaxCompactionDelaySeconds: how long the oldest dirty record may wait
 	// to be compacted: time to reach the trigger + backoff + clean time.
 	MaxCompactionDelaySeconds float64 `json:"max_compaction_delay_seconds"`
-	// MemoryBytes = dedupe buffer + I/O buffers.
+	// MemoryBytes = dedupe buffer (the map sort buffer is inside it) + I/O
+	// buffers, in bytes.
 	MemoryBytes int64 `json:"memory_bytes"`
 	// ThrottleBytesPerSecond is log.cleaner.io.max.bytes.per.second (0:
 	// none). CleanSecondsUnthrottled is CleanSeconds without it;
