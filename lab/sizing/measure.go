@@ -744,7 +744,7 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 		entries int64
 	}{{"recommended", recEntries}, {"one step below (60% of the dirty keys)", belowEntries}} {
 		buf := c.entries * int64(info.EntryBytes)
-		cfgs = append(cfgs, &config{name: c.name, buf: buf, maxKeys: info.MaxKeys(int(buf), lf)})
+		cfgs = append(cfgs, &config{name: c.name, buf: validationShare(o.Cleaner, buf), maxKeys: info.MaxKeys(int(buf), lf)})
 	}
 	// Repetitions interleave a calibration run (when asked) with one run of
 	// each configuration, so that both see the same load on the machine;
@@ -959,10 +959,21 @@ func measureCleansGap(ctx context.Context, w Workload, h head, bufferBytes int64
 	if w.SegmentBytes > 0 {
 		spec.SegmentBytes = w.SegmentBytes
 	}
-	cc := o.Cleaner
+	return CleanToEnd(ctx, spec, oneThreadCleaner(o.Cleaner, bufferBytes), o.Dir)
+}
+
+// oneThreadCleaner is cc as the one cleaner thread of a validation run
+// with a dedupe buffer of shareBytes.
+func oneThreadCleaner(cc engine.CleanerConfig, shareBytes int64) engine.CleanerConfig {
 	cc.Threads = 1
-	cc.DedupeBufferBytes = bufferBytes
-	return CleanToEnd(ctx, spec, cc, o.Dir)
+	cc.DedupeBufferBytes = shareBytes
+	return cc
+}
+
+// validationShare is the dedupe buffer of a validation run whose map's
+// table is tableBytes (the model's map of the configuration validated).
+func validationShare(cc engine.CleanerConfig, tableBytes int64) int64 {
+	return tableBytes
 }
 
 // CleanToEnd generates spec in a fresh directory under parent ("": the OS
