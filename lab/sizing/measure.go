@@ -776,7 +776,7 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 			}
 		}
 		for _, c := range cfgs {
-			o.Log("validate %d/%d %s: %d keys, %d partitions, dedupe buffer %d bytes (%d keys per pass)\n", rep+1, o.Repetitions, c.name, sw.Keys, w.Partitions, c.buf, c.maxKeys)
+			o.Log("validate %d/%d %s: %d keys, %d partitions, dedupe buffer %d bytes a thread (%d keys per pass)\n", rep+1, o.Repetitions, c.name, sw.Keys, w.Partitions, c.buf, c.maxKeys)
 			var passes int
 			var secs float64
 			verdict, _, err := judged(o.Busy, func() (err error) {
@@ -963,17 +963,23 @@ func measureCleansGap(ctx context.Context, w Workload, h head, bufferBytes int64
 }
 
 // oneThreadCleaner is cc as the one cleaner thread of a validation run
-// with a dedupe buffer of shareBytes.
+// with a dedupe buffer of shareBytes: its map sort buffer is one of cc's
+// threads' (MapSortBufferBytes / Threads), so that the run's map is the
+// one a thread of cc has.
 func oneThreadCleaner(cc engine.CleanerConfig, shareBytes int64) engine.CleanerConfig {
+	cc.MapSortBufferBytes /= int64(max(cc.Threads, 1))
 	cc.Threads = 1
 	cc.DedupeBufferBytes = shareBytes
 	return cc
 }
 
 // validationShare is the dedupe buffer of a validation run whose map's
-// table is tableBytes (the model's map of the configuration validated).
+// table is tableBytes (the model's map of the configuration validated):
+// tableBytes with one thread's map sort buffer carved out of it as the
+// cleaner carves it (engine.CleanerConfig.PerThreadMapBytesForTable);
+// tableBytes itself without a sort buffer.
 func validationShare(cc engine.CleanerConfig, tableBytes int64) int64 {
-	return tableBytes
+	return oneThreadCleaner(cc, 0).PerThreadMapBytesForTable(tableBytes)
 }
 
 // CleanToEnd generates spec in a fresh directory under parent ("": the OS

@@ -149,3 +149,33 @@ func TestCalibrationCacheKeyedBySpeedSettings(t *testing.T) {
 		t.Errorf("recorded settings differ: %v, %q, %v; want none used, saying why", got, note, err)
 	}
 }
+
+// TestValidationCleanerTable: a validation run of a configuration whose
+// model map is a table of tableBytes cleans with one thread whose table
+// is tableBytes, its sort buffer one thread's of the configured cleaner,
+// carved as the cleaner carves it. Worked by hand: the best profile on 4
+// threads, 32 MiB of sort buffer, 8 MiB (262,144 Puts) a thread; a 4 MiB
+// table needs a share S whose quarter caps the buffer (4 MiB < 96 x
+// 262,144): S = 128 q + r, 96 q + r = 4,194,304, 0 <= r < 128, so q =
+// 43,690, r = 64, S = 5,592,384 (the run's dedupe buffer), of which
+// 1,398,080 bytes of sort buffer. Taking the table for the dedupe buffer
+// with the whole 32 MiB on one thread left a 3 MiB table.
+func TestValidationCleanerTable(t *testing.T) {
+	cc := engine.DefaultCleanerConfig()
+	if err := cc.ApplyProfile(engine.ProfileBest); err != nil {
+		t.Fatal(err)
+	}
+	cc.Threads = 4
+	share := validationShare(cc, 4<<20)
+	one := oneThreadCleaner(cc, share)
+	if share != 5592384 || one.Threads != 1 || one.MapSortBufferBytes != 8<<20 {
+		t.Errorf("share %d, %d threads, sort buffer %d; want 5,592,384, 1, 8 MiB", share, one.Threads, one.MapSortBufferBytes)
+	}
+	if tb, sb := one.PerThreadMapTableBytes(), one.PerThreadMapSortBytes(); tb != 4<<20 || sb != 1398080 {
+		t.Errorf("table %d, sort buffer %d bytes; want 4 MiB and 1,398,080", tb, sb)
+	}
+	kafka := engine.DefaultCleanerConfig()
+	if share := validationShare(kafka, 4<<20); share != 4<<20 {
+		t.Errorf("kafka: share %d, want the table, 4 MiB", share)
+	}
+}
