@@ -181,7 +181,8 @@ type LayoutAdvice struct {
 	EntryBytes int    `json:"entry_bytes"`
 	// DedupeBufferBytes is log.cleaner.dedupe.buffer.size for all threads
 	// so that one pass holds the dirty keys: each thread's table rounded
-	// up to a MiB, plus the map sort buffer taken out of it for bucket16
+	// up to a MiB and, for bucket16, the share whose table that is with the
+	// map sort buffer carved out of it as the cleaner carves it
 	// (engine.CleanerConfig.DedupeBufferBytesForTable), capped at 2 GiB -
 	// 1 per thread.
 	DedupeBufferBytes int64 `json:"dedupe_buffer_bytes"`
@@ -228,8 +229,9 @@ type Advice struct {
 	DedupeBufferBytes int64 `json:"dedupe_buffer_bytes"`
 	Threads           int   `json:"threads"`
 	IOBufferBytes     int64 `json:"io_buffer_bytes"`
-	// MapSortBufferBytes is the configured map sort buffer (all threads)
-	// that DedupeBufferBytes holds besides the tables: the config's
+	// MapSortBufferBytes is the configured map sort buffer (all threads),
+	// carved out of DedupeBufferBytes besides the tables (at most a
+	// quarter of each share; none under 4,096 Puts a thread): the config's
 	// MapSortBufferBytes where Layout is bucket16, else 0.
 	MapSortBufferBytes int64 `json:"map_sort_buffer_bytes,omitempty"`
 	// Layout is the configured layout the main recommendation is for;
@@ -678,8 +680,8 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 		if err != nil {
 			continue
 		}
-		// per is the table; a bucket16 map's sort buffer comes on top
-		// (DedupeBufferBytesForTable, once the threads are known), so the
+		// per is the table; a bucket16 map's sort buffer is added to its
+		// share (DedupeBufferBytesForTable, once the threads are known), so the
 		// cap is the table of a share of MaxPerThreadBuffer (one thread's
 		// sort buffer carved out of it).
 		lc := c
