@@ -99,12 +99,13 @@ func MaxCarvedSortPuts(memoryBytes int64) int64 {
 //
 // The order is a stable radix sort by home bucket (exact in tables of up
 // to 2^22 buckets, 256 MiB; to within buckets / 2^22 buckets in larger
-// ones: sortBuffer.key), so the Puts of one fingerprint keep their order: every key's latest offset, Size, Get's
-// answers and the superseded offsets (RecordSuperseded) are those of
-// writing each Put at once, in order. What may differ is where an entry
-// sits within its probe run (another key may take the slot it would have
-// taken) and so the table's bytes and the probe counts. A flush of fewer
-// than 4096 Puts writes them in the order put. SizeAtMost counts the
+// ones: sortBuffer.key), so the Puts of one fingerprint keep their order:
+// every key's latest offset, Size, Get's answers and the superseded
+// offsets (RecordSuperseded) are those of writing each Put at once, in
+// order. What may differ is where an entry sits within its probe run
+// (another key may take the slot it would have taken) and so the table's
+// bytes and the probe counts. A flush of fewer than SortMinPuts (4,096)
+// Puts writes them in the order put. SizeAtMost counts the
 // buffered Puts, so a caller keeping Size below a bound (the cleaner's
 // MaxEntries) still asks Size, exact, before a Put that could pass it.
 // Errors: n < 0.
