@@ -767,8 +767,8 @@ func (c CleanerConfig) DedupeBufferBytesForTable(tableBytes int64) int64 {
 //     (tableBytes >= 96 a);
 //   - else tableBytes + 32 q, the share of 128 q + r bytes whose quarter
 //     caps the buffer at q Puts and leaves 96 q + r = tableBytes (0 <= r <
-//     128; q is ceil((tableBytes - 127) / 96), about 4/3 of tableBytes),
-//     when q is offsetmap.SortMinPuts (4,096) or more;
+//     128; q = ceil((tableBytes - 127) / 96), so the share is about 4/3 of
+//     tableBytes), when q is offsetmap.SortMinPuts (4,096) or more;
 //   - else tableBytes: no buffer of 4,096 Puts fits (tableBytes under
 //     393,248 bytes, or a under 4,096), or the layout is not bucket16.
 //
