@@ -375,7 +375,7 @@ func userSysPairs(b *testing.B, f *cleanFixture, pa, pb speedProfile, cache lab.
 //	row=rss/values=100/cache=warm: the test process's peak resident set
 //	    over a clean by each profile's cleaner alone (kafka-peak-RSS-MiB,
 //	    best-peak-RSS-MiB; cleanPeakRSS), the goal for the best profile
-//	    (lab.RSSGoal: dedupe buffer + I/O buffers + 64 MiB; best-goal-MiB)
+//	    (lab.RSSGoal: dedupe buffer, map sort buffer inside it, + I/O buffers + 64 MiB; best-goal-MiB)
 //	    and best-of-goal (its peak / the goal).
 //	row=scale/values=100/cache=warm: the best profile's ns per byte read
 //	    (wall, small-ns/B and large-ns/B, and the process's CPU time,

@@ -346,7 +346,10 @@ type CleanerConfig struct {
 	// memory, and the map's slots, MaxMapEntries and the keys one round
 	// holds drop by the buffer's bytes / 16. A buffer takes at most a
 	// quarter of the share (PerThreadMapBytes / 128 Puts;
-	// PerThreadMapSortPuts), so the table keeps three quarters at least. The map answers as if each Put were written
+	// PerThreadMapSortPuts), so the table keeps three quarters at least,
+	// and none is taken where it would hold fewer than
+	// offsetmap.SortMinPuts (4,096: a share under 512 KiB), as a flush of
+	// fewer is not sorted. The map answers as if each Put were written
 	// at once, in order (every key's latest offset, Size, the superseded
 	// offsets); only where an entry sits within its probe run, and so the
 	// probe counts, may differ. The cleaner's full-map rule is unchanged:
@@ -738,9 +741,23 @@ func (c CleanerConfig) PerThreadMapSortPuts(slots int) int {
 // map's slots: MapSortBufferBytes / Threads / 32 (offsetmap.SortBufferBytes:
 // 32 bytes a Put), at most offsetmap.MaxCarvedSortPuts of the thread's
 // share of the dedupe buffer (PerThreadMapBytes / 128: a quarter of the
-// share, so the table keeps three quarters at least).
+// share, so the table keeps three quarters at least); 0 when that is under
+// offsetmap.SortMinPuts (4,096: a share under 512 KiB, or fewer Puts
+// asked), as a buffer that small never sorts and the table is better off
+// with its memory.
 func (c CleanerConfig) perThreadMapSortPuts() int64 {
-	return min(c.askedMapSortPuts(), offsetmap.MaxCarvedSortPuts(c.PerThreadMapBytes()))
+	return carvedSortPuts(c.askedMapSortPuts(), c.PerThreadMapBytes())
+}
+
+// carvedSortPuts is the sort buffer carved out of a share of shareBytes
+// when asked Puts are asked: min(asked, offsetmap.MaxCarvedSortPuts(share)),
+// 0 under offsetmap.SortMinPuts.
+func carvedSortPuts(asked, shareBytes int64) int64 {
+	n := min(asked, offsetmap.MaxCarvedSortPuts(shareBytes))
+	if n < offsetmap.SortMinPuts {
+		return 0
+	}
+	return n
 }
 
 // askedMapSortPuts is each thread's sort buffer as MapSortBufferBytes asks
@@ -775,19 +792,50 @@ func (c CleanerConfig) PerThreadMapTableBytes() int64 {
 
 // DedupeBufferBytesForTable is the log.cleaner.dedupe.buffer.size that
 // gives each of c.Threads threads an offset map table
-// (PerThreadMapTableBytes) of at least tableBytes besides c's map sort
-// buffer: (tableBytes + 32 x (MapSortBufferBytes / Threads / 32, rounded
-// down)) x Threads, in bytes; tableBytes x Threads (Kafka's split) without
-// a sort buffer or with a layout other than bucket16. (Where the sort
-// buffer is over a third of tableBytes, the cap of PerThreadMapSortPuts,
-// a quarter of the share, takes it down and the table gets more.) 0 when Threads < 1. The sizing code
-// (lab/sizing) gives the dedupe buffer of a map that must hold a number of
-// keys through it.
+// (PerThreadMapTableBytes) of exactly tableBytes, the sort buffer carved
+// out of each share as PerThreadMapSortPuts carves it:
+// PerThreadMapBytesForTable(tableBytes) x Threads, in bytes; tableBytes x
+// Threads (Kafka's split) without a sort buffer or with a layout other
+// than bucket16. 0 when Threads < 1. The sizing code (lab/sizing) gives
+// the dedupe buffer of a map that must hold a number of keys through it.
 func (c CleanerConfig) DedupeBufferBytesForTable(tableBytes int64) int64 {
 	if c.Threads < 1 {
 		return 0
 	}
-	return (tableBytes + offsetmap.SortBufferBytes(int(c.askedMapSortPuts()))) * int64(c.Threads)
+	return c.PerThreadMapBytesForTable(tableBytes) * int64(c.Threads)
+}
+
+// PerThreadMapBytesForTable is the share of the dedupe buffer
+// (PerThreadMapBytes) whose table (PerThreadMapTableBytes) is exactly
+// tableBytes with as much of the asked sort buffer as the engine carves
+// out of it (perThreadMapSortPuts), in bytes. With a asked Puts
+// (MapSortBufferBytes / Threads / 32):
+//
+//   - tableBytes + 32 a, when a quarter of that share holds the a Puts
+//     (tableBytes >= 96 a);
+//   - else tableBytes + 32 q, the share of 128 q + r bytes whose quarter
+//     caps the buffer at q Puts and leaves 96 q + r = tableBytes (0 <= r <
+//     128; q = ceil((tableBytes - 127) / 96), so the share is about 4/3 of
+//     tableBytes), when q is offsetmap.SortMinPuts (4,096) or more;
+//   - else tableBytes: no buffer of 4,096 Puts fits (tableBytes under
+//     393,248 bytes, or a under 4,096), or the layout is not bucket16.
+//
+// 0 for tableBytes <= 0.
+func (c CleanerConfig) PerThreadMapBytesForTable(tableBytes int64) int64 {
+	tableBytes = max(tableBytes, 0)
+	a := c.askedMapSortPuts()
+	if a < offsetmap.SortMinPuts {
+		return tableBytes
+	}
+	if s := tableBytes + offsetmap.SortBufferBytes(int(a)); carvedSortPuts(a, s) == a {
+		return s
+	}
+	// A quarter of the share caps the buffer: a share S carves S / 128
+	// Puts (offsetmap.MaxCarvedSortPuts) and keeps S - 32 (S / 128).
+	if q := (tableBytes - 127 + 95) / 96; q >= offsetmap.SortMinPuts && q < a {
+		return tableBytes + offsetmap.SortBufferBytes(int(q))
+	}
+	return tableBytes
 }
 
 // PerThreadIOBufferBytes is the size of each of a cleaner thread's two I/O

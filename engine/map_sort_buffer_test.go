@@ -217,6 +217,13 @@ func TestPerThreadMapSortPuts(t *testing.T) {
 		{offsetmap.LayoutBucket16, 128 << 20, 0, 1, 8 << 20, 0, 0, 128 << 20},
 		{offsetmap.LayoutBucket16, 128 << 20, 31, 1, 8 << 20, 0, 0, 128 << 20},
 		{offsetmap.LayoutSkimpy, 128 << 20, 32 << 20, 1, 8 << 20, 0, 0, 128 << 20},
+		// Under offsetmap.SortMinPuts (4,096) a buffer would never sort:
+		// none is carved, the table keeps the whole share. 512 KiB - 128
+		// = 524,160 bytes caps it at 524,160 / 128 = 4,095 Puts; 131,040
+		// bytes asked are 4,095 Puts; 131,072 are 4,096, carved.
+		{offsetmap.LayoutBucket16, 524160, 32 << 20, 1, 1 << 20, 0, 0, 524160},
+		{offsetmap.LayoutBucket16, 128 << 20, 131040, 1, 8 << 20, 0, 0, 128 << 20},
+		{offsetmap.LayoutBucket16, 128 << 20, 131072, 1, 8 << 20, 4096, 131072, 128<<20 - 131072},
 	} {
 		cfg := DefaultCleanerConfig()
 		cfg.OffsetMap, cfg.DedupeBufferBytes, cfg.MapSortBufferBytes, cfg.Threads = c.layout, c.dedupe, c.bytes, c.threads
@@ -237,30 +244,89 @@ func TestPerThreadMapSortPuts(t *testing.T) {
 	}
 }
 
-// TestDedupeBufferBytesForTable: the dedupe buffer whose tables hold
-// tableBytes each besides the sort buffer, worked by hand: 96 MiB with
-// 32 MiB on 1 thread, 128 MiB; on 3 threads, 11,184,800 bytes of sort
-// buffer each (349,525 Puts), (100,663,296 + 11,184,800) x 3 =
-// 335,544,288, whose tables are 100,663,296 again; skimpy, 3 x 96 MiB.
+// TestDedupeBufferBytesForTable: the dedupe buffer whose tables are
+// tableBytes each, the sort buffer carved as PerThreadMapSortPuts carves
+// it, worked by hand (32 MiB asked unless said):
+//
+//   - 96 MiB on 1 thread: 96 MiB + the whole 32 MiB, 128 MiB (a quarter);
+//   - 96 MiB on 3 threads: 11,184,800 bytes of sort buffer each (349,525
+//     Puts), (100,663,296 + 11,184,800) x 3 = 335,544,288;
+//   - 16 MiB on 1 thread: 16 + 32 MiB would cap the buffer at a quarter of
+//     48 MiB and leave a 36 MiB table; the share S whose capped buffer
+//     leaves 16,777,216 is 128 q + r with q = floor(S / 128) Puts carved
+//     and 96 q + r = 16,777,216, 0 <= r < 128: q = 174,762, r = 64, S =
+//     22,369,600 (q = 174,761 would need r = 160);
+//   - 300 KiB on 1 thread: a buffer of 4,096 Puts (128 KiB) needs a share
+//     of 512 KiB at least, whose table is 384 KiB, so none fits: 307,200,
+//     not 307,200 + 32 MiB;
+//   - 384 KiB with 128 KiB (4,096 Puts) on 1 thread: 512 KiB, a quarter;
+//   - 1 MiB with 64 KiB asked (2,048 Puts, under 4,096): 1 MiB;
+//   - skimpy, 96 MiB on 3 threads: 3 x 96 MiB.
 func TestDedupeBufferBytesForTable(t *testing.T) {
 	for _, c := range []struct {
-		layout  offsetmap.LayoutName
-		threads int
-		want    int64
+		layout      offsetmap.LayoutName
+		threads     int
+		sort, table int64
+		want        int64
 	}{
-		{offsetmap.LayoutBucket16, 1, 128 << 20},
-		{offsetmap.LayoutBucket16, 3, 335544288},
-		{offsetmap.LayoutSkimpy, 3, 3 * 96 << 20},
+		{offsetmap.LayoutBucket16, 1, 32 << 20, 96 << 20, 128 << 20},
+		{offsetmap.LayoutBucket16, 3, 32 << 20, 96 << 20, 335544288},
+		{offsetmap.LayoutBucket16, 1, 32 << 20, 16 << 20, 22369600},
+		{offsetmap.LayoutBucket16, 1, 32 << 20, 300 << 10, 300 << 10},
+		{offsetmap.LayoutBucket16, 1, 128 << 10, 384 << 10, 512 << 10},
+		{offsetmap.LayoutBucket16, 1, 64 << 10, 1 << 20, 1 << 20},
+		{offsetmap.LayoutSkimpy, 3, 32 << 20, 96 << 20, 3 * 96 << 20},
 	} {
 		cfg := DefaultCleanerConfig()
-		cfg.OffsetMap, cfg.MapSortBufferBytes, cfg.Threads = c.layout, 32<<20, c.threads
-		got := cfg.DedupeBufferBytesForTable(96 << 20)
+		cfg.OffsetMap, cfg.MapSortBufferBytes, cfg.Threads = c.layout, c.sort, c.threads
+		got := cfg.DedupeBufferBytesForTable(c.table)
 		if got != c.want {
-			t.Errorf("%s, %d threads: %d, want %d", c.layout, c.threads, got, c.want)
+			t.Errorf("%s, %d threads, sort %d, table %d: %d, want %d", c.layout, c.threads, c.sort, c.table, got, c.want)
 		}
 		cfg.DedupeBufferBytes = got
-		if tb := cfg.PerThreadMapTableBytes(); tb != 96<<20 {
-			t.Errorf("%s, %d threads: table %d, want %d", c.layout, c.threads, tb, 96<<20)
+		if tb := cfg.PerThreadMapTableBytes(); tb != c.table {
+			t.Errorf("%s, %d threads, sort %d: table %d, want %d", c.layout, c.threads, c.sort, tb, c.table)
 		}
+	}
+	// Every table from 0 to 3 MiB in steps of 4,099 bytes, and around 96
+	// a (where the quarter cap starts to bind), comes out exact with 32
+	// MiB on 1 and 3 threads.
+	for _, threads := range []int{1, 3} {
+		cfg := DefaultCleanerConfig()
+		cfg.OffsetMap, cfg.MapSortBufferBytes, cfg.Threads = offsetmap.LayoutBucket16, 32<<20, threads
+		var tables []int64
+		for tb := int64(0); tb < 3<<20; tb += 4099 {
+			tables = append(tables, tb)
+		}
+		for _, mid := range []int64{96 << 20, 33554400} { // 96 a, 1 and 3 threads
+			for tb := mid - 300; tb < mid+300; tb += 7 {
+				tables = append(tables, tb)
+			}
+		}
+		for _, tb := range tables {
+			cfg.DedupeBufferBytes = cfg.DedupeBufferBytesForTable(tb)
+			if got := cfg.PerThreadMapTableBytes(); got != tb {
+				t.Fatalf("%d threads, table %d: dedupe buffer %d gives a table of %d", threads, tb, cfg.DedupeBufferBytes, got)
+			}
+		}
+	}
+}
+
+// TestMapSortBufferNotCarvedUnderSortMinPuts: a cleaner whose share of the
+// dedupe buffer is 512 KiB - 128 = 524,160 bytes could carve at most
+// 524,160 / 128 = 4,095 Puts, fewer than a flush sorts
+// (offsetmap.SortMinPuts): its map gets no sort buffer and the whole share,
+// 524,160 / 64 = 8,190 buckets, 32,760 slots (not a 393,120-byte table:
+// 6,142 buckets, 24,568 slots).
+func TestMapSortBufferNotCarvedUnderSortMinPuts(t *testing.T) {
+	cfg := DefaultCleanerConfig()
+	cfg.OffsetMap, cfg.Hasher = offsetmap.LayoutBucket16, offsetmap.HasherXXH3_128
+	cfg.DedupeBufferBytes, cfg.MapSortBufferBytes = 524160, 32<<20
+	c, err := NewCleaner(cfg, CleanerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.OffsetMap().(offsetmap.SortBufferer).SortBuffer(); n != 0 || c.OffsetMap().Slots() != 32760 {
+		t.Errorf("sort buffer of %d Puts, %d slots; want 0 and 32,760", n, c.OffsetMap().Slots())
 	}
 }

@@ -14,7 +14,8 @@ import (
 // bytes beside it (Unit "MiB") and, in its meaning,
 // each thread's share and its size in puts for a map of slots slots
 // (CleanerConfig.PerThreadMapSortPuts; slots <= 0, unknown, leaves the
-// count out). "off" when MapSortBufferBytes is 0, or when cfg's layout
+// count out; 0 puts, with the reason, where the buffer would be under
+// offsetmap.SortMinPuts). "off" when MapSortBufferBytes is 0, or when cfg's layout
 // has no sort buffer (only bucket16 has one: the setting is then ignored,
 // as CleanerConfig.IgnoredSettings warns). It reports the setting, not
 // where the buffer's memory comes from.
@@ -36,6 +37,10 @@ func MapSortBufferRow(cfg engine.CleanerConfig, slots int) results.Row {
 	}
 	if slots > 0 {
 		meaning += fmt.Sprintf(", %d puts (at most the map's %d slots)", cfg.PerThreadMapSortPuts(slots), slots)
+		if cfg.PerThreadMapSortPuts(slots) == 0 {
+			meaning += fmt.Sprintf(": under the %d a flush sorts (a share of the dedupe buffer under 512 KiB, or fewer asked), so none is taken out of it, the table keeps the whole share and the map build's puts go straight into it", offsetmap.SortMinPuts)
+			return results.Row{Name: name, Value: fmt.Sprint(cfg.MapSortBufferBytes), Unit: "bytes", Meaning: meaning}
+		}
 	}
 	meaning += "; the map build's puts wait there and are written sorted by their place in the table"
 	return results.Row{Name: name, Value: mib(cfg.MapSortBufferBytes), Unit: "MiB", Meaning: meaning}

@@ -90,13 +90,14 @@ func TestCleanMapSortBufferRow(t *testing.T) {
 	if before := beforeClean(out.String()); !strings.Contains(before, "  map sort buffer ") || !strings.Contains(before, " off ") {
 		t.Errorf("partition: no map sort buffer row (off) before the clean:\n%s", before)
 	}
-	cfg.OffsetMap, cfg.MapSortBufferBytes = offsetmap.LayoutBucket16, 64<<10
+	cfg.OffsetMap, cfg.MapSortBufferBytes = offsetmap.LayoutBucket16, 128<<10
 	out.Reset()
 	if err := CleanLogDir(context.Background(), &out, root, CleanOptions{Log: logCfg, Cleaner: cfg, Force: true}); err != nil {
 		t.Fatal(err)
 	}
-	// 64 KiB / 1 thread / 32 bytes = 2048 puts (a 1 MiB bucket16 map has more slots).
-	if before := beforeClean(out.String()); !strings.Contains(before, "  map sort buffer ") || !strings.Contains(before, "2048 puts") {
-		t.Errorf("log directory: no map sort buffer row of 2048 puts before the cleans:\n%s", before)
+	// 128 KiB / 1 thread / 32 bytes = 4096 puts, a quarter of the 1 MiB
+	// share at most (8192), and the 4,096 a flush sorts at least.
+	if before := beforeClean(out.String()); !strings.Contains(before, "  map sort buffer ") || !strings.Contains(before, "4096 puts") {
+		t.Errorf("log directory: no map sort buffer row of 4096 puts before the cleans:\n%s", before)
 	}
 }

@@ -15,7 +15,10 @@ import (
 const RSSHeadroomBytes = 64 << 20
 
 // RSSGoal is the memory goal of a clean with cfg, in bytes: the dedupe
-// buffer (log.cleaner.dedupe.buffer.size), the I/O buffers
+// buffer (log.cleaner.dedupe.buffer.size; bucket16's map sort buffers,
+// MapSortBufferBytes, are inside it, carved out of each thread's share, so
+// they are not counted again: engine.CleanerConfig.PerThreadMapTableBytes),
+// the I/O buffers
 // (log.cleaner.io.buffer.size, plus write-behind's second write buffer of
 // IOBufferBytes / Threads / 2 per thread; with WriteDirectBytes, each
 // thread's O_DIRECT write buffers of iosched.DirectWriteSize bytes, two
@@ -83,7 +86,7 @@ func (m MemoryReport) rows() []results.Row {
 	}
 	return []results.Row{
 		{Name: "peak RSS", Value: mib(m.PeakBytes), Unit: "MiB", Meaning: meaning},
-		{Name: "RSS goal", Value: mib(m.GoalBytes), Unit: "MiB", Meaning: fmt.Sprintf("goal from the config, not measured: dedupe buffer + I/O buffers (with write-behind's second write buffers) + %d MiB; %s by the peak RSS", RSSHeadroomBytes>>20, verdict)},
+		{Name: "RSS goal", Value: mib(m.GoalBytes), Unit: "MiB", Meaning: fmt.Sprintf("goal from the config, not measured: dedupe buffer (the map sort buffers inside it) + I/O buffers (with write-behind's second write buffers) + %d MiB; %s by the peak RSS", RSSHeadroomBytes>>20, verdict)},
 	}
 }
 

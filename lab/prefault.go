@@ -22,7 +22,11 @@ type hugePrefaulter interface{ PrefaultHugePages() error }
 // FaultReport says how the offset maps' first-touch page faults were kept
 // out of the timed clean, or how long they take when they were not.
 type FaultReport struct {
-	// Maps is the number of offset maps, MapBytes their summed memory.
+	// Maps is the number of offset maps, MapBytes their summed memory in
+	// bytes: each thread's share of the dedupe buffer
+	// (CleanerConfig.PerThreadMapBytes), which holds its table and, for
+	// bucket16, its map sort buffer (MapSortBufferBytes, carved out of the
+	// share, not besides it).
 	Maps     int
 	MapBytes int64
 	// AllocTime, when AllocMeasured (NewPrefaultedCleaner, and the callers
@@ -124,7 +128,7 @@ func (r FaultReport) rows() []results.Row {
 	var rows []results.Row
 	if r.AllocMeasured {
 		rows = append(rows, results.Row{Name: "map allocate", Value: fmt.Sprintf("%.3f", r.AllocTime.Seconds()), Unit: "s",
-			Meaning: fmt.Sprintf("making the cleaner: %d offset map(s), %s in all, and I/O buffers allocated before the timed clean (not in its time), as a broker allocates them at start-up", r.Maps, results.FormatBytes(r.MapBytes))})
+			Meaning: fmt.Sprintf("making the cleaner: %d offset map(s), %s in all (the dedupe buffer, map sort buffers included), and I/O buffers allocated before the timed clean (not in its time), as a broker allocates them at start-up", r.Maps, results.FormatBytes(r.MapBytes))})
 	}
 	if r.Prefaulted > 0 {
 		rows = append(rows, results.Row{Name: "map pre-fault", Value: fmt.Sprintf("%.3f", r.PrefaultTime.Seconds()), Unit: "s",

@@ -15,24 +15,26 @@ type sortedPut struct {
 }
 
 // sortDigitBits is the width of each of the two radix digits a sort buffer
-// sorts by: the top 2 x 11 = 22 bits of f1, which order the puts by home
-// bucket exactly in tables of up to 2^22 buckets (256 MiB) and to within
-// 2^(log2(buckets) - 22) buckets in larger ones. (Digits of 8 bits sorted
-// faster, 6.4 against 8.8 ns per put, but left each 2 KiB of a 128 MiB
-// table in put order, and the build was no faster.)
+// sorts by: its sort key (sortBuffer.key) is below 2^(2 x 11) = 2^22.
+// (Digits of 8 bits sorted faster, 6.4 against 8.8 ns per put, but left
+// each 2 KiB of a 128 MiB table in put order, and the build was no
+// faster.)
 const (
 	sortDigitBits = 11
 	sortDigits    = 1 << sortDigitBits
 	sortDigitMask = sortDigits - 1
-	sortLower     = 64 - 2*sortDigitBits // shift of the lower digit
-	sortUpper     = 64 - sortDigitBits   // shift of the upper digit
+	// sortKeyBuckets is the most distinct sort keys: 2^22, the buckets of
+	// a 256 MiB table.
+	sortKeyBuckets = 1 << (2 * sortDigitBits)
 )
 
-// sortMinPuts is the fewest buffered puts a flush sorts; fewer are written
-// in the order they were put (through the same prefetch window), as the
-// sort's fixed cost (two histograms of 2^sortDigitBits counters) would
-// outweigh what ordering saves.
-const sortMinPuts = 1 << 12
+// SortMinPuts is the fewest buffered Puts a flush of a sort buffer sorts
+// (4,096); fewer are written in the order they were put (through the same
+// prefetch window), as the sort's fixed cost (two histograms of 2,048
+// counters) would outweigh what ordering saves. So a buffer of fewer Puts
+// never sorts: a caller carving one out of a map's memory gives that
+// memory to the table instead.
+const SortMinPuts = 1 << 12
 
 // sortAhead is how many puts ahead of the one it writes a flush prefetches
 // the home bucket: in bucket order the lines come in quickly, and 64 ahead
@@ -43,10 +45,13 @@ const sortAhead = 64
 type sortBuffer struct {
 	buf []sortedPut // the puts not yet written, in the order put; cap = the buffer's size
 	tmp []sortedPut // the radix sort's second buffer, as long as cap(buf)
-	// minSort is the fewest puts a flush sorts (sortMinPuts; tests lower it).
+	// minSort is the fewest puts a flush sorts (SortMinPuts; tests lower it).
 	minSort int
-	// lower and upper count buf's puts by their lower and upper digit, as
-	// they are put (so the sort reads buf one time fewer).
+	// keyBuckets is min(the table's buckets, sortKeyBuckets): a put's sort
+	// key is f1 x keyBuckets / 2^64 (key).
+	keyBuckets uint64
+	// lower and upper count buf's puts by their key's lower and upper
+	// digit, as they are put (so the sort reads buf one time fewer).
 	lower, upper [sortDigits]uint32
 }
 
@@ -92,14 +97,15 @@ func MaxCarvedSortPuts(memoryBytes int64) int64 {
 // The buffer takes SortBufferBytes(n) bytes besides the table, allocated
 // here. Pending Puts are written first.
 //
-// The order is a stable radix sort on the top 22 bits of each
-// fingerprint's f1 (home buckets are monotone in f1), so the Puts of one
-// fingerprint keep their order: every key's latest offset, Size, Get's
-// answers and the superseded offsets (RecordSuperseded) are those of
-// writing each Put at once, in order. What may differ is where an entry
-// sits within its probe run (another key may take the slot it would have
-// taken) and so the table's bytes and the probe counts. A flush of fewer
-// than 4096 Puts writes them in the order put. SizeAtMost counts the
+// The order is a stable radix sort by home bucket (exact in tables of up
+// to 2^22 buckets, 256 MiB; to within buckets / 2^22 buckets in larger
+// ones: sortBuffer.key), so the Puts of one fingerprint keep their order:
+// every key's latest offset, Size, Get's answers and the superseded
+// offsets (RecordSuperseded) are those of writing each Put at once, in
+// order. What may differ is where an entry sits within its probe run
+// (another key may take the slot it would have taken) and so the table's
+// bytes and the probe counts. A flush of fewer than SortMinPuts (4,096)
+// Puts writes them in the order put. SizeAtMost counts the
 // buffered Puts, so a caller keeping Size below a bound (the cleaner's
 // MaxEntries) still asks Size, exact, before a Put that could pass it.
 // Errors: n < 0.
@@ -113,9 +119,10 @@ func (m *Bucket) SetSortBuffer(n int) error {
 		return nil
 	}
 	m.sorted = &sortBuffer{
-		buf:     make([]sortedPut, 0, n),
-		tmp:     make([]sortedPut, n),
-		minSort: sortMinPuts,
+		buf:        make([]sortedPut, 0, n),
+		tmp:        make([]sortedPut, n),
+		minSort:    SortMinPuts,
+		keyBuckets: min(m.buckets, sortKeyBuckets),
 	}
 	return nil
 }
@@ -133,8 +140,9 @@ func (m *Bucket) SortBuffer() int {
 func (m *Bucket) buffer(fp fingerprint, v uint32) {
 	s := m.sorted
 	s.buf = append(s.buf, sortedPut{f1: fp.f1, f2: fp.f2, stamp: v})
-	s.lower[fp.f1>>sortLower&sortDigitMask]++
-	s.upper[fp.f1>>sortUpper]++
+	k := s.key(fp.f1)
+	s.lower[k&sortDigitMask]++
+	s.upper[k>>sortDigitBits]++
 	m.sortLen = len(s.buf)
 	if len(s.buf) == cap(s.buf) {
 		m.flushSorted()
@@ -153,8 +161,9 @@ func (m *Bucket) flushSorted() {
 	} else {
 		// Take the few puts out of the counts, cheaper than clearing them.
 		for i := range puts {
-			s.lower[puts[i].f1>>sortLower&sortDigitMask]--
-			s.upper[puts[i].f1>>sortUpper]--
+			k := s.key(puts[i].f1)
+			s.lower[k&sortDigitMask]--
+			s.upper[k>>sortDigitBits]--
 		}
 	}
 	n := len(puts)
@@ -175,10 +184,24 @@ func (m *Bucket) flushSorted() {
 	m.sortLen = 0
 }
 
-// sort orders buf by the top 2 x sortDigitBits bits of f1, stably: a
-// least-significant-digit radix sort of two counting passes, buf to tmp by
-// the lower digit, tmp back to buf by the upper one, from the counts taken
-// as the puts came (which it leaves zero). It returns buf.
+// key is the sort key of a put of fingerprint f1: f1 x keyBuckets / 2^64,
+// below keyBuckets. With a table of at most 2^22 buckets (256 MiB) it is
+// the put's home bucket itself (home = f1 x buckets / 2^64, Put's), so
+// the sort orders the puts by home bucket exactly, whatever the bucket
+// count; in a larger table it is f1's top 22 bits, and each key spans
+// buckets / 2^22 buckets, so a put may be written before one whose home
+// is up to ceil(buckets / 2^22) buckets lower (buckets / 2^22 - 1 when the
+// count is a power of two). Either way the key is monotone in f1, so the
+// puts of one fingerprint share it.
+func (s *sortBuffer) key(f1 uint64) uint64 {
+	k, _ := bits.Mul64(f1, s.keyBuckets)
+	return k
+}
+
+// sort orders buf by key, stably: a least-significant-digit radix sort of
+// two counting passes, buf to tmp by the key's lower digit, tmp back to
+// buf by its upper one, from the counts taken as the puts came (which it
+// leaves zero). It returns buf.
 func (s *sortBuffer) sort() []sortedPut {
 	buf := s.buf
 	tmp := s.tmp[:len(buf)]
@@ -190,13 +213,13 @@ func (s *sortBuffer) sort() []sortedPut {
 	}
 	for i := range buf {
 		p := buf[i]
-		k := p.f1 >> sortLower & sortDigitMask
+		k := s.key(p.f1) & sortDigitMask
 		tmp[c0[k]] = p
 		c0[k]++
 	}
 	for i := range tmp {
 		p := tmp[i]
-		k := p.f1 >> sortUpper
+		k := s.key(p.f1) >> sortDigitBits
 		buf[c1[k]] = p
 		c1[k]++
 	}

@@ -18,11 +18,15 @@ import (
 //   - op=fp+put: PutFingerprints, fingerprints computed before the round;
 //   - op=put-batch: PutBatch (hashing included);
 //
-// each with sort=0 (no buffer: write-behind, as today) and sort buffers of
-// 1M and 4M puts (16 and 64 MiB each, twice that with the radix sort's
-// second array), with the sort's digits of 11 bits (its default: the top
-// 22 bits of f1) or 8 (digit=8: the top 16 bits). With -count N the
-// variants run in turn N times (A B C ... A B C), one table for all.
+// each with sort=0 (no buffer: write-behind) and sort buffers of 1M and
+// 4M puts (16 and 64 MiB each, twice that with the radix sort's second
+// array), one table for all. -count N does not interleave them: Go runs
+// each sub-benchmark N times in a row (A A A B B B ...), so load that
+// comes and goes lands on one variant. Interleave them by running the
+// test binary N times, each running every variant once:
+//
+//	go test -c -o /tmp/offsetmap.test ./offsetmap
+//	for i in $(seq 7); do /tmp/offsetmap.test -test.run '^$' -test.bench BucketSortedPut -test.benchtime 1x; done | benchstat -col /sort -
 //
 // Metrics: ns/key (wall) and cpu-ns/key (the process's user + system CPU
 // time, per key).
@@ -115,7 +119,8 @@ func BenchmarkBucketSortedPut(b *testing.B) {
 }
 
 // BenchmarkSortBufferSort is the sort alone: 1M puts of random f1 put
-// into a sort buffer (counted as they come), then sorted; ns/put of the
+// into a sort buffer (counted as they come), then sorted, keyed as for a
+// 128 MiB table (2^21 buckets; the map itself is small); ns/put of the
 // sort.
 func BenchmarkSortBufferSort(b *testing.B) {
 	m := mustNew(b, LayoutBucket16, 1<<16, "xxh3-128").(*Bucket)
@@ -127,6 +132,7 @@ func BenchmarkSortBufferSort(b *testing.B) {
 		b.Fatal(err)
 	}
 	s := m.sorted
+	s.keyBuckets = DefaultMemoryBytes / bucketBytes
 	x := uint64(88172645463325252)
 	for range b.N {
 		b.StopTimer()
@@ -170,8 +176,9 @@ func getSorted(m *Bucket, s *sortBuffer, key func(int) []byte, n int, offsets []
 	for i := range n {
 		fp := m.keys.of(key(i))
 		s.buf = append(s.buf, sortedPut{f1: fp.f1, f2: fp.f2, stamp: uint32(i)})
-		s.lower[fp.f1>>sortLower&sortDigitMask]++
-		s.upper[fp.f1>>sortUpper]++
+		k := s.key(fp.f1)
+		s.lower[k&sortDigitMask]++
+		s.upper[k>>sortDigitBits]++
 		if len(s.buf) == cap(s.buf) {
 			answer()
 		}

@@ -411,3 +411,71 @@ func TestMaxCarvedSortPuts(t *testing.T) {
 		}
 	}
 }
+
+// TestSortBufferOrdersByHomeBucket: a sort buffer's sort puts every Put
+// in home-bucket order (home = f1 x buckets / 2^64) in tables of a bucket
+// count that is not a power of two too, where two fingerprints whose top
+// 22 bits agree can have different homes. Worked by hand for 3 buckets:
+// bucket 1 starts at f1 = ceil(2^64 / 3) = 0x5555555555555556, and
+// 0x5555555555555555, one less, is in bucket 0; put in that order (with
+// f1 = 0, bucket 0, and 2^64 - 1, bucket 2, around them), the sort must
+// give homes 0, 0, 1, 2. Then for 1,000 buckets: for each bucket k from 1
+// to 999 the first f1 of k (ceil(k 2^64 / 1000)) is put before the last of
+// k - 1 (one less), and the homes must come out non-decreasing.
+func TestSortBufferOrdersByHomeBucket(t *testing.T) {
+	sortedHomes := func(t *testing.T, m *Bucket, f1s []uint64) []uint64 {
+		t.Helper()
+		if err := m.SetSortBuffer(len(f1s) + 1); err != nil {
+			t.Fatal(err)
+		}
+		for i, f1 := range f1s {
+			k := make([]byte, 12)
+			binary.BigEndian.PutUint64(k, f1)
+			m.Put(k, int64(i))
+		}
+		if m.sortLen != len(f1s) {
+			t.Fatalf("%d puts buffered, want %d", m.sortLen, len(f1s))
+		}
+		var homes []uint64
+		for _, p := range m.sorted.sort() {
+			home, _ := bits.Mul64(p.f1, m.buckets)
+			homes = append(homes, home)
+		}
+		return homes
+	}
+	m, err := NewBucket(3*bucketBytes+63, digestHasher{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.buckets != 3 {
+		t.Fatalf("%d buckets, want 3", m.buckets)
+	}
+	got := sortedHomes(t, m, []uint64{^uint64(0), 0x5555555555555556, 0x5555555555555555, 0})
+	if want := []uint64{0, 0, 1, 2}; !slices.Equal(got, want) {
+		t.Errorf("3 buckets: homes in sorted order %v, want %v", got, want)
+	}
+
+	m, err = NewBucket(1000*bucketBytes+63, digestHasher{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.buckets != 1000 {
+		t.Fatalf("%d buckets, want 1000", m.buckets)
+	}
+	var f1s []uint64
+	for k := uint64(1); k < 1000; k++ {
+		q, r := bits.Div64(k, 0, 1000) // k 2^64 / 1000
+		if r != 0 {
+			q++
+		}
+		f1s = append(f1s, q, q-1)
+	}
+	got = sortedHomes(t, m, f1s)
+	if !slices.IsSorted(got) {
+		for i := 1; i < len(got); i++ {
+			if got[i] < got[i-1] {
+				t.Fatalf("1,000 buckets: put %d of the sorted order has home %d after home %d", i, got[i], got[i-1])
+			}
+		}
+	}
+}

@@ -230,8 +230,10 @@ func checkBuilderWritesKafkas(t *testing.T, codec Codec, kafkaPath string, raw f
 // BenchmarkLZ4 compares our fast compressor with pierrec/lz4 (the library
 // the Builder used before: its frame writer at Level9, as Kafka's frames
 // need, and its fast CompressBlock), on 64 KiB blocks and on whole frames.
-// The implementations are sub-benchmarks of one function so that -count
-// interleaves them. MB/s counts input bytes.
+// The implementations are sub-benchmarks of one function; -count runs each
+// sub-benchmark N times in a row, so interleave them by running the test
+// binary N times with -test.count 1 (as BenchmarkGzip says). MB/s counts
+// input bytes.
 func BenchmarkLZ4(b *testing.B) {
 	_, in, _ := lz4Goldens(b)
 	text200k, err := os.ReadFile("testdata/lz4/frame/text-200k")

@@ -181,7 +181,8 @@ type LayoutAdvice struct {
 	EntryBytes int    `json:"entry_bytes"`
 	// DedupeBufferBytes is log.cleaner.dedupe.buffer.size for all threads
 	// so that one pass holds the dirty keys: each thread's table rounded
-	// up to a MiB, plus the map sort buffer taken out of it for bucket16
+	// up to a MiB and, for bucket16, the share whose table that is with the
+	// map sort buffer carved out of it as the cleaner carves it
 	// (engine.CleanerConfig.DedupeBufferBytesForTable), capped at 2 GiB -
 	// 1 per thread.
 	DedupeBufferBytes int64 `json:"dedupe_buffer_bytes"`
@@ -228,8 +229,9 @@ type Advice struct {
 	DedupeBufferBytes int64 `json:"dedupe_buffer_bytes"`
 	Threads           int   `json:"threads"`
 	IOBufferBytes     int64 `json:"io_buffer_bytes"`
-	// MapSortBufferBytes is the configured map sort buffer (all threads)
-	// that DedupeBufferBytes holds besides the tables: the config's
+	// MapSortBufferBytes is the configured map sort buffer (all threads),
+	// carved out of DedupeBufferBytes besides the tables (at most a
+	// quarter of each share; none under 4,096 Puts a thread): the config's
 	// MapSortBufferBytes where Layout is bucket16, else 0.
 	MapSortBufferBytes int64 `json:"map_sort_buffer_bytes,omitempty"`
 	// Layout is the configured layout the main recommendation is for;
@@ -263,7 +265,8 @@ type Advice struct {
 	// MaxCompactionDelaySeconds: how long the oldest dirty record may wait
 	// to be compacted: time to reach the trigger + backoff + clean time.
 	MaxCompactionDelaySeconds float64 `json:"max_compaction_delay_seconds"`
-	// MemoryBytes = dedupe buffer + I/O buffers.
+	// MemoryBytes = dedupe buffer (the map sort buffer is inside it) + I/O
+	// buffers, in bytes.
 	MemoryBytes int64 `json:"memory_bytes"`
 	// ThrottleBytesPerSecond is log.cleaner.io.max.bytes.per.second (0:
 	// none). CleanSecondsUnthrottled is CleanSeconds without it;
@@ -679,13 +682,14 @@ func advise(a *Advice, heads []head, partitions, disks int, writeRate float64, o
 		if err != nil {
 			continue
 		}
-		// per is the table; a bucket16 map's sort buffer comes on top
-		// (DedupeBufferBytesForTable, once the threads are known), so the
-		// cap leaves room for all of it (one thread's).
+		// per is the table; a bucket16 map's sort buffer is added to its
+		// share (DedupeBufferBytesForTable, once the threads are known), so the
+		// cap is the table of a share of MaxPerThreadBuffer (one thread's
+		// sort buffer carved out of it).
 		lc := c
-		lc.OffsetMap, lc.Threads = offsetmap.LayoutName(info.Layout), 1
+		lc.OffsetMap, lc.Threads, lc.DedupeBufferBytes = offsetmap.LayoutName(info.Layout), 1, MaxPerThreadBuffer
 		per := roundUpMiB(needKeys * int64(info.EntryBytes))
-		per = min(per, MaxPerThreadBuffer-lc.DedupeBufferBytesForTable(0))
+		per = min(per, lc.PerThreadMapTableBytes())
 		la := LayoutAdvice{Layout: info.Layout, Hasher: info.Hasher, EntryBytes: info.EntryBytes, MaxKeysPerPass: info.MaxKeys(int(per), lf)}
 		la.Passes = h.passesFor(la.MaxKeysPerPass)
 		la.CollisionProbability = info.CollisionProbability(int64(math.Min(h.keys, float64(la.MaxKeysPerPass))))

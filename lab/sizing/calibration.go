@@ -47,6 +47,13 @@ type Calibration struct {
 	OffsetMap string `json:"offset_map"`
 	Hasher    string `json:"hasher"`
 	IOPath    string `json:"io_path"`
+	// Settings are the other settings that set the measured speeds, as
+	// JSON (CalibrateOptions' speed settings: the cleaner of the runs,
+	// one thread with its sort buffer, less the dedupe buffer and the
+	// throttle; the log sizes, the directory, drop_caches). A cached
+	// calibration whose Settings differ from the ones asked is not used.
+	// Omitted in calibrations made before it was recorded.
+	Settings string `json:"settings,omitempty"`
 	// Cache is the page-cache state of the measured runs ("warm" or "cold").
 	Cache string `json:"cache"`
 	// Runs is how many runs were made; UsableRuns how many were not judged

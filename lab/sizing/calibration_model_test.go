@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/offsetmap"
 )
 
 // TestSpread: the fastest n samples' (fastest - slowest) / fastest.
@@ -181,5 +182,57 @@ func TestMeanPassFill(t *testing.T) {
 	}
 	if got := h.meanPassFill(800); math.Abs(got-632.1206/800) > 1e-6 {
 		t.Errorf("one pass: fill %.6f, want %.6f", got, 632.1206/800)
+	}
+}
+
+// TestCalibrationShapeFitsTheTable: when the log caps a calibration of a
+// map with a sort buffer, the table, not the share of the dedupe buffer,
+// is scaled with the keys, and the share is the one whose table that is
+// with the sort buffer carved as the cleaner carves it. Worked by hand:
+// bucket16 (16 bytes an entry), 1 thread, a 2 MiB sort buffer (65,536
+// Puts, under a quarter of the 16 MiB share, so all carved): a table of
+// 14,680,064 bytes, 917,504 slots, 825,753 keys at load factor 0.9. Half
+// of them, 412,876.5 distinct dirty keys, need k = 412,876.5 / (1 - e^-1)
+// = 653,161.0 keys and a log of 2 k 128.8125 / 1.002 = 167,934,735 bytes
+// (rounded up); capped at 96 MiB, keys and table shrink by 100,663,296 /
+// 167,934,735 = 0.599419: a table of 8,799,504 bytes (whole entries), so
+// a share of 8,799,504 + 2 MiB = 10,896,656 (a quarter of it holds the
+// 65,536 Puts). Scaling the share instead (10,056,576) would leave a
+// table of 7,959,424, a fill 1.106 times the one asked.
+func TestCalibrationShapeFitsTheTable(t *testing.T) {
+	cc := engine.DefaultCleanerConfig()
+	cc.OffsetMap, cc.Hasher, cc.MapSortBufferBytes = offsetmap.LayoutBucket16, offsetmap.HasherXXH3_128, 2<<20
+	o := CalibrateOptions{Cleaner: cc, Shape: Shape{MapBytes: 16 << 20, MapFill: 0.5}, LogBytes: 96 << 20, NoVerdict: true}
+	o.defaults()
+	if tb := calibrationCleaner(o, 1).PerThreadMapTableBytes(); tb != 14680064 {
+		t.Fatalf("table of the clean predicted %d, want 14,680,064", tb)
+	}
+	logBytes, mapBytes, note, err := calibrationShape(o)
+	if err != nil || logBytes != 96<<20 || mapBytes != 10896656 || !strings.Contains(note, "scaled by 0.599") {
+		t.Errorf("shape = %d, %d, %q, %v; want 100663296, 10896656, a note", logBytes, mapBytes, note, err)
+	}
+	o.MapBytes = mapBytes
+	for _, threads := range []int{1, 2} {
+		if tb := calibrationCleaner(o, threads).PerThreadMapTableBytes(); tb != 8799504 {
+			t.Errorf("%d threads: calibrated table %d, want 8,799,504", threads, tb)
+		}
+	}
+}
+
+// TestLoadOrCalibrateCachesFittedShape: a calibration fitted to a map at
+// a fill (its log sized from the fill, under LogBytes) is cached under
+// the settings asked, so the same options use it the second time.
+func TestLoadOrCalibrateCachesFittedShape(t *testing.T) {
+	o := CalibrateOptions{Out: t.TempDir(), Dir: t.TempDir(), LogBytes: 4 << 20, Runs: 1, MaxRuns: 1, NoVerdict: true,
+		Shape: Shape{MapBytes: 256 << 10, MapFill: 0.5}}
+	c, status, err := LoadOrCalibrate(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(status, "measured now") || c.Settings == "" {
+		t.Fatalf("first: %q, settings %q", status, c.Settings)
+	}
+	if _, status, err = LoadOrCalibrate(context.Background(), o); err != nil || !strings.HasPrefix(status, "cached") {
+		t.Errorf("second: %q, %v; want the cached calibration", status, err)
 	}
 }

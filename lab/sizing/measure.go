@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"os"
 	"path/filepath"
@@ -175,9 +176,65 @@ func (o *CalibrateOptions) defaults() {
 	}
 }
 
+// path is o's cache file (after defaults): CalibrationPath, the record
+// shape (-k, -v, -b), the Shape (-m, -f, -r, -t) and, where the speed
+// settings differ from those of the default cleaner with o's layout,
+// hasher and I/O path, -s and 16 hex digits of their FNV-1a hash, so a
+// calibration is used only for the settings it measured.
 func (o *CalibrateOptions) path() string {
 	base := CalibrationPath(o.Out, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath))
-	return strings.TrimSuffix(base, ".json") + fmt.Sprintf("-k%d-v%d-b%d%s.json", o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, o.Shape.name())
+	settings := ""
+	if s := o.speedSettings(); s != o.defaultSpeedSettings() {
+		h := fnv.New64a()
+		h.Write([]byte(s))
+		settings = fmt.Sprintf("-s%016x", h.Sum64())
+	}
+	return strings.TrimSuffix(base, ".json") + fmt.Sprintf("-k%d-v%d-b%d%s%s.json", o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, o.Shape.name(), settings)
+}
+
+// speedSettings is, as JSON, what sets a calibration's measured speeds
+// besides what its cache file's name says (layout, hasher, I/O path, record
+// shape and Shape): the cleaner of its runs (calibrationCleaner of one
+// thread, so the sort buffer is one thread's), less what the calibration
+// sets itself (the dedupe buffer, from Shape; no throttle, as the model
+// applies it) and the name's fields; and its runs' log sizes, directory
+// and drop_caches. Call it after defaults.
+func (o *CalibrateOptions) speedSettings() string {
+	c := calibrationCleaner(*o, 1)
+	c.DedupeBufferBytes, c.MaxIOBytesPerSecond, c.Throttler = 0, 0, ""
+	c.OffsetMap, c.Hasher, c.IOPath = "", "", ""
+	js, err := json.Marshal(struct {
+		Cleaner                  engine.CleanerConfig
+		LogBytes, ThreadLogBytes int64
+		Dir                      string `json:",omitempty"`
+		DropCaches               bool   `json:",omitempty"`
+	}{c, o.LogBytes, o.ThreadLogBytes, o.Dir, o.DropCaches})
+	if err != nil {
+		panic(err) // a struct of numbers, strings and bools always marshals
+	}
+	return string(js)
+}
+
+// defaultSpeedSettings is speedSettings of the default cleaner
+// (engine.DefaultCleanerConfig) and options, with o's layout, hasher and
+// I/O path: the settings whose cache file keeps the name without -s.
+func (o *CalibrateOptions) defaultSpeedSettings() string {
+	d := CalibrateOptions{Cleaner: engine.DefaultCleanerConfig(), NoVerdict: true}
+	d.Cleaner.OffsetMap, d.Cleaner.Hasher, d.Cleaner.IOPath = o.Cleaner.OffsetMap, o.Cleaner.Hasher, o.Cleaner.IOPath
+	d.defaults()
+	return d.speedSettings()
+}
+
+// settingsStale says why a cached calibration c was measured with other
+// speed settings than o's ("" when not, or when c predates Settings).
+func (o *CalibrateOptions) settingsStale(c *Calibration) string {
+	if c == nil || c.Settings == "" {
+		return ""
+	}
+	if want := o.speedSettings(); c.Settings != want {
+		return fmt.Sprintf("measured with the settings %s, not %s", c.Settings, want)
+	}
+	return ""
 }
 
 // calibrationShape is the log and per-thread map of o's runs: LogBytes and
@@ -189,7 +246,12 @@ func (o *CalibrateOptions) path() string {
 // k = MapFill x maxKeys / (1 - e^(-R/(1-R))), and the log
 // k r / (1 - R) / 1.002 (as calibrationExperiment sizes the keys from the
 // log; tombstones, smaller, are not counted). A log over LogBytes
-// scales keys and map down by the same factor; note says so ("" when not).
+// scales keys and table (PerThreadMapTableBytes, whole entries, 64 at
+// least) down by the same factor, so the fill stays MapFill; mapBytes is
+// then the share whose table that is with the sort buffer carved out of
+// it as the cleaner carves it
+// (engine.CleanerConfig.PerThreadMapBytesForTable). note says so ("" when
+// not).
 func calibrationShape(o CalibrateOptions) (logBytes, mapBytes int64, note string, err error) {
 	if o.MapFill <= 0 {
 		return o.LogBytes, o.MapBytes, "", nil
@@ -211,9 +273,12 @@ func calibrationShape(o CalibrateOptions) (logBytes, mapBytes int64, note string
 	mapBytes = o.MapBytes
 	if logBytes > o.LogBytes {
 		f := float64(o.LogBytes) / float64(logBytes)
-		mapBytes = max(int64(float64(o.MapBytes)*f)/int64(info.EntryBytes)*int64(info.EntryBytes), int64(info.EntryBytes)*64)
-		note = fmt.Sprintf("the map of the clean predicted (%s, %.0f%% full) needs a %s log at this fill; calibrated with keys and map scaled by %.3g to a %s log and a %s map (raise --calibration-log-bytes to measure the full map's cache misses)",
-			results.FormatBytes(o.MapBytes), 100*o.MapFill, results.FormatBytes(logBytes), f, results.FormatBytes(o.LogBytes), results.FormatBytes(mapBytes))
+		entry := int64(info.EntryBytes)
+		table := one.PerThreadMapTableBytes()
+		scaled := max(int64(float64(table)*f)/entry*entry, entry*64)
+		mapBytes = one.PerThreadMapBytesForTable(scaled)
+		note = fmt.Sprintf("the map of the clean predicted (%s of dedupe buffer a thread, a %s table, %.0f%% full) needs a %s log at this fill; calibrated with keys and table scaled by %.3g to a %s log and a %s table (%s of dedupe buffer, its map sort buffer counted as the cleaner carves it) (raise --calibration-log-bytes to measure the full map's cache misses)",
+			results.FormatBytes(o.MapBytes), results.FormatBytes(table), 100*o.MapFill, results.FormatBytes(logBytes), f, results.FormatBytes(o.LogBytes), results.FormatBytes(scaled), results.FormatBytes(mapBytes))
 		logBytes = o.LogBytes
 	}
 	return max(logBytes, 1), mapBytes, note, nil
@@ -264,6 +329,9 @@ func LoadOrCalibrate(ctx context.Context, o CalibrateOptions) (*Calibration, str
 			return nil, "", err
 		}
 		why := c.Stale(time.Now(), o.MaxAge, env, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath))
+		if why == "" {
+			why = o.settingsStale(c)
+		}
 		if why == "" && o.Threads > 1 && (c.Curve("warm").MaxThreads() < o.Threads || c.Curve("cold").MaxThreads() < o.Threads) {
 			why = fmt.Sprintf("no contention curve of 1..%d threads (warm and cold) cached", o.Threads)
 		}
@@ -360,6 +428,7 @@ const DefaultSpreadBound = 0.10
 // removed after. Errors: a run that fails or measures no time.
 func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 	o.defaults()
+	settings := o.speedSettings() // before the shape changes LogBytes
 	logBytes, mapBytes, shapeNote, err := calibrationShape(o)
 	if err != nil {
 		return nil, err
@@ -375,7 +444,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*Calibration, error) {
 		return nil, fmt.Errorf("sizing: calibration: %w", err)
 	}
 	defer os.RemoveAll(out)
-	c := &Calibration{OffsetMap: layoutName(o.Cleaner.OffsetMap), Hasher: string(o.Cleaner.Hasher), IOPath: ioName(o.Cleaner.IOPath), Cache: string(lab.CacheWarm),
+	c := &Calibration{OffsetMap: layoutName(o.Cleaner.OffsetMap), Hasher: string(o.Cleaner.Hasher), IOPath: ioName(o.Cleaner.IOPath), Settings: settings, Cache: string(lab.CacheWarm),
 		Workload: fmt.Sprintf("%d keys, %d-byte keys, %d-byte values, %d records per batch, %s log, dirty ratio %.2f, one thread, %s map, no throttle",
 			e.Workload.Keys, o.KeyBytes, o.ValueBytes, o.RecordsPerBatch, results.FormatBytes(o.LogBytes), e.Workload.DirtyRatio, results.FormatBytes(e.Cleaner.DedupeBufferBytes)),
 		SpreadBound: o.SpreadBound, Shape: o.Shape}
@@ -679,7 +748,7 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 		entries int64
 	}{{"recommended", recEntries}, {"one step below (60% of the dirty keys)", belowEntries}} {
 		buf := c.entries * int64(info.EntryBytes)
-		cfgs = append(cfgs, &config{name: c.name, buf: buf, maxKeys: info.MaxKeys(int(buf), lf)})
+		cfgs = append(cfgs, &config{name: c.name, buf: validationShare(o.Cleaner, buf), maxKeys: info.MaxKeys(int(buf), lf)})
 	}
 	// Repetitions interleave a calibration run (when asked) with one run of
 	// each configuration, so that both see the same load on the machine;
@@ -711,7 +780,7 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 			}
 		}
 		for _, c := range cfgs {
-			o.Log("validate %d/%d %s: %d keys, %d partitions, dedupe buffer %d bytes (%d keys per pass)\n", rep+1, o.Repetitions, c.name, sw.Keys, w.Partitions, c.buf, c.maxKeys)
+			o.Log("validate %d/%d %s: %d keys, %d partitions, dedupe buffer %d bytes a thread (%d keys per pass)\n", rep+1, o.Repetitions, c.name, sw.Keys, w.Partitions, c.buf, c.maxKeys)
 			var passes int
 			var secs float64
 			verdict, _, err := judged(o.Busy, func() (err error) {
@@ -894,10 +963,27 @@ func measureCleansGap(ctx context.Context, w Workload, h head, bufferBytes int64
 	if w.SegmentBytes > 0 {
 		spec.SegmentBytes = w.SegmentBytes
 	}
-	cc := o.Cleaner
+	return CleanToEnd(ctx, spec, oneThreadCleaner(o.Cleaner, bufferBytes), o.Dir)
+}
+
+// oneThreadCleaner is cc as the one cleaner thread of a validation run
+// with a dedupe buffer of shareBytes: its map sort buffer is one of cc's
+// threads' (MapSortBufferBytes / Threads), so that the run's map is the
+// one a thread of cc has.
+func oneThreadCleaner(cc engine.CleanerConfig, shareBytes int64) engine.CleanerConfig {
+	cc.MapSortBufferBytes /= int64(max(cc.Threads, 1))
 	cc.Threads = 1
-	cc.DedupeBufferBytes = bufferBytes
-	return CleanToEnd(ctx, spec, cc, o.Dir)
+	cc.DedupeBufferBytes = shareBytes
+	return cc
+}
+
+// validationShare is the dedupe buffer of a validation run whose map's
+// table is tableBytes (the model's map of the configuration validated):
+// tableBytes with one thread's map sort buffer carved out of it as the
+// cleaner carves it (engine.CleanerConfig.PerThreadMapBytesForTable);
+// tableBytes itself without a sort buffer.
+func validationShare(cc engine.CleanerConfig, tableBytes int64) int64 {
+	return oneThreadCleaner(cc, 0).PerThreadMapBytesForTable(tableBytes)
 }
 
 // CleanToEnd generates spec in a fresh directory under parent ("": the OS
@@ -1050,7 +1136,11 @@ func ReadFreshCalibration(o CalibrateOptions) (*Calibration, string, error) {
 		return nil, "", err
 	}
 	env, _ := results.CaptureEnvironment(o.Out)
-	if why := c.Stale(time.Now(), o.MaxAge, env, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath)); why != "" {
+	why := c.Stale(time.Now(), o.MaxAge, env, layoutName(o.Cleaner.OffsetMap), string(o.Cleaner.Hasher), ioName(o.Cleaner.IOPath))
+	if why == "" {
+		why = o.settingsStale(c)
+	}
+	if why != "" {
 		return nil, fmt.Sprintf("none used (%s: %s); --calibrate measures one, so clean times can be predicted", path, why), nil
 	}
 	return c, "cached " + path + " (measured " + c.MeasuredAt.Format(time.RFC3339) + ")", nil

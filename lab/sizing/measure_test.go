@@ -3,9 +3,11 @@ package sizing
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/results"
 )
 
@@ -73,5 +75,107 @@ func TestCalibrationCache(t *testing.T) {
 	}
 	if c, err := ReadCalibration(filepath.Join(dir, "missing.json")); c != nil || err != nil {
 		t.Errorf("missing file: %v %v", c, err)
+	}
+}
+
+// TestCalibrationCacheKeyedBySpeedSettings: a calibration cached for the
+// best profile's cleaner is not used for a cleaner that differs in one
+// setting that changes the measured speed (each below), and is used for
+// one that differs only in what a calibration does not measure: the
+// throttle (the calibration runs without it, the model applies it), the
+// thread count with the same sort buffer per thread (it calibrates one
+// thread), the cache's max age.
+func TestCalibrationCacheKeyedBySpeedSettings(t *testing.T) {
+	out := t.TempDir()
+	best := engine.DefaultCleanerConfig()
+	if err := best.ApplyProfile(engine.ProfileBest); err != nil {
+		t.Fatal(err)
+	}
+	base := CalibrateOptions{Out: out, Cleaner: best, NoVerdict: true}
+	env, err := results.CaptureEnvironment(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached := base
+	cached.defaults()
+	c := &Calibration{MapBuildBytesPerSecond: 1, CopyBytesPerSecond: 2, OffsetMap: layoutName(best.OffsetMap), Hasher: string(best.Hasher),
+		IOPath: ioName(best.IOPath), MeasuredAt: time.Now(), Environment: env}
+	if err := WriteCalibration(cached.path(), c); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := ReadFreshCalibration(base); err != nil || got == nil {
+		t.Fatalf("the cached calibration itself: %v, %v", got, err)
+	}
+	for _, v := range []struct {
+		name  string
+		speed bool
+		set   func(o *CalibrateOptions)
+	}{
+		{"map-sort-buffer-bytes 16 MiB", true, func(o *CalibrateOptions) { o.Cleaner.MapSortBufferBytes = 16 << 20 }},
+		{"no sort buffer", true, func(o *CalibrateOptions) { o.Cleaner.MapSortBufferBytes = 0 }},
+		{"parallel-copy off", true, func(o *CalibrateOptions) { o.Cleaner.ParallelCopy = false }},
+		{"map-huge-pages off", true, func(o *CalibrateOptions) { o.Cleaner.MapHugePages = false }},
+		{"parallel-map-build off", true, func(o *CalibrateOptions) { o.Cleaner.ParallelMapBuild = false }},
+		{"write-behind off", true, func(o *CalibrateOptions) { o.Cleaner.WriteBehind = false }},
+		{"io buffer 1 MiB", true, func(o *CalibrateOptions) { o.Cleaner.IOBufferBytes = 1 << 20 }},
+		{"load factor 0.75", true, func(o *CalibrateOptions) { o.Cleaner.LoadFactor = 0.75 }},
+		{"2 threads, 16 MiB of sort buffer each", true, func(o *CalibrateOptions) { o.Cleaner.Threads = 2 }},
+		{"calibration log 32 MiB", true, func(o *CalibrateOptions) { o.LogBytes = 32 << 20 }},
+		{"throttled", false, func(o *CalibrateOptions) { o.Cleaner.MaxIOBytesPerSecond = 1 << 20 }},
+		{"2 threads, 32 MiB of sort buffer each", false, func(o *CalibrateOptions) {
+			o.Cleaner.Threads, o.Cleaner.MapSortBufferBytes = 2, 64<<20
+		}},
+		{"max age 1h", false, func(o *CalibrateOptions) { o.MaxAge = time.Hour }},
+	} {
+		o := base
+		v.set(&o)
+		got, note, err := ReadFreshCalibration(o)
+		if err != nil {
+			t.Fatalf("%s: %v", v.name, err)
+		}
+		if v.speed && got != nil {
+			t.Errorf("%s: the best profile's cached calibration was used (%s)", v.name, note)
+		}
+		if !v.speed && got == nil {
+			t.Errorf("%s: the best profile's cached calibration was not used (%s)", v.name, note)
+		}
+	}
+	// A file under the right name whose recorded settings are others.
+	c.Settings = `{"Cleaner":{}}`
+	if err := WriteCalibration(cached.path(), c); err != nil {
+		t.Fatal(err)
+	}
+	if got, note, err := ReadFreshCalibration(base); err != nil || got != nil || !strings.Contains(note, "measured with the settings") {
+		t.Errorf("recorded settings differ: %v, %q, %v; want none used, saying why", got, note, err)
+	}
+}
+
+// TestValidationCleanerTable: a validation run of a configuration whose
+// model map is a table of tableBytes cleans with one thread whose table
+// is tableBytes, its sort buffer one thread's of the configured cleaner,
+// carved as the cleaner carves it. Worked by hand: the best profile on 4
+// threads, 32 MiB of sort buffer, 8 MiB (262,144 Puts) a thread; a 4 MiB
+// table needs a share S whose quarter caps the buffer (4 MiB < 96 x
+// 262,144): S = 128 q + r, 96 q + r = 4,194,304, 0 <= r < 128, so q =
+// 43,690, r = 64, S = 5,592,384 (the run's dedupe buffer), of which
+// 1,398,080 bytes of sort buffer. Taking the table for the dedupe buffer
+// with the whole 32 MiB on one thread left a 3 MiB table.
+func TestValidationCleanerTable(t *testing.T) {
+	cc := engine.DefaultCleanerConfig()
+	if err := cc.ApplyProfile(engine.ProfileBest); err != nil {
+		t.Fatal(err)
+	}
+	cc.Threads = 4
+	share := validationShare(cc, 4<<20)
+	one := oneThreadCleaner(cc, share)
+	if share != 5592384 || one.Threads != 1 || one.MapSortBufferBytes != 8<<20 {
+		t.Errorf("share %d, %d threads, sort buffer %d; want 5,592,384, 1, 8 MiB", share, one.Threads, one.MapSortBufferBytes)
+	}
+	if tb, sb := one.PerThreadMapTableBytes(), one.PerThreadMapSortBytes(); tb != 4<<20 || sb != 1398080 {
+		t.Errorf("table %d, sort buffer %d bytes; want 4 MiB and 1,398,080", tb, sb)
+	}
+	kafka := engine.DefaultCleanerConfig()
+	if share := validationShare(kafka, 4<<20); share != 4<<20 {
+		t.Errorf("kafka: share %d, want the table, 4 MiB", share)
 	}
 }

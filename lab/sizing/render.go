@@ -201,7 +201,7 @@ func WriteAdviceTable(w io.Writer, a *Advice, cc engine.CleanerConfig, calNote s
 	} else if a.FallsBehindAboveWriteBytesPerSecond > 0 {
 		fmt.Fprintf(w, "  keeps up below                  %s/s of writes (all partitions)\n", results.FormatBytes(int64(a.FallsBehindAboveWriteBytesPerSecond)))
 	}
-	fmt.Fprintf(w, "  memory                          %s (dedupe buffer + I/O buffers)\n", results.FormatBytes(a.MemoryBytes))
+	fmt.Fprintf(w, "  memory                          %s (dedupe buffer, map sort buffer included, + I/O buffers)\n", results.FormatBytes(a.MemoryBytes))
 	fmt.Fprintf(w, "Kafka's rule of thumb (24 bytes per entry, every dirty record a distinct key, no load factor; 8 GB cleans ~366 GB of head at 1 KiB messages): %s\n",
 		results.FormatBytes(a.RuleOfThumbBufferBytes))
 	fmt.Fprintln(w, "model inputs:")

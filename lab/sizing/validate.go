@@ -22,7 +22,10 @@ type Validation struct {
 
 // ValidationRun is one measured configuration.
 type ValidationRun struct {
-	Name                  string  `json:"name"`
+	Name string `json:"name"`
+	// DedupeBufferBytes is the run's one-thread dedupe buffer, in bytes:
+	// the model's table and, for bucket16, one thread's map sort buffer
+	// carved out of it as the cleaner carves it.
 	DedupeBufferBytes     int64   `json:"dedupe_buffer_bytes"`
 	Keys                  int64   `json:"keys"`
 	PassesPredicted       int     `json:"passes_predicted"`
