@@ -64,7 +64,7 @@ type SweepPoint struct {
 // PlanSweep resolves every point of the cross product of axes over base,
 // so that the schedule and the names are known before anything runs.
 // Axes of one value are fixed values; an axis listing a value twice or an
-// empty value is an error; count must be at least 1. A point whose
+// empty value is an error ("sweep: ..."); count must be at least 1. A point whose
 // experiment is not valid is kept with its Err.
 func PlanSweep(base Experiment, given []Param, axes []Axis, count int, seed uint64) (*SweepPlan, error) {
 	return PlanSweepFrom(base, nil, given, axes, count, seed)
@@ -77,13 +77,13 @@ func PlanSweep(base Experiment, given []Param, axes []Axis, count int, seed uint
 // else the base value's origin.
 func PlanSweepFrom(base Experiment, origins map[string]settings.Origin, given []Param, axes []Axis, count int, seed uint64) (*SweepPlan, error) {
 	if count < 1 {
-		return nil, fmt.Errorf("lab: sweep: count %d must be at least 1", count)
+		return nil, fmt.Errorf("sweep: count %d must be at least 1", count)
 	}
 	plan := &SweepPlan{Base: base, Given: slices.Clone(given), Count: count, Seed: seed}
 	for _, a := range axes {
 		if len(a.Values) == 1 {
 			if err := a.apply(&plan.Base, a.Values[0]); err != nil {
-				return nil, fmt.Errorf("lab: sweep: %s: %w", a.Where, err)
+				return nil, axisError(a, err)
 			}
 			plan.Given = append(plan.Given, Param{Name: a.Name, Value: a.Values[0], Where: a.Where})
 			continue
@@ -91,7 +91,7 @@ func PlanSweepFrom(base Experiment, origins map[string]settings.Origin, given []
 		seen := map[string]bool{}
 		for _, v := range a.Values {
 			if v == "" || seen[v] {
-				return nil, fmt.Errorf("lab: sweep: %s: %s lists %q twice or empty", a.Where, a.Name, v)
+				return nil, fmt.Errorf("sweep: %s: %s lists %q twice or empty", a.Where, a.Name, v)
 			}
 			seen[v] = true
 		}
@@ -111,7 +111,7 @@ func PlanSweepFrom(base Experiment, origins map[string]settings.Origin, given []
 		p := SweepPoint{Params: c, Experiment: plan.Base}
 		for i, kv := range c {
 			if err := plan.Axes[i].apply(&p.Experiment, kv.Value); err != nil {
-				return nil, fmt.Errorf("lab: sweep: %s: %w", plan.Axes[i].Where, err)
+				return nil, axisError(plan.Axes[i], err)
 			}
 			if !IsStandardName(kv.Key) {
 				p.Extra = append(p.Extra, kv)
@@ -128,6 +128,18 @@ func PlanSweepFrom(base Experiment, origins map[string]settings.Origin, given []
 	po := pointOrigins(origins, plan.Axes)
 	plan.Warnings = append(profileResets(plan, po), ignoredSettings(plan.Points, GivenSettings(po))...)
 	return plan, nil
+}
+
+// axisError is the sweep's error of a value of axis a that err refuses:
+// "sweep: WHERE: ...", WHERE (a flag, a file's line) named once, in the
+// *settings.Error where that is err's.
+func axisError(a Axis, err error) error {
+	var se *settings.Error
+	if errors.As(err, &se) && se.Where == "" {
+		se.Where = a.Where
+		return fmt.Errorf("sweep: %w", err)
+	}
+	return fmt.Errorf("sweep: %s: %w", a.Where, err)
 }
 
 // profileResets are the SweepPlan.Warnings of a swept profile (an axis of

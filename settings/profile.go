@@ -2,6 +2,8 @@ package settings
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,11 +43,20 @@ func (p profile) Set(s string) error {
 	if a, ok := p.alias[s]; ok {
 		apply = a
 	}
+	if !slices.Contains(engine.ProfileNames(), apply) {
+		return fmt.Errorf("unknown cleaner profile %q (valid: %s)", s, strings.Join(ProfileNames(p.alias), ", "))
+	}
 	if err := p.cfg.ApplyProfile(apply); err != nil {
 		return err
 	}
 	*p.name = s
 	return nil
+}
+
+// ProfileNames are the names a --profile with alias takes: engine's
+// profiles (engine.ProfileNames), then alias's names in sorted order.
+func ProfileNames(alias map[string]string) []string {
+	return append(engine.ProfileNames(), slices.Sorted(maps.Keys(alias))...)
 }
 
 // Profile binds --profile to cfg: each name given applies that profile of

@@ -106,7 +106,7 @@ func PlanSweep(o SweepCommandOptions) (*lab.SweepPlan, error) {
 	}
 	plan, err := lab.PlanSweepFrom(base, origins, given, swept, count, seed)
 	if err != nil {
-		return nil, fmt.Errorf("sweep: %w", err)
+		return nil, err // "sweep: ..." already
 	}
 	plan.Source = o.Experiment
 	// A profile of one value resets the flags before it as run's does.
