@@ -14,15 +14,20 @@ import (
 
 // ProfileDoc is --profile's doc line: what each of engine's profiles sets
 // (engine.CleanerConfig.ApplyProfile), its sizes from engine's Best*
-// constants.
-func ProfileDoc() string {
+// constants; more are the further profiles of the command (Profile's
+// alias), each "name (what it is)", listed after engine's.
+func ProfileDoc(more ...string) string {
 	mib := func(n int64) string { return strconv.FormatInt(n>>20, 10) + "MiB" }
-	return "set the speed-deciding cleaner settings at once: kafka (md5, skimpy, no map huge pages, pread without read-ahead, no write-behind, no sync-behind, no early write-back, no parallel copy, every CRC checked on every read, every record decoded whole, no O_DIRECT output, no parallel recompression, no map sort buffer) or best (xxh3-128, bucket16, map huge pages, a map sort buffer of " +
+	kafka := "kafka (md5, skimpy, no map huge pages, pread without read-ahead, no write-behind, no sync-behind, no early write-back, no parallel copy, every CRC checked on every read, every record decoded whole, no O_DIRECT output, no parallel recompression, no map sort buffer)"
+	best := "best (xxh3-128, bucket16, map huge pages, a map sort buffer of " +
 		mib(engine.MapSortBufferOnBytes) + " out of the dedupe buffer, pread with " +
 		mib(engine.BestReadaheadBytes) + " of read-ahead, write-behind, sync-behind, skip-dirty-lookups, parallel-copy, verify-crc-once, key-scan, parallel-map-build, no parallel-lookups, no look-ahead, writeback-bytes " +
 		mib(engine.BestWritebackBytes) + ", O_DIRECT output in " + mib(engine.BestWriteDirectBytes) + " writes where the records average " +
 		strconv.FormatInt(engine.BestWriteDirectMinRecordBytes, 10) + " B or more (decided per round, from the records the map build read) or the round rewrites " +
-		mib(engine.BestWriteDirectMinCleanBytes) + " or more of segments, no parallel recompression); flags after it override its settings"
+		mib(engine.BestWriteDirectMinCleanBytes) + " or more of segments, no parallel recompression)"
+	names := append([]string{kafka, best}, more...)
+	last := len(names) - 1
+	return "set the speed-deciding cleaner settings at once: " + strings.Join(names[:last], ", ") + " or " + names[last] + "; flags after it override its settings"
 }
 
 // profile is the --profile flag: engine.CleanerConfig.ApplyProfile of the

@@ -109,3 +109,14 @@ func TestProfileWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileDocNamesFurtherProfiles: ProfileDoc documents the further
+// profiles a command takes (its alias, kafka-jvm for run, sweep and
+// clean) after engine's two, each with what it is, before the rule of
+// flags after it.
+func TestProfileDocNamesFurtherProfiles(t *testing.T) {
+	doc := ProfileDoc("kafka-jvm (Kafka's own cleaner; needs --kafka-libs DIR)")
+	if _, after, ok := strings.Cut(doc, "), best ("); !ok || !strings.Contains(after, ") or kafka-jvm (Kafka's own cleaner; needs --kafka-libs DIR); flags after it override its settings") {
+		t.Errorf("doc %q: want \"kafka (...), best (...) or kafka-jvm (...); flags after it ...\"", doc)
+	}
+}

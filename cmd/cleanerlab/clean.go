@@ -32,7 +32,7 @@ func newCleanCmd() *cobra.Command {
 	f.Var(&firstDirty, "first-dirty-offset", "start at this offset instead of the checkpoint (an offset >= 0; not given: the checkpoint)")
 	f.Var(&highWatermark, "high-watermark", "high watermark bounding the clean (an offset >= 0; not given: the log end offset)")
 	f.Var(&nowMs, "now-ms", "the cleaner's now for delete horizons and compaction lags, ms since the epoch (not given: the clock); timings always use the real clock")
-	profileFlag(f, &o.Cleaner, kafkajvm.ProfileAlias)
+	profileFlag(f, &o.Cleaner, kafkajvm.ProfileAlias, kafkajvm.ProfileDoc)
 	kafkajvm.CleanFlags.Bind(f, &kj)
 	return cmd
 }

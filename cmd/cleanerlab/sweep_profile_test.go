@@ -69,3 +69,27 @@ func TestSweepKafkaJVMPointErrorOnePrefix(t *testing.T) {
 		t.Errorf("kafka-jvm of xxh3-128 alone: %v, want one \"sweep:\" and the point named", err)
 	}
 }
+
+// TestProfileHelpNamesKafkaJVM: --profile's help in the commands that take
+// kafka-jvm (run, sweep, clean) says what it is (Kafka's own cleaner) and
+// that it needs --kafka-libs; advise, which does not take it, does not
+// offer it.
+func TestProfileHelpNamesKafkaJVM(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want bool
+	}{{"run", true}, {"sweep", true}, {"clean", true}, {"advise", false}} {
+		help, err := cli(t, c.cmd, "--help")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, flags, _ := strings.Cut(help, "\nFlags:\n")
+		_, usage, _ := strings.Cut(flags, "\n      --profile ")
+		usage, _, _ = strings.Cut(usage, "\n      --")
+		usage = strings.Join(strings.Fields(usage), " ")
+		has := strings.Contains(usage, "kafka-jvm (Apache Kafka's own cleaner") && strings.Contains(usage, "--kafka-libs")
+		if has != c.want {
+			t.Errorf("%s --help: --profile's help names kafka-jvm and --kafka-libs: %v, want %v:\n%s", c.cmd, has, c.want, usage)
+		}
+	}
+}
