@@ -50,6 +50,11 @@ func SetRunFlag(e *Experiment, name, value string) error {
 // profile: engine's profiles (engine.ProfileNames) and CleanedByKafkaJVM.
 func ProfileNames() []string { return append(engine.ProfileNames(), CleanedByKafkaJVM) }
 
+// ProfileAlias maps the profile names beyond engine's to the engine
+// profile whose settings they give our cleaner: CleanedByKafkaJVM, the
+// kafka profile's (applyProfile).
+var ProfileAlias = map[string]string{CleanedByKafkaJVM: engine.ProfileKafka}
+
 // applyProfile applies --profile value to e: engine.ApplyProfile, or, for
 // CleanedByKafkaJVM (Kafka's own cleaner: a sweep's --profile axis, an
 // experiment file's profile key, sweep --profile kafka-jvm), the kafka

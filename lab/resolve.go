@@ -160,6 +160,37 @@ func changes(e *Experiment, origins map[string]settings.Origin, key string, from
 	return nil
 }
 
+// LayerGivens are the values of ResolveExperiment's layers in the order
+// it applies them: server's (those of Settings, by Kafka name), file's
+// values, its sweep: values of one value, then flags (as given). A value
+// of server or file is keyed by its setting's name, a profile by
+// ProfileFlag: the list settings.ProfileWarningsFrom reads.
+func LayerGivens(server []settings.Given, file *File, flags []settings.Given) []settings.Given {
+	var out []settings.Given
+	add := func(g settings.Given) {
+		if s, ok := Settings.Lookup(g.Key); ok && g.Key != ProfileFlag {
+			g.Key = s.Name
+		}
+		out = append(out, g)
+	}
+	for _, g := range server {
+		if s, ok := Settings.Lookup(g.Key); ok && s.Kafka && s.Name == g.Key {
+			add(g)
+		}
+	}
+	if file != nil {
+		for _, g := range file.Givens() {
+			add(g)
+		}
+		for _, a := range file.Axes {
+			if len(a.Values) == 1 {
+				add(settings.Given{Key: a.Name, Value: a.Values[0], From: settings.FromFile, Where: a.Where})
+			}
+		}
+	}
+	return append(out, flags...)
+}
+
 // GivenSettings says, by setting name, which settings of an experiment
 // resolved with origins (ResolveExperiment's) were given for themselves
 // (settings.Origin.Given: by a flag, the experiment file or

@@ -198,6 +198,48 @@ func profileResets(plan *SweepPlan, origins map[string]settings.Origin) []string
 	return aboutPoints(sentences, about, valid)
 }
 
+// PointProfileWarnings are the warnings of the valid points at which a
+// profile meets a throttle or an offset map that leaves some of its
+// settings ignored (settings.ProfileLossesOf of layers, the values of the
+// base's layers as LayerGivens lists them, then the point's axis values in
+// axis order, as the point applies them), one sentence per case however
+// many points and runs, ending with its points when not all (as
+// Warnings); a sentence in known (those of the values of one value,
+// already said) is left out.
+func (p *SweepPlan) PointProfileWarnings(layers []settings.Given, known []string) []string {
+	var sentences []string
+	about := map[string][]string{}
+	valid := 0
+	for _, pt := range p.Points {
+		if pt.Err != nil {
+			continue
+		}
+		valid++
+		given := slices.Clone(layers)
+		for i, kv := range pt.Params {
+			a := p.Axes[i]
+			g := settings.Given{Key: a.Name, Value: kv.Value, From: settings.FromFlag, Where: a.Where}
+			if !strings.HasPrefix(a.Where, "--") {
+				g.From = settings.FromFile
+				if s, ok := Settings.Lookup(a.Name); ok && a.Name != ProfileFlag {
+					g.Key = s.Name
+				}
+			}
+			given = append(given, g)
+		}
+		for _, w := range settings.ProfileLossesOf(given, ProfileAlias) {
+			if slices.Contains(known, w) {
+				continue
+			}
+			if about[w] == nil {
+				sentences = append(sentences, w)
+			}
+			about[w] = append(about[w], PointLabel(pt.Params))
+		}
+	}
+	return aboutPoints(sentences, about, valid)
+}
+
 // ignoredSettings are the SweepPlan.Warnings of points whose settings
 // given says were given.
 func ignoredSettings(points []SweepPoint, given func(string) bool) []string {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"strings"
 	"testing"
 )
@@ -91,5 +93,122 @@ func TestProfileHelpNamesKafkaJVM(t *testing.T) {
 		if has != c.want {
 			t.Errorf("%s --help: --profile's help names kafka-jvm and --kafka-libs: %v, want %v:\n%s", c.cmd, has, c.want, usage)
 		}
+	}
+}
+
+// count is how many sentences of ws equal want.
+func count(ws []string, want string) int {
+	n := 0
+	for _, w := range ws {
+		if w == want {
+			n++
+		}
+	}
+	return n
+}
+
+// TestSweepPointProfileLosses: a point of a sweep where --profile best
+// meets a throttle, or a skimpy offset map given after it, warns as a
+// single run of that point would (settings.ProfileWarnings: best's
+// parallel-map-build and parallel-copy cannot run under a throttle; its
+// map-sort-buffer-bytes, parallel-map-build and parallel-copy need
+// bucket16), once per sentence whatever the number of points and runs,
+// ending with the points it is about when not all; a command line of
+// single values warns once, as before; a dry run prints them.
+func TestSweepPointProfileLosses(t *testing.T) {
+	const throttle = "--profile best after --throttle 1MiB: the profile's settings that cannot run under a throttle, parallel-map-build and parallel-copy, do not apply"
+	const skimpy = "--offset-map skimpy after --profile best: the profile's settings that need the bucket16 offset map, map-sort-buffer-bytes, parallel-map-build and parallel-copy, no longer apply"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--profile", "kafka,best", "--throttle", "1MiB", "--keys", "2e4"}, throttle + " (point profile=best)"},
+		{[]string{"--throttle", "1MiB", "--profile", "kafka,best", "--keys", "2e4,3e4"}, throttle + " (points profile=best keys=2e4; profile=best keys=3e4)"},
+		{[]string{"--throttle", "1MiB", "--profile", "best", "--keys", "2e4"}, throttle},
+		{[]string{"--profile", "best", "--offset-map", "skimpy,bucket16", "--keys", "2e4"}, skimpy + " (point offset-map=skimpy)"},
+		{[]string{"--profile", "kafka,best", "--offset-map", "skimpy,bucket16", "--keys", "2e4"}, skimpy + " (point profile=best offset-map=skimpy)"},
+		{[]string{"--profile", "best", "--offset-map", "skimpy", "--keys", "2e4"}, skimpy},
+	} {
+		p, err := sweepPlanOf(t, append(c.args, "--log-bytes", "1MiB", "--count", "3")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := count(p.Warnings, c.want); n != 1 {
+			t.Errorf("sweep %v: %q given %d times, want once; warnings:\n%s", c.args, c.want, n, strings.Join(p.Warnings, "\n"))
+		}
+	}
+	out, err := cli(t, "sweep", "--dry-run", "--profile", "kafka,best", "--throttle", "1MiB", "--keys", "2e4", "--log-bytes", "1MiB", "--count", "3")
+	if err != nil || strings.Count(out, "warning: "+throttle+" (point profile=best)\n") != 1 {
+		t.Errorf("dry run: %v, want the warning once:\n%s", err, out)
+	}
+}
+
+// stderrOf runs args and returns what it wrote to stderr.
+func stderrOf(args ...string) string {
+	var stderr bytes.Buffer
+	root := newRootCmd()
+	root.SetOut(io.Discard)
+	root.SetErr(&stderr)
+	root.SetArgs(args)
+	root.Execute()
+	return stderr.String()
+}
+
+// TestProfileWarnsOfFileAndServerValues: a value given by the experiment
+// file or server.properties meets a --profile as a flag's would: a
+// profile resets the file's offset map (run and sweep, the profile a flag
+// or the file's own), and best's parallel settings do not run under the
+// broker's throttle. Each warns once, naming the value and where it was
+// given. (run stops at its own error, --progress not-a-mode, before
+// anything is generated.)
+func TestProfileWarnsOfFileAndServerValues(t *testing.T) {
+	file := writeYAML(t, "e.yaml", "workload:\n  Keys: 2e4\n  LogBytes: 1MiB\ncleaner:\n  OffsetMap: skimpy\n")
+	reset := "warning: --profile best sets offset-map to bucket16, resetting the value skimpy given by " + file + ":5:14 (give --offset-map after --profile to keep it)\n"
+	for _, args := range [][]string{
+		{"run", "--experiment", file, "--profile", "best", "--progress", "not-a-mode"},
+		{"sweep", "--experiment", file, "--profile", "best", "--dry-run"},
+	} {
+		if got := stderrOf(args...); strings.Count(got, reset) != 1 {
+			t.Errorf("%v: stderr %q, want once %q", args, got, reset)
+		}
+	}
+	own := writeYAML(t, "own.yaml", "workload:\n  Keys: 2e4\n  LogBytes: 1MiB\ncleaner:\n  OffsetMap: skimpy\nsweep:\n  profile: best\n")
+	ownReset := "warning: profile best (" + own + ":7:3) sets offset-map to bucket16, resetting the value skimpy given by " + own + ":5:14 (give --offset-map to keep it)\n"
+	for _, args := range [][]string{
+		{"run", "--experiment", own, "--progress", "not-a-mode"},
+		{"sweep", "--experiment", own, "--dry-run"},
+	} {
+		if got := stderrOf(args...); strings.Count(got, ownReset) != 1 {
+			t.Errorf("%v: stderr %q, want once %q", args, got, ownReset)
+		}
+	}
+	server := writeYAML(t, "server.properties", "log.cleaner.io.max.bytes.per.second=1048576\n")
+	throttle := "warning: --profile best with log.cleaner.io.max.bytes.per.second 1048576 (" + server + ":1): the profile's settings that cannot run under a throttle, parallel-map-build and parallel-copy, do not apply\n"
+	for _, args := range [][]string{
+		{"run", "--server-config", server, "--profile", "best", "--progress", "not-a-mode"},
+		{"sweep", "--server-config", server, "--profile", "best", "--keys", "2e4", "--log-bytes", "1MiB", "--dry-run"},
+		{"sweep", "--server-config", server, "--profile", "kafka,best", "--keys", "2e4", "--log-bytes", "1MiB", "--dry-run"},
+	} {
+		want := throttle
+		if strings.Contains(strings.Join(args, " "), "kafka,best") {
+			want = strings.TrimSuffix(throttle, "\n") + " (point profile=best)\n"
+		}
+		if got := stderrOf(args...); strings.Count(got, want) != 1 {
+			t.Errorf("%v: stderr %q, want once %q", args, got, want)
+		}
+	}
+}
+
+// TestSweepKafkaJVMProfileResets: a --profile kafka-jvm of one value
+// resets the flags before it as run's does (it applies the kafka
+// profile's settings on our side), so --hasher xxh3-128 before it warns.
+func TestSweepKafkaJVMProfileResets(t *testing.T) {
+	p, err := sweepPlanOf(t, "--hasher", "xxh3-128", "--profile", "kafka-jvm", "--keys", "2e4,3e4", "--log-bytes", "1MiB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "--profile kafka-jvm after --hasher xxh3-128 sets hasher to md5 (a profile resets the settings given before it; give --hasher after --profile to keep it)"
+	if count(p.Warnings, want) != 1 {
+		t.Errorf("warnings %q, want once %q", p.Warnings, want)
 	}
 }

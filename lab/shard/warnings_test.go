@@ -57,7 +57,7 @@ func TestSweepWarnsOfIgnoredSettingsGiven(t *testing.T) {
 // listed before it, so it resets those wherever they were typed. Each
 // distinct warning comes once, before anything runs, naming the points
 // it is about when it is not all of them. An axis listed after the
-// profile, or a setting no one gave, is not warned of.
+// profile, or a setting no one gave, is not reset.
 func TestSweepWarnsOfProfileResets(t *testing.T) {
 	const lookAhead = "warning: the swept --profile sets look-ahead to false, resetting the value given by --look-ahead (a swept --profile is applied at each point after the values given once; to keep look-ahead, sweep each profile on its own with --look-ahead after --profile)"
 	for _, c := range []struct {
@@ -80,9 +80,12 @@ func TestSweepWarnsOfProfileResets(t *testing.T) {
 				"warning: the swept --profile sets offset-map to bucket16, resetting the value given by --offset-map (a swept --profile is applied at each point after the axes listed before it; list --offset-map after --profile to keep it) (point offset-map=skimpy profile=best)",
 				"warning: the swept --profile sets offset-map to skimpy, resetting the value given by --offset-map (a swept --profile is applied at each point after the axes listed before it; list --offset-map after --profile to keep it) (point offset-map=bucket16 profile=kafka)",
 			}},
+		// No reset; but at best's skimpy point the profile's bucket16-only
+		// settings no longer apply, as run --profile best --offset-map
+		// skimpy warns.
 		{"an offset-map axis after a swept profile",
 			[]lab.Axis{lab.RunFlagAxis("profile", "kafka,best"), lab.RunFlagAxis("offset-map", "skimpy,bucket16")},
-			nil},
+			[]string{"warning: --offset-map skimpy after --profile best: the profile's settings that need the bucket16 offset map, map-sort-buffer-bytes, parallel-map-build and parallel-copy, no longer apply (point profile=best offset-map=skimpy)"}},
 		{"a profile of one value after --look-ahead, as run",
 			[]lab.Axis{lab.RunFlagAxis("look-ahead", "true"), lab.RunFlagAxis("profile", "kafka"), lab.RunFlagAxis("keys", "1e4,2e4"), lab.RunFlagAxis("log-bytes", "1MiB")},
 			[]string{"warning: --profile kafka after --look-ahead sets look-ahead to false (a profile resets the settings given before it; give --look-ahead after --profile to keep it)"}},
