@@ -40,9 +40,11 @@ type SweepPlan struct {
 	Points []SweepPoint
 	// Warnings are the settings given (a flag, the file, server.properties;
 	// not a default or a profile's) that the cleaner configs of the valid
-	// points ignore (engine.CleanerConfig.IgnoredSettings), one sentence
-	// each, once however many points it is about; a sentence about some of
-	// the points only ends with them: "(point keys=1e4)", "(points a; b)".
+	// points ignore (engine.CleanerConfig.IgnoredSettings), followed by
+	// the hint of the offset map when that is why (MapLayoutHint), one
+	// sentence each, once however many points it is about; a sentence
+	// about some of the points only ends with them: "(point keys=1e4)",
+	// "(points a; b)".
 	Warnings []string
 }
 
@@ -241,7 +243,8 @@ func (p *SweepPlan) PointProfileWarnings(layers []settings.Given, known []string
 }
 
 // ignoredSettings are the SweepPlan.Warnings of points whose settings
-// given says were given.
+// given says were given, each point's followed by clean's and run's hint
+// of its offset map when that is why they are ignored (MapLayoutHint).
 func ignoredSettings(points []SweepPoint, given func(string) bool) []string {
 	var sentences []string
 	about := map[string][]string{}
@@ -251,7 +254,11 @@ func ignoredSettings(points []SweepPoint, given func(string) bool) []string {
 			continue
 		}
 		valid++
-		for _, w := range p.Experiment.Cleaner.IgnoredSettings(given) {
+		ws := p.Experiment.Cleaner.IgnoredSettings(given)
+		if h := MapLayoutHint(p.Experiment.Cleaner, given); h != "" {
+			ws = append(ws, h)
+		}
+		for _, w := range ws {
 			if about[w] == nil {
 				sentences = append(sentences, w)
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -210,5 +211,37 @@ func TestSweepKafkaJVMProfileResets(t *testing.T) {
 	const want = "--profile kafka-jvm after --hasher xxh3-128 sets hasher to md5 (a profile resets the settings given before it; give --hasher after --profile to keep it)"
 	if count(p.Warnings, want) != 1 {
 		t.Errorf("warnings %q, want once %q", p.Warnings, want)
+	}
+}
+
+// TestSweepMapLayoutHint: after the warnings of settings a point ignores
+// only because its offset map is not bucket16, a sweep prints clean's and
+// run's hint naming the map and how to get bucket16 (lab.MapLayoutHint),
+// once per map however many points and runs, ending with its points when
+// not all; a dry run prints it too.
+func TestSweepMapLayoutHint(t *testing.T) {
+	const skimpy = "the offset map is skimpy (Kafka's, the default): the settings above that need bucket16 apply with --offset-map bucket16, or given after --profile best"
+	const dense = "the offset map is dense16: the settings above that need bucket16 apply with --offset-map bucket16, or given after --profile best"
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--map-sort-buffer-bytes", "1MiB", "--keys", "2e4,3e4"}, []string{skimpy}},
+		{[]string{"--offset-map", "skimpy,bucket16,dense16", "--look-ahead", "--keys", "2e4"}, []string{skimpy + " (point offset-map=skimpy)", dense + " (point offset-map=dense16)"}},
+	} {
+		p, err := sweepPlanOf(t, append(c.args, "--log-bytes", "1MiB", "--count", "3")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			i := slices.Index(p.Warnings, w)
+			if i < 1 || count(p.Warnings, w) != 1 || !strings.Contains(p.Warnings[i-1], "is ignored") {
+				t.Errorf("sweep %v: want %q once, after a warning of an ignored setting:\n%s", c.args, w, strings.Join(p.Warnings, "\n"))
+			}
+		}
+	}
+	out, err := cli(t, "sweep", "--dry-run", "--map-sort-buffer-bytes", "1MiB", "--keys", "2e4", "--log-bytes", "1MiB", "--count", "3")
+	if err != nil || strings.Count(out, "warning: "+skimpy+"\n") != 1 {
+		t.Errorf("dry run: %v, want the hint once:\n%s", err, out)
 	}
 }

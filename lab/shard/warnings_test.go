@@ -14,6 +14,8 @@ import (
 // of them; a setting no one gave (the default, a profile's) is not named.
 func TestSweepWarnsOfIgnoredSettingsGiven(t *testing.T) {
 	const lookAhead = "warning: --look-ahead is ignored: the skimpy offset map cannot prefetch (bucket16 can)"
+	// clean's and run's hint of the map follows (lab.MapLayoutHint).
+	const hint = "warning: the offset map is skimpy (Kafka's, the default): the settings above that need bucket16 apply with --offset-map bucket16, or given after --profile best"
 	for _, c := range []struct {
 		name  string
 		flags []lab.Axis
@@ -21,13 +23,13 @@ func TestSweepWarnsOfIgnoredSettingsGiven(t *testing.T) {
 	}{
 		{"--look-ahead over both maps",
 			[]lab.Axis{lab.RunFlagAxis("offset-map", "skimpy,bucket16"), lab.RunFlagAxis("look-ahead", "true")},
-			[]string{lookAhead + " (point offset-map=skimpy)"}},
+			[]string{lookAhead + " (point offset-map=skimpy)", hint + " (point offset-map=skimpy)"}},
 		{"--look-ahead on skimpy, two hashers",
 			[]lab.Axis{lab.RunFlagAxis("hasher", "md5,sha1"), lab.RunFlagAxis("offset-map", "skimpy"), lab.RunFlagAxis("look-ahead", "true")},
-			[]string{lookAhead}},
+			[]string{lookAhead, hint}},
 		{"--look-ahead on skimpy, swept by map and hasher",
 			[]lab.Axis{lab.RunFlagAxis("hasher", "md5,sha1"), lab.RunFlagAxis("offset-map", "skimpy,bucket16"), lab.RunFlagAxis("look-ahead", "true")},
-			[]string{lookAhead + " (points hasher=md5 offset-map=skimpy; hasher=sha1 offset-map=skimpy)"}},
+			[]string{lookAhead + " (points hasher=md5 offset-map=skimpy; hasher=sha1 offset-map=skimpy)", hint + " (points hasher=md5 offset-map=skimpy; hasher=sha1 offset-map=skimpy)"}},
 		{"nothing given that is ignored",
 			[]lab.Axis{lab.RunFlagAxis("hasher", "md5,sha1"), lab.RunFlagAxis("offset-map", "skimpy")},
 			nil},
