@@ -103,10 +103,20 @@ func (o RunCommandOptions) resolve() (Experiment, map[string]settings.Origin, []
 	if err != nil {
 		return Experiment{}, nil, nil, err
 	}
+	flags := o.Given
 	if o.CleanedBy != "" {
 		e.CleanedBy = o.CleanedBy
+		// The last --profile was typed as CleanedBy; Given holds the
+		// profile it applies. Warnings name it as typed.
+		flags = slices.Clone(flags)
+		for i := len(flags) - 1; i >= 0; i-- {
+			if flags[i].Key == ProfileFlag {
+				flags[i].Value = o.CleanedBy
+				break
+			}
+		}
 	}
-	return e, origins, LayerGivens(server, file, o.Given), nil
+	return e, origins, LayerGivens(server, file, flags), nil
 }
 
 // LoadLayers reads the layers under the flags of ResolveExperiment: a

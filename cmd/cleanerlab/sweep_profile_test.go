@@ -173,6 +173,11 @@ func TestProfileWarnsOfFileAndServerValues(t *testing.T) {
 			t.Errorf("%v: stderr %q, want once %q", args, got, reset)
 		}
 	}
+	jvm := writeYAML(t, "jvm.yaml", "workload:\n  Keys: 2e4\n  LogBytes: 1MiB\ncleaner:\n  Hasher: xxh3-128\n")
+	jvmReset := "warning: --profile kafka-jvm sets hasher to md5, resetting the value xxh3-128 given by " + jvm + ":5:11 (give --hasher after --profile to keep it)\n"
+	if got := stderrOf("run", "--experiment", jvm, "--profile", "kafka-jvm", "--progress", "not-a-mode"); strings.Count(got, jvmReset) != 1 {
+		t.Errorf("run --profile kafka-jvm: stderr %q, want once %q", got, jvmReset)
+	}
 	own := writeYAML(t, "own.yaml", "workload:\n  Keys: 2e4\n  LogBytes: 1MiB\ncleaner:\n  OffsetMap: skimpy\nsweep:\n  profile: best\n")
 	ownReset := "warning: profile best (" + own + ":7:3) sets offset-map to bucket16, resetting the value skimpy given by " + own + ":5:14 (give --offset-map to keep it)\n"
 	for _, args := range [][]string{
