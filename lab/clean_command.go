@@ -43,6 +43,12 @@ type CleanCommandOptions struct {
 	// Changed says whether the flag of that name was given (nil: none
 	// was).
 	Changed func(flag string) bool
+	// Flags are the cleaner flags and --profile given, in the command
+	// line's order (settings.FlagsGiven): over the broker's values, the
+	// list whose profile warnings are about a broker's value
+	// (settings.ProfileWarningsFrom; those of the flags alone come with
+	// the command line).
+	Flags []settings.Given
 	// Progress receives warnings and the metrics address; nil: none.
 	Progress io.Writer
 }
@@ -116,6 +122,12 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 	given := func(name string) bool {
 		s, ok := settings.CleanerRegistry.Lookup(name)
 		return ok && slices.ContainsFunc(s.Flags(), changed)
+	}
+	if set != nil {
+		layers := append(topicconfig.Givens(set.BrokerGivens(), settings.CleanerRegistry), o.Flags...)
+		for _, w := range settings.ProfileWarningsFrom(layers, ProfileAlias) {
+			fmt.Fprintln(progress, "warning: "+w)
+		}
 	}
 	for _, w := range co.Cleaner.IgnoredSettings(given) {
 		fmt.Fprintln(progress, "warning: "+w)

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -160,7 +162,8 @@ func stderrOf(args ...string) string {
 // profile resets the file's offset map (run and sweep, the profile a flag
 // or the file's own), and best's parallel settings do not run under the
 // broker's throttle. Each warns once, naming the value and where it was
-// given. (run stops at its own error, --progress not-a-mode, before
+// given; clean, whose broker values come from server.properties too,
+// likewise. (run stops at its own error, --progress not-a-mode, before
 // anything is generated.)
 func TestProfileWarnsOfFileAndServerValues(t *testing.T) {
 	file := writeYAML(t, "e.yaml", "workload:\n  Keys: 2e4\n  LogBytes: 1MiB\ncleaner:\n  OffsetMap: skimpy\n")
@@ -190,7 +193,12 @@ func TestProfileWarnsOfFileAndServerValues(t *testing.T) {
 	}
 	server := writeYAML(t, "server.properties", "log.cleaner.io.max.bytes.per.second=1048576\n")
 	throttle := "warning: --profile best with log.cleaner.io.max.bytes.per.second 1048576 (" + server + ":1): the profile's settings that cannot run under a throttle, parallel-map-build and parallel-copy, do not apply\n"
+	part := filepath.Join(t.TempDir(), "t-0") // an empty partition: nothing to clean
+	if err := os.Mkdir(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
+		{"clean", "--dir", part, "--server-config", server, "--profile", "best"},
 		{"run", "--server-config", server, "--profile", "best", "--progress", "not-a-mode"},
 		{"sweep", "--server-config", server, "--profile", "best", "--keys", "2e4", "--log-bytes", "1MiB", "--dry-run"},
 		{"sweep", "--server-config", server, "--profile", "kafka,best", "--keys", "2e4", "--log-bytes", "1MiB", "--dry-run"},
