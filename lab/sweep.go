@@ -44,7 +44,8 @@ type SweepPlan struct {
 	// the hint of the offset map when that is why (MapLayoutHint), one
 	// sentence each, once however many points it is about; a sentence
 	// about some of the points only ends with them: "(point keys=1e4)",
-	// "(points a; b)".
+	// "(points a; b)". The sweep command adds the profile's
+	// (settings.ProfileWarningsOf, PointProfileWarnings).
 	Warnings []string
 }
 
