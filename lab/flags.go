@@ -30,11 +30,7 @@ func RunFlagNames() []string {
 func SetRunFlag(e *Experiment, name, value string) error {
 	var err error
 	if name == ProfileFlag {
-		if !slices.Contains(ProfileNames(), value) {
-			err = &settings.ChoiceError{Valid: ProfileNames()}
-		} else {
-			err = applyProfile(e, value)
-		}
+		err = applyProfile(e, value)
 	} else if s, ok := Settings.Lookup(name); ok && slices.Contains(s.Flags(), name) {
 		err = s.Var(e).Set(value)
 	} else {
@@ -59,8 +55,12 @@ var ProfileAlias = map[string]string{CleanedByKafkaJVM: engine.ProfileKafka}
 // CleanedByKafkaJVM (Kafka's own cleaner: a sweep's --profile axis, an
 // experiment file's profile key, sweep --profile kafka-jvm), the kafka
 // profile's settings with e.CleanedBy set to it, as run --profile
-// kafka-jvm sets them. Another profile leaves CleanedBy as it was.
+// kafka-jvm sets them. Another profile leaves CleanedBy as it was. A
+// name of none of ProfileNames is a *settings.ChoiceError of them.
 func applyProfile(e *Experiment, value string) error {
+	if !slices.Contains(ProfileNames(), value) {
+		return &settings.ChoiceError{Valid: ProfileNames()}
+	}
 	if value == CleanedByKafkaJVM {
 		e.CleanedBy = CleanedByKafkaJVM
 		return e.Cleaner.ApplyProfile(engine.ProfileKafka)

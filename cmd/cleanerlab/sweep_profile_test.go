@@ -25,6 +25,10 @@ func TestSweepProfileTypoOnePrefix(t *testing.T) {
 	if want := `sweep: --profile: "bset" is not a valid value ` + valid; err.Error() != want {
 		t.Errorf("sweep --profile kafka,bset:\n got %q\nwant %q", err, want)
 	}
+	_, err = cli(t, "sweep", "--profile", "bset", "--dry-run")
+	if want := `sweep: --profile: "bset" is not a valid value ` + valid; err == nil || err.Error() != want {
+		t.Errorf("sweep --profile bset (one value):\n got %v\nwant %q", err, want)
+	}
 	file := writeYAML(t, "p.yaml", "workload:\n  Keys: 2e4\n  LogBytes: 1MiB\nsweep:\n  profile: [kafka-jvm, bset]\n")
 	_, err = cli(t, "sweep", "--experiment", file, "--dry-run")
 	if want := file + `:5:24: profile: "bset" is not a valid value ` + valid; err == nil || err.Error() != want {
