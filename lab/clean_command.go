@@ -43,6 +43,12 @@ type CleanCommandOptions struct {
 	// Changed says whether the flag of that name was given (nil: none
 	// was).
 	Changed func(flag string) bool
+	// Flags are the cleaner flags and --profile given, in the command
+	// line's order (settings.FlagsGiven): over the broker's values, the
+	// list whose profile warnings are about a broker's value
+	// (settings.ProfileWarningsFrom; those of the flags alone come with
+	// the command line).
+	Flags []settings.Given
 	// Progress receives warnings and the metrics address; nil: none.
 	Progress io.Writer
 }
@@ -111,6 +117,12 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 	// included), and says a profile's setting is the profile's.
 	source := cleanSources(co.Cleaner, changed, o.Sources.Given)
 	given := func(name string) bool { return source(name) == engine.SourceUser }
+	if set != nil {
+		layers := append(topicconfig.Givens(set.BrokerGivens(), settings.CleanerRegistry), o.Flags...)
+		for _, w := range settings.ProfileWarningsFrom(layers, ProfileAlias) {
+			fmt.Fprintln(progress, "warning: "+w)
+		}
+	}
 	for _, w := range co.Cleaner.IgnoredSettingsBy(source) {
 		fmt.Fprintln(progress, "warning: "+w)
 	}
@@ -155,10 +167,11 @@ func CleanCommand(ctx context.Context, o CleanCommandOptions, out io.Writer) err
 // clean runs with, for engine.CleanerConfig.IgnoredSettingsBy (by setting
 // name): the user when one of its flags was given (changed) and the last
 // value given (given, the flags in the command line's order) is final's,
-// so no later --profile changed it; a --profile when one was given
-// (changed("profile")) and the throttle was not a flag, for where both
-// are flags settings.ProfileWarnings has said which of the profile's
-// settings the throttle turns off; else the default.
+// so no later --profile changed it; else the default. A setting a
+// --profile turned on is never engine.SourceProfile here: the one such
+// sentence, of the profile's settings a throttle turns off, has been said
+// by settings.ProfileWarnings (both flags) or ProfileWarningsFrom (the
+// throttle from --server-config), naming where the throttle came from.
 func cleanSources(final engine.CleanerConfig, changed func(string) bool, given []settings.Given) func(string) engine.SettingSource {
 	flagged := func(name string) bool {
 		s, ok := settings.CleanerRegistry.Lookup(name)
@@ -181,9 +194,6 @@ func cleanSources(final engine.CleanerConfig, changed func(string) bool, given [
 			if standing {
 				return engine.SourceUser
 			}
-		}
-		if changed(ProfileFlag) && !flagged("log.cleaner.io.max.bytes.per.second") {
-			return engine.SourceProfile
 		}
 		return engine.SourceDefault
 	}

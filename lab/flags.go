@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cleanerlab/cleanerlab/engine"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 // RunFlagNames are the names of run's flags that set the experiment: every
@@ -21,8 +22,11 @@ func RunFlagNames() []string {
 // SetRunFlag sets run's flag name of e from value, as the command line
 // would: by its setting's parser (Settings), or, for ProfileFlag,
 // engine.CleanerConfig.ApplyProfile (applyProfile: kafka-jvm is the kafka
-// profile's settings with CleanedBy kafka-jvm). Error: a name of no run flag (with
-// the nearest), a value that does not parse (naming the flag).
+// profile's settings with CleanedBy kafka-jvm). Error: a name of no run
+// flag (with the nearest); a value that does not parse, a
+// *settings.Error of Setting name and no Where (the caller's to fill: the
+// flag, or the file's line) whose Err, for an unknown profile, is a
+// *settings.ChoiceError of ProfileNames.
 func SetRunFlag(e *Experiment, name, value string) error {
 	var err error
 	if name == ProfileFlag {
@@ -33,17 +37,30 @@ func SetRunFlag(e *Experiment, name, value string) error {
 		return fmt.Errorf("unknown parameter %q%s", name, Suggest(name, RunFlagNames()))
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %q is not a valid value: %s", name, value, err)
+		return &settings.Error{Setting: name, Value: value, Err: err}
 	}
 	return nil
 }
+
+// ProfileNames are the values of run's, sweep's and an experiment file's
+// profile: engine's profiles (engine.ProfileNames) and CleanedByKafkaJVM.
+func ProfileNames() []string { return append(engine.ProfileNames(), CleanedByKafkaJVM) }
+
+// ProfileAlias maps the profile names beyond engine's to the engine
+// profile whose settings they give our cleaner: CleanedByKafkaJVM, the
+// kafka profile's (applyProfile).
+var ProfileAlias = map[string]string{CleanedByKafkaJVM: engine.ProfileKafka}
 
 // applyProfile applies --profile value to e: engine.ApplyProfile, or, for
 // CleanedByKafkaJVM (Kafka's own cleaner: a sweep's --profile axis, an
 // experiment file's profile key, sweep --profile kafka-jvm), the kafka
 // profile's settings with e.CleanedBy set to it, as run --profile
-// kafka-jvm sets them. Another profile leaves CleanedBy as it was.
+// kafka-jvm sets them. Another profile leaves CleanedBy as it was. A
+// name of none of ProfileNames is a *settings.ChoiceError of them.
 func applyProfile(e *Experiment, value string) error {
+	if !slices.Contains(ProfileNames(), value) {
+		return &settings.ChoiceError{Valid: ProfileNames()}
+	}
 	if value == CleanedByKafkaJVM {
 		e.CleanedBy = CleanedByKafkaJVM
 		return e.Cleaner.ApplyProfile(engine.ProfileKafka)

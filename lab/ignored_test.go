@@ -235,7 +235,11 @@ func TestIgnoredParallelCopyWordedBySource(t *testing.T) {
 		{"--profile best --throttle 1MiB", []settings.Given{flag("profile", "best"), flag("throttle", "1MiB")}, false, false, false},
 		{"--profile best --parallel-copy --throttle 1MiB",
 			[]settings.Given{flag("profile", "best"), flag("parallel-copy", "true"), flag("throttle", "1MiB")}, false, true, false},
-		{"--profile best, the server config's throttle", []settings.Given{flag("profile", "best")}, true, false, true},
+		// The server config's throttle is named once, by
+		// settings.ProfileWarningsFrom ("--profile best with
+		// log.cleaner.io.max.bytes.per.second ..."), not again by the
+		// engine's sentence of the profile's parallel copy.
+		{"--profile best, the server config's throttle", []settings.Given{flag("profile", "best")}, true, false, false},
 		{"--profile best --parallel-copy, the server config's throttle",
 			[]settings.Given{flag("profile", "best"), flag("parallel-copy", "true")}, true, true, false},
 	} {
@@ -252,7 +256,7 @@ func TestIgnoredParallelCopyWordedBySource(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		o.Dir, o.Progress, o.Sources.Given = part, &warnings, c.given
+		o.Dir, o.Progress, o.Sources.Given, o.Flags = part, &warnings, c.given, c.given
 		if c.server {
 			o.Sources.ServerConfig = server
 		}
@@ -268,6 +272,9 @@ func TestIgnoredParallelCopyWordedBySource(t *testing.T) {
 		if got := strings.Contains(w, profiles); got != c.wantProf {
 			t.Errorf("clean %s: warnings %q; want %q: %v", c.name, w, profiles, c.wantProf)
 		}
+		if c.server && !c.wantNamed && strings.Count(w, "--profile best with log.cleaner.io.max.bytes.per.second 1048576") != 1 {
+			t.Errorf("clean %s: warnings %q; want the server config's throttle under --profile best said once", c.name, w)
+		}
 	}
 	// run: a throttle from the experiment file under --profile best.
 	file := filepath.Join(root, "e.yaml")
@@ -280,7 +287,8 @@ func TestIgnoredParallelCopyWordedBySource(t *testing.T) {
 	if err := RunCommand(context.Background(), o, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "not-a-mode") {
 		t.Fatalf("run: %v, want the progress mode refused", err)
 	}
-	if w := warnings.String(); !strings.Contains(w, profiles) || strings.Contains(w, named) {
-		t.Errorf("run --profile best, the file's throttle: warnings %q; want %q, not %q", w, profiles, named)
+	// Said once, by settings.ProfileWarningsFrom, naming the file's value.
+	if w := warnings.String(); strings.Count(w, "--profile best with log.cleaner.io.max.bytes.per.second 1048576") != 1 || strings.Contains(w, profiles) || strings.Contains(w, named) {
+		t.Errorf("run --profile best, the file's throttle: warnings %q; want it said once, by the profile's warning, not %q nor %q", w, profiles, named)
 	}
 }

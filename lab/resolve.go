@@ -160,6 +160,37 @@ func changes(e *Experiment, origins map[string]settings.Origin, key string, from
 	return nil
 }
 
+// LayerGivens are the values of ResolveExperiment's layers in the order
+// it applies them: server's (those of Settings, by Kafka name), file's
+// values, its sweep: values of one value, then flags (as given). A value
+// of server or file is keyed by its setting's name, a profile by
+// ProfileFlag: the list settings.ProfileWarningsFrom reads.
+func LayerGivens(server []settings.Given, file *File, flags []settings.Given) []settings.Given {
+	var out []settings.Given
+	add := func(g settings.Given) {
+		if s, ok := Settings.Lookup(g.Key); ok && g.Key != ProfileFlag {
+			g.Key = s.Name
+		}
+		out = append(out, g)
+	}
+	for _, g := range server {
+		if s, ok := Settings.Lookup(g.Key); ok && s.Kafka && s.Name == g.Key {
+			add(g)
+		}
+	}
+	if file != nil {
+		for _, g := range file.Givens() {
+			add(g)
+		}
+		for _, a := range file.Axes {
+			if len(a.Values) == 1 {
+				add(settings.Given{Key: a.Name, Value: a.Values[0], From: settings.FromFile, Where: a.Where})
+			}
+		}
+	}
+	return append(out, flags...)
+}
+
 // GivenSettings says, by setting name, which settings of an experiment
 // resolved with origins (ResolveExperiment's) were given for themselves
 // (settings.Origin.Given: by a flag, the experiment file or
@@ -172,20 +203,16 @@ func GivenSettings(origins map[string]settings.Origin) func(name string) bool {
 // SettingSources says, by setting name, who set each setting of an
 // experiment resolved with origins (ResolveExperiment's), for
 // engine.CleanerConfig.IgnoredSettingsBy: the user where GivenSettings
-// says so; a profile where one set the value (settings.Origin.Profile),
-// unless that --profile and the throttle
-// (log.cleaner.io.max.bytes.per.second) were both flags, where
-// settings.ProfileWarnings has named the profile's settings the throttle
-// turns off ("--throttle 1MiB after --profile best: ..."); else the
-// default. nil origins: every one the default.
+// says so, else the default. A setting a profile set (settings.Origin.
+// Profile) is never engine.SourceProfile here: the one such sentence, of
+// the profile's settings a throttle turns off, has been said by
+// settings.ProfileWarnings (both flags), ProfileWarningsFrom (a file's or
+// server.properties' value) or a sweep's PointProfileWarnings, naming
+// where the throttle came from. nil origins: every one the default.
 func SettingSources(origins map[string]settings.Origin) func(name string) engine.SettingSource {
 	return func(name string) engine.SettingSource {
-		o := origins[name]
-		switch {
-		case o.Given():
+		if origins[name].Given() {
 			return engine.SourceUser
-		case o.Profile != "" && !(o.From == settings.FromFlag && origins["log.cleaner.io.max.bytes.per.second"].From == settings.FromFlag):
-			return engine.SourceProfile
 		}
 		return engine.SourceDefault
 	}

@@ -72,9 +72,16 @@ func (o RunCommandOptions) Resolve() (Experiment, error) {
 // (ResolveExperiment's origins); nil with From, whose record gives the
 // whole experiment and nothing was given now.
 func (o RunCommandOptions) ResolveOrigins() (Experiment, map[string]settings.Origin, error) {
+	e, origins, _, err := o.resolve()
+	return e, origins, err
+}
+
+// resolve is ResolveOrigins with the values of every layer, in the order
+// they apply (LayerGivens; nil with From).
+func (o RunCommandOptions) resolve() (Experiment, map[string]settings.Origin, []settings.Given, error) {
 	if o.From != "" {
 		if o.File != "" {
-			return Experiment{}, nil, fmt.Errorf("run: --from and --experiment each give the whole experiment; give one")
+			return Experiment{}, nil, nil, fmt.Errorf("run: --from and --experiment each give the whole experiment; give one")
 		}
 		var given []string
 		for _, name := range o.FlagsGiven {
@@ -83,23 +90,33 @@ func (o RunCommandOptions) ResolveOrigins() (Experiment, map[string]settings.Ori
 			}
 		}
 		if len(given) > 0 {
-			return Experiment{}, nil, fmt.Errorf("run: --from reruns a recorded experiment; %s would change it (give them without --from)", strings.Join(given, ", "))
+			return Experiment{}, nil, nil, fmt.Errorf("run: --from reruns a recorded experiment; %s would change it (give them without --from)", strings.Join(given, ", "))
 		}
 		e, err := ReadRunExperiment(o.From)
-		return e, nil, err
+		return e, nil, nil, err
 	}
 	server, file, err := LoadLayers(o.ServerConfig, o.File, o.Param)
 	if err != nil {
-		return Experiment{}, nil, err
+		return Experiment{}, nil, nil, err
 	}
 	e, origins, err := ResolveExperiment(server, file, o.Given)
 	if err != nil {
-		return Experiment{}, nil, err
+		return Experiment{}, nil, nil, err
 	}
+	flags := o.Given
 	if o.CleanedBy != "" {
 		e.CleanedBy = o.CleanedBy
+		// The last --profile was typed as CleanedBy; Given holds the
+		// profile it applies. Warnings name it as typed.
+		flags = slices.Clone(flags)
+		for i := len(flags) - 1; i >= 0; i-- {
+			if flags[i].Key == ProfileFlag {
+				flags[i].Value = o.CleanedBy
+				break
+			}
+		}
 	}
-	return e, origins, nil
+	return e, origins, LayerGivens(server, file, flags), nil
 }
 
 // LoadLayers reads the layers under the flags of ResolveExperiment: a
@@ -126,11 +143,15 @@ func LoadLayers(serverConfig, path string, param func(string) (Setter, bool)) ([
 // interference verdict written to out. A failed verification is an
 // error asking for exit status 2. ctx stops the run at a safe point.
 func RunCommand(ctx context.Context, o RunCommandOptions, out io.Writer) error {
-	e, origins, err := o.ResolveOrigins()
+	e, origins, layers, err := o.resolve()
 	if err != nil {
 		return err
 	}
 	if o.Warnings != nil {
+		// Those of flags alone came with the command line (settings.ProfileWarnings).
+		for _, w := range settings.ProfileWarningsFrom(layers, ProfileAlias) {
+			fmt.Fprintln(o.Warnings, "warning: "+w)
+		}
 		for _, w := range e.Cleaner.IgnoredSettingsBy(SettingSources(origins)) {
 			fmt.Fprintln(o.Warnings, "warning: "+w)
 		}

@@ -131,7 +131,7 @@ func defaultText(s SettingInfo) string {
 var settingsGroups = []struct{ prefix, title, intro string }{
 	{"workload.", "Workload", "The generated log (`run`, `sweep`, `generate`, `steady`). `generate`'s --dirty-ratio defaults to 0.55, above Kafka's min.cleanable.dirty.ratio 0.5, which a log must exceed to be cleaned, so that a plain `clean` cleans it."},
 	{"log.", "Topic configs", "Kafka's topic configs under their names (`run`, `sweep`, `clean`, `retention`, `steady`). In a broker's server.properties they are set by their broker synonyms (log.segment.bytes for segment.bytes)."},
-	{"cleaner.", "Cleaner", "Kafka's log.cleaner.* broker configs under their names, and the lab's own cleaner settings (`run`, `sweep`, `clean`, `plan`, `advise`, `steady`). `--profile kafka|best` sets the speed-deciding ones at once."},
+	{"cleaner.", "Cleaner", "Kafka's log.cleaner.* broker configs under their names, and the lab's own cleaner settings (`run`, `sweep`, `clean`, `plan`, `advise`, `steady`). `--profile kafka|best` sets the speed-deciding ones at once; `--profile kafka-jvm` (`run`, `sweep`, `clean`) cleans with Apache Kafka's own cleaner in a JVM, with the kafka profile's settings on our side, and needs `--kafka-libs DIR` ([kafka-jvm.md](kafka-jvm.md))."},
 	{"", "Experiment", "The lab's settings around a clean (`run`, `sweep`)."},
 }
 

@@ -41,9 +41,12 @@ type SweepPlan struct {
 	Points []SweepPoint
 	// Warnings are the settings given (a flag, the file, server.properties;
 	// not a default or a profile's) that the cleaner configs of the valid
-	// points ignore (engine.CleanerConfig.IgnoredSettings), one sentence
-	// each, once however many points it is about; a sentence about some of
-	// the points only ends with them: "(point keys=1e4)", "(points a; b)".
+	// points ignore (engine.CleanerConfig.IgnoredSettings), followed by
+	// the hint of the offset map when that is why (MapLayoutHint), one
+	// sentence each, once however many points it is about; a sentence
+	// about some of the points only ends with them: "(point keys=1e4)",
+	// "(points a; b)". The sweep command adds the profile's
+	// (settings.ProfileWarningsOf, PointProfileWarnings).
 	Warnings []string
 }
 
@@ -65,7 +68,7 @@ type SweepPoint struct {
 // PlanSweep resolves every point of the cross product of axes over base,
 // so that the schedule and the names are known before anything runs.
 // Axes of one value are fixed values; an axis listing a value twice or an
-// empty value is an error; count must be at least 1. A point whose
+// empty value is an error ("sweep: ..."); count must be at least 1. A point whose
 // experiment is not valid is kept with its Err.
 func PlanSweep(base Experiment, given []Param, axes []Axis, count int, seed uint64) (*SweepPlan, error) {
 	return PlanSweepFrom(base, nil, given, axes, count, seed)
@@ -78,13 +81,13 @@ func PlanSweep(base Experiment, given []Param, axes []Axis, count int, seed uint
 // else the base value's origin.
 func PlanSweepFrom(base Experiment, origins map[string]settings.Origin, given []Param, axes []Axis, count int, seed uint64) (*SweepPlan, error) {
 	if count < 1 {
-		return nil, fmt.Errorf("lab: sweep: count %d must be at least 1", count)
+		return nil, fmt.Errorf("sweep: count %d must be at least 1", count)
 	}
 	plan := &SweepPlan{Base: base, Given: slices.Clone(given), Count: count, Seed: seed}
 	for _, a := range axes {
 		if len(a.Values) == 1 {
 			if err := a.apply(&plan.Base, a.Values[0]); err != nil {
-				return nil, fmt.Errorf("lab: sweep: %s: %w", a.Where, err)
+				return nil, axisError(a, err)
 			}
 			plan.Given = append(plan.Given, Param{Name: a.Name, Value: a.Values[0], Where: a.Where})
 			continue
@@ -92,7 +95,7 @@ func PlanSweepFrom(base Experiment, origins map[string]settings.Origin, given []
 		seen := map[string]bool{}
 		for _, v := range a.Values {
 			if v == "" || seen[v] {
-				return nil, fmt.Errorf("lab: sweep: %s: %s lists %q twice or empty", a.Where, a.Name, v)
+				return nil, fmt.Errorf("sweep: %s: %s lists %q twice or empty", a.Where, a.Name, v)
 			}
 			seen[v] = true
 		}
@@ -112,7 +115,7 @@ func PlanSweepFrom(base Experiment, origins map[string]settings.Origin, given []
 		p := SweepPoint{Params: c, Experiment: plan.Base}
 		for i, kv := range c {
 			if err := plan.Axes[i].apply(&p.Experiment, kv.Value); err != nil {
-				return nil, fmt.Errorf("lab: sweep: %s: %w", plan.Axes[i].Where, err)
+				return nil, axisError(plan.Axes[i], err)
 			}
 			if !IsStandardName(kv.Key) {
 				p.Extra = append(p.Extra, kv)
@@ -129,6 +132,18 @@ func PlanSweepFrom(base Experiment, origins map[string]settings.Origin, given []
 	po := pointOrigins(origins, plan.Axes)
 	plan.Warnings = append(profileResets(plan, po), ignoredSettings(plan.Points, SettingSources(po))...)
 	return plan, nil
+}
+
+// axisError is the sweep's error of a value of axis a that err refuses:
+// "sweep: WHERE: ...", WHERE (a flag, a file's line) named once, in the
+// *settings.Error where that is err's.
+func axisError(a Axis, err error) error {
+	var se *settings.Error
+	if errors.As(err, &se) && se.Where == "" {
+		se.Where = a.Where
+		return fmt.Errorf("sweep: %w", err)
+	}
+	return fmt.Errorf("sweep: %s: %w", a.Where, err)
 }
 
 // profileResets are the SweepPlan.Warnings of a swept profile (an axis of
@@ -187,8 +202,52 @@ func profileResets(plan *SweepPlan, origins map[string]settings.Origin) []string
 	return aboutPoints(sentences, about, valid)
 }
 
+// PointProfileWarnings are the warnings of the valid points at which a
+// profile meets a throttle or an offset map that leaves some of its
+// settings ignored (settings.ProfileLossesOf of layers, the values of the
+// base's layers as LayerGivens lists them, then the point's axis values in
+// axis order, as the point applies them), one sentence per case however
+// many points and runs, ending with its points when not all (as
+// Warnings); a sentence in known (those of the values of one value,
+// already said) is left out.
+func (p *SweepPlan) PointProfileWarnings(layers []settings.Given, known []string) []string {
+	var sentences []string
+	about := map[string][]string{}
+	valid := 0
+	for _, pt := range p.Points {
+		if pt.Err != nil {
+			continue
+		}
+		valid++
+		given := slices.Clone(layers)
+		for i, kv := range pt.Params {
+			a := p.Axes[i]
+			g := settings.Given{Key: a.Name, Value: kv.Value, From: settings.FromFlag, Where: a.Where}
+			if !strings.HasPrefix(a.Where, "--") {
+				g.From = settings.FromFile
+				if s, ok := Settings.Lookup(a.Name); ok && a.Name != ProfileFlag {
+					g.Key = s.Name
+				}
+			}
+			given = append(given, g)
+		}
+		for _, w := range settings.ProfileLossesOf(given, ProfileAlias) {
+			if slices.Contains(known, w) {
+				continue
+			}
+			if about[w] == nil {
+				sentences = append(sentences, w)
+			}
+			about[w] = append(about[w], PointLabel(pt.Params))
+		}
+	}
+	return aboutPoints(sentences, about, valid)
+}
+
 // ignoredSettings are the SweepPlan.Warnings of points whose settings
-// source says who set (engine.CleanerConfig.IgnoredSettingsBy).
+// source says who set (engine.CleanerConfig.IgnoredSettingsBy), each
+// point's followed by clean's and run's hint of its offset map when that is
+// why they are ignored (MapLayoutHint).
 func ignoredSettings(points []SweepPoint, source func(string) engine.SettingSource) []string {
 	var sentences []string
 	about := map[string][]string{}
@@ -198,7 +257,12 @@ func ignoredSettings(points []SweepPoint, source func(string) engine.SettingSour
 			continue
 		}
 		valid++
-		for _, w := range p.Experiment.Cleaner.IgnoredSettingsBy(source) {
+		given := func(name string) bool { return source(name) == engine.SourceUser }
+		ws := p.Experiment.Cleaner.IgnoredSettingsBy(source)
+		if h := MapLayoutHint(p.Experiment.Cleaner, given); h != "" {
+			ws = append(ws, h)
+		}
+		for _, w := range ws {
 			if about[w] == nil {
 				sentences = append(sentences, w)
 			}

@@ -109,3 +109,35 @@ func TestProfileWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileDocNamesFurtherProfiles: ProfileDoc documents the further
+// profiles a command takes (its alias, kafka-jvm for run, sweep and
+// clean) after engine's two, each with what it is, before the rule of
+// flags after it.
+func TestProfileDocNamesFurtherProfiles(t *testing.T) {
+	doc := ProfileDoc("kafka-jvm (Kafka's own cleaner; needs --kafka-libs DIR)")
+	if _, after, ok := strings.Cut(doc, "), best ("); !ok || !strings.Contains(after, ") or kafka-jvm (Kafka's own cleaner; needs --kafka-libs DIR); flags after it override its settings") {
+		t.Errorf("doc %q: want \"kafka (...), best (...) or kafka-jvm (...); flags after it ...\"", doc)
+	}
+}
+
+// TestProfileWarningsFromLeavesFlagsAlone: ProfileWarningsFrom keeps only
+// the sentences about a value or profile not given by a flag (those of
+// flags alone are ProfileWarnings'), naming such a value by its setting,
+// value and where it was given; ProfileLossesOf keeps the lost profile
+// settings alone, of flags too.
+func TestProfileWarningsFromLeavesFlagsAlone(t *testing.T) {
+	flags := []Given{{Key: "look-ahead", Value: "true", From: FromFlag, Where: "--look-ahead"}, {Key: "profile", Value: "best", From: FromFlag, Where: "--profile"}, {Key: "throttle", Value: "1MiB", From: FromFlag, Where: "--throttle"}}
+	if got := ProfileWarningsFrom(flags, nil); len(got) != 0 {
+		t.Errorf("flags alone: %q, want none (ProfileWarnings says them)", got)
+	}
+	const loss = "--throttle 1MiB after --profile best: the profile's settings that cannot run under a throttle, parallel-map-build and parallel-copy, no longer apply"
+	if got := ProfileLossesOf(flags, nil); len(got) != 1 || got[0] != loss {
+		t.Errorf("ProfileLossesOf: %q, want only %q", got, loss)
+	}
+	file := append([]Given{{Key: "look-ahead", Value: "true", From: FromFile, Where: "e.yaml:2:14"}}, flags[1:]...)
+	want := "--profile best sets look-ahead to false, resetting the value true given by e.yaml:2:14 (give --look-ahead after --profile to keep it)"
+	if got := ProfileWarningsFrom(file, nil); len(got) != 1 || got[0] != want {
+		t.Errorf("a file's look-ahead: %q, want only %q", got, want)
+	}
+}

@@ -219,18 +219,34 @@ type Error struct {
 	Err error
 }
 
+// Error reads "where: setting: "value" is not a valid value: err", the
+// setting left out where Where is its flag ("--keys: ..."), and err as
+// "(valid: a, b)" when it is a *ChoiceError.
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.Where != "" {
 		b.WriteString(e.Where + ": ")
 	}
-	b.WriteString(e.Setting)
-	if e.Value != "" {
-		fmt.Fprintf(&b, ": %q is not a valid value", e.Value)
+	if e.Where != "--"+e.Setting {
+		b.WriteString(e.Setting + ": ")
 	}
-	fmt.Fprintf(&b, ": %v", e.Err)
+	if e.Value != "" {
+		fmt.Fprintf(&b, "%q is not a valid value", e.Value)
+		if c, ok := e.Err.(*ChoiceError); ok {
+			fmt.Fprintf(&b, " (%v)", c)
+			return b.String()
+		}
+		b.WriteString(": ")
+	}
+	fmt.Fprintf(&b, "%v", e.Err)
 	return b.String()
 }
+
+// ChoiceError is the Err of an Error whose value is none of Valid, the
+// values the setting takes: "valid: a, b, c".
+type ChoiceError struct{ Valid []string }
+
+func (e *ChoiceError) Error() string { return "valid: " + strings.Join(e.Valid, ", ") }
 
 func (e *Error) Unwrap() error { return e.Err }
 

@@ -22,6 +22,7 @@ func newCleanCmd() *cobra.Command {
 			f := cmd.Flags()
 			o.Now, o.FirstDirty, o.HighWatermark = nowMs.Clock(), firstDirty.Offset(), highWatermark.Offset()
 			o.Sources.Given, o.Changed, o.Progress = givenSettings(f), f.Changed, cmd.ErrOrStderr()
+			o.Flags = settings.FlagsGiven(f, func(name string) bool { return name == lab.ProfileFlag || settings.CleanerRegistry.Knows(name) })
 			kj.Profile, kj.Changed, kj.Stderr = f.Lookup("profile").Value.String(), f.Changed, cmd.ErrOrStderr()
 			o.Other = kj.Cleaner()
 			return lab.CleanCommand(cmd.Context(), o, cmd.OutOrStdout())
@@ -32,7 +33,7 @@ func newCleanCmd() *cobra.Command {
 	f.Var(&firstDirty, "first-dirty-offset", "start at this offset instead of the checkpoint (an offset >= 0; not given: the checkpoint)")
 	f.Var(&highWatermark, "high-watermark", "high watermark bounding the clean (an offset >= 0; not given: the log end offset)")
 	f.Var(&nowMs, "now-ms", "the cleaner's now for delete horizons and compaction lags, ms since the epoch (not given: the clock); timings always use the real clock")
-	profileFlag(f, &o.Cleaner, kafkajvm.ProfileAlias)
+	profileFlag(f, &o.Cleaner, kafkajvm.ProfileAlias, kafkajvm.ProfileDoc)
 	kafkajvm.CleanFlags.Bind(f, &kj)
 	return cmd
 }

@@ -16,7 +16,7 @@ import (
 // e: every setting of lab.Settings that has a flag, and --profile.
 func bindExperimentFlags(f *pflag.FlagSet, e *lab.Experiment) {
 	lab.Settings.Bind(f, e)
-	profileFlag(f, &e.Cleaner, kafkajvm.ProfileAlias)
+	profileFlag(f, &e.Cleaner, kafkajvm.ProfileAlias, kafkajvm.ProfileDoc)
 }
 
 // experimentGiven are the run flags given (lab.Settings' and --profile),
@@ -41,7 +41,7 @@ func givenSettings(f *pflag.FlagSet) []settings.Given {
 
 // profileFlag binds --profile (settings.Profile; alias: the names beyond
 // engine's profiles, kafkajvm.ProfileAlias for the commands that run
-// Kafka's own cleaner).
-func profileFlag(fs *pflag.FlagSet, cfg *engine.CleanerConfig, alias map[string]string) {
-	fs.Var(settings.Record(settings.Profile(cfg, alias)), "profile", settings.ProfileDoc())
+// Kafka's own cleaner, documented by more, kafkajvm.ProfileDoc).
+func profileFlag(fs *pflag.FlagSet, cfg *engine.CleanerConfig, alias map[string]string, more ...string) {
+	fs.Var(settings.Record(settings.Profile(cfg, alias)), "profile", settings.ProfileDoc(more...))
 }

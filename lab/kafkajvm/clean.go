@@ -27,6 +27,10 @@ const ProfileName = lab.CleanedByKafkaJVM
 // engine.ProfileKafka's.
 var ProfileAlias = map[string]string{ProfileName: engine.ProfileKafka}
 
+// ProfileDoc is ProfileName's part of --profile's doc
+// (settings.ProfileDoc) in the commands that take ProfileAlias.
+const ProfileDoc = ProfileName + " (Apache Kafka's own cleaner, run in a JVM from the classes in --kafka-libs DIR, Kafka 4.1 or later; the kafka profile's settings on our side, and a setting of our cleaner alone is refused)"
+
 // CleanOptions are the settings of CleanPartition and Compare.
 type CleanOptions struct {
 	// Libs is --kafka-libs (Classpath); JavaOpts the JVM's options (nil:

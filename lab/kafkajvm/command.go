@@ -132,7 +132,8 @@ func (o CommandOptions) checkCounts(cmd string) error {
 // from the kafka profile's value: Kafka's cleaner (ProfileName) hashes
 // keys with MD5 into its SkimpyOffsetMap, reads and writes its own way and
 // indexes by its version's rule, so such a setting would be ignored while
-// the record named it. cmd ("run", "clean") prefixes the error. Kafka's
+// the record named it. cmd ("run", "clean"; "": none, a sweep's point,
+// which names its point) prefixes the error. Kafka's
 // log.cleaner.* settings (dedupe buffer, I/O buffer, load factor,
 // threads, throttle) are Kafka's cleaner's too and pass.
 func CheckOurSettings(cmd string, c engine.CleanerConfig, changed func(flag string) bool) error {
@@ -157,8 +158,12 @@ func CheckOurSettings(cmd string, c engine.CleanerConfig, changed func(flag stri
 		}
 		got, want := s.Var(&c).String(), s.Var(&ref).String()
 		if given || got != want {
-			return fmt.Errorf("%s: %s %s is a setting of cleanerlab's own cleaner: Kafka's cleaner (--profile %s) hashes keys with MD5 into its skimpy offset map and reads, writes and indexes its own way (its value: %q); leave it out, or give it with --profile %s to run our cleaner",
-				cmd, name, got, ProfileName, want, engine.ProfileKafka)
+			prefix := cmd + ": "
+			if cmd == "" {
+				prefix = ""
+			}
+			return fmt.Errorf("%s%s %s is a setting of cleanerlab's own cleaner: Kafka's cleaner (--profile %s) hashes keys with MD5 into its skimpy offset map and reads, writes and indexes its own way (its value: %q); leave it out, or give it with --profile %s to run our cleaner",
+				prefix, name, got, ProfileName, want, engine.ProfileKafka)
 		}
 	}
 	return nil

@@ -35,7 +35,7 @@ func (o CommandOptions) SweepProfile(dir string) *lab.ExternalProfile {
 			}
 			return CheckPath("sweep", "--dir", dir)
 		},
-		Check: func(e lab.Experiment) error { return CheckOurSettings("sweep", e.Cleaner, nil) },
+		Check: func(e lab.Experiment) error { return CheckOurSettings("", e.Cleaner, nil) }, // "sweep: point ...: --hasher ..."
 		New:   o.RunCleaner(),
 	}
 }

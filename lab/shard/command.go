@@ -106,11 +106,16 @@ func PlanSweep(o SweepCommandOptions) (*lab.SweepPlan, error) {
 	}
 	plan, err := lab.PlanSweepFrom(base, origins, given, swept, count, seed)
 	if err != nil {
-		return nil, fmt.Errorf("sweep: %w", err)
+		return nil, err // "sweep: ..." already
 	}
 	plan.Source = o.Experiment
-	// A profile of one value resets the flags before it as run's does.
-	plan.Warnings = append(settings.ProfileWarningsOf(flags, nil), plan.Warnings...)
+	// A profile of one value resets the values before it as run's does:
+	// the flags' (as settings.ProfileWarnings says them), then those of
+	// server.properties and the file; a point's axes can make a profile
+	// meet a throttle or an offset map.
+	layers := lab.LayerGivens(server, file, flags)
+	fixed := append(settings.ProfileWarningsOf(flags, lab.ProfileAlias), settings.ProfileWarningsFrom(layers, lab.ProfileAlias)...)
+	plan.Warnings = slices.Concat(fixed, plan.Warnings, plan.PointProfileWarnings(layers, fixed))
 	plan.CheckExternal(o.External) // kafka-jvm's limits, per point
 	return plan, nil
 }

@@ -14,6 +14,8 @@ import (
 // of them; a setting no one gave (the default, a profile's) is not named.
 func TestSweepWarnsOfIgnoredSettingsGiven(t *testing.T) {
 	const lookAhead = "warning: --look-ahead is ignored: the skimpy offset map cannot prefetch (bucket16 can)"
+	// clean's and run's hint of the map follows (lab.MapLayoutHint).
+	const hint = "warning: the offset map is skimpy (Kafka's, the default): the settings above that need bucket16 apply with --offset-map bucket16, or given after --profile best"
 	for _, c := range []struct {
 		name  string
 		flags []lab.Axis
@@ -21,13 +23,13 @@ func TestSweepWarnsOfIgnoredSettingsGiven(t *testing.T) {
 	}{
 		{"--look-ahead over both maps",
 			[]lab.Axis{lab.RunFlagAxis("offset-map", "skimpy,bucket16"), lab.RunFlagAxis("look-ahead", "true")},
-			[]string{lookAhead + " (point offset-map=skimpy)"}},
+			[]string{lookAhead + " (point offset-map=skimpy)", hint + " (point offset-map=skimpy)"}},
 		{"--look-ahead on skimpy, two hashers",
 			[]lab.Axis{lab.RunFlagAxis("hasher", "md5,sha1"), lab.RunFlagAxis("offset-map", "skimpy"), lab.RunFlagAxis("look-ahead", "true")},
-			[]string{lookAhead}},
+			[]string{lookAhead, hint}},
 		{"--look-ahead on skimpy, swept by map and hasher",
 			[]lab.Axis{lab.RunFlagAxis("hasher", "md5,sha1"), lab.RunFlagAxis("offset-map", "skimpy,bucket16"), lab.RunFlagAxis("look-ahead", "true")},
-			[]string{lookAhead + " (points hasher=md5 offset-map=skimpy; hasher=sha1 offset-map=skimpy)"}},
+			[]string{lookAhead + " (points hasher=md5 offset-map=skimpy; hasher=sha1 offset-map=skimpy)", hint + " (points hasher=md5 offset-map=skimpy; hasher=sha1 offset-map=skimpy)"}},
 		{"nothing given that is ignored",
 			[]lab.Axis{lab.RunFlagAxis("hasher", "md5,sha1"), lab.RunFlagAxis("offset-map", "skimpy")},
 			nil},
@@ -57,7 +59,7 @@ func TestSweepWarnsOfIgnoredSettingsGiven(t *testing.T) {
 // listed before it, so it resets those wherever they were typed. Each
 // distinct warning comes once, before anything runs, naming the points
 // it is about when it is not all of them. An axis listed after the
-// profile, or a setting no one gave, is not warned of.
+// profile, or a setting no one gave, is not reset.
 func TestSweepWarnsOfProfileResets(t *testing.T) {
 	const lookAhead = "warning: the swept --profile sets look-ahead to false, resetting the value given by --look-ahead (a swept --profile is applied at each point after the values given once; to keep look-ahead, sweep each profile on its own with --look-ahead after --profile)"
 	for _, c := range []struct {
@@ -80,9 +82,12 @@ func TestSweepWarnsOfProfileResets(t *testing.T) {
 				"warning: the swept --profile sets offset-map to bucket16, resetting the value given by --offset-map (a swept --profile is applied at each point after the axes listed before it; list --offset-map after --profile to keep it) (point offset-map=skimpy profile=best)",
 				"warning: the swept --profile sets offset-map to skimpy, resetting the value given by --offset-map (a swept --profile is applied at each point after the axes listed before it; list --offset-map after --profile to keep it) (point offset-map=bucket16 profile=kafka)",
 			}},
+		// No reset; but at best's skimpy point the profile's bucket16-only
+		// settings no longer apply, as run --profile best --offset-map
+		// skimpy warns.
 		{"an offset-map axis after a swept profile",
 			[]lab.Axis{lab.RunFlagAxis("profile", "kafka,best"), lab.RunFlagAxis("offset-map", "skimpy,bucket16")},
-			nil},
+			[]string{"warning: --offset-map skimpy after --profile best: the profile's settings that need the bucket16 offset map, map-sort-buffer-bytes, parallel-map-build and parallel-copy, no longer apply (point profile=best offset-map=skimpy)"}},
 		{"a profile of one value after --look-ahead, as run",
 			[]lab.Axis{lab.RunFlagAxis("look-ahead", "true"), lab.RunFlagAxis("profile", "kafka"), lab.RunFlagAxis("keys", "1e4,2e4"), lab.RunFlagAxis("log-bytes", "1MiB")},
 			[]string{"warning: --profile kafka after --look-ahead sets look-ahead to false (a profile resets the settings given before it; give --look-ahead after --profile to keep it)"}},
