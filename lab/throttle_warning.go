@@ -47,7 +47,7 @@ func ThrottleWarning(e Experiment) string {
 		"(a prediction, not a measurement: --log-bytes %s / --throttle %s/s, as the clean reads every byte of the log at least once and the throttle counts each byte read and written)",
 		results.FormatBytes(int64(rate)), secs, results.FormatBytes(e.Workload.LogBytes), results.FormatBytes(int64(rate)))
 	if e.Cleaner.Throttler == "" || e.Cleaner.Throttler == iosched.ThrottlerKafka {
-		w += "; Kafka's throttler sleeps off the bytes of its first 300 ms in one sleep, which a stop (SIGINT) waits for, unless the clean ends within those 300 ms"
+		w += "; Kafka's throttler (--throttler kafka) sleeps off a whole check period's bytes in one sleep, which a stop (SIGINT) waits for; only a clean that ends within its first 300 ms is not slowed"
 	}
 	return w
 }
