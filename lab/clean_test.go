@@ -138,7 +138,7 @@ func TestCleanLogDirTimesCleansAlone(t *testing.T) {
 	want := "log directory " + root + ": 1 partition, 1 cleaner thread\nbefore the cleans (not in their times):\n" +
 		"  log open <seconds> s opening 1 log(s) (recovery) and loading their producer state, before the timed clean (not in its time), as a broker has its logs open\n" +
 		"  map allocate <seconds> s making the cleaner: 1 offset map(s), 1.0 MiB in all (the dedupe buffer, map sort buffers included), and I/O buffers allocated before the timed clean (not in its time), as a broker allocates them at start-up\n" +
-		"  map pre-fault <seconds> s 1 of 1 offset maps pre-faulted before the timed clean (not in its time), as a broker's dedupe buffer is touched when it is allocated\n" +
+		"  map pre-fault <seconds> s 1 of 1 offset maps pre-faulted before the timed clean (not in its time): every page mapped and written once, as a broker's dedupe buffer is zeroed when it is allocated\n" +
 		"  map sort buffer                       off          --map-sort-buffer-bytes 0: the map build's puts go straight into the offset map, one random place each\n"
 	if got := beforeClean(m.atFirstUse); got != want {
 		t.Errorf("printed before the first clean:\n%s\nwant:\n%s", got, want)

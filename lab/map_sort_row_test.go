@@ -68,7 +68,7 @@ func TestRunRowsMapSortBuffer(t *testing.T) {
 		if r.Value != "2.0" || r.Unit != "MiB" || !strings.Contains(r.Meaning, "65536 puts") {
 			t.Errorf("row %+v, want 2.0 MiB, 65536 puts", r)
 		}
-		if i == 0 || rows[i-1].Name != "collision probability" {
+		if i == 0 || rows[i-1].Name != "map clear" { // the last of MapRows
 			t.Errorf("map sort buffer row at %d, not after the offset map rows", i)
 		}
 		return

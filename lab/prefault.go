@@ -132,7 +132,7 @@ func (r FaultReport) rows() []results.Row {
 	}
 	if r.Prefaulted > 0 {
 		rows = append(rows, results.Row{Name: "map pre-fault", Value: fmt.Sprintf("%.3f", r.PrefaultTime.Seconds()), Unit: "s",
-			Meaning: fmt.Sprintf("%d of %d offset maps pre-faulted before the timed clean (not in its time), as a broker's dedupe buffer is touched when it is allocated", r.Prefaulted, r.Maps)})
+			Meaning: fmt.Sprintf("%d of %d offset maps pre-faulted before the timed clean (not in its time): every page mapped and written once, as a broker's dedupe buffer is zeroed when it is allocated", r.Prefaulted, r.Maps)})
 	}
 	if r.Prefaulted < r.Maps {
 		meaning := fmt.Sprintf("%d of %d offset maps cannot pre-fault: their first-touch faults are inside the clean's time; this is a fresh allocation of their size faulted page by page just before it", r.Maps-r.Prefaulted, r.Maps)

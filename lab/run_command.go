@@ -41,7 +41,9 @@ type RunCommandOptions struct {
 	// are set here).
 	Options
 	// Warnings receives the warnings of settings given (not a profile's,
-	// nor, with From, a record's) that do not apply; nil: none.
+	// nor, with From, a record's) that do not apply, and of a throttle
+	// predicted to hold the clean past SlowThrottleSeconds
+	// (ThrottleWarning); nil: none.
 	Warnings io.Writer
 	// External makes the cleaner that cleans in place of ours for a
 	// resolved experiment whose CleanedBy names one (`run --profile
@@ -157,6 +159,9 @@ func RunCommand(ctx context.Context, o RunCommandOptions, out io.Writer) error {
 		}
 		if h := MapLayoutHint(e.Cleaner, GivenSettings(origins)); h != "" {
 			fmt.Fprintln(o.Warnings, "warning: "+h)
+		}
+		if w := ThrottleWarning(e); w != "" {
+			fmt.Fprintln(o.Warnings, "warning: "+w)
 		}
 	}
 	showProgress, err := ProgressWanted(o.ProgressMode)

@@ -42,11 +42,12 @@ type SweepPlan struct {
 	// Warnings are the settings given (a flag, the file, server.properties;
 	// not a default or a profile's) that the cleaner configs of the valid
 	// points ignore (engine.CleanerConfig.IgnoredSettings), followed by
-	// the hint of the offset map when that is why (MapLayoutHint), one
-	// sentence each, once however many points it is about; a sentence
-	// about some of the points only ends with them: "(point keys=1e4)",
-	// "(points a; b)". The sweep command adds the profile's
-	// (settings.ProfileWarningsOf, PointProfileWarnings).
+	// the hint of the offset map when that is why (MapLayoutHint), and the
+	// throttles predicted to hold a point's clean past SlowThrottleSeconds
+	// (ThrottleWarning), one sentence each, once however many points it is
+	// about; a sentence about some of the points only ends with them:
+	// "(point keys=1e4)", "(points a; b)". The sweep command adds the
+	// profile's (settings.ProfileWarningsOf, PointProfileWarnings).
 	Warnings []string
 }
 
@@ -131,6 +132,7 @@ func PlanSweepFrom(base Experiment, origins map[string]settings.Origin, given []
 	}
 	po := pointOrigins(origins, plan.Axes)
 	plan.Warnings = append(profileResets(plan, po), ignoredSettings(plan.Points, SettingSources(po))...)
+	plan.Warnings = append(plan.Warnings, throttleWarnings(plan.Points)...)
 	return plan, nil
 }
 
@@ -287,6 +289,29 @@ func aboutPoints(sentences []string, about map[string][]string, valid int) []str
 		}
 	}
 	return out
+}
+
+// throttleWarnings are the SweepPlan.Warnings of valid points whose
+// throttle is predicted to hold their clean past SlowThrottleSeconds
+// (ThrottleWarning), one sentence per prediction, ending with the points
+// it is about when not all (as ignoredSettings).
+func throttleWarnings(points []SweepPoint) []string {
+	var sentences []string
+	about := map[string][]string{}
+	valid := 0
+	for _, p := range points {
+		if p.Err != nil {
+			continue
+		}
+		valid++
+		if w := ThrottleWarning(p.Experiment); w != "" {
+			if about[w] == nil {
+				sentences = append(sentences, w)
+			}
+			about[w] = append(about[w], PointLabel(p.Params))
+		}
+	}
+	return aboutPoints(sentences, about, valid)
 }
 
 // pointOrigins are origins with each swept setting's origin its axis's

@@ -92,7 +92,8 @@ func TestSweepWarnsOfProfileResets(t *testing.T) {
 			[]lab.Axis{lab.RunFlagAxis("look-ahead", "true"), lab.RunFlagAxis("profile", "kafka"), lab.RunFlagAxis("keys", "1e4,2e4"), lab.RunFlagAxis("log-bytes", "1MiB")},
 			[]string{"warning: --profile kafka after --look-ahead sets look-ahead to false (a profile resets the settings given before it; give --look-ahead after --profile to keep it)"}},
 		{"a profile of one value, then a throttle, as run",
-			[]lab.Axis{lab.RunFlagAxis("profile", "best"), lab.RunFlagAxis("throttle", "1MiB")},
+			// 32 MiB at 1 MiB/s is 32 s: under the slow-throttle warning's 60 s.
+			[]lab.Axis{lab.RunFlagAxis("profile", "best"), lab.RunFlagAxis("throttle", "1MiB"), lab.RunFlagAxis("log-bytes", "32MiB")},
 			[]string{"warning: --throttle 1MiB after --profile best: the profile's settings that cannot run under a throttle, parallel-map-build and parallel-copy, no longer apply"}},
 		{"nothing given that a profile resets",
 			[]lab.Axis{lab.RunFlagAxis("profile", "kafka,best"), lab.RunFlagAxis("keys", "1e4"), lab.RunFlagAxis("log-bytes", "1MiB")},
