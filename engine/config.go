@@ -727,19 +727,25 @@ func (c CleanerConfig) PerThreadMapTableBytes() int64 {
 
 // DedupeBufferBytesForTable is the log.cleaner.dedupe.buffer.size that
 // gives each of c.Threads threads an offset map table
-// (PerThreadMapTableBytes) of at least tableBytes besides c's map sort
-// buffer: (tableBytes + 32 x (MapSortBufferBytes / Threads / 32, rounded
-// down)) x Threads, in bytes; tableBytes x Threads (Kafka's split) without
-// a sort buffer or with a layout other than bucket16. (Where the sort
-// buffer is over a third of tableBytes, the cap of PerThreadMapSortPuts,
-// a quarter of the share, takes it down and the table gets more.) 0 when Threads < 1. The sizing code
-// (lab/sizing) gives the dedupe buffer of a map that must hold a number of
-// keys through it.
+// (PerThreadMapTableBytes) of tableBytes besides c's map sort buffer:
+// (tableBytes + 32 x min(MapSortBufferBytes / Threads / 32, tableBytes /
+// 96), each rounded down) x Threads, in bytes; tableBytes x Threads
+// (Kafka's split) without a sort buffer or with a layout other than
+// bucket16. The sort buffer is the one asked while it is at most a third
+// of tableBytes; a larger one is cut to a third of tableBytes, what the
+// cap of PerThreadMapSortPuts (a quarter of the share) leaves it beside a
+// table of tableBytes, so that the share holds the table asked and no
+// more (tableBytes + the whole buffer asked would give the table three
+// quarters of that, more than tableBytes). 0 when Threads < 1. The
+// sizing code (lab/sizing) gives the dedupe buffer of a map that must hold
+// a number of keys through it.
 func (c CleanerConfig) DedupeBufferBytesForTable(tableBytes int64) int64 {
 	if c.Threads < 1 {
 		return 0
 	}
-	return (tableBytes + offsetmap.SortBufferBytes(int(c.askedMapSortPuts()))) * int64(c.Threads)
+	tableBytes = max(tableBytes, 0)
+	puts := min(c.askedMapSortPuts(), tableBytes/(3*offsetmap.SortBufferBytes(1)))
+	return (tableBytes + offsetmap.SortBufferBytes(int(puts))) * int64(c.Threads)
 }
 
 // PerThreadIOBufferBytes is the size of each of a cleaner thread's two I/O

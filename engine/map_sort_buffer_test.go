@@ -241,26 +241,39 @@ func TestPerThreadMapSortPuts(t *testing.T) {
 // tableBytes each besides the sort buffer, worked by hand: 96 MiB with
 // 32 MiB on 1 thread, 128 MiB; on 3 threads, 11,184,800 bytes of sort
 // buffer each (349,525 Puts), (100,663,296 + 11,184,800) x 3 =
-// 335,544,288, whose tables are 100,663,296 again; skimpy, 3 x 96 MiB.
+// 335,544,288, whose tables are 100,663,296 again; on 7 threads,
+// 33,554,432 / 7 / 32 = 149,796 Puts, 4,793,472 bytes each,
+// (100,663,296 + 4,793,472) x 7 = 738,197,376; skimpy, 3 x 96 MiB. Where
+// the sort buffer asked is over a third of the table, the cap (a quarter
+// of the share) keeps it to a third of the table, so that the table is
+// tableBytes and no more: a 1 MiB table with 32 MiB asked on 1 thread gets
+// 1,048,576 / 96 = 10,922 Puts, 349,504 bytes, a share of 1,398,080
+// (whose quarter, 1,398,080 / 128 = 10,922 Puts, is that buffer); not
+// 1 MiB + 32 MiB, whose table would be 24.75 MiB. On 2 threads, 16 MiB
+// asked each, the same 1,398,080 a thread.
 func TestDedupeBufferBytesForTable(t *testing.T) {
 	for _, c := range []struct {
 		layout  offsetmap.LayoutName
 		threads int
+		table   int64
 		want    int64
 	}{
-		{offsetmap.LayoutBucket16, 1, 128 << 20},
-		{offsetmap.LayoutBucket16, 3, 335544288},
-		{offsetmap.LayoutSkimpy, 3, 3 * 96 << 20},
+		{offsetmap.LayoutBucket16, 1, 96 << 20, 128 << 20},
+		{offsetmap.LayoutBucket16, 3, 96 << 20, 335544288},
+		{offsetmap.LayoutBucket16, 7, 96 << 20, 738197376},
+		{offsetmap.LayoutSkimpy, 3, 96 << 20, 3 * 96 << 20},
+		{offsetmap.LayoutBucket16, 1, 1 << 20, 1398080},
+		{offsetmap.LayoutBucket16, 2, 1 << 20, 2 * 1398080},
 	} {
 		cfg := DefaultCleanerConfig()
 		cfg.OffsetMap, cfg.MapSortBufferBytes, cfg.Threads = c.layout, 32<<20, c.threads
-		got := cfg.DedupeBufferBytesForTable(96 << 20)
+		got := cfg.DedupeBufferBytesForTable(c.table)
 		if got != c.want {
-			t.Errorf("%s, %d threads: %d, want %d", c.layout, c.threads, got, c.want)
+			t.Errorf("%s, %d threads, table %d: %d, want %d", c.layout, c.threads, c.table, got, c.want)
 		}
 		cfg.DedupeBufferBytes = got
-		if tb := cfg.PerThreadMapTableBytes(); tb != 96<<20 {
-			t.Errorf("%s, %d threads: table %d, want %d", c.layout, c.threads, tb, 96<<20)
+		if tb := cfg.PerThreadMapTableBytes(); tb != c.table {
+			t.Errorf("%s, %d threads: table %d, want %d", c.layout, c.threads, tb, c.table)
 		}
 	}
 }
