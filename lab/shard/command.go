@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/results"
 	"github.com/cleanerlab/cleanerlab/settings"
@@ -109,8 +110,10 @@ func PlanSweep(o SweepCommandOptions) (*lab.SweepPlan, error) {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	plan.Source = o.Experiment
-	// A profile of one value resets the flags before it as run's does.
-	plan.Warnings = append(settings.ProfileWarningsOf(flags, nil), plan.Warnings...)
+	// A profile of one value resets the flags before it as run's does
+	// (kafka-jvm: the kafka profile's settings, lab.SetRunFlag).
+	alias := map[string]string{lab.CleanedByKafkaJVM: engine.ProfileKafka}
+	plan.Warnings = append(settings.ProfileWarningsOf(flags, alias), plan.Warnings...)
 	plan.CheckExternal(o.External) // kafka-jvm's limits, per point
 	return plan, nil
 }

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -86,6 +87,11 @@ func TestSweepWarnsOfProfileResets(t *testing.T) {
 		{"a profile of one value after --look-ahead, as run",
 			[]lab.Axis{lab.RunFlagAxis("look-ahead", "true"), lab.RunFlagAxis("profile", "kafka"), lab.RunFlagAxis("keys", "1e4,2e4"), lab.RunFlagAxis("log-bytes", "1MiB")},
 			[]string{"warning: --profile kafka after --look-ahead sets look-ahead to false (a profile resets the settings given before it; give --look-ahead after --profile to keep it)"}},
+		// kafka-jvm is the kafka profile's settings (lab.CleanedByKafkaJVM),
+		// as run's --profile kafka-jvm warns of them.
+		{"the kafka-jvm profile of one value after --look-ahead, as run",
+			[]lab.Axis{lab.RunFlagAxis("look-ahead", "true"), lab.RunFlagAxis("profile", "kafka-jvm"), lab.RunFlagAxis("keys", "1e4,2e4"), lab.RunFlagAxis("log-bytes", "1MiB")},
+			[]string{"warning: --profile kafka-jvm after --look-ahead sets look-ahead to false (a profile resets the settings given before it; give --look-ahead after --profile to keep it)"}},
 		{"a profile of one value, then a throttle, as run",
 			[]lab.Axis{lab.RunFlagAxis("profile", "best"), lab.RunFlagAxis("throttle", "1MiB")},
 			[]string{"warning: --throttle 1MiB after --profile best: the profile's settings that cannot run under a throttle, parallel-map-build and parallel-copy, no longer apply"}},
@@ -95,6 +101,10 @@ func TestSweepWarnsOfProfileResets(t *testing.T) {
 	} {
 		o := DefaultSweepCommandOptions()
 		o.Flags, o.DryRun = c.flags, true
+		// kafka-jvm points are valid (a dry run starts no cleaner).
+		o.External = &lab.ExternalProfile{New: func(lab.Experiment, lab.Options) (lab.ExternalCleaner, func() error, error) {
+			return nil, nil, errors.New("a dry run starts no cleaner")
+		}}
 		var log, out bytes.Buffer
 		o.Log = &log
 		if err := SweepCommand(t.Context(), o, &out); err != nil {
