@@ -121,3 +121,27 @@ func TestSweepWarnsOfProfileResets(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepDryRunRefusesWhatTheSweepRefuses: a dry run refuses the flags
+// the sweep itself refuses before it runs (a negative --retry-busy, an
+// unknown --progress), so that it does not pass a command line that would
+// fail.
+func TestSweepDryRunRefusesWhatTheSweepRefuses(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  func(*SweepCommandOptions)
+		want string
+	}{
+		{"--retry-busy -1", func(o *SweepCommandOptions) { o.RetryBusy = -1 }, "--retry-busy -1"},
+		{"--progress sometimes", func(o *SweepCommandOptions) { o.Progress = "sometimes" }, "sometimes"},
+	} {
+		o := DefaultSweepCommandOptions()
+		o.Flags, o.DryRun = []lab.Axis{lab.RunFlagAxis("keys", "1e4,2e4"), lab.RunFlagAxis("log-bytes", "1MiB")}, true
+		c.set(&o)
+		var out bytes.Buffer
+		err := SweepCommand(t.Context(), o, &out)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: dry run: %v, want an error naming %q", c.name, err, c.want)
+		}
+	}
+}
