@@ -233,8 +233,10 @@ type Advice struct {
 	DedupeBufferBytes int64 `json:"dedupe_buffer_bytes"`
 	Threads           int   `json:"threads"`
 	IOBufferBytes     int64 `json:"io_buffer_bytes"`
-	// MapSortBufferBytes is the configured map sort buffer (all threads)
-	// that DedupeBufferBytes holds besides the tables: the config's
+	// MapSortBufferBytes is the configured map sort buffer (all threads),
+	// of which DedupeBufferBytes holds besides the tables what the cleaner
+	// will take (at most a third of each table:
+	// engine.CleanerConfig.DedupeBufferBytesForTable): the config's
 	// MapSortBufferBytes where Layout is bucket16, else 0.
 	MapSortBufferBytes int64 `json:"map_sort_buffer_bytes,omitempty"`
 	// Layout is the configured layout the main recommendation is for;
