@@ -261,6 +261,12 @@ func TestPerThreadMapSortPuts(t *testing.T) {
 //     not 307,200 + 32 MiB;
 //   - 384 KiB with 128 KiB (4,096 Puts) on 1 thread: 512 KiB, a quarter;
 //   - 1 MiB with 64 KiB asked (2,048 Puts, under 4,096): 1 MiB;
+//   - 96 MiB on 7 threads: 33,554,432 / 7 / 32 = 149,796 Puts, 4,793,472
+//     bytes each, (100,663,296 + 4,793,472) x 7 = 738,197,376;
+//   - 1 MiB on 1 thread: the cap binds, q = ceil((1,048,576 - 127) / 96) =
+//     10,922 Puts, 349,504 bytes, a share of 1,398,080 (whose quarter,
+//     1,398,080 / 128 = 10,922 Puts, is that buffer); on 2 threads (16 MiB
+//     asked each) the same 1,398,080 a thread;
 //   - skimpy, 96 MiB on 3 threads: 3 x 96 MiB.
 func TestDedupeBufferBytesForTable(t *testing.T) {
 	for _, c := range []struct {
@@ -275,6 +281,9 @@ func TestDedupeBufferBytesForTable(t *testing.T) {
 		{offsetmap.LayoutBucket16, 1, 32 << 20, 300 << 10, 300 << 10},
 		{offsetmap.LayoutBucket16, 1, 128 << 10, 384 << 10, 512 << 10},
 		{offsetmap.LayoutBucket16, 1, 64 << 10, 1 << 20, 1 << 20},
+		{offsetmap.LayoutBucket16, 7, 32 << 20, 96 << 20, 738197376},
+		{offsetmap.LayoutBucket16, 1, 32 << 20, 1 << 20, 1398080},
+		{offsetmap.LayoutBucket16, 2, 32 << 20, 1 << 20, 2 * 1398080},
 		{offsetmap.LayoutSkimpy, 3, 32 << 20, 96 << 20, 3 * 96 << 20},
 	} {
 		cfg := DefaultCleanerConfig()

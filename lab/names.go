@@ -83,7 +83,9 @@ func BenchSubName(e *Experiment, extra ...results.KV) string {
 // every partition) with its wall time, throughput by the one definition
 // (Throughput, in MB/s of 10^6 bytes as go test -bench writes it, which
 // benchstat reads as B/s), time per record read, the map's bytes per
-// entry, and the device and process read bytes when they were counted.
+// entry, and the device and process read bytes when they were counted
+// (the process's not for an experiment cleaned by an external cleaner,
+// Experiment.CleanedBy, which reads in a process of its own).
 func RunBenchmarks(e *Experiment, stats []*engine.CleanStats, tp Throughput, d results.CounterDelta, extra []results.KV) []results.Benchmark {
 	var records int64
 	for _, st := range stats {
@@ -110,7 +112,9 @@ func RunBenchmarks(e *Experiment, stats []*engine.CleanStats, tp Throughput, d r
 			results.Metric{Value: float64(d.DiskReadBytes), Unit: results.UnitDiskReadBPerOp},
 			results.Metric{Value: float64(d.DiskWrittenBytes), Unit: results.UnitDiskWriteBPerOp})
 	}
-	if d.Measured(results.SourceSelfIO) {
+	if d.Measured(results.SourceSelfIO) && e.CleanedBy == "" {
+		// /proc/self/io is this process's: an external cleaner
+		// (kafka-jvm) read in its own, so it has no figure here.
 		b.Metrics = append(b.Metrics, results.Metric{Value: float64(d.ProcReadBytes), Unit: results.UnitStorageReadBPerOp})
 	}
 	return []results.Benchmark{b}

@@ -106,10 +106,17 @@ func (l LayoutInfo) KeysPerMiB() float64 { return float64(1<<20) / float64(l.Ent
 
 // MaxKeys is the number of keys one pass can hold in memoryBytes of table
 // at loadFactor: int(slots x loadFactor), as MaxEntries (and Kafka's
-// maxDesiredMapSize). For bucket16 the slots are counted as if the table
-// started on a cache-line boundary, as large buffers do.
+// maxDesiredMapSize). For bucket16 the slots are those of the whole
+// 64-byte buckets of 4 slots in memoryBytes (Bucket's), counted as if the
+// table started on a cache-line boundary, as large buffers do; a table of
+// 32 bytes over (which a map sort buffer of 32-byte Puts can leave) holds
+// no slot more.
 func (l LayoutInfo) MaxKeys(memoryBytes int, loadFactor float64) int {
-	return int(float64(memoryBytes/l.EntryBytes) * loadFactor)
+	slots := memoryBytes / l.EntryBytes
+	if l.Layout == LayoutBucket16 {
+		slots = memoryBytes / bucketBytes * bucketSlots
+	}
+	return int(float64(slots) * loadFactor)
 }
 
 // CollisionProbability is the probability that a pass over keys distinct keys

@@ -573,3 +573,33 @@ func TestFingerprinters(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxKeysCountsWholeBuckets: a bucket16 table holds whole 64-byte
+// buckets of 4 slots, so MaxKeys counts the slots of the whole buckets,
+// as the map does (Slots, MaxEntries). By hand: 1 MiB + 32 bytes (a
+// table that a map sort buffer of an odd number of 32-byte Puts leaves)
+// is 16,384 buckets and 32 bytes over, 65,536 slots, x 0.9 = 58,982 keys
+// (not 1,048,608 / 16 = 65,538 slots, 58,984 keys); a whole 1 MiB the
+// same 65,536 slots.
+func TestMaxKeysCountsWholeBuckets(t *testing.T) {
+	h, err := NewHasher("xxh3-128")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := Describe(LayoutBucket16, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ mem, want int }{{1<<20 + 32, 58982}, {1 << 20, 58982}} {
+		if got := info.MaxKeys(c.mem, 0.9); got != c.want {
+			t.Errorf("%d bytes: MaxKeys %d, want %d", c.mem, got, c.want)
+		}
+		m, err := NewBucket(c.mem, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := MaxEntries(m, 0.9); got != c.want {
+			t.Errorf("%d bytes: the map's MaxEntries %d, want %d", c.mem, got, c.want)
+		}
+	}
+}

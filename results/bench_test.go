@@ -267,3 +267,37 @@ func TestSplitByKeyKeepsTheWorkload(t *testing.T) {
 		t.Errorf("sets %+v", sets)
 	}
 }
+
+// TestSplitByKeyDropsAKeyOnlyOneColumnHas: a sweep of --profile
+// kafka,best,kafka-jvm names the kafka-jvm runs with cleaner=kafka-jvm, a
+// key our cleaner's runs do not have. Its presence follows the profile
+// (absent in every kafka and best name, kafka-jvm in every kafka-jvm
+// name), so it leaves the names as the hasher and map do and the three
+// columns pair on one row (by hand: keys=1/cache=cold in each set). A key
+// present in some names of one column only and not in others of the same
+// column varies within it and stays.
+func TestSplitByKeyDropsAKeyOnlyOneColumnHas(t *testing.T) {
+	b := []Benchmark{
+		{Name: "BenchmarkClean/keys=1/hasher=md5/map=skimpy/cache=cold/profile=kafka", Metrics: []Metric{{1, "MB/s"}}},
+		{Name: "BenchmarkClean/keys=1/hasher=xxh3-128/map=bucket16/cache=cold/profile=best", Metrics: []Metric{{2, "MB/s"}}},
+		{Name: "BenchmarkClean/keys=1/hasher=md5/map=skimpy/cache=cold/profile=kafka-jvm/cleaner=kafka-jvm", Metrics: []Metric{{3, "MB/s"}}},
+	}
+	sets, dropped := SplitByKeyFollowing(b, "profile", func(k string) bool { return k == "keys" })
+	if strings.Join(dropped, ",") != "hasher,map,cleaner" {
+		t.Errorf("dropped %q, want hasher,map,cleaner", dropped)
+	}
+	for _, s := range sets {
+		if len(s.Benchmarks) != 1 || s.Benchmarks[0].Name != "BenchmarkClean/keys=1/cache=cold" {
+			t.Errorf("set %s: %+v, want one row BenchmarkClean/keys=1/cache=cold", s.Label, s.Benchmarks)
+		}
+	}
+	tables := Compare(sets)
+	if len(tables) != 1 || len(tables[0].Rows) != 1 {
+		t.Errorf("the rows do not pair across the three profiles: %+v", tables)
+	}
+	// cleaner in one kafka-jvm name of two: it varies within the column.
+	b = append(b, Benchmark{Name: "BenchmarkClean/keys=1/hasher=md5/map=skimpy/cache=cold/profile=kafka-jvm", Metrics: []Metric{{4, "MB/s"}}})
+	if _, dropped := SplitByKeyFollowing(b, "profile", nil); strings.Join(dropped, ",") != "hasher,map" {
+		t.Errorf("cleaner in one of two kafka-jvm names: dropped %q, want hasher,map", dropped)
+	}
+}

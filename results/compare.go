@@ -161,27 +161,28 @@ func SplitByKey(benches []Benchmark, key string) []BenchSet {
 }
 
 // SplitByKeyFollowing is SplitByKey that also removes from the names the
-// keys whose value follows the column's: a key present in every name that
-// takes one value within each set and differs between two sets (a sweep over
-// --profile names each run with the hasher and map its profile chose, so no
-// row would pair across the profiles otherwise). dropped lists those keys in
-// the order they first appear in a name; a key that varies within a set, or
-// is missing from a name, stays, and so does a key that pinned says is what
-// was measured (the workload: runs of two workloads never share a row,
-// whatever the column); pinned nil pins none.
+// keys whose value follows the column's: a key that takes one value within
+// each set and differs between two sets, its absence from a name counting
+// as a value (a sweep over --profile names each run with the hasher and map
+// its profile chose, and its kafka-jvm runs alone with cleaner=kafka-jvm,
+// so no row would pair across the profiles otherwise). dropped lists those
+// keys in the order they first appear in a name; a key that varies within a
+// set (present in some of its names only, among others) stays, and so does
+// a key that pinned says is what was measured (the workload: runs of two
+// workloads never share a row, whatever the column); pinned nil pins none.
 func SplitByKeyFollowing(benches []Benchmark, key string, pinned func(key string) bool) (sets []BenchSet, dropped []string) {
 	sets = SplitByKey(benches, key)
 	if len(sets) < 2 {
 		return sets, nil
 	}
 	var order []string
+	known := map[string]bool{}
 	perSet := make([]map[string]map[string]bool, len(sets)) // set -> key -> values
-	count := map[string]int{}                               // key -> names holding it
-	total := 0
+	count := make([]map[string]int, len(sets))              // set -> key -> names holding it
 	for s, set := range sets {
 		perSet[s] = map[string]map[string]bool{}
+		count[s] = map[string]int{}
 		for _, b := range set.Benchmarks {
-			total++
 			seen := map[string]bool{}
 			for i, p := range strings.Split(b.Name, "/") {
 				k, v, ok := strings.Cut(p, "=")
@@ -189,10 +190,11 @@ func SplitByKeyFollowing(benches []Benchmark, key string, pinned func(key string
 					continue
 				}
 				seen[k] = true
-				if count[k] == 0 {
+				if !known[k] {
+					known[k] = true
 					order = append(order, k)
 				}
-				count[k]++
+				count[s][k]++
 				if perSet[s][k] == nil {
 					perSet[s][k] = map[string]bool{}
 				}
@@ -200,9 +202,22 @@ func SplitByKeyFollowing(benches []Benchmark, key string, pinned func(key string
 			}
 		}
 	}
+	// absent is the value of a key a name does not have (benchmark names
+	// are text: no value holds a NUL).
+	const absent = "\x00absent"
+	for s, set := range sets {
+		for _, k := range order {
+			if count[s][k] < len(set.Benchmarks) {
+				if perSet[s][k] == nil {
+					perSet[s][k] = map[string]bool{}
+				}
+				perSet[s][k][absent] = true
+			}
+		}
+	}
 	drop := map[string]bool{}
 	for _, k := range order {
-		if count[k] != total || (pinned != nil && pinned(k)) {
+		if pinned != nil && pinned(k) {
 			continue
 		}
 		follows, first, differs := true, "", false

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -62,5 +64,16 @@ func TestReadmeSmallKeysLine(t *testing.T) {
 	_, err = cli(t, "run", "--keys", "1e4", "--log-bytes", "4MiB", "--out", t.TempDir(), "--dir", t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), "use keys >= ") || !strings.Contains(err.Error(), "or log bytes <= ") {
 		t.Fatalf("run --keys 1e4 --log-bytes 4MiB: %v, want a refusal giving the bounds", err)
+	}
+	// The README's figure is the refusal's bound, in MiB to one decimal:
+	// 1e4 keys of 128.8125 B (the default record) at 0.5 is 2,576,250
+	// bytes, 2.46 MiB.
+	m := regexp.MustCompile(`log bytes <= (\d+)`).FindStringSubmatch(err.Error())
+	if m == nil {
+		t.Fatalf("no log bytes bound in %v", err)
+	}
+	n, _ := strconv.ParseFloat(m[1], 64)
+	if want := fmt.Sprintf("at a dirty ratio of 0.5 `--keys 1e4` takes up to about %.1fMiB", n/(1<<20)); !strings.Contains(string(readme), want) {
+		t.Errorf("README lacks %q (the bound %s bytes)", want, m[1])
 	}
 }

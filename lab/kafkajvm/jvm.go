@@ -138,12 +138,46 @@ func Start(o Options) (*JVM, error) {
 		j.Close()
 		return nil, fmt.Errorf("kafkajvm: the driver did not start (%v): %s", err, firstLines(errBuf.String(), 12))
 	}
+	if verb, _, _ := strings.Cut(line, " "); verb != "ready" {
+		// Not the driver speaking: the JVM itself (HotSpot writes "Error
+		// occurred during initialization of VM" and why to its standard
+		// output, then exits).
+		said := line + "\n" + j.rest(2*time.Second)
+		j.Close()
+		return nil, fmt.Errorf("kafkajvm: the driver did not start: the JVM (options %s) said:\n%s%s", strings.Join(opts, " "), firstLines(said, 12), stderrLines(errBuf.String()))
+	}
 	if j.Ready, err = ParseReady(line); err != nil {
 		j.Close()
 		return nil, err
 	}
 	errBuf.forward(o.Stderr)
 	return j, nil
+}
+
+// rest is what the JVM writes on its standard output until it ends, at
+// most 4 KiB and what comes within wait (a JVM that goes on running
+// without answering is not waited for).
+func (j *JVM) rest(wait time.Duration) string {
+	got := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(j.out, 4<<10))
+		got <- string(b)
+	}()
+	select {
+	case s := <-got:
+		return s
+	case <-time.After(wait):
+		return ""
+	}
+}
+
+// stderrLines is the JVM's standard error for an error message: "" when
+// empty, else its first lines after a newline.
+func stderrLines(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	return "\nits standard error:\n" + firstLines(s, 12)
 }
 
 // Pid is the JVM's process id.

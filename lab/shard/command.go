@@ -125,7 +125,8 @@ func PlanSweep(o SweepCommandOptions) (*lab.SweepPlan, error) {
 // record's path to out. Failed runs are an error; failed verification an
 // error asking for exit status 2; a sweep of no valid point an error
 // before anything runs (lab.SweepPlan.NoValidPoint; a dry run lists the
-// schedule, then gives the same error).
+// schedule, then gives the same error); a negative --retry-busy or an
+// unknown --progress an error, dry run or not.
 // ctx stops it between runs.
 func SweepCommand(ctx context.Context, o SweepCommandOptions, out io.Writer) error {
 	var spec Spec
@@ -134,6 +135,14 @@ func SweepCommand(ctx context.Context, o SweepCommandOptions, out io.Writer) err
 		if spec, err = ParseSpec(o.Shard); err != nil {
 			return fmt.Errorf("sweep: --shard: %w", err)
 		}
+	}
+	// The flags of the running itself, checked before a dry run too.
+	if o.RetryBusy < 0 {
+		return fmt.Errorf("--retry-busy %d: want 0 or more", o.RetryBusy)
+	}
+	showProgress, err := lab.ProgressWanted(o.Progress)
+	if err != nil {
+		return err
 	}
 	plan, err := PlanSweep(o)
 	if err != nil {
@@ -170,15 +179,8 @@ func SweepCommand(ctx context.Context, o SweepCommandOptions, out io.Writer) err
 	if err := externalReady(plan, o.External); err != nil {
 		return err
 	}
-	showProgress, err := lab.ProgressWanted(o.Progress)
-	if err != nil {
-		return err
-	}
 	bar := lab.NewRunBar(showProgress, len(order))
 	fmt.Fprintf(out, "sweep: %d points x %d repetitions = %d runs\n", len(plan.Points), plan.Count, total)
-	if o.RetryBusy < 0 {
-		return fmt.Errorf("--retry-busy %d: want 0 or more", o.RetryBusy)
-	}
 	logw := o.Log
 	if logw == nil {
 		logw = io.Discard

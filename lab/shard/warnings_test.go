@@ -2,6 +2,7 @@ package shard
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -91,6 +92,11 @@ func TestSweepWarnsOfProfileResets(t *testing.T) {
 		{"a profile of one value after --look-ahead, as run",
 			[]lab.Axis{lab.RunFlagAxis("look-ahead", "true"), lab.RunFlagAxis("profile", "kafka"), lab.RunFlagAxis("keys", "1e4,2e4"), lab.RunFlagAxis("log-bytes", "1MiB")},
 			[]string{"warning: --profile kafka after --look-ahead sets look-ahead to false (a profile resets the settings given before it; give --look-ahead after --profile to keep it)"}},
+		// kafka-jvm is the kafka profile's settings (lab.CleanedByKafkaJVM),
+		// as run's --profile kafka-jvm warns of them.
+		{"the kafka-jvm profile of one value after --look-ahead, as run",
+			[]lab.Axis{lab.RunFlagAxis("look-ahead", "true"), lab.RunFlagAxis("profile", "kafka-jvm"), lab.RunFlagAxis("keys", "1e4,2e4"), lab.RunFlagAxis("log-bytes", "1MiB")},
+			[]string{"warning: --profile kafka-jvm after --look-ahead sets look-ahead to false (a profile resets the settings given before it; give --look-ahead after --profile to keep it)"}},
 		{"a profile of one value, then a throttle, as run",
 			// 32 MiB at 1 MiB/s is 32 s: under the slow-throttle warning's 60 s.
 			[]lab.Axis{lab.RunFlagAxis("profile", "best"), lab.RunFlagAxis("throttle", "1MiB"), lab.RunFlagAxis("log-bytes", "32MiB")},
@@ -101,6 +107,10 @@ func TestSweepWarnsOfProfileResets(t *testing.T) {
 	} {
 		o := DefaultSweepCommandOptions()
 		o.Flags, o.DryRun = c.flags, true
+		// kafka-jvm points are valid (a dry run starts no cleaner).
+		o.External = &lab.ExternalProfile{New: func(lab.Experiment, lab.Options) (lab.ExternalCleaner, func() error, error) {
+			return nil, nil, errors.New("a dry run starts no cleaner")
+		}}
 		var log, out bytes.Buffer
 		o.Log = &log
 		if err := SweepCommand(t.Context(), o, &out); err != nil {
@@ -114,6 +124,30 @@ func TestSweepWarnsOfProfileResets(t *testing.T) {
 		}
 		if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 			t.Errorf("%s: warnings\n%s\nwant\n%s", c.name, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+		}
+	}
+}
+
+// TestSweepDryRunRefusesWhatTheSweepRefuses: a dry run refuses the flags
+// the sweep itself refuses before it runs (a negative --retry-busy, an
+// unknown --progress), so that it does not pass a command line that would
+// fail.
+func TestSweepDryRunRefusesWhatTheSweepRefuses(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  func(*SweepCommandOptions)
+		want string
+	}{
+		{"--retry-busy -1", func(o *SweepCommandOptions) { o.RetryBusy = -1 }, "--retry-busy -1"},
+		{"--progress sometimes", func(o *SweepCommandOptions) { o.Progress = "sometimes" }, "sometimes"},
+	} {
+		o := DefaultSweepCommandOptions()
+		o.Flags, o.DryRun = []lab.Axis{lab.RunFlagAxis("keys", "1e4,2e4"), lab.RunFlagAxis("log-bytes", "1MiB")}, true
+		c.set(&o)
+		var out bytes.Buffer
+		err := SweepCommand(t.Context(), o, &out)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: dry run: %v, want an error naming %q", c.name, err, c.want)
 		}
 	}
 }

@@ -170,6 +170,11 @@ func RuleOfThumbHeadBytes(bufferBytes int64, messageBytes float64) float64 {
 	return float64(bufferBytes) / 24 * messageBytes
 }
 
+// bufferFormula is the advice's formula of the dedupe buffer: each
+// thread's table for one pass and, for bucket16, its map sort buffer
+// beside it (engine.CleanerConfig.DedupeBufferBytesForTable).
+const bufferFormula = "buffer = threads x (table + map sort buffer); table = ceil(K / load factor) x entry bytes (one pass), rounded up to a MiB; map sort buffer (bucket16 only) = min(map-sort-buffer-bytes / threads, table / 3), taken out of the buffer by the cleaner"
+
 // MaxPerThreadBuffer is Kafka's limit on one thread's map: one ByteBuffer,
 // at most 2^31 - 1 bytes.
 const MaxPerThreadBuffer = math.MaxInt32
@@ -542,8 +547,8 @@ func AdviseWorkload(w Workload, o AdviseOptions) (*Advice, error) {
 		"C = keys per partition x r (the compacted part: one record per key)",
 		"D = C x R / (1 - R), R = min.cleanable.dirty.ratio (the dirty section when the cleaner picks the log)" + lagFormula(w),
 		"n = D / r dirty records; dirty keys K = k (1 - e^(-n/k)) for uniform writes, min(k, n) otherwise (upper bound)",
-		"buffer = threads x ceil(K / load factor) x entry bytes (one pass), rounded up to a MiB per thread",
-		"passes = ceil(n / (-k ln(1 - maxKeys/k))) uniform, ceil(n / maxKeys) otherwise; maxKeys = int(buffer / threads / entry bytes x load factor)",
+		bufferFormula,
+		"passes = ceil(n / (-k ln(1 - maxKeys/k))) uniform, ceil(n / maxKeys) otherwise; maxKeys = int(table / entry bytes x load factor)",
 	}
 	writeRate := w.WriteBytesPerSecond / float64(w.Partitions)
 	advise(a, []head{h}, w.Partitions, w.Disks, writeRate, o)
@@ -606,8 +611,8 @@ func AdviseFromPlan(p *Plan, writeBytesPerSecond float64, disks int, o AdviseOpt
 	a.Inputs["log_cleaner_backoff_ms"] = float64(o.BackoffMs)
 	a.Formulas = []string{
 		"K = the largest partition's distinct dirty keys (counted by the plan)",
-		"buffer = threads x ceil(K / load factor) x entry bytes (one pass), rounded up to a MiB per thread",
-		"passes = ceil(K / maxKeys), maxKeys = int(buffer / threads / entry bytes x load factor)",
+		bufferFormula,
+		"passes = ceil(K / maxKeys), maxKeys = int(table / entry bytes x load factor)",
 	}
 	rate := 0.0
 	if writeBytesPerSecond > 0 {

@@ -734,7 +734,8 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 	v := &Validation{Scale: s}
 	type config struct {
 		name     string
-		buf      int64
+		buf      int64 // the map's table
+		share    int64 // the one thread's dedupe buffer: the table and its map sort buffer
 		maxKeys  int
 		times    []float64
 		verdicts []string
@@ -748,7 +749,7 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 		entries int64
 	}{{"recommended", recEntries}, {"one step below (60% of the dirty keys)", belowEntries}} {
 		buf := c.entries * int64(info.EntryBytes)
-		cfgs = append(cfgs, &config{name: c.name, buf: validationShare(o.Cleaner, buf), maxKeys: info.MaxKeys(int(buf), lf)})
+		cfgs = append(cfgs, &config{name: c.name, buf: buf, share: validationShare(o.Cleaner, buf), maxKeys: info.MaxKeys(int(buf), lf)})
 	}
 	// Repetitions interleave a calibration run (when asked) with one run of
 	// each configuration, so that both see the same load on the machine;
@@ -763,7 +764,7 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 			for _, c := range cfgs {
 				co := *o.Recalibrate
 				co.Runs, co.MaxRuns, co.Threads = 1, 1, 0
-				co.MapBytes = c.buf
+				co.MapBytes = c.share
 				co.MapFill = scaled.meanPassFill(c.maxKeys)
 				co.DirtyRatio = scaled.dirtyBytes / (scaled.cleanBytes + scaled.dirtyBytes)
 				co.TombstoneRatio = w.TombstoneRatio
@@ -780,11 +781,11 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 			}
 		}
 		for _, c := range cfgs {
-			o.Log("validate %d/%d %s: %d keys, %d partitions, dedupe buffer %d bytes a thread (%d keys per pass)\n", rep+1, o.Repetitions, c.name, sw.Keys, w.Partitions, c.buf, c.maxKeys)
+			o.Log("validate %d/%d %s: %d keys, %d partitions, dedupe buffer %d bytes a thread (%d keys per pass)\n", rep+1, o.Repetitions, c.name, sw.Keys, w.Partitions, c.share, c.maxKeys)
 			var passes int
 			var secs float64
 			verdict, _, err := judged(o.Busy, func() (err error) {
-				passes, secs, err = measureCleans(ctx, sw, scaled, c.buf, o)
+				passes, secs, err = measureCleans(ctx, sw, scaled, c.share, o)
 				return err
 			})
 			if err != nil {
@@ -803,7 +804,7 @@ func Validate(ctx context.Context, w Workload, o ValidateOptions) (*Validation, 
 				usable = append(usable, t)
 			}
 		}
-		run := ValidationRun{Name: c.name, DedupeBufferBytes: c.buf, Keys: sw.Keys, PassesMeasured: c.passes, CleanSecondsMeasured: minOf(c.times), CleanSecondsSamples: c.times}
+		run := ValidationRun{Name: c.name, DedupeBufferBytes: c.share, Keys: sw.Keys, PassesMeasured: c.passes, CleanSecondsMeasured: minOf(c.times), CleanSecondsSamples: c.times}
 		if o.Busy != nil {
 			run.Verdicts = c.verdicts
 			if len(usable) > 0 {
@@ -941,8 +942,10 @@ func mergeFastest(a, b *Calibration) *Calibration {
 	return &m
 }
 
-// measureCleans generates the scaled workload and cleans it to the end;
-// it returns the largest pass count of a partition and the mean over
+// measureCleans generates the scaled workload and cleans it to the end
+// with one thread of o.Cleaner whose dedupe buffer is bufferBytes
+// (oneThreadCleaner: one thread's map sort buffer taken out of it); it
+// returns the largest pass count of a partition and the mean over
 // partitions of the summed clean wall times.
 func measureCleans(ctx context.Context, w Workload, h head, bufferBytes int64, o ValidateOptions) (int, float64, error) {
 	p, s, _, err := measureCleansGap(ctx, w, h, bufferBytes, o)

@@ -179,3 +179,34 @@ func TestValidationCleanerTable(t *testing.T) {
 		t.Errorf("kafka: share %d, want the table, 4 MiB", share)
 	}
 }
+
+// TestValidateKeepsTheTableWithASortBuffer: with a bucket16 map and a map
+// sort buffer (carved out of the dedupe buffer, engine.CleanerConfig.
+// PerThreadMapTableBytes), the validated runs give the map the table the
+// predictions count (MaxKeys of the table), the sort buffer on top, as
+// advise recommends (DedupeBufferBytesForTable). A sort buffer of 1 GiB
+// asks for more than the cap, so a run whose buffer is only the table
+// loses a quarter of it. By hand, at dirty ratio 0.75 the head is 3K
+// uniform records over the K keys (distinct: (1 - e^-3) K = 0.95 K); the
+// step below holds 0.6 x 0.95 K = 0.57 K keys, a pass of -ln(1 - 0.57) K =
+// 0.84 K records, 4 passes over 3 K; a table carved by a quarter holds
+// 0.43 K, a pass of 0.56 K records, 6 passes.
+func TestValidateKeepsTheTableWithASortBuffer(t *testing.T) {
+	w := DefaultWorkload()
+	w.Keys, w.Partitions, w.MinCleanableDirtyRatio = 40_000, 2, 0.75
+	cc := engine.DefaultCleanerConfig()
+	cc.OffsetMap, cc.Hasher, cc.MapSortBufferBytes = "bucket16", "xxh3-64", 1<<30
+	cal := &Calibration{MapBuildBytesPerSecond: 100e6, CopyBytesPerSecond: 100e6}
+	v, err := Validate(context.Background(), w, ValidateOptions{Dir: t.TempDir(), LogBytes: 2 << 20, Calibration: cal, Cleaner: cc, Repetitions: 1, NoVerdict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Runs) != 2 || v.Runs[1].PassesPredicted != 4 {
+		t.Fatalf("runs %+v, want the step below predicted at 4 passes", v.Runs)
+	}
+	for _, r := range v.Runs {
+		if r.PassesPredicted != r.PassesMeasured {
+			t.Errorf("%s: passes predicted %d measured %d (buffer %d bytes)", r.Name, r.PassesPredicted, r.PassesMeasured, r.DedupeBufferBytes)
+		}
+	}
+}

@@ -107,6 +107,10 @@ type CleanerPlan struct {
 	// (engine.CleanerConfig.PerThreadMapTableBytes; the whole share, as
 	// Kafka's, without one).
 	MaxKeysPerPass int `json:"max_keys_per_pass"`
+	// MapSortBufferBytesPerThread is the part of each thread's share that
+	// its map sort buffer takes (engine.CleanerConfig.PerThreadMapSortBytes;
+	// bucket16 only), in bytes; the table is the rest. 0: none.
+	MapSortBufferBytesPerThread int64 `json:"map_sort_buffer_bytes_per_thread,omitempty"`
 	// MaxIOBytesPerSecond is log.cleaner.io.max.bytes.per.second, shared by
 	// the threads (0: none); the predicted clean times go through it.
 	MaxIOBytesPerSecond float64 `json:"max_io_bytes_per_second,omitempty"`
@@ -324,7 +328,7 @@ func CleanerPlanOf(c engine.CleanerConfig) (CleanerPlan, error) {
 	per := c.PerThreadMapTableBytes()
 	return CleanerPlan{Threads: c.Threads, DedupeBufferBytes: c.DedupeBufferBytes, IOBufferBytes: c.IOBufferBytes, LoadFactor: c.LoadFactor,
 		OffsetMap: info.Layout, Hasher: info.Hasher, EntryBytes: info.EntryBytes, MaxKeysPerPass: info.MaxKeys(int(per), c.LoadFactor),
-		MaxIOBytesPerSecond: c.MaxIOBytesPerSecond}, nil
+		MapSortBufferBytesPerThread: c.PerThreadMapSortBytes(), MaxIOBytesPerSecond: c.MaxIOBytesPerSecond}, nil
 }
 
 func layoutInfo[L, H ~string](layoutName L, hasherName H) (offsetmap.LayoutInfo, error) {

@@ -23,8 +23,13 @@ import (
 func WritePlanTable(w io.Writer, p *Plan, calNote string) {
 	c := p.Cleaner
 	fmt.Fprintf(w, "plan of %s at %s (read-only)\n", p.Dir, time.UnixMilli(p.NowMs).UTC().Format(time.RFC3339))
-	fmt.Fprintf(w, "cleaner: %d thread(s), log.cleaner.dedupe.buffer.size %s (%s each, %s/%s map, %d B/entry: %d keys per pass at load factor %g)\n",
-		c.Threads, results.FormatBytes(c.DedupeBufferBytes), results.FormatBytes(c.PerThreadMapBytes()), c.OffsetMap, c.Hasher, c.EntryBytes, c.MaxKeysPerPass, c.LoadFactor)
+	each := results.FormatBytes(c.PerThreadMapBytes()) + " each"
+	if sb := c.MapSortBufferBytesPerThread; sb > 0 {
+		// The keys per pass are the table's: say what it is.
+		each += fmt.Sprintf(": table %s + map sort buffer %s", results.FormatBytes(c.PerThreadMapBytes()-sb), results.FormatBytes(sb))
+	}
+	fmt.Fprintf(w, "cleaner: %d thread(s), log.cleaner.dedupe.buffer.size %s (%s, %s/%s map, %d B/entry: %d keys per pass at load factor %g)\n",
+		c.Threads, results.FormatBytes(c.DedupeBufferBytes), each, c.OffsetMap, c.Hasher, c.EntryBytes, c.MaxKeysPerPass, c.LoadFactor)
 	if calNote != "" {
 		fmt.Fprintf(w, "calibration: %s\n", calNote)
 	}
@@ -133,8 +138,13 @@ func WriteAdviceTable(w io.Writer, a *Advice, cc engine.CleanerConfig, calNote s
 			chosen = la
 		}
 	}
-	fmt.Fprintf(w, "  log.cleaner.dedupe.buffer.size  %s  (%s/%s map, %d B/entry, %d keys per pass per thread: %d pass(es) per clean; now %s gives %d)\n",
-		results.FormatBytes(a.DedupeBufferBytes), chosen.Layout, chosen.Hasher, chosen.EntryBytes, chosen.MaxKeysPerPass, a.Passes, results.FormatBytes(cc.DedupeBufferBytes), a.CurrentPasses)
+	parts := ""
+	if table := a.PerThreadMapTableBytes(); table < a.PerThreadMapBytes() {
+		// The keys per pass are the table's: say what it is.
+		parts = fmt.Sprintf("per thread table %s + map sort buffer %s, ", results.FormatBytes(table), results.FormatBytes(a.PerThreadMapBytes()-table))
+	}
+	fmt.Fprintf(w, "  log.cleaner.dedupe.buffer.size  %s  (%s/%s map, %d B/entry, %s%d keys per pass per thread: %d pass(es) per clean; now %s gives %d)\n",
+		results.FormatBytes(a.DedupeBufferBytes), chosen.Layout, chosen.Hasher, chosen.EntryBytes, parts, chosen.MaxKeysPerPass, a.Passes, results.FormatBytes(cc.DedupeBufferBytes), a.CurrentPasses)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "    layout\thasher\tB/entry\tbuffer\tkeys/pass/thread\tpasses\tP(collision) per pass")
 	for _, la := range a.Layouts {

@@ -167,3 +167,54 @@ func TestWriteAdviceTableCleanTimeScope(t *testing.T) {
 		t.Errorf("missing %q in\n%s", want, b.String())
 	}
 }
+
+// TestWritePlanTableNamesTheSortBuffer: with a map sort buffer (the best
+// profile's 32 MiB, bucket16, one thread of 128 MiB) the header's keys per
+// pass come from the table, the share less the buffer: 96 MiB / 16 B x 0.9
+// = 5,662,310, not 128 MiB's 7,549,747; the header says so, naming the
+// table and the buffer, so its figures add up. Without one it is as
+// before.
+func TestWritePlanTableNamesTheSortBuffer(t *testing.T) {
+	for _, c := range []struct {
+		sort int64
+		want string
+	}{
+		{32 << 20, "cleaner: 1 thread(s), log.cleaner.dedupe.buffer.size 128.0 MiB (128.0 MiB each: table 96.0 MiB + map sort buffer 32.0 MiB, bucket16/xxh3-128 map, 16 B/entry: 5662310 keys per pass at load factor 0.9)"},
+		{0, "cleaner: 1 thread(s), log.cleaner.dedupe.buffer.size 128.0 MiB (128.0 MiB each, bucket16/xxh3-128 map, 16 B/entry: 7549747 keys per pass at load factor 0.9)"},
+	} {
+		cfg := engine.DefaultCleanerConfig()
+		cfg.OffsetMap, cfg.Hasher, cfg.MapSortBufferBytes = "bucket16", "xxh3-128", c.sort
+		cp, err := CleanerPlanOf(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		WritePlanTable(&b, &Plan{Dir: "/data", Cleaner: cp}, "")
+		if got := strings.Split(b.String(), "\n")[1]; got != c.want {
+			t.Errorf("sort buffer %d:\n got %q\nwant %q", c.sort, got, c.want)
+		}
+	}
+}
+
+// TestWriteAdviceTableNamesTheSortBuffer: advice for bucket16 with the
+// best profile's 32 MiB map sort buffer (one thread, 1M keys, the
+// hand-worked workload of TestAdviseWorkloadHandWorked) recommends
+// 15,379,104 bytes, an 11 MiB table (648,806 keys a pass) and 3,844,768
+// bytes of sort buffer; the line says both parts, so that 14.7 MiB / 16 B
+// x 0.9 (about 865,000) is not read as the keys a pass.
+func TestWriteAdviceTableNamesTheSortBuffer(t *testing.T) {
+	w := DefaultWorkload()
+	w.Keys, w.Partitions = 1_000_000, 1
+	c := engine.DefaultCleanerConfig()
+	c.OffsetMap, c.Hasher, c.MapSortBufferBytes = "bucket16", "xxh3-128", 32<<20
+	a, err := AdviseWorkload(w, AdviseOptions{Cleaner: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	WriteAdviceTable(&b, a, c, "", nil)
+	want := "  log.cleaner.dedupe.buffer.size  14.7 MiB  (bucket16/xxh3-128 map, 16 B/entry, per thread table 11.0 MiB + map sort buffer 3.7 MiB, 648806 keys per pass per thread: 1 pass(es) per clean; now 128.0 MiB gives 1)"
+	if got := strings.Split(b.String(), "\n")[1]; got != want {
+		t.Errorf("\n got %q\nwant %q", got, want)
+	}
+}
