@@ -23,7 +23,7 @@ func newCleanCmd() *cobra.Command {
 			o.Now, o.FirstDirty, o.HighWatermark = nowMs.Clock(), firstDirty.Offset(), highWatermark.Offset()
 			o.Sources.Given, o.Changed, o.Progress = givenSettings(f), f.Changed, cmd.ErrOrStderr()
 			o.Flags = settings.FlagsGiven(f, func(name string) bool { return name == lab.ProfileFlag || settings.CleanerRegistry.Knows(name) })
-			kj.Profile, kj.Changed, kj.Stderr = f.Lookup("profile").Value.String(), f.Changed, cmd.ErrOrStderr()
+			kj.Profile, kj.Changed, kj.Given, kj.Stderr = f.Lookup("profile").Value.String(), f.Changed, settings.FlagsGiven(f, settings.CleanerRegistry.Knows), cmd.ErrOrStderr()
 			o.Other = kj.Cleaner()
 			return lab.CleanCommand(cmd.Context(), o, cmd.OutOrStdout())
 		},

@@ -6,6 +6,7 @@ import (
 	"github.com/cleanerlab/cleanerlab/engine"
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/kafkajvm"
+	"github.com/cleanerlab/cleanerlab/lab/topicconfig"
 	"github.com/cleanerlab/cleanerlab/settings"
 )
 
@@ -32,11 +33,20 @@ func experimentGiven(fs *pflag.FlagSet) []settings.Given {
 }
 
 // givenSettings are the cleaner and topic settings given on the command
-// line, in the command line's order.
+// line and --profile (topicconfig.ProfileKey; kafka-jvm as the kafka
+// profile it applies, kafkajvm.ProfileAlias), in the command line's
+// order: topicconfig.Sources.Given, which applies them over
+// --server-config in that order, a profile at its place.
 func givenSettings(f *pflag.FlagSet) []settings.Given {
-	return settings.FlagsGiven(f, func(name string) bool {
-		return settings.CleanerRegistry.Knows(name) || settings.LogRegistry.Knows(name)
+	given := settings.FlagsGiven(f, func(name string) bool {
+		return name == topicconfig.ProfileKey || settings.CleanerRegistry.Knows(name) || settings.LogRegistry.Knows(name)
 	})
+	for i, g := range given {
+		if alias, ok := kafkajvm.ProfileAlias[g.Value]; ok && g.Key == topicconfig.ProfileKey {
+			given[i].Value = alias
+		}
+	}
+	return given
 }
 
 // profileFlag binds --profile (settings.Profile; alias: the names beyond

@@ -269,3 +269,25 @@ func TestCompareKafkaNothingToClean(t *testing.T) {
 		t.Errorf("err %v, want one saying %s has nothing to clean", err, part)
 	}
 }
+
+// TestKafkaJVMRefusalQuotesTheValueTyped: a setting of our cleaner given
+// before --profile kafka-jvm is refused (TestRunKafkaJVMRefusesOurSettings),
+// and the refusal quotes the value typed, xxh3-128, not md5, the value the
+// profile then set (which the profile warning names as the profile's).
+func TestKafkaJVMRefusalQuotesTheValueTyped(t *testing.T) {
+	libs := fakeKafkaLibs(t)
+	const want, wrong = "--hasher xxh3-128 is a setting of cleanerlab's own cleaner", "--hasher md5 is"
+	t.Run("run", func(t *testing.T) {
+		data, out := t.TempDir(), t.TempDir()
+		_, err := cli(t, "run", "--hasher", "xxh3-128", "--profile", "kafka-jvm", "--kafka-libs", libs, "--log-bytes", "1MiB", "--dir", data, "--out", out, "--progress", "never")
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), wrong) {
+			t.Fatalf("err %v, want one saying %q", err, want)
+		}
+	})
+	t.Run("clean", func(t *testing.T) {
+		_, err := cli(t, "clean", "--hasher", "xxh3-128", "--profile", "kafka-jvm", "--kafka-libs", libs, "--dir", t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), wrong) {
+			t.Fatalf("err %v, want one saying %q", err, want)
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cleanerlab/cleanerlab/lab"
 	"github.com/cleanerlab/cleanerlab/lab/kafkajvm"
+	"github.com/cleanerlab/cleanerlab/settings"
 )
 
 func newRunCmd() *cobra.Command {
@@ -17,7 +18,7 @@ func newRunCmd() *cobra.Command {
 			f := cmd.Flags()
 			o.FlagsGiven, o.Given, o.Warnings = nil, experimentGiven(f), cmd.ErrOrStderr()
 			f.Visit(func(fl *pflag.Flag) { o.FlagsGiven = append(o.FlagsGiven, fl.Name) })
-			kj.Profile, kj.Changed, kj.Stderr = f.Lookup("profile").Value.String(), f.Changed, cmd.ErrOrStderr()
+			kj.Profile, kj.Changed, kj.Given, kj.Stderr = f.Lookup("profile").Value.String(), f.Changed, settings.FlagsGiven(f, settings.CleanerRegistry.Knows), cmd.ErrOrStderr()
 			o.External, o.CleanedBy = kj.RunCleaner(), ""
 			if kj.Profile == kafkajvm.ProfileName {
 				o.CleanedBy = kafkajvm.ProfileName // Kafka's own cleaner; --profile's alias gives the kafka profile's settings

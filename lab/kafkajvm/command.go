@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cleanerlab/cleanerlab/engine"
@@ -30,6 +31,10 @@ type CommandOptions struct {
 	// Changed says whether the flag of that name was given (nil: none
 	// was).
 	Changed func(flag string) bool
+	// Given are the flags given with their text as typed, in the command
+	// line's order (settings.FlagsGiven): a refusal of CheckOurSettings
+	// quotes a flag's last value typed (nil: the value it resolved to).
+	Given []settings.Given
 	// Stderr receives the JVM's standard error and warnings (nil: none).
 	Stderr io.Writer
 }
@@ -54,7 +59,7 @@ func (o CommandOptions) Cleaner() func(ctx context.Context, out io.Writer, dir s
 		}
 		if !o.Compare {
 			// Kafka's cleaner alone: our cleaner's settings would do nothing.
-			if err := CheckOurSettings("clean", co.Cleaner, o.Changed); err != nil {
+			if err := CheckOurSettings("clean", co.Cleaner, o.Changed, o.Given...); err != nil {
 				return err
 			}
 		}
@@ -87,7 +92,7 @@ func (o CommandOptions) RunCleaner() func(lab.Experiment, lab.Options) (lab.Exte
 		if e.CleanedBy != ProfileName {
 			return nil, nil, fmt.Errorf("run: the experiment's cleaned_by %q is not %s, the only external cleaner", e.CleanedBy, ProfileName)
 		}
-		if err := CheckOurSettings("run", e.Cleaner, o.Changed); err != nil {
+		if err := CheckOurSettings("run", e.Cleaner, o.Changed, o.Given...); err != nil {
 			return nil, nil, err
 		}
 		if err := o.checkCounts("run"); err != nil {
@@ -133,10 +138,13 @@ func (o CommandOptions) checkCounts(cmd string) error {
 // keys with MD5 into its SkimpyOffsetMap, reads and writes its own way and
 // indexes by its version's rule, so such a setting would be ignored while
 // the record named it. cmd ("run", "clean"; "": none, a sweep's point,
-// which names its point) prefixes the error. Kafka's
-// log.cleaner.* settings (dedupe buffer, I/O buffer, load factor,
-// threads, throttle) are Kafka's cleaner's too and pass.
-func CheckOurSettings(cmd string, c engine.CleanerConfig, changed func(flag string) bool) error {
+// which names its point) prefixes the error. A flag given is refused
+// wherever it stands, a later --profile kafka-jvm that resets it
+// included, and named with its last value in given (the flags as typed,
+// in order; none there: c's value), not the profile's value that replaced
+// it. Kafka's log.cleaner.* settings (dedupe buffer, I/O buffer, load
+// factor, threads, throttle) are Kafka's cleaner's too and pass.
+func CheckOurSettings(cmd string, c engine.CleanerConfig, changed func(flag string) bool, given ...settings.Given) error {
 	ref := engine.DefaultCleanerConfig()
 	if err := ref.ApplyProfile(engine.ProfileKafka); err != nil {
 		return err
@@ -146,24 +154,30 @@ func CheckOurSettings(cmd string, c engine.CleanerConfig, changed func(flag stri
 			continue
 		}
 		name := s.Name
-		given := false
+		flagged := false
 		for _, f := range s.Flags() {
 			if changed != nil && changed(f) {
-				name, given = "--"+f, true
+				name, flagged = "--"+f, true
 				break
 			}
 		}
-		if !given && s.Flag != "" {
+		if !flagged && s.Flag != "" {
 			name = "--" + s.Flag
 		}
 		got, want := s.Var(&c).String(), s.Var(&ref).String()
-		if given || got != want {
+		shown := got
+		for _, g := range given {
+			if g.From == settings.FromFlag && slices.Contains(s.Flags(), g.Key) {
+				shown = g.Value
+			}
+		}
+		if flagged || got != want {
 			prefix := cmd + ": "
 			if cmd == "" {
 				prefix = ""
 			}
 			return fmt.Errorf("%s%s %s is a setting of cleanerlab's own cleaner: Kafka's cleaner (--profile %s) hashes keys with MD5 into its skimpy offset map and reads, writes and indexes its own way (its value: %q); leave it out, or give it with --profile %s to run our cleaner",
-				prefix, name, got, ProfileName, want, engine.ProfileKafka)
+				prefix, name, shown, ProfileName, want, engine.ProfileKafka)
 		}
 	}
 	return nil

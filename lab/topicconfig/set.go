@@ -1,8 +1,10 @@
 package topicconfig
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -309,12 +311,17 @@ func (s *Set) Broker() map[string]Value {
 // by their Kafka names (log.cleaner.threads, .dedupe.buffer.size,
 // .io.buffer.size, .io.buffer.load.factor, .io.max.bytes.per.second, whose
 // Double.MaxValue default is "no limit", 0 here) < flags, the values given
-// on the command line. It returns the config, validated, and where each
-// setting came from. A value of s out of range is named by its file, line
-// and key ("server.properties:2: log.cleaner.threads: engine: ...").
+// on the command line, in its order, where a Given keyed ProfileKey
+// applies that profile (engine.CleanerConfig.ApplyProfile; its Value an
+// engine profile name) at its place, so that a flag before a --profile
+// that sets the same setting loses to it, as it does without a file. It
+// returns the config, validated, and where each setting came from (one a
+// profile changed: Origin.Profile its name). A value of s out of range is
+// named by its file, line and key ("server.properties:2:
+// log.cleaner.threads: engine: ...").
 func (s *Set) CleanerConfig(base engine.CleanerConfig, flags ...settings.Given) (engine.CleanerConfig, map[string]settings.Origin, error) {
 	given := Givens(s.BrokerGivens(), settings.CleanerRegistry)
-	c, origins, err := settings.CleanerRegistry.Resolve(base, append(given, flags...)...)
+	c, origins, err := resolveCleaner(base, append(given, flags...))
 	if err != nil {
 		return c, origins, fmt.Errorf("topicconfig: %w", err)
 	}
@@ -329,6 +336,53 @@ func (s *Set) CleanerConfig(base engine.CleanerConfig, flags ...settings.Given) 
 		return c, origins, fmt.Errorf("topicconfig: %w", verr)
 	}
 	return c, origins, nil
+}
+
+// ProfileKey is the key of a --profile among the values given to
+// Set.CleanerConfig and Sources.Given (its Value an engine profile name).
+const ProfileKey = "profile"
+
+// resolveCleaner is settings.CleanerRegistry.Resolve of givens (stably
+// ordered by From, as Resolve orders them) over base, but a Given keyed
+// ProfileKey applies that profile at its place: the settings it changes
+// take its origin (Origin.Profile its name), the values after it win.
+func resolveCleaner(base engine.CleanerConfig, givens []settings.Given) (engine.CleanerConfig, map[string]settings.Origin, error) {
+	rest := slices.Clone(givens)
+	slices.SortStableFunc(rest, func(a, b settings.Given) int { return cmp.Compare(a.From, b.From) })
+	c, origins := base, map[string]settings.Origin{}
+	var errs []error
+	for len(rest) > 0 {
+		i := slices.IndexFunc(rest, func(g settings.Given) bool { return g.Key == ProfileKey })
+		if i < 0 {
+			i = len(rest)
+		}
+		next, o, err := settings.CleanerRegistry.Resolve(c, rest[:i]...)
+		c, errs = next, append(errs, err)
+		for name, got := range o {
+			if got.From != settings.FromDefault {
+				origins[name] = got
+			}
+		}
+		if i == len(rest) {
+			break
+		}
+		p, before := rest[i], c
+		if err := c.ApplyProfile(p.Value); err != nil {
+			errs = append(errs, &settings.Error{Setting: ProfileKey, Value: p.Value, Where: p.Where, Err: err})
+		}
+		for _, st := range settings.CleanerRegistry.All() {
+			if st.Var(&before).String() != st.Var(&c).String() {
+				origins[st.Name] = settings.Origin{From: p.From, Where: p.Where, Profile: p.Value}
+			}
+		}
+		rest = rest[i+1:]
+	}
+	for _, st := range settings.CleanerRegistry.All() {
+		o := origins[st.Name]
+		o.Value = st.Var(&c).String()
+		origins[st.Name] = o
+	}
+	return c, origins, errors.Join(errs...)
 }
 
 // BrokerGivens are the broker-wide values of s that a setting of the lab

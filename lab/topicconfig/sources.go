@@ -18,7 +18,9 @@ type Sources struct {
 	TopicConfig string
 	// Given are the cleaner and topic settings given on the command line
 	// (settings.CleanerRegistry's and settings.LogRegistry's keys; others
-	// are ignored where they do not apply).
+	// are ignored where they do not apply), and --profile (key ProfileKey,
+	// its value an engine profile name), in the command line's order: Load
+	// applies them over the files in that order, a profile at its place.
 	Given []settings.Given
 }
 
@@ -50,13 +52,21 @@ func (s Sources) FlagError(cmd string, err error) error {
 // Load reads the config sources of the data directory dir (a root or one
 // partition; __cluster_metadata-0 in the root is read too) and resolves
 // the cleaner config (Set.CleanerConfig): server.properties and dynamic
-// broker configs over cc, the cleaner settings given over both.
+// broker configs over cc, the cleaner settings and profiles given over
+// both in their order, so a setting the command line sets has the value
+// it has without the files.
 func (s Sources) Load(dir string, cc engine.CleanerConfig) (*Set, engine.CleanerConfig, error) {
 	set, err := Load(LoadOptions{ServerConfig: s.ServerConfig, TopicConfig: s.TopicConfig, LogDir: LogDirRoot(dir)})
 	if err != nil {
 		return nil, cc, err
 	}
-	resolved, _, err := set.CleanerConfig(cc, given(settings.CleanerRegistry, s.Given)...)
+	var flags []settings.Given
+	for _, g := range s.Given {
+		if _, ok := settings.CleanerRegistry.Lookup(g.Key); ok || g.Key == ProfileKey {
+			flags = append(flags, g)
+		}
+	}
+	resolved, _, err := set.CleanerConfig(cc, flags...)
 	if err != nil {
 		return nil, cc, err
 	}
