@@ -243,6 +243,19 @@ func AdviseCommand(ctx context.Context, o AdviseCommandOptions, out io.Writer) e
 			return err
 		}
 	}
+	// Checked before the calibration, which takes tens of seconds and is
+	// cached: a bad value is refused before anything is measured.
+	if o.CurveCache != "warm" && o.CurveCache != "cold" {
+		return fmt.Errorf("advise: --thread-curve-cache %q: want warm or cold", o.CurveCache)
+	}
+	if o.BackoffMs < 1 {
+		return fmt.Errorf("advise: --log.cleaner.backoff.ms %d: want at least 1 ms", o.BackoffMs)
+	}
+	if o.Dir == "" {
+		if err := w.Validate(); err != nil {
+			return err
+		}
+	}
 	kb, vb, rpb := w.KeyBytes, w.ValueBytes, w.RecordsPerBatch
 	// A described workload is calibrated imitating the recommended clean
 	// (map, fill, dirty ratio, tombstones: each moves the cost per byte).
@@ -255,12 +268,6 @@ func AdviseCommand(ctx context.Context, o AdviseCommandOptions, out io.Writer) e
 	calib, calNote, err := o.Calibration.Get(ctx, resolved, kb, vb, rpb, shape, true, o.Log)
 	if err != nil {
 		return err
-	}
-	if o.CurveCache != "warm" && o.CurveCache != "cold" {
-		return fmt.Errorf("advise: --thread-curve-cache %q: want warm or cold", o.CurveCache)
-	}
-	if o.BackoffMs < 1 {
-		return fmt.Errorf("advise: --log.cleaner.backoff.ms %d: want at least 1 ms", o.BackoffMs)
 	}
 	ao := AdviseOptions{Cleaner: resolved, Cores: o.Cores, Calibration: calib, BackoffMs: o.BackoffMs, CurveCache: o.CurveCache}
 	var a *Advice
