@@ -35,3 +35,22 @@ func TestCleanPartitionNeedsASegment(t *testing.T) {
 		t.Errorf("directory changed: %v", es)
 	}
 }
+
+// TestCleanLogDirNamesItsPartitions: a log directory (as generate writes:
+// a root holding cleanerlab-0 and cleanerlab-1) is refused, before any
+// JVM, saying it is a log directory and naming the partition directories
+// to give instead; a new user was told only that "gen" is not named
+// topic-partition.
+func TestCleanLogDirNamesItsPartitions(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "gen")
+	for _, p := range []string{"cleanerlab-0", "cleanerlab-1"} {
+		if err := os.MkdirAll(filepath.Join(root, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := CleanPartition(context.Background(), io.Discard, root, CleanOptions{Libs: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "is a log directory") ||
+		!strings.Contains(err.Error(), filepath.Join(root, "cleanerlab-0")) || !strings.Contains(err.Error(), "2 partitions") {
+		t.Fatalf("err %v, want it to say %s is a log directory of 2 partitions, naming %s", err, root, filepath.Join(root, "cleanerlab-0"))
+	}
+}

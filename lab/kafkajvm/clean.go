@@ -247,11 +247,14 @@ func leftovers(dir string) []string {
 }
 
 func checkPartition(dir string) error {
+	// A log directory first (generate's --dir, which clean takes whole):
+	// name the partition directories to give instead.
+	if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
+		return fmt.Errorf("kafkajvm: --dir %s is a log directory of %d %s: the kafka-jvm profile cleans one partition directory; give --dir %s%s",
+			dir, len(parts), plural(len(parts), "partition", "partitions"), parts[0], plural(len(parts), "", " (or another of them)"))
+	}
 	if _, err := engine.ParseTopicPartition(filepath.Base(dir)); err != nil {
 		return fmt.Errorf("kafkajvm: --dir %s: the kafka-jvm profile cleans one partition directory (topic-N): %w", dir, err)
-	}
-	if parts, err := engine.PartitionDirs(nil, dir); err == nil && len(parts) > 0 {
-		return fmt.Errorf("kafkajvm: --dir %s is a log directory: the kafka-jvm profile cleans one partition directory", dir)
 	}
 	// Kafka's UnifiedLog would create a first segment in a directory that
 	// holds none; our clean refuses it (engine.Open), and so does this.
@@ -501,4 +504,12 @@ func writeDiffs(w io.Writer, diffs []FileDiff) error {
 		return fmt.Errorf("kafkajvm: %d of %d segment files differ from Kafka's cleaner's", len(bad), len(diffs))
 	}
 	return nil
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
