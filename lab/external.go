@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/cleanerlab/cleanerlab/engine"
@@ -88,6 +89,32 @@ func cleanExternal(ctx context.Context, ext ExternalCleaner, e Experiment, env r
 	c.stats = []*engine.CleanStats{x.Stats}
 	c.wall, c.iv = x.Wall, x.Interval
 	c.rows = x.Rows
-	c.notes = append([]string{fmt.Sprintf("cleaned by profile %s, not by cleanerlab's cleaner: the rows of ours that it has no figure for read 0", ext.Name())}, x.Notes...)
+	c.notes = append([]string{fmt.Sprintf("cleaned by profile %s, not by cleanerlab's cleaner: the rows of ours that it has no figure for read n/a", ext.Name())}, x.Notes...)
 	return c, nil
+}
+
+// externalNotMeasured are the rows of our cleaner's own figures (RunRows,
+// ioRows) that an external cleaner's run has no figure for: what our
+// engine's CleanStats and this process's /proc/self/io count. Rows named
+// with the "map: " or "copy: " prefix (the phases' I/O rows) are too.
+var externalNotMeasured = map[string]bool{
+	"fsync time": true, "process read from storage": true, "process written to storage": true,
+	"read path": true, "fsync policy": true, "direct write": true, "direct write rule": true,
+	"early write-back": true, "read-ahead": true,
+}
+
+// notMeasuredByExternal returns rows with those of our cleaner's figures
+// that profile (an external cleaner: kafka-jvm) has none for set to "n/a"
+// with no unit, their meaning saying why; the others as they are. A new
+// slice: rows is not changed.
+func notMeasuredByExternal(rows []results.Row, profile string) []results.Row {
+	out := make([]results.Row, len(rows))
+	for i, r := range rows {
+		if externalNotMeasured[r.Name] || strings.HasPrefix(r.Name, "map: ") || strings.HasPrefix(r.Name, "copy: ") {
+			r.Value, r.Unit = "n/a", ""
+			r.Meaning = fmt.Sprintf("not measured for profile %s's clean; ", profile) + r.Meaning
+		}
+		out[i] = r
+	}
+	return out
 }

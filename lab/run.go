@@ -302,9 +302,16 @@ func Run(ctx context.Context, e Experiment, opt Options) (*results.Run, error) {
 
 	tp := ThroughputOf(stats, cleanWall)
 	run.Rows = RunRows(stats, e.Cleaner, tp, run.Delta)
+	if opt.External != nil {
+		run.Rows = notMeasuredByExternal(run.Rows, opt.External.Name())
+	}
 	run.Rows = append(run.Rows, c.rows...)
 	run.Rows = append(run.Rows, InterferenceRows(cleanIv)...)
+	ours := len(run.Rows)
 	iorun.finish(run, stats, tp, e.Cache)
+	if opt.External != nil {
+		run.Rows = append(run.Rows[:ours], notMeasuredByExternal(run.Rows[ours:], opt.External.Name())...)
+	}
 	run.Benchmarks = RunBenchmarks(&e, stats, tp, run.Delta, opt.NameParts)
 	run.Benchmarks[0].Metrics = append(run.Benchmarks[0].Metrics, c.metrics...)
 	run.Benchmarks[0].Metrics = append(run.Benchmarks[0].Metrics, CPUMetrics(cleanIv)...)
