@@ -157,14 +157,8 @@ func axisError(a Axis, err error) error {
 // the profile axis, one sentence per setting and value, ending with the
 // points it is about when not all (as ignoredSettings).
 func profileResets(plan *SweepPlan, origins map[string]settings.Origin) []string {
-	var sentences []string
-	about := map[string][]string{}
-	valid := 0
-	for _, p := range plan.Points {
-		if p.Err != nil {
-			continue
-		}
-		valid++
+	return pointSentences(plan.Points, func(p SweepPoint) []string {
+		var ws []string
 		for i, a := range plan.Axes {
 			if a.Name != ProfileFlag {
 				continue
@@ -193,15 +187,11 @@ func profileResets(plan *SweepPlan, origins map[string]settings.Origin) []string
 				if slices.ContainsFunc(plan.Axes[:i], func(x Axis) bool { return x.Where == o.Where }) {
 					keep = fmt.Sprintf("a swept %s is applied at each point after the axes listed before it; list --%s after --profile to keep it", label, flag)
 				}
-				w := fmt.Sprintf("the swept %s sets %s to %s, resetting the value given by %s (%s)", label, s.Name, now, o.Where, keep)
-				if about[w] == nil {
-					sentences = append(sentences, w)
-				}
-				about[w] = append(about[w], PointLabel(p.Params))
+				ws = append(ws, fmt.Sprintf("the swept %s sets %s to %s, resetting the value given by %s (%s)", label, s.Name, now, o.Where, keep))
 			}
 		}
-	}
-	return aboutPoints(sentences, about, valid)
+		return ws
+	})
 }
 
 // PointProfileWarnings are the warnings of the valid points at which a
@@ -213,14 +203,7 @@ func profileResets(plan *SweepPlan, origins map[string]settings.Origin) []string
 // Warnings); a sentence in known (those of the values of one value,
 // already said) is left out.
 func (p *SweepPlan) PointProfileWarnings(layers []settings.Given, known []string) []string {
-	var sentences []string
-	about := map[string][]string{}
-	valid := 0
-	for _, pt := range p.Points {
-		if pt.Err != nil {
-			continue
-		}
-		valid++
+	return pointSentences(p.Points, func(pt SweepPoint) []string {
 		given := slices.Clone(layers)
 		for i, kv := range pt.Params {
 			a := p.Axes[i]
@@ -233,17 +216,14 @@ func (p *SweepPlan) PointProfileWarnings(layers []settings.Given, known []string
 			}
 			given = append(given, g)
 		}
+		var ws []string
 		for _, w := range settings.ProfileLossesOf(given, ProfileAlias) {
-			if slices.Contains(known, w) {
-				continue
+			if !slices.Contains(known, w) {
+				ws = append(ws, w)
 			}
-			if about[w] == nil {
-				sentences = append(sentences, w)
-			}
-			about[w] = append(about[w], PointLabel(pt.Params))
 		}
-	}
-	return aboutPoints(sentences, about, valid)
+		return ws
+	})
 }
 
 // ignoredSettings are the SweepPlan.Warnings of points whose settings
@@ -251,6 +231,21 @@ func (p *SweepPlan) PointProfileWarnings(layers []settings.Given, known []string
 // point's followed by clean's and run's hint of its offset map when that is
 // why they are ignored (MapLayoutHint).
 func ignoredSettings(points []SweepPoint, source func(string) engine.SettingSource) []string {
+	given := func(name string) bool { return source(name) == engine.SourceUser }
+	return pointSentences(points, func(p SweepPoint) []string {
+		ws := p.Experiment.Cleaner.IgnoredSettingsBy(source)
+		if h := MapLayoutHint(p.Experiment.Cleaner, given); h != "" {
+			ws = append(ws, h)
+		}
+		return ws
+	})
+}
+
+// pointSentences are the sentences of (a point's warnings) over the valid
+// points of points, each once, in the order first said, ending with the
+// points it is about when not all valid ones: "(point a)", "(points a;
+// b)".
+func pointSentences(points []SweepPoint, of func(SweepPoint) []string) []string {
 	var sentences []string
 	about := map[string][]string{}
 	valid := 0
@@ -259,24 +254,13 @@ func ignoredSettings(points []SweepPoint, source func(string) engine.SettingSour
 			continue
 		}
 		valid++
-		given := func(name string) bool { return source(name) == engine.SourceUser }
-		ws := p.Experiment.Cleaner.IgnoredSettingsBy(source)
-		if h := MapLayoutHint(p.Experiment.Cleaner, given); h != "" {
-			ws = append(ws, h)
-		}
-		for _, w := range ws {
+		for _, w := range of(p) {
 			if about[w] == nil {
 				sentences = append(sentences, w)
 			}
 			about[w] = append(about[w], PointLabel(p.Params))
 		}
 	}
-	return aboutPoints(sentences, about, valid)
-}
-
-// aboutPoints are sentences, each ending with the points about[sentence]
-// names when they are not all valid ones: "(point a)", "(points a; b)".
-func aboutPoints(sentences []string, about map[string][]string, valid int) []string {
 	out := make([]string, len(sentences))
 	for i, w := range sentences {
 		switch labels := about[w]; {
@@ -296,22 +280,12 @@ func aboutPoints(sentences []string, about map[string][]string, valid int) []str
 // (ThrottleWarning), one sentence per prediction, ending with the points
 // it is about when not all (as ignoredSettings).
 func throttleWarnings(points []SweepPoint) []string {
-	var sentences []string
-	about := map[string][]string{}
-	valid := 0
-	for _, p := range points {
-		if p.Err != nil {
-			continue
-		}
-		valid++
+	return pointSentences(points, func(p SweepPoint) []string {
 		if w := ThrottleWarning(p.Experiment); w != "" {
-			if about[w] == nil {
-				sentences = append(sentences, w)
-			}
-			about[w] = append(about[w], PointLabel(p.Params))
+			return []string{w}
 		}
-	}
-	return aboutPoints(sentences, about, valid)
+		return nil
+	})
 }
 
 // pointOrigins are origins with each swept setting's origin its axis's
